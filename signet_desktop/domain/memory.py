@@ -1,0 +1,168 @@
+"""Memory rows, their history events, and the actor behind a change."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+DEFAULT_AGENT_ID = "default"
+RECOVERY_WINDOW_DAYS = 30
+
+MEMORY_TYPES = frozenset(
+    {
+        "fact", "preference", "decision", "rule", "learning", "issue", "episodic",
+        "procedural", "semantic", "rationale", "constraint", "daily-log", "system",
+        "document_chunk",
+    }
+)  # fmt: skip
+
+
+def utc_now() -> str:
+    """Current UTC time as ISO-8601 with milliseconds and a Z suffix."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asked for a change, and the request it came in."""
+
+    changed_by: str = "user"
+    actor_type: str = "user"
+    request_id: str | None = None
+    session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One stored memory row, as the core sees it."""
+
+    id: str
+    agent_id: str
+    type: str
+    content: str
+    content_hash: str
+    importance: float
+    pinned: bool
+    tags: tuple[str, ...]
+    who: str | None
+    project: str | None
+    scope: str | None
+    visibility: str
+    memory_kind: str
+    source_type: str | None
+    source_id: str | None
+    idempotency_key: str | None
+    session_id: str | None
+    metadata: Mapping[str, Any]
+    created_at: str
+    updated_at: str
+    updated_by: str
+    version: int
+    is_deleted: bool
+    deleted_at: str | None
+    access_count: int
+    last_accessed: str | None
+    embedding_model: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Signet's field names for a memory."""
+        return {
+            "id": self.id,
+            "agent_id": self.agent_id,
+            "type": self.type,
+            "content": self.content,
+            "content_hash": self.content_hash,
+            "importance": self.importance,
+            "pinned": self.pinned,
+            "tags": list(self.tags),
+            "who": self.who,
+            "project": self.project,
+            "scope": self.scope,
+            "visibility": self.visibility,
+            "memory_kind": self.memory_kind,
+            "source_type": self.source_type,
+            "source_id": self.source_id,
+            "idempotency_key": self.idempotency_key,
+            "session_id": self.session_id,
+            "metadata": dict(self.metadata),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "updated_by": self.updated_by,
+            "version": self.version,
+            "is_deleted": self.is_deleted,
+            "deleted_at": self.deleted_at,
+            "access_count": self.access_count,
+            "last_accessed": self.last_accessed,
+            "embedding_model": self.embedding_model,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A validated memory about to be written."""
+
+    agent_id: str
+    content: str
+    type: str = "fact"
+    importance: float = 0.5
+    pinned: bool = False
+    tags: tuple[str, ...] = ()
+    who: str | None = None
+    project: str | None = None
+    scope: str | None = None
+    visibility: str = "global"
+    source_type: str | None = None
+    source_id: str | None = None
+    idempotency_key: str | None = None
+    session_id: str | None = None
+    created_at: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPatch:
+    """Fields a modify request may change; None means unchanged."""
+
+    content: str | None = None
+    type: str | None = None
+    tags: tuple[str, ...] | None = None
+    importance: float | None = None
+    pinned: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEvent:
+    """One immutable lifecycle event of a memory."""
+
+    id: str
+    memory_id: str
+    agent_id: str
+    event: str
+    old_content: str | None
+    new_content: str | None
+    changed_by: str
+    actor_type: str
+    reason: str | None
+    metadata: Mapping[str, Any]
+    session_id: str | None
+    request_id: str | None
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Signet's field names for a history row."""
+        return {
+            "id": self.id,
+            "memory_id": self.memory_id,
+            "event": self.event,
+            "old_content": self.old_content,
+            "new_content": self.new_content,
+            "changed_by": self.changed_by,
+            "actor_type": self.actor_type,
+            "reason": self.reason,
+            "metadata": dict(self.metadata),
+            "session_id": self.session_id,
+            "request_id": self.request_id,
+            "created_at": self.created_at,
+        }

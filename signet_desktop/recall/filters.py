@@ -1,0 +1,40 @@
+"""SQL WHERE fragments for recall filters, shared by every channel (alias `m` = memories)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signet_desktop.domain.recall import RecallFilters
+
+MAX_TAG_FILTERS = 10
+
+
+def filter_sql(agent_id: str, filters: RecallFilters) -> tuple[str, dict[str, Any]]:
+    """`AND ...` clauses and their parameters: agent scope, liveness and every filter."""
+    clauses = ["m.agent_id = :agent_id", "m.is_deleted = 0"]
+    params: dict[str, Any] = {"agent_id": agent_id}
+    if filters.scope is None:
+        clauses.append("m.scope IS NULL")  # unscoped recall excludes scoped rows
+    else:
+        clauses.append("m.scope = :scope")
+        params["scope"] = filters.scope
+    simple = {
+        "type": "m.type = :type",
+        "who": "m.who = :who",
+        "project": "m.project = :project",
+        "since": "m.created_at >= :since",
+        "until": "m.created_at <= :until",
+        "importance_min": "m.importance >= :importance_min",
+    }
+    for name, clause in simple.items():
+        value = getattr(filters, name)
+        if value is not None:
+            clauses.append(clause)
+            params[name] = value
+    if filters.pinned is not None:
+        clauses.append("m.pinned = :pinned")
+        params["pinned"] = int(filters.pinned)
+    for index, tag in enumerate(filters.tags[:MAX_TAG_FILTERS]):
+        clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag_{index})")
+        params[f"tag_{index}"] = tag
+    return " AND ".join(clauses), params

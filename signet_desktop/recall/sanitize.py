@@ -1,0 +1,40 @@
+"""Turning free text into a safe FTS5 query: no syntax passes through, stop words dropped."""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+MAX_QUERY_TOKENS = 32
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    did does doing done get got s t d ll m o re ve y""".split()
+)
+
+
+def query_tokens(text: str) -> list[str]:
+    """Lowercased word tokens of `text`, stop words and 1-letter tokens dropped, deduplicated."""
+    seen: dict[str, None] = {}
+    for raw in _TOKEN.findall(text.lower()):
+        token = raw.replace("’", "'").split("'")[0]
+        if len(token) < 2 or token in STOP_WORDS:
+            continue
+        seen.setdefault(token, None)
+        if len(seen) >= MAX_QUERY_TOKENS:
+            break
+    return list(seen)
+
+
+def fts_match_expression(text: str) -> str | None:
+    """An FTS5 MATCH string OR-combining quoted tokens, or None when nothing is searchable."""
+    tokens = query_tokens(text)
+    if not tokens:
+        return None
+    return " OR ".join(f'"{token}"' for token in tokens)

@@ -1,0 +1,326 @@
+"""Memory lifecycle: remember, get, list, modify, forget, recover and history."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from signet_desktop.domain import remember as checks
+from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
+from signet_desktop.domain.memory import (
+    DEFAULT_AGENT_ID,
+    RECOVERY_WINDOW_DAYS,
+    Actor,
+    HistoryEvent,
+    Memory,
+    MemoryPatch,
+    NewMemory,
+)
+from signet_desktop.service.ports import MemoryVectors
+from signet_desktop.storage import history, memories
+from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.database import Database
+from signet_desktop.storage.memories import MemoryStats
+
+MAX_HISTORY_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class RememberRequest:
+    """A remember call as the edges hand it over (types already checked)."""
+
+    content: str
+    agent_id: str = DEFAULT_AGENT_ID
+    type: str | None = None
+    tags: tuple[str, ...] = ()
+    importance: float | None = None
+    pinned: bool | None = None
+    who: str | None = None
+    project: str | None = None
+    scope: str | None = None
+    visibility: str = "global"
+    source_type: str | None = None
+    source_id: str | None = None
+    idempotency_key: str | None = None
+    session_id: str | None = None
+    created_at: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RememberOutcome:
+    """The stored (or already existing) memory, and whether this call deduped."""
+
+    memory: Memory
+    deduped: bool
+    embedded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPage:
+    """One page of a listing plus the scope's counts."""
+
+    memories: list[Memory]
+    stats: MemoryStats
+
+
+def build_new_memory(request: RememberRequest) -> NewMemory:
+    """Validate and normalise a remember request, applying Signet's content prefixes."""
+    content, critical, prefix_tags = checks.parse_prefixes(checks.check_content(request.content))
+    content = checks.check_content(content)
+    importance = 1.0 if critical else request.importance
+    return NewMemory(
+        agent_id=request.agent_id,
+        content=content,
+        type=checks.check_type(request.type or "fact"),
+        importance=checks.check_importance(0.5 if importance is None else importance),
+        pinned=critical or bool(request.pinned),
+        tags=checks.check_tags((*prefix_tags, *request.tags)),
+        who=checks.check_text_field("who", request.who),
+        project=checks.check_text_field("project", request.project),
+        scope=checks.check_text_field("scope", request.scope),
+        visibility=request.visibility,
+        source_type=checks.check_text_field("sourceType", request.source_type),
+        source_id=checks.check_text_field("sourceId", request.source_id),
+        idempotency_key=checks.check_text_field("idempotencyKey", request.idempotency_key),
+        session_id=checks.check_text_field("sessionId", request.session_id),
+        created_at=request.created_at,
+        metadata=dict(request.metadata),
+    )
+
+
+class MemoryService:
+    """The memory lifecycle over one database; every call is scoped to an agent."""
+
+    def __init__(self, db: Database, vectors: MemoryVectors | None = None) -> None:
+        self._db = db
+        self._vectors = vectors
+
+    def remember(self, request: RememberRequest, actor: Actor) -> RememberOutcome:
+        """Store a memory unless it duplicates a live one (sourceId, idempotencyKey, content)."""
+        new = build_new_memory(request)
+        # Cheap dedupe check first, so repeats never pay for the embedder.
+        existing = memories.find_duplicate(self._db.reader(), new)
+        if existing:
+            return RememberOutcome(existing, deduped=True, embedded=False)
+        prepared = self._vectors.prepare(new.content) if self._vectors else None
+        memory_id = str(uuid.uuid4())
+        with self._db.write() as conn:
+            existing = memories.find_duplicate(conn, new)
+            if existing:
+                return RememberOutcome(existing, deduped=True, embedded=False)
+            memories.insert_memory(
+                conn, memory_id, new, actor=actor.changed_by, embedding_model=None
+            )
+            memory = self._require(conn, new.agent_id, memory_id)
+            history.record_event(
+                conn,
+                memory_id=memory_id,
+                agent_id=new.agent_id,
+                event="created",
+                actor=actor,
+                new_content=new.content,
+                metadata={"source_type": new.source_type, "source_id": new.source_id},
+            )
+            embedded = self._vectors.attach(conn, memory, prepared) if self._vectors else False
+        return RememberOutcome(memory, deduped=False, embedded=embedded)
+
+    def get(self, agent_id: str, memory_id: str) -> Memory:
+        """A live memory; NotFound when missing, deleted or another agent's."""
+        memory = memories.get_memory(self._db.reader(), agent_id, memory_id)
+        if memory is None or memory.is_deleted:
+            raise NotFound(f"memory {memory_id} not found")
+        return memory
+
+    def list_page(self, agent_id: str, limit: int = 100, offset: int = 0) -> MemoryPage:
+        """Live memories newest first, with counts."""
+        if not 1 <= limit <= 1000 or offset < 0:
+            raise InvalidInput("limit must be 1..1000 and offset >= 0", code="bad_paging")
+        conn = self._db.reader()
+        return MemoryPage(
+            memories.list_memories(conn, agent_id, limit, offset),
+            memories.memory_stats(conn, agent_id),
+        )
+
+    def modify(
+        self,
+        agent_id: str,
+        memory_id: str,
+        patch: MemoryPatch,
+        *,
+        reason: str,
+        if_version: int | None,
+        actor: Actor,
+    ) -> Memory:
+        """Change tags, importance or pinned (episodic content and type are immutable)."""
+        reason = _require_reason(reason)
+        fields = _patch_fields(patch)
+        with self._db.write() as conn:
+            memory = self._require_live(conn, agent_id, memory_id)
+            _check_version(memory, if_version)
+            if memory.memory_kind == "episodic" and ("content" in fields or "type" in fields):
+                raise Conflict(
+                    "episodic memories are evidence: content and type cannot be changed; "
+                    "forget it and remember the corrected text instead",
+                    code="episodic_content_immutable",
+                )
+            changed = {k: v for k, v in fields.items() if getattr(memory, k) != v}
+            if not changed:
+                return memory
+            memories.update_memory_fields(conn, memory, changed, actor=actor.changed_by)
+            history.record_event(
+                conn,
+                memory_id=memory_id,
+                agent_id=agent_id,
+                event="modified",
+                actor=actor,
+                reason=reason,
+                old_content=memory.content,
+                new_content=changed.get("content", memory.content),
+                metadata={"changed": sorted(changed), "before": _before(memory, changed)},
+            )
+            return self._require(conn, agent_id, memory_id)
+
+    def forget(
+        self,
+        agent_id: str,
+        memory_id: str,
+        *,
+        reason: str,
+        force: bool = False,
+        if_version: int | None = None,
+        actor: Actor,
+    ) -> Memory:
+        """Soft-delete a memory; it stays recoverable for the recovery window."""
+        reason = _require_reason(reason)
+        with self._db.write() as conn:
+            memory = self._require_live(conn, agent_id, memory_id)
+            _check_version(memory, if_version)
+            if memory.pinned and not force:
+                raise Conflict(
+                    "memory is pinned; pass force to forget it", code="pinned_requires_force"
+                )
+            memories.set_deleted(conn, memory, deleted=True, reason=reason, actor=actor.changed_by)
+            history.record_event(
+                conn,
+                memory_id=memory_id,
+                agent_id=agent_id,
+                event="deleted",
+                actor=actor,
+                reason=reason,
+                old_content=memory.content,
+                metadata={"force": force},
+            )
+            return self._require(conn, agent_id, memory_id)
+
+    def recover(
+        self, agent_id: str, memory_id: str, *, reason: str, if_version: int | None, actor: Actor
+    ) -> Memory:
+        """Undo a soft delete within the recovery window."""
+        with self._db.write() as conn:
+            memory = memories.get_memory(conn, agent_id, memory_id)
+            if memory is None:
+                raise NotFound(f"memory {memory_id} not found", code="not_found")
+            if not memory.is_deleted:
+                raise Conflict("memory is not deleted", code="not_deleted")
+            _check_version(memory, if_version)
+            if _recovery_expired(memory.deleted_at):
+                raise Conflict(
+                    f"memory was deleted more than {RECOVERY_WINDOW_DAYS} days ago",
+                    code="retention_expired",
+                )
+            if memories.find_duplicate(conn, _as_new(memory)):
+                raise Conflict(
+                    "a live memory with the same content exists; recover would duplicate it",
+                    code="duplicate_live_memory",
+                )
+            memories.set_deleted(conn, memory, deleted=False, reason=None, actor=actor.changed_by)
+            history.record_event(
+                conn,
+                memory_id=memory_id,
+                agent_id=agent_id,
+                event="recovered",
+                actor=actor,
+                reason=reason or None,
+                new_content=memory.content,
+            )
+            return self._require(conn, agent_id, memory_id)
+
+    def history(self, agent_id: str, memory_id: str, limit: int = 200) -> list[HistoryEvent]:
+        """Every lifecycle event of a memory in this scope (deleted ones included)."""
+        if not 1 <= limit <= MAX_HISTORY_LIMIT:
+            raise InvalidInput(f"limit must be 1..{MAX_HISTORY_LIMIT}", code="bad_limit")
+        conn = self._db.reader()
+        if memories.get_memory(conn, agent_id, memory_id) is None:
+            raise NotFound(f"memory {memory_id} not found")
+        return history.list_events(conn, agent_id, memory_id, limit)
+
+    def _require(self, conn: Connection, agent_id: str, memory_id: str) -> Memory:
+        memory = memories.get_memory(conn, agent_id, memory_id)
+        if memory is None:
+            raise NotFound(f"memory {memory_id} not found")
+        return memory
+
+    def _require_live(self, conn: Connection, agent_id: str, memory_id: str) -> Memory:
+        memory = self._require(conn, agent_id, memory_id)
+        if memory.is_deleted:
+            raise NotFound(f"memory {memory_id} not found")
+        return memory
+
+
+def _require_reason(reason: str | None) -> str:
+    if reason is None or not reason.strip():
+        raise InvalidInput("reason is required", code="reason_required")
+    if len(reason) > 2000 or "\x00" in reason:
+        raise InvalidInput("reason is too long or invalid", code="reason_invalid")
+    return reason.strip()
+
+
+def _check_version(memory: Memory, if_version: int | None) -> None:
+    if if_version is not None and if_version != memory.version:
+        raise Conflict(
+            f"version conflict: memory is at version {memory.version}, request expected "
+            f"{if_version}",
+            code="version_conflict",
+        )
+
+
+def _patch_fields(patch: MemoryPatch) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if patch.content is not None:
+        fields["content"] = checks.check_content(patch.content)
+    if patch.type is not None:
+        fields["type"] = checks.check_type(patch.type)
+    if patch.tags is not None:
+        fields["tags"] = checks.check_tags(patch.tags)
+    if patch.importance is not None:
+        fields["importance"] = checks.check_importance(patch.importance)
+    if patch.pinned is not None:
+        fields["pinned"] = patch.pinned
+    if not fields:
+        raise InvalidInput("nothing to change", code="empty_patch")
+    return fields
+
+
+def _before(memory: Memory, changed: Mapping[str, Any]) -> dict[str, Any]:
+    values = {name: getattr(memory, name) for name in changed}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _recovery_expired(deleted_at: str | None) -> bool:
+    if deleted_at is None:
+        return False
+    deleted = datetime.fromisoformat(deleted_at.replace("Z", "+00:00"))
+    return datetime.now(UTC) - deleted > timedelta(days=RECOVERY_WINDOW_DAYS)
+
+
+def _as_new(memory: Memory) -> NewMemory:
+    return NewMemory(
+        agent_id=memory.agent_id,
+        content=memory.content,
+        visibility=memory.visibility,
+        scope=memory.scope,
+    )

@@ -1,0 +1,89 @@
+"""memory_history: the append-only audit trail of memory lifecycle events."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from signet_desktop.domain.memory import Actor, HistoryEvent, utc_now
+from signet_desktop.storage.connect import Connection
+
+INSERT_EVENT = """
+INSERT INTO memory_history (
+    id, memory_id, agent_id, event, old_content, new_content, changed_by, actor_type, reason,
+    metadata, session_id, request_id, created_at
+) VALUES (
+    :id, :memory_id, :agent_id, :event, :old_content, :new_content, :changed_by, :actor_type,
+    :reason, :metadata, :session_id, :request_id, :created_at
+)
+"""
+
+LIST_EVENTS = """
+SELECT id, memory_id, agent_id, event, old_content, new_content, changed_by, actor_type, reason,
+       metadata, session_id, request_id, created_at
+FROM memory_history
+WHERE agent_id = :agent_id AND memory_id = :memory_id
+ORDER BY created_at, rowid LIMIT :limit
+"""
+
+
+def record_event(
+    conn: Connection,
+    *,
+    memory_id: str,
+    agent_id: str,
+    event: str,
+    actor: Actor,
+    reason: str | None = None,
+    old_content: str | None = None,
+    new_content: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> str:
+    """Append one history event; returns its id."""
+    event_id = str(uuid.uuid4())
+    conn.execute(
+        INSERT_EVENT,
+        {
+            "id": event_id,
+            "memory_id": memory_id,
+            "agent_id": agent_id,
+            "event": event,
+            "old_content": old_content,
+            "new_content": new_content,
+            "changed_by": actor.changed_by,
+            "actor_type": actor.actor_type,
+            "reason": reason,
+            "metadata": json.dumps(dict(metadata or {})),
+            "session_id": actor.session_id,
+            "request_id": actor.request_id,
+            "created_at": utc_now(),
+        },
+    )
+    return event_id
+
+
+def list_events(conn: Connection, agent_id: str, memory_id: str, limit: int) -> list[HistoryEvent]:
+    """A memory's events, oldest first, scoped to the agent."""
+    rows = conn.execute(
+        LIST_EVENTS, {"agent_id": agent_id, "memory_id": memory_id, "limit": limit}
+    ).fetchall()
+    return [
+        HistoryEvent(
+            id=r["id"],
+            memory_id=r["memory_id"],
+            agent_id=r["agent_id"],
+            event=r["event"],
+            old_content=r["old_content"],
+            new_content=r["new_content"],
+            changed_by=r["changed_by"],
+            actor_type=r["actor_type"],
+            reason=r["reason"],
+            metadata=json.loads(r["metadata"] or "{}"),
+            session_id=r["session_id"],
+            request_id=r["request_id"],
+            created_at=r["created_at"],
+        )
+        for r in rows
+    ]

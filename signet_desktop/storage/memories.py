@@ -1,0 +1,263 @@
+"""The memories table: inserts, dedupe lookups, scoped reads and lifecycle updates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from signet_desktop.domain.content import content_hash, normalize_content
+from signet_desktop.domain.memory import Memory, NewMemory, utc_now
+from signet_desktop.storage.connect import Connection
+
+MEMORY_COLUMNS = (
+    "id, agent_id, type, content, content_hash, importance, pinned, tags, who, project, scope, "
+    "visibility, memory_kind, source_type, source_id, idempotency_key, session_id, metadata, "
+    "created_at, updated_at, updated_by, version, is_deleted, deleted_at, access_count, "
+    "last_accessed, embedding_model"
+)
+
+INSERT_MEMORY = """
+INSERT INTO memories (
+    id, agent_id, type, content, normalized_content, content_hash, importance, pinned, tags,
+    who, project, scope, visibility, memory_kind, source_type, source_id, idempotency_key,
+    session_id, metadata, created_at, updated_at, updated_by, embedding_model
+) VALUES (
+    :id, :agent_id, :type, :content, :normalized_content, :content_hash, :importance, :pinned,
+    :tags, :who, :project, :scope, :visibility, 'episodic', :source_type, :source_id,
+    :idempotency_key, :session_id, :metadata, :created_at, :updated_at, :updated_by,
+    :embedding_model
+)
+"""
+
+FIND_BY_SOURCE = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND source_id = :source_id AND is_deleted = 0
+  AND (:source_type IS NULL OR source_type = :source_type)
+ORDER BY created_at LIMIT 1
+"""
+
+FIND_BY_IDEMPOTENCY = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND idempotency_key = :key AND is_deleted = 0 LIMIT 1
+"""
+
+FIND_BY_HASH = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND visibility = :visibility AND COALESCE(scope, '') = :scope
+  AND content_hash = :hash AND is_deleted = 0 LIMIT 1
+"""
+
+GET_MEMORY = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = :agent_id AND id = :id"
+
+LIST_MEMORIES = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND is_deleted = 0
+ORDER BY created_at DESC, seq DESC LIMIT :limit OFFSET :offset
+"""
+
+MEMORY_STATS = """
+SELECT
+    COUNT(*) AS total,
+    COALESCE(SUM(pinned), 0) AS critical,
+    (SELECT COUNT(DISTINCT e.source_id) FROM embeddings e
+       JOIN embedding_generations g ON g.id = e.generation_id AND g.status = 'active'
+       JOIN memories m2 ON m2.id = e.source_id AND m2.is_deleted = 0
+      WHERE e.agent_id = :agent_id AND e.source_type = 'memory') AS with_embeddings
+FROM memories WHERE agent_id = :agent_id AND is_deleted = 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryStats:
+    """Counts shown beside a memory listing."""
+
+    total: int
+    with_embeddings: int
+    critical: int
+
+
+def row_to_memory(row: Any) -> Memory:
+    """Map a row selected with MEMORY_COLUMNS to a Memory."""
+    return Memory(
+        id=row["id"],
+        agent_id=row["agent_id"],
+        type=row["type"],
+        content=row["content"],
+        content_hash=row["content_hash"],
+        importance=float(row["importance"]),
+        pinned=bool(row["pinned"]),
+        tags=tuple(json.loads(row["tags"] or "[]")),
+        who=row["who"],
+        project=row["project"],
+        scope=row["scope"],
+        visibility=row["visibility"],
+        memory_kind=row["memory_kind"],
+        source_type=row["source_type"],
+        source_id=row["source_id"],
+        idempotency_key=row["idempotency_key"],
+        session_id=row["session_id"],
+        metadata=json.loads(row["metadata"] or "{}"),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        updated_by=row["updated_by"],
+        version=int(row["version"]),
+        is_deleted=bool(row["is_deleted"]),
+        deleted_at=row["deleted_at"],
+        access_count=int(row["access_count"]),
+        last_accessed=row["last_accessed"],
+        embedding_model=row["embedding_model"],
+    )
+
+
+def find_duplicate(conn: Connection, new: NewMemory) -> Memory | None:
+    """The live memory `new` duplicates: by sourceId, then idempotencyKey, then content hash."""
+    if new.source_id:
+        row = conn.execute(
+            FIND_BY_SOURCE,
+            {"agent_id": new.agent_id, "source_id": new.source_id, "source_type": new.source_type},
+        ).fetchone()
+        if row:
+            return row_to_memory(row)
+    if new.idempotency_key:
+        row = conn.execute(
+            FIND_BY_IDEMPOTENCY, {"agent_id": new.agent_id, "key": new.idempotency_key}
+        ).fetchone()
+        if row:
+            return row_to_memory(row)
+    row = conn.execute(
+        FIND_BY_HASH,
+        {
+            "agent_id": new.agent_id,
+            "visibility": new.visibility,
+            "scope": new.scope or "",
+            "hash": content_hash(new.content),
+        },
+    ).fetchone()
+    return row_to_memory(row) if row else None
+
+
+def insert_memory(
+    conn: Connection, memory_id: str, new: NewMemory, *, actor: str, embedding_model: str | None
+) -> None:
+    """Insert one validated memory row (FTS follows through its trigger)."""
+    now = utc_now()
+    conn.execute(
+        INSERT_MEMORY,
+        {
+            "id": memory_id,
+            "agent_id": new.agent_id,
+            "type": new.type,
+            "content": new.content,
+            "normalized_content": normalize_content(new.content),
+            "content_hash": content_hash(new.content),
+            "importance": new.importance,
+            "pinned": int(new.pinned),
+            "tags": json.dumps(list(new.tags)),
+            "who": new.who,
+            "project": new.project,
+            "scope": new.scope,
+            "visibility": new.visibility,
+            "source_type": new.source_type,
+            "source_id": new.source_id,
+            "idempotency_key": new.idempotency_key,
+            "session_id": new.session_id,
+            "metadata": json.dumps(dict(new.metadata)),
+            "created_at": new.created_at or now,
+            "updated_at": now,
+            "updated_by": actor,
+            "embedding_model": embedding_model,
+        },
+    )
+
+
+def get_memory(conn: Connection, agent_id: str, memory_id: str) -> Memory | None:
+    """The memory with this id in this agent's scope, deleted or not."""
+    row = conn.execute(GET_MEMORY, {"agent_id": agent_id, "id": memory_id}).fetchone()
+    return row_to_memory(row) if row else None
+
+
+def get_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[str, Memory]:
+    """Live memories by id, in one query, scoped to the agent."""
+    if not ids:
+        return {}
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = :agent_id AND is_deleted = 0 "
+        "AND id IN (SELECT value FROM json_each(:ids))",
+        {"agent_id": agent_id, "ids": json.dumps(list(ids))},
+    ).fetchall()
+    return {row["id"]: row_to_memory(row) for row in rows}
+
+
+def list_memories(conn: Connection, agent_id: str, limit: int, offset: int) -> list[Memory]:
+    """Live memories, newest first."""
+    rows = conn.execute(
+        LIST_MEMORIES, {"agent_id": agent_id, "limit": limit, "offset": offset}
+    ).fetchall()
+    return [row_to_memory(r) for r in rows]
+
+
+def memory_stats(conn: Connection, agent_id: str) -> MemoryStats:
+    """Total, embedded and pinned counts of live memories."""
+    row = conn.execute(MEMORY_STATS, {"agent_id": agent_id}).fetchone()
+    return MemoryStats(int(row["total"]), int(row["with_embeddings"]), int(row["critical"]))
+
+
+def update_memory_fields(
+    conn: Connection, memory: Memory, fields: dict[str, Any], *, actor: str
+) -> None:
+    """Write changed fields, bumping version; fields are column names from a fixed set."""
+    allowed = {"content", "type", "tags", "importance", "pinned"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ValueError(f"cannot update columns {sorted(unknown)}")
+    assignments = [f"{name} = :{name}" for name in sorted(fields)]
+    params: dict[str, Any] = dict(fields)
+    if "content" in fields:
+        assignments += ["normalized_content = :normalized_content", "content_hash = :content_hash"]
+        params["normalized_content"] = normalize_content(fields["content"])
+        params["content_hash"] = content_hash(fields["content"])
+    if "tags" in fields:
+        params["tags"] = json.dumps(list(fields["tags"]))
+    if "pinned" in fields:
+        params["pinned"] = int(fields["pinned"])
+    params.update(id=memory.id, agent_id=memory.agent_id, actor=actor, now=utc_now())
+    conn.execute(
+        f"UPDATE memories SET {', '.join(assignments)}, version = version + 1, "
+        "update_count = update_count + 1, updated_at = :now, updated_by = :actor "
+        "WHERE id = :id AND agent_id = :agent_id",
+        params,
+    )
+
+
+def set_deleted(
+    conn: Connection, memory: Memory, *, deleted: bool, reason: str | None, actor: str
+) -> None:
+    """Soft-delete or recover one memory, bumping its version."""
+    now = utc_now()
+    conn.execute(
+        "UPDATE memories SET is_deleted = :deleted, deleted_at = :deleted_at, "
+        "delete_reason = :reason, version = version + 1, updated_at = :now, updated_by = :actor "
+        "WHERE id = :id AND agent_id = :agent_id",
+        {
+            "deleted": int(deleted),
+            "deleted_at": now if deleted else None,
+            "reason": reason if deleted else None,
+            "now": now,
+            "actor": actor,
+            "id": memory.id,
+            "agent_id": memory.agent_id,
+        },
+    )
+
+
+def touch_accessed(conn: Connection, agent_id: str, ids: Sequence[str]) -> None:
+    """Record that these memories were returned by recall."""
+    if not ids:
+        return
+    conn.execute(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed = :now "
+        "WHERE agent_id = :agent_id AND id IN (SELECT value FROM json_each(:ids))",
+        {"agent_id": agent_id, "ids": json.dumps(list(ids)), "now": utc_now()},
+    )

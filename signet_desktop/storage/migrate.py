@@ -1,0 +1,168 @@
+"""Forward-only SQL migrations: found in package data, each applied in its own transaction."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+import sqlean
+
+from signet_desktop.storage.connect import Connection
+
+MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+BOOKKEEPING = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS schema_migrations_audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    version INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    duration_ms REAL NOT NULL
+);
+"""
+
+
+class MigrationError(RuntimeError):
+    """The schema cannot be brought up to date safely; startup must stop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One numbered SQL file."""
+
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode("utf-8")).hexdigest()
+
+
+def migrations_dir() -> Path:
+    """Where the SQL files live: frozen bundle, installed wheel, or the source tree."""
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    candidates = []
+    if frozen_root:
+        candidates.append(Path(frozen_root) / "migrations")
+    candidates.append(Path(str(resources.files("signet_desktop"))) / "_migrations")
+    candidates.append(Path(__file__).resolve().parents[2] / "migrations")
+    for candidate in candidates:
+        if candidate.is_dir() and any(candidate.glob("*.sql")):
+            return candidate
+    raise MigrationError(f"no migrations found (looked in {', '.join(map(str, candidates))})")
+
+
+def load_migrations(directory: Path | None = None) -> list[Migration]:
+    """Read every NNNN_name.sql file, in version order, refusing gaps and duplicates."""
+    directory = directory or migrations_dir()
+    found: list[Migration] = []
+    for path in sorted(directory.glob("*.sql")):
+        match = MIGRATION_NAME.match(path.name)
+        if not match:
+            raise MigrationError(f"migration file {path.name} is not named NNNN_snake_name.sql")
+        found.append(Migration(int(match[1]), match[2], path.read_text(encoding="utf-8")))
+    versions = [m.version for m in found]
+    if versions != list(range(1, len(found) + 1)):
+        raise MigrationError(f"migration versions must be contiguous from 1, found {versions}")
+    return found
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script into complete statements (trigger bodies stay whole)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlean.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip() and not _only_comments(buffer):
+        raise MigrationError(f"incomplete SQL statement at end of migration: {buffer[:80]!r}")
+    return statements
+
+
+def _only_comments(text: str) -> bool:
+    return all(not ln.strip() or ln.strip().startswith("--") for ln in text.splitlines())
+
+
+def applied_checksums(conn: Connection) -> dict[int, str]:
+    """Versions already applied, with the checksum recorded for each."""
+    rows = conn.execute("SELECT version, checksum FROM schema_migrations").fetchall()
+    return {int(r[0]): str(r[1]) for r in rows}
+
+
+def apply_migrations(conn: Connection, migrations: list[Migration] | None = None) -> list[int]:
+    """Bring the schema up to date; returns the versions applied now."""
+    migrations = load_migrations() if migrations is None else migrations
+    for statement in split_statements(BOOKKEEPING):
+        conn.execute(statement)
+    applied = applied_checksums(conn)
+    for migration in migrations:
+        recorded = applied.get(migration.version)
+        if recorded is not None and recorded != migration.checksum:
+            raise MigrationError(
+                f"migration {migration.version:04d}_{migration.name} was changed after it was "
+                "applied (checksum mismatch). Migrations are forward-only: restore the original "
+                "file and add a new numbered migration instead."
+            )
+    known = {m.version for m in migrations}
+    newer = sorted(v for v in applied if v not in known)
+    if newer:
+        raise MigrationError(
+            f"the database has migrations {newer} that this version does not know; "
+            "it was written by a newer Signet Desktop"
+        )
+    done: list[int] = []
+    for migration in migrations:
+        if migration.version not in applied:
+            _apply_one(conn, migration)
+            done.append(migration.version)
+    return done
+
+
+def _apply_one(conn: Connection, migration: Migration) -> None:
+    started = time.perf_counter()
+    now = datetime.now(UTC).isoformat()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in split_statements(migration.sql):
+            conn.execute(statement)
+        duration_ms = (time.perf_counter() - started) * 1000
+        params = {
+            "version": migration.version,
+            "name": migration.name,
+            "checksum": migration.checksum,
+            "applied_at": now,
+        }
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at) "
+            "VALUES (:version, :name, :checksum, :applied_at)",
+            params,
+        )
+        conn.execute(
+            "INSERT INTO schema_migrations_audit "
+            "(version, name, checksum, applied_at, duration_ms) "
+            "VALUES (:version, :name, :checksum, :applied_at, :duration_ms)",
+            {**params, "duration_ms": duration_ms},
+        )
+        conn.execute("COMMIT")
+    except Exception as exc:
+        conn.execute("ROLLBACK")
+        raise MigrationError(
+            f"migration {migration.version:04d}_{migration.name} failed: {exc}"
+        ) from exc
