@@ -1,0 +1,35 @@
+"""A JSON-able, secret-free view of the loaded config (for `/api/status` and `signet doctor`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from signet_desktop.config.keys import is_secret_name
+from signet_desktop.config.loader import LoadedConfig
+
+REDACTED = "**********"
+
+
+def describe_config(loaded: LoadedConfig) -> dict[str, object]:
+    """The config as YAML names, with every secret replaced by a fixed mask."""
+    dumped = loaded.config.model_dump(mode="json", by_alias=True)
+    return {
+        "path": None if loaded.path is None else str(loaded.path),
+        "config": _redact(dumped),
+        "ignoredKeys": list(loaded.ignored_keys),
+        "warnings": list(loaded.warnings),
+    }
+
+
+def _redact(value: object) -> object:
+    # SecretStr fields already dump masked; this also covers free-form inference entries.
+    if isinstance(value, Mapping):
+        return {
+            key: REDACTED
+            if is_secret_name(str(key)) and item is not None and not isinstance(item, Mapping)
+            else _redact(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_redact(item) for item in value]
+    return value

@@ -1,0 +1,152 @@
+"""Pydantic models of agent.yaml: `SignetConfig` and its sections.
+
+YAML keys follow Signet: snake_case under `embedding` and `search`, camelCase under `memory`,
+`hooks`, `auth` and `inference` (Python attributes are snake_case everywhere). Every model is
+frozen and rejects keys it does not know; the loader decides beforehand which keys are retired
+(error), known-but-ignored (listed) or unknown (warned), so validation only sees real settings.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
+
+from signet_desktop.config.base import CamelConfigModel, ConfigModel
+from signet_desktop.config.inference import (
+    InferenceAccount,
+    InferenceConfig,
+    InferenceTarget,
+    InferenceWorkloads,
+    WorkloadBinding,
+)
+from signet_desktop.config.pipeline import HOUR_MS, MINUTE_MS, SECOND_MS, PipelineV2Config
+from signet_desktop.config.sections import (
+    AuthConfig,
+    HooksConfig,
+    PreCompactionHookConfig,
+    RateLimitRule,
+    SessionStartHookConfig,
+    UserPromptSubmitHookConfig,
+)
+
+__all__ = [
+    "AuthConfig",
+    "DreamingConfig",
+    "EmbeddingConfig",
+    "EmbeddingProvider",
+    "HooksConfig",
+    "InferenceAccount",
+    "InferenceConfig",
+    "InferenceTarget",
+    "InferenceWorkloads",
+    "MemoryConfig",
+    "PipelineV2Config",
+    "PreCompactionHookConfig",
+    "RateLimitRule",
+    "SearchConfig",
+    "SessionStartHookConfig",
+    "SignetConfig",
+    "UserPromptSubmitHookConfig",
+    "WorkloadBinding",
+]
+
+EmbeddingProvider = Literal["native", "ollama", "openai", "llama-cpp", "hash", "none"]
+
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "ollama": "http://localhost:11434",
+    "llama-cpp": "http://localhost:8080",
+    "openai": "https://api.openai.com/v1",
+}
+
+
+def _key(name: str) -> dict[str, str]:
+    # A camelCase YAML key on a snake_case section. Not `alias=`: type checkers would then
+    # demand the camelCase name as the constructor keyword.
+    return {"validation_alias": name, "serialization_alias": name}
+
+
+def _normalise_provider(value: object) -> object:
+    if not isinstance(value, str):
+        return value
+    name = value.strip().lower()
+    return "native" if name == "local" else name
+
+
+class EmbeddingConfig(ConfigModel):
+    """`embedding`: which embedder produces vectors. Default: in-process all-MiniLM-L6-v2."""
+
+    provider: Annotated[EmbeddingProvider, BeforeValidator(_normalise_provider)] = "native"
+    model: str = Field(default="all-MiniLM-L6-v2", min_length=1)
+    dimensions: int = Field(default=384, ge=1, le=8192)
+    base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("base_url", "endpoint")
+    )
+    api_key: SecretStr | None = None
+    timeout_ms: int = Field(default=10_000, ge=100, le=300_000)
+    batch_size: int = Field(default=32, ge=1, le=1024)
+    prompt_submit_timeout_ms: int = Field(
+        default=1000, ge=1000, le=300_000, alias="promptSubmitTimeoutMs"
+    )
+    llama_cpp_max_input_tokens: int = Field(
+        default=1400, ge=128, le=131_072, alias="llamaCppMaxInputTokens"
+    )
+
+    def effective_base_url(self) -> str | None:
+        """The configured base URL, or the provider's usual local/default endpoint."""
+        return self.base_url or DEFAULT_BASE_URLS.get(self.provider)
+
+
+class SearchConfig(ConfigModel):
+    """`search`: hybrid recall tuning.
+
+    The rehearsal boost is off by default: measured on LoCoMo, Signet's access-count boost let
+    generic memories win because they had won before, and switching it off raised recall@10.
+    """
+
+    alpha: float = Field(default=0.7, ge=0.0, le=1.0)
+    top_k: int = Field(default=20, ge=1, le=1000)
+    min_score: float = Field(default=0.1, ge=0.0, le=1.0)
+    vector_fallback_window: int = Field(default=10_000, ge=100, le=10_000_000)
+    rehearsal_enabled: bool = False
+    rehearsal_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    rehearsal_half_life_days: float = Field(default=30, ge=1, le=3650)
+    temporal_prior_enabled: bool = True
+    temporal_prior_weight: float = Field(default=0.15, ge=0.0, le=1.0)
+    temporal_prior_half_life_days: float = Field(default=14, ge=1, le=365)
+
+
+class DreamingConfig(CamelConfigModel):
+    """`memory.dreaming`: the scheduled, bounded LLM consolidation pass. Off by default."""
+
+    enabled: bool = False
+    token_threshold: int = Field(default=100_000, ge=10_000, le=1_000_000)
+    max_interval_ms: int = Field(default=6 * HOUR_MS, ge=10 * MINUTE_MS, le=7 * 24 * HOUR_MS)
+    timeout_ms: int = Field(
+        default=20 * MINUTE_MS,
+        ge=30 * SECOND_MS,
+        le=2 * HOUR_MS,
+        validation_alias=AliasChoices("timeoutMs", "timeout"),
+    )
+    max_input_tokens: int = Field(default=128_000, ge=8_000, le=1_000_000)
+    max_output_tokens: int = Field(default=16_000, ge=1_000, le=128_000)
+    backfill_on_first_run: bool = True
+    check_interval_ms: int = Field(default=5 * MINUTE_MS, ge=10 * SECOND_MS, le=HOUR_MS)
+
+
+class MemoryConfig(CamelConfigModel):
+    """`memory`: the pipeline workers and Dreaming."""
+
+    pipeline_v2: PipelineV2Config = PipelineV2Config()
+    dreaming: DreamingConfig = DreamingConfig()
+
+
+class SignetConfig(ConfigModel):
+    """The whole agent.yaml. Only composition roots hold it; others receive one section."""
+
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    search: SearchConfig = SearchConfig()
+    memory: MemoryConfig = MemoryConfig()
+    auth: AuthConfig = AuthConfig()
+    hooks: HooksConfig = HooksConfig()
+    inference: InferenceConfig = InferenceConfig()
