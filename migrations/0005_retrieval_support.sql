@@ -1,0 +1,90 @@
+-- Retrieval support: the opt-in local recall QA ledger, the UMAP projection cache,
+-- prospective hints with their FTS index, and the agent registry (read policies).
+
+-- Opt-in, local-only recall ledger. Holds query text and result snapshots, so every read
+-- of it is agent- and project-scoped and gated by the analytics permission.
+CREATE TABLE memory_search_telemetry (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL DEFAULT 'default',
+    project TEXT,
+    session_key TEXT,
+    query TEXT NOT NULL,
+    keyword_query TEXT,
+    method TEXT,
+    request_json TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(request_json)),
+    results_json TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(results_json)),
+    result_count INTEGER NOT NULL DEFAULT 0 CHECK (result_count >= 0),
+    total_ms REAL CHECK (total_ms IS NULL OR total_ms >= 0),
+    timings_json TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(timings_json)),
+    created_at TEXT NOT NULL
+);
+CREATE INDEX idx_memory_search_telemetry_agent
+    ON memory_search_telemetry (agent_id, created_at);
+CREATE INDEX idx_memory_search_telemetry_project
+    ON memory_search_telemetry (agent_id, project, created_at);
+
+-- Replaceable 2-D/3-D projections of the embedding space, keyed by what they were built from.
+CREATE TABLE umap_cache (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL DEFAULT 'default',
+    model TEXT NOT NULL,
+    dimensions INTEGER NOT NULL CHECK (dimensions IN (2, 3)),
+    embedding_count INTEGER NOT NULL CHECK (embedding_count >= 0),
+    payload TEXT NOT NULL CHECK (json_valid(payload)),
+    created_at TEXT NOT NULL,
+    UNIQUE (agent_id, model, dimensions, embedding_count)
+);
+
+-- Prospective hints: hypothetical future queries per memory (retrieval aids, not claims).
+CREATE TABLE memory_hints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL DEFAULT 'default',
+    hint TEXT NOT NULL CHECK (length(hint) > 0),
+    created_at TEXT NOT NULL,
+    UNIQUE (memory_id, hint)
+);
+CREATE INDEX idx_memory_hints_agent ON memory_hints (agent_id, memory_id);
+
+CREATE VIRTUAL TABLE memory_hints_fts USING fts5(
+    hint,
+    content = 'memory_hints',
+    content_rowid = 'seq',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER memory_hints_ai AFTER INSERT ON memory_hints BEGIN
+    INSERT INTO memory_hints_fts (rowid, hint) VALUES (new.seq, new.hint);
+END;
+
+CREATE TRIGGER memory_hints_ad AFTER DELETE ON memory_hints BEGIN
+    INSERT INTO memory_hints_fts (memory_hints_fts, rowid, hint)
+    VALUES ('delete', old.seq, old.hint);
+END;
+
+CREATE TRIGGER memory_hints_au AFTER UPDATE OF hint ON memory_hints BEGIN
+    INSERT INTO memory_hints_fts (memory_hints_fts, rowid, hint)
+    VALUES ('delete', old.seq, old.hint);
+    INSERT INTO memory_hints_fts (rowid, hint) VALUES (new.seq, new.hint);
+END;
+
+-- Agent registry. The id is the agent_id every scoped table carries; read_policy says whose
+-- memories an agent may read: only its own (isolated), everyone's global rows (shared), or
+-- those of agents in the same policy_group (group).
+CREATE TABLE agents (
+    id TEXT PRIMARY KEY CHECK (length(id) > 0),
+    name TEXT NOT NULL,
+    read_policy TEXT NOT NULL DEFAULT 'isolated'
+        CHECK (read_policy IN ('isolated', 'shared', 'group')),
+    policy_group TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    CHECK (read_policy <> 'group' OR policy_group IS NOT NULL)
+);
+CREATE INDEX idx_agents_policy_group ON agents (policy_group) WHERE policy_group IS NOT NULL;
+
+INSERT INTO agents (id, name, read_policy, policy_group, created_at, updated_at)
+VALUES (
+    'default', 'default', 'shared', NULL,
+    strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+);
