@@ -1,1 +1,1 @@
-"""cli package."""
+"""The `signet` command line: a thin HTTP client of the running daemon."""

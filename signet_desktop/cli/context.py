@@ -1,0 +1,125 @@
+"""What every command handler receives, exit codes, and the helper that declares a subcommand.
+
+A command group is one module with a `register(subparsers)` function; each leaf command is
+declared with `add_command(...)` and sets `handler=` to a function `(args, ctx) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, TextIO
+
+from signet_desktop.cli.client import DEFAULT_TIMEOUT_S, DaemonClient, resolve_daemon_url
+
+
+class ExitCode(IntEnum):
+    """The `signet` command's exit statuses."""
+
+    OK = 0
+    FAILURE = 1  # the daemon refused or failed, or a doctor check failed
+    USAGE = 2  # bad arguments or input; nothing was sent (or the daemon said 4xx)
+    UNREACHABLE = 3  # no daemon at the resolved URL
+
+
+class CliUsageError(Exception):
+    """Bad input caught before anything is sent; printed as one line, exit 2."""
+
+
+@dataclass(slots=True)
+class CliContext:
+    """Environment and streams for one invocation; tests pass their own."""
+
+    env: Mapping[str, str]
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+
+    def daemon_url(self, args: argparse.Namespace) -> str:
+        """The daemon base URL for this invocation."""
+        return resolve_daemon_url(getattr(args, "url", None), self.env)
+
+    def client(self, args: argparse.Namespace) -> DaemonClient:
+        """A DaemonClient with the agent header (from `--agent`) and SIGNET_TOKEN, if any."""
+        timeout = getattr(args, "timeout", None) or DEFAULT_TIMEOUT_S
+        return DaemonClient(
+            self.daemon_url(args),
+            agent_id=getattr(args, "agent", None) or None,
+            token=self.env.get("SIGNET_TOKEN") or None,
+            timeout=timeout,
+        )
+
+    def print(self, text: str = "") -> None:
+        """A line to stdout."""
+        print(text, file=self.out)
+
+    def warn(self, text: str) -> None:
+        """A line to stderr."""
+        print(text, file=self.err)
+
+
+Handler = Callable[[argparse.Namespace, CliContext], int]
+Subparsers = Any  # argparse._SubParsersAction has no public name
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError("must be between 0 and 600 seconds")
+    return value
+
+
+def connection_options() -> argparse.ArgumentParser:
+    """`--url` and `--timeout`, accepted both before and after the subcommand name.
+
+    Defaults are SUPPRESS so a subcommand's parser never overwrites a value the top-level
+    parser already set (argparse copies subparser defaults over the namespace).
+    """
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("daemon connection")
+    group.add_argument(
+        "--url",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="daemon base URL (default: $SIGNET_DAEMON_URL, else "
+        "http://$SIGNET_HOST:$SIGNET_PORT, else http://127.0.0.1:3850)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help=f"HTTP timeout (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    return parent
+
+
+def add_command(
+    subparsers: Subparsers,
+    name: str,
+    *,
+    help: str,
+    description: str | None = None,
+    examples: str | None = None,
+    handler: Handler | None = None,
+    connects: bool = True,
+) -> argparse.ArgumentParser:
+    """Declare one subcommand with the house help format (description, examples, options)."""
+    epilog = f"examples:\n{examples.rstrip()}" if examples else None
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=help,
+        description=description or help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[connection_options()] if connects else [],
+    )
+    if handler is not None:
+        parser.set_defaults(handler=handler)
+    return parser

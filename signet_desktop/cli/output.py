@@ -1,0 +1,193 @@
+"""Rendering daemon answers for people (compact lines and tables) or for scripts (--json).
+
+Functions here take decoded JSON and return lines; they never print and never call the daemon,
+so they are tested directly. They tolerate missing fields: an older or newer daemon must not
+make the CLI crash, only show less.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+SNIPPET_CHARS = 72
+CELL_CHARS = 48
+
+MEMORY_FIELDS = (
+    "id", "type", "pinned", "importance", "tags", "who", "project", "agent_id", "visibility",
+    "memory_kind", "source_type", "source_id", "version", "created_at", "updated_at",
+    "updated_by", "is_deleted", "deleted_at", "access_count", "embedding_model",
+)  # fmt: skip
+
+
+def to_json_text(data: Any) -> str:
+    """Pretty JSON, non-ASCII kept readable."""
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def one_line(text: str, width: int = SNIPPET_CHARS) -> str:
+    """First non-blank line of `text`, whitespace collapsed, cut to `width` with an ellipsis."""
+    first = next((line for line in str(text).splitlines() if line.strip()), "")
+    collapsed = " ".join(first.split())
+    more = len(collapsed) > width or len(str(text).strip().splitlines()) > 1
+    if len(collapsed) > width:
+        collapsed = collapsed[: width - 1].rstrip()
+    return collapsed + "…" if more else collapsed
+
+
+def date_part(timestamp: Any) -> str:
+    """`2025-11-29T20:19:00.000Z` -> `2025-11-29`; anything else as given or `-`."""
+    if not isinstance(timestamp, str) or not timestamp:
+        return "-"
+    return timestamp[:10]
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "-"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    """A left-aligned plain-text table; cells are one line, cut to CELL_CHARS."""
+    cells = [[one_line(_cell(value), CELL_CHARS) for value in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(headers, widths, strict=True))]
+    for row in cells:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    return [line.rstrip() for line in lines]
+
+
+def remember_lines(answer: Mapping[str, Any]) -> list[str]:
+    """`Saved <id>` or `Already stored <id> (deduped)`, plus a note when not embedded."""
+    memory_id = answer.get("id", "?")
+    if answer.get("deduped"):
+        return [f"Already stored {memory_id} (deduped)"]
+    lines = [f"Saved {memory_id}"]
+    extras = []
+    if answer.get("pinned"):
+        extras.append("pinned")
+    if answer.get("tags"):
+        extras.append("tags: " + _cell(answer["tags"]))
+    if extras:
+        lines[0] += f" ({'; '.join(extras)})"
+    if answer.get("embedded") is False:
+        lines.append(
+            "  not embedded yet: keyword recall finds it now, vector recall after backfill"
+        )
+    return lines
+
+
+def recall_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A ranked list: rank, score, type, date, first line of content, id; then a footer."""
+    results = answer.get("results") or []
+    if not results:
+        return ["No memories matched."]
+    lines = []
+    for rank, hit in enumerate(results, start=1):
+        score = hit.get("score")
+        score_text = f"{score:.2f}" if isinstance(score, int | float) else "  - "
+        pin = "*" if hit.get("pinned") else " "
+        lines.append(
+            f"{rank:>2}. {score_text} {pin}{_cell(hit.get('type')):<10} "
+            f"{date_part(hit.get('created_at'))}  {one_line(hit.get('content', ''))}  "
+            f"[{hit.get('id', '?')}]"
+        )
+    lines.append(_recall_footer(answer, len(results)))
+    return lines
+
+
+def _recall_footer(answer: Mapping[str, Any], count: int) -> str:
+    parts = [f"{count} result{'s' if count != 1 else ''}"]
+    if answer.get("method"):
+        parts.append(str(answer["method"]))
+    timings = (answer.get("meta") or {}).get("timings") or {}
+    if isinstance(timings.get("totalMs"), int | float):
+        parts.append(f"{timings['totalMs']:.0f} ms")
+    completeness = answer.get("vectorCompleteness")
+    if completeness and completeness != "complete":
+        window = answer.get("searchedWindow")
+        note = f"vector search: {completeness}"
+        if window:
+            note += f" (newest {window} memories)"
+        parts.append(note)
+    return "-- " + " · ".join(parts)
+
+
+def memory_lines(memory: Mapping[str, Any]) -> list[str]:
+    """Every known field as `name: value`, then the full content."""
+    width = max(len(name) for name in MEMORY_FIELDS)
+    lines = [f"{name:<{width}}  {_cell(memory.get(name))}" for name in MEMORY_FIELDS]
+    lines.extend(["", str(memory.get("content", ""))])
+    return lines
+
+
+def history_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A table of lifecycle events, oldest first as the daemon returns them."""
+    events = answer.get("history") or []
+    if not events:
+        return ["No history for this memory."]
+    rows = [
+        (
+            event.get("created_at"),
+            event.get("event"),
+            event.get("changed_by"),
+            event.get("reason"),
+            _change_summary(event),
+        )
+        for event in events
+    ]
+    return table(("when", "event", "by", "reason", "change"), rows)
+
+
+def _change_summary(event: Mapping[str, Any]) -> str:
+    old, new = event.get("old_content"), event.get("new_content")
+    if old and new and old != new:
+        return f"{one_line(old, 20)} -> {one_line(new, 20)}"
+    return one_line(new or old or "", 40) or "-"
+
+
+def memory_page_lines(answer: Mapping[str, Any]) -> list[str]:
+    """`memory list`: a table of memories and the scope's counts."""
+    memories = answer.get("memories") or []
+    stats = answer.get("stats") or {}
+    footer = f"-- {stats.get('total', len(memories))} memories in this agent scope"
+    if not memories:
+        return ["No memories stored.", footer]
+    rows = [
+        (
+            m.get("id"),
+            m.get("type"),
+            date_part(m.get("created_at")),
+            "*" if m.get("pinned") else "",
+            one_line(m.get("content", ""), CELL_CHARS),
+        )
+        for m in memories
+    ]
+    return [*table(("id", "type", "created", "pin", "content"), rows), footer]
+
+
+def duration_text(seconds: Any) -> str:
+    """`3725` -> `1h 2m 5s`; non-numbers -> `-`."""
+    if not isinstance(seconds, int | float) or seconds < 0:
+        return "-"
+    total = int(seconds)
+    days, rest = divmod(total, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days}d"] if days else []
+    if days or hours:
+        parts.append(f"{hours}h")
+    if days or hours or minutes:
+        parts.append(f"{minutes}m")
+    parts.append(f"{secs}s")
+    return " ".join(parts)
