@@ -1,21 +1,52 @@
-"""The lexical channel: BM25 over memories_fts, scoped and filtered, normalised per batch."""
+"""The lexical channel: BM25 over memories_fts, scoped and filtered, normalised per batch.
+
+Cost is bounded by a postings budget: query terms are admitted rarest first until their
+document counts would pass POSTINGS_BUDGET; the most common remaining terms (lowest IDF) are
+neither matched nor scored. When even the rarest term is that common, the search covers the
+newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.recall.filters import filter_sql
-from signet_desktop.recall.sanitize import fts_match_expression
+from signet_desktop.recall.sanitize import match_expression, query_tokens
 from signet_desktop.storage.connect import Connection
 
 LEXICAL_TOP_K = 50
+OVERFETCH = 4  # the fast path ranks k * OVERFETCH index rows before scope and filters
+POSTINGS_BUDGET = 10_000
+SATURATED_WINDOW = 20_000
 
-BM25_SEARCH = """
+CAPPED_DOC_COUNT = """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM memories_fts WHERE memories_fts MATCH :term LIMIT :cap
+)
+"""
+
+# Fast path: rank inside the FTS index alone, then scope/filter the small ranked pool.
+BM25_RANKED_POOL = """
+WITH pool AS MATERIALIZED (
+    SELECT rowid AS seq, bm25(memories_fts) AS bm25
+    FROM memories_fts WHERE memories_fts MATCH :match AND rowid >= :min_seq
+    ORDER BY bm25 LIMIT :pool
+)
+SELECT m.id AS id, pool.bm25 AS bm25, (SELECT COUNT(*) FROM pool) AS pool_size
+FROM pool JOIN memories m ON m.seq = pool.seq
+WHERE {filters}
+ORDER BY pool.bm25
+LIMIT :k
+"""
+
+# Exact path: filter every match (used when the ranked pool was filtered too thin).
+BM25_FILTERED = """
 SELECT m.id AS id, bm25(memories_fts) AS bm25
 FROM memories_fts
 JOIN memories m ON m.seq = memories_fts.rowid
-WHERE memories_fts MATCH :match AND {filters}
+WHERE memories_fts MATCH :match AND memories_fts.rowid >= :min_seq AND {filters}
 ORDER BY bm25
 LIMIT :k
 """
@@ -29,17 +60,79 @@ class LexicalHit:
     evidence: ChannelEvidence
 
 
+@dataclass(frozen=True, slots=True)
+class TermPlan:
+    """Which query terms are matched, which were too common to afford, and the rowid floor."""
+
+    matched: tuple[str, ...]
+    dropped: tuple[str, ...]
+    min_seq: int
+
+
+def plan_terms(conn: Connection, tokens: list[str]) -> TermPlan:
+    """Admit terms rarest first within the postings budget (document counts are capped)."""
+    cap = POSTINGS_BUDGET + 1
+    counts = {
+        token: int(
+            conn.execute(
+                CAPPED_DOC_COUNT, {"term": match_expression([token]), "cap": cap}
+            ).fetchone()[0]
+        )
+        for token in tokens
+    }
+    present = sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t])
+    matched: list[str] = []
+    total = 0
+    for token in present:
+        if matched and total + counts[token] > POSTINGS_BUDGET:
+            break
+        matched.append(token)
+        total += counts[token]
+    min_seq = 0
+    if matched and counts[matched[0]] >= cap:
+        newest = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()[0]
+        min_seq = max(0, int(newest) - SATURATED_WINDOW + 1)
+    dropped = tuple(t for t in present if t not in matched)
+    return TermPlan(tuple(matched), dropped, min_seq)
+
+
 def lexical_search(
     conn: Connection, text: str, agent_id: str, filters: RecallFilters, k: int = LEXICAL_TOP_K
 ) -> list[LexicalHit]:
     """Top-k memories by BM25; scores normalised by the batch's best |bm25| into (0, 1]."""
-    match = fts_match_expression(text)
+    plan = plan_terms(conn, query_tokens(text))
+    match = match_expression(plan.matched)
     if match is None:
         return []
     where, params = filter_sql(agent_id, filters)
-    rows = conn.execute(
-        BM25_SEARCH.format(filters=where), {**params, "match": match, "k": k}
-    ).fetchall()
+    params = {**params, "match": match, "k": k, "min_seq": plan.min_seq}
+    rows = _ranked_pool(conn, where, params, pool=k * OVERFETCH)
+    if rows is None:
+        rows = conn.execute(BM25_FILTERED.format(filters=where), params).fetchall()
+    return _normalise(rows)
+
+
+def _ranked_pool(
+    conn: Connection, where: str, params: dict[str, Any], pool: int
+) -> list[Any] | None:
+    """Rows from the fast path, or None when filters may have hidden better matches."""
+    rows = conn.execute(BM25_RANKED_POOL.format(filters=where), {**params, "pool": pool}).fetchall()
+    if len(rows) >= params["k"]:
+        return list(rows)
+    pool_size = int(rows[0]["pool_size"]) if rows else _pool_size(conn, params, pool)
+    return list(rows) if pool_size < pool else None  # the pool held every match: exact
+
+
+def _pool_size(conn: Connection, params: dict[str, Any], pool: int) -> int:
+    row = conn.execute(
+        "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
+        "AND rowid >= :min_seq LIMIT :pool)",
+        {"match": params["match"], "min_seq": params["min_seq"], "pool": pool},
+    ).fetchone()
+    return int(row[0])
+
+
+def _normalise(rows: list[Any]) -> list[LexicalHit]:
     if not rows:
         return []
     best = max(abs(float(r["bm25"])) for r in rows) or 1.0

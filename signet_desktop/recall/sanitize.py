@@ -1,8 +1,9 @@
-"""Turning free text into a safe FTS5 query: no syntax passes through, stop words dropped."""
+"""Turning free text into safe FTS5 tokens: no syntax passes through, stop words dropped."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 MAX_QUERY_TOKENS = 32
@@ -15,7 +16,7 @@ STOP_WORDS = frozenset(
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    did does doing done get got s t d ll m o re ve y""".split()
+    done get got s t d ll m o re ve y""".split()
 )
 
 
@@ -32,9 +33,13 @@ def query_tokens(text: str) -> list[str]:
     return list(seen)
 
 
-def fts_match_expression(text: str) -> str | None:
-    """An FTS5 MATCH string OR-combining quoted tokens, or None when nothing is searchable."""
-    tokens = query_tokens(text)
+def match_expression(tokens: Sequence[str]) -> str | None:
+    """An FTS5 MATCH string OR-combining quoted tokens, or None when there are none."""
     if not tokens:
         return None
-    return " OR ".join(f'"{token}"' for token in tokens)
+    return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+def fts_match_expression(text: str) -> str | None:
+    """The MATCH string for free text (every searchable token, OR-combined)."""
+    return match_expression(query_tokens(text))

@@ -68,6 +68,8 @@ def connect(path: Path | str, *, with_vec: bool = True) -> tuple[Connection, Vec
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA temp_store = MEMORY")
+    # REPLACE must fire delete triggers, or FTS external-content indexes drift.
+    conn.execute("PRAGMA recursive_triggers = ON")
     vec = load_vec(conn) if with_vec else VecStatus(False, None, "disabled")
     return conn, vec
 
