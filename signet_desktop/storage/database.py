@@ -30,8 +30,12 @@ class Database:
         self._readers: list[Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
-        with self._write_lock:
-            self.applied_migrations = apply_migrations(self._write_conn)
+        try:
+            with self._write_lock:
+                self.applied_migrations = apply_migrations(self._write_conn)
+        except BaseException:
+            self._write_conn.close()
+            raise
 
     @property
     def vec_available(self) -> bool:

@@ -100,6 +100,28 @@ def _only_comments(text: str) -> bool:
     return all(not ln.strip() or ln.strip().startswith("--") for ln in text.splitlines())
 
 
+def check_foreign_schema(conn: Connection) -> None:
+    """Refuse a database whose tables were not created by this runner; change nothing."""
+    tables = {
+        str(r[0])
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
+    if not tables:
+        return
+    ours = "schema_migrations" in tables and "schema_migrations_audit" in tables
+    columns = (
+        {str(r[1]) for r in conn.execute("PRAGMA table_info(schema_migrations)")} if ours else set()
+    )
+    if not ours or "name" not in columns:
+        raise MigrationError(
+            "this database was not created by Signet Desktop (it may belong to Signet, the "
+            "TypeScript daemon, or another program); refusing to modify it. Point --workspace "
+            "at a separate directory."
+        )
+
+
 def applied_checksums(conn: Connection) -> dict[int, str]:
     """Versions already applied, with the checksum recorded for each."""
     rows = conn.execute("SELECT version, checksum FROM schema_migrations").fetchall()
@@ -109,6 +131,7 @@ def applied_checksums(conn: Connection) -> dict[int, str]:
 def apply_migrations(conn: Connection, migrations: list[Migration] | None = None) -> list[int]:
     """Bring the schema up to date; returns the versions applied now."""
     migrations = load_migrations() if migrations is None else migrations
+    check_foreign_schema(conn)
     for statement in split_statements(BOOKKEEPING):
         conn.execute(statement)
     applied = applied_checksums(conn)

@@ -85,3 +85,16 @@ def test_trigger_bodies_split_as_one_statement() -> None:
     conn = sqlean.connect(":memory:")
     for statement in statements:
         conn.execute(statement)
+
+
+def test_a_foreign_database_is_refused_without_changes(tmp_path: Path) -> None:
+    """A Signet (TypeScript) database has its own schema_migrations: never touch it."""
+    path = tmp_path / "signet.db"
+    conn, _ = connect(path)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    conn.execute("CREATE TABLE memories (id TEXT PRIMARY KEY, content TEXT)")
+    before = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master"))
+    with pytest.raises(MigrationError, match="not created by Signet Desktop"):
+        apply_migrations(conn)
+    after = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master"))
+    assert before == after
