@@ -1,0 +1,27 @@
+"""Fixtures for embedding tests: a loopback fake embedding server and a closed port."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from embedding_fakes import FakeEmbedServer
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeEmbedServer]:
+    """A started fake server (8-dimensional vectors), stopped after the test."""
+    server = FakeEmbedServer(dims=8)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def closed_port_url() -> str:
+    """A loopback URL on which nothing listens (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
