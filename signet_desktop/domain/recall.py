@@ -77,3 +77,4 @@ class RecallResult:
     total_ms: float
     vector_completeness: str | None = None  # complete | recent-window | unavailable
     searched_window: int | None = None
+    notes: tuple[str, ...] = ()  # why a channel was skipped or partial, for meta.notes

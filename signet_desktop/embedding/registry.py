@@ -15,11 +15,6 @@ from signet_desktop.embedding.native import DIMENSIONS as NATIVE_DIMENSIONS
 from signet_desktop.embedding.native import MODEL_NAME as NATIVE_MODEL
 from signet_desktop.embedding.native import NativeMiniLM
 from signet_desktop.embedding.provider import EmbeddingProvider
-from signet_desktop.embedding.remote import (
-    LlamaCppEmbedder,
-    OllamaEmbedder,
-    OpenAICompatibleEmbedder,
-)
 
 DEFAULT_BASE_URLS = {
     "ollama": "http://localhost:11434",
@@ -65,7 +60,12 @@ def _native(s: EmbedderSettings) -> EmbeddingProvider:
     return NativeMiniLM()
 
 
+# Remote clients import httpx (~0.3 s): imported only when configured, to keep start-up fast.
+
+
 def _ollama(s: EmbedderSettings) -> EmbeddingProvider:
+    from signet_desktop.embedding.remote import OllamaEmbedder
+
     model = s.model or DEFAULT_MODELS["ollama"]
     return OllamaEmbedder(
         s.base_url or DEFAULT_BASE_URLS["ollama"],
@@ -76,6 +76,8 @@ def _ollama(s: EmbedderSettings) -> EmbeddingProvider:
 
 
 def _openai(s: EmbedderSettings) -> EmbeddingProvider:
+    from signet_desktop.embedding.remote import OpenAICompatibleEmbedder
+
     model = s.model or DEFAULT_MODELS["openai"]
     dims = _dimensions("openai", model, s.dimensions)
     return OpenAICompatibleEmbedder(
@@ -90,6 +92,8 @@ def _openai(s: EmbedderSettings) -> EmbeddingProvider:
 
 
 def _llamacpp(s: EmbedderSettings) -> EmbeddingProvider:
+    from signet_desktop.embedding.remote import LlamaCppEmbedder
+
     if not s.model:
         raise ValueError("llama-cpp: set embedding.model to the served model's name")
     return LlamaCppEmbedder(

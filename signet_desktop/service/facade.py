@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.memory import Actor, HistoryEvent, Memory, MemoryPatch
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.recall.engine import RecallEngine
+from signet_desktop.service.embeddings import EmbeddingOps
 from signet_desktop.service.memories import (
     MemoryPage,
     MemoryService,
@@ -40,11 +42,26 @@ class SignetService:
         memories: MemoryService,
         recall_engine: RecallEngine,
         status: StatusBoard | None = None,
+        *,
+        embeddings: EmbeddingOps | None = None,
     ) -> None:
         self.db = db
         self._memories = memories
         self._recall = recall_engine
         self.status_board = status or StatusBoard()
+        self.embeddings = embeddings
+
+    def close(self) -> None:
+        """Stop the recall and remember thread pools and close the database (idempotent)."""
+        self._recall.close()
+        if self.embeddings is not None:
+            parts = self.embeddings.parts
+            if parts.vectors is not None:
+                parts.vectors.close()
+            closer = getattr(parts.embedder, "close", None)
+            if callable(closer):
+                closer()
+        self.db.close()
 
     def remember(self, request: RememberRequest, actor: Actor) -> RememberOutcome:
         return self._memories.remember(request, actor)
@@ -102,6 +119,25 @@ class SignetService:
     def recall(self, query: RecallQuery) -> RecallResult:
         return self._recall.recall(query)
 
+    def embedding_status(self) -> dict[str, Any]:
+        """`signet embed audit`: generations, coverage, mirror health, queued backfills."""
+        return self._require_embeddings().audit()
+
+    def embedding_backfill(self, *, limit: int = 500, dry_run: bool = False) -> dict[str, Any]:
+        """`signet embed backfill`: embed up to `limit` missing vectors now."""
+        return self._require_embeddings().backfill(limit=limit, dry_run=dry_run)
+
+    def resync_vec(
+        self, *, generation: int | None = None, full: bool = False, dry_run: bool = False
+    ) -> dict[str, Any]:
+        """`signet repair resync-vec`: rebuild the vec0 mirror from canonical vectors."""
+        return self._require_embeddings().resync(generation=generation, full=full, dry_run=dry_run)
+
+    def _require_embeddings(self) -> EmbeddingOps:
+        if self.embeddings is None:
+            raise Unavailable("the vector index is not wired in this build", code="no_vectors")
+        return self.embeddings
+
     def status(self) -> dict[str, Any]:
         """Database, vector and worker facts for /api/status and `signet doctor`."""
         return {
@@ -115,6 +151,7 @@ class SignetService:
                 "version": self.db.vec.version,
                 "error": self.db.vec.error,
             },
+            "embedding": self.embeddings.status_json() if self.embeddings else None,
             **self.status_board.snapshot(),
         }
 

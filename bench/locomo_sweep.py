@@ -1,0 +1,107 @@
+"""Offline fusion replays for bench/locomo.py --sweep.
+
+Each question's lexical and semantic top-50 (scores and ranks exactly as the channels
+reported them through the facade) are fused again with `recall.fusion.fuse` under several
+rules and alphas, plus reciprocal-rank fusion as an outside reference. Nothing is re-embedded
+or re-queried, so a sweep of every variant costs seconds.
+
+Run alone on saved candidates: uv run python bench/locomo_sweep.py candidates.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from signet_desktop.domain.recall import ChannelEvidence
+from signet_desktop.recall.fusion import SingleChannelRule, fuse
+
+LIMIT = 10
+CANDIDATES = 50  # each channel's depth in bench/locomo.py
+ALPHAS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+RULES: tuple[SingleChannelRule, ...] = ("raw", "zero", "floor")
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    memory_id: str
+    evidence: ChannelEvidence
+
+
+def _hits(items: Sequence[dict[str, Any]]) -> list[Hit]:
+    return [Hit(i["dia"], ChannelEvidence(i["score"], i["rank"], i["score"])) for i in items]
+
+
+def linear(alpha: float, rule: SingleChannelRule) -> Callable[[dict[str, Any]], list[str]]:
+    def rank(candidate: dict[str, Any]) -> list[str]:
+        fused = fuse(
+            _hits(candidate["lexical"]),
+            _hits(candidate["semantic"]),
+            alpha=alpha,
+            single=rule,
+            depth=CANDIDATES,
+        )
+        return [h.memory_id for h in fused[:LIMIT]]
+
+    return rank
+
+
+def rrf(candidate: dict[str, Any]) -> list[str]:
+    scores: dict[str, float] = {}
+    for channel in ("lexical", "semantic"):
+        for item in candidate[channel]:
+            scores[item["dia"]] = scores.get(item["dia"], 0.0) + 1.0 / (RRF_K + item["rank"])
+    return sorted(scores, key=lambda d: (-scores[d], d))[:LIMIT]
+
+
+def channel_only(channel: str) -> Callable[[dict[str, Any]], list[str]]:
+    def rank(candidate: dict[str, Any]) -> list[str]:
+        return [item["dia"] for item in candidate[channel][:LIMIT]]
+
+    return rank
+
+
+def metrics(
+    candidates: list[dict[str, Any]], ranker: Callable[[dict[str, Any]], list[str]]
+) -> dict[str, float]:
+    n = len(candidates)
+    hit5 = recall10 = recall5 = mrr = 0.0
+    for candidate in candidates:
+        evidence = set(candidate["evidence"])
+        ranked = ranker(candidate)
+        hit5 += bool(evidence & set(ranked[:5]))
+        recall5 += len(evidence & set(ranked[:5])) / len(evidence)
+        recall10 += len(evidence & set(ranked[:10])) / len(evidence)
+        first = next((i for i, d in enumerate(ranked) if d in evidence), None)
+        mrr += 0.0 if first is None else 1.0 / (first + 1)
+    return {"hit@5": hit5 / n, "recall@5": recall5 / n, "recall@10": recall10 / n, "mrr": mrr / n}
+
+
+def print_sweep(candidates: list[dict[str, Any]]) -> None:
+    """One table: every variant's hit@5, recall@5, recall@10 and MRR."""
+    variants: list[tuple[str, Callable[[dict[str, Any]], list[str]]]] = [
+        ("lexical only", channel_only("lexical")),
+        ("vector only", channel_only("semantic")),
+        (f"RRF k={RRF_K}", rrf),
+    ]
+    variants += [(f"linear {rule} a={a}", linear(a, rule)) for rule in RULES for a in ALPHAS]
+    print(f"\nfusion sweep over {len(candidates)} questions (offline replay of channel top-50)\n")
+    print("| variant | hit@5 | recall@5 | recall@10 | MRR |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, ranker in variants:
+        m = metrics(candidates, ranker)
+        print(
+            f"| {name} | {m['hit@5']:.3f} | {m['recall@5']:.3f} | {m['recall@10']:.3f} "
+            f"| {m['mrr']:.3f} |"
+        )
+
+
+if __name__ == "__main__":
+    print_sweep(json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")))

@@ -1,0 +1,71 @@
+"""/api/embeddings/status, /api/embeddings/backfill and /api/repair/resync-vec.
+
+The HTTP side of `signet embed audit`, `signet embed backfill` and `signet repair resync-vec`.
+Resync only rebuilds the derived vec0 mirror from canonical vectors, so it applies unless
+`dryRun: true`; backfill embeds at most `limit` memories per call (the CLI loops).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Request
+from fastapi import Body as BodyParam
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+from pydantic import AliasChoices, Field
+
+from signet_desktop.api.http.schemas import Body
+from signet_desktop.api.http.scope import get_service, off_loop
+from signet_desktop.service.embeddings import DEFAULT_BACKFILL, MAX_BACKFILL
+
+router = APIRouter(tags=["embeddings"])
+
+
+class BackfillBody(Body):
+    """POST /api/embeddings/backfill."""
+
+    limit: int = Field(DEFAULT_BACKFILL, ge=1, le=MAX_BACKFILL)
+    dry_run: bool = Field(False, validation_alias=AliasChoices("dryRun", "dry_run"))
+
+
+class ResyncBody(Body):
+    """POST /api/repair/resync-vec."""
+
+    generation: int | None = Field(None, ge=1)
+    full: bool = False
+    dry_run: bool = Field(False, validation_alias=AliasChoices("dryRun", "dry_run"))
+
+
+@router.get("/api/embeddings/status", operation_id="embeddings_status")
+async def embeddings_status(request: Request) -> JSONResponse:
+    """Generations, coverage of live memories, vec0 mirror health and queued backfills."""
+    body = await off_loop(get_service(request).embedding_status)
+    return JSONResponse(jsonable_encoder(body))
+
+
+@router.post("/api/embeddings/backfill", operation_id="embeddings_backfill")
+async def embeddings_backfill(
+    request: Request, body: Annotated[BackfillBody | None, BodyParam()] = None
+) -> JSONResponse:
+    """Embed up to `limit` memories that lack a current vector (503 when the embedder is down)."""
+    options = body or BackfillBody.model_validate({})
+    result = await off_loop(
+        get_service(request).embedding_backfill, limit=options.limit, dry_run=options.dry_run
+    )
+    return JSONResponse(jsonable_encoder(result))
+
+
+@router.post("/api/repair/resync-vec", operation_id="repair_resync_vec")
+async def repair_resync_vec(
+    request: Request, body: Annotated[ResyncBody | None, BodyParam()] = None
+) -> JSONResponse:
+    """Rebuild the vec0 mirror from canonical vectors (503 when sqlite-vec is not loaded)."""
+    options = body or ResyncBody.model_validate({})
+    result = await off_loop(
+        get_service(request).resync_vec,
+        generation=options.generation,
+        full=options.full,
+        dry_run=options.dry_run,
+    )
+    return JSONResponse(jsonable_encoder(result))

@@ -1,0 +1,335 @@
+"""The embedding tracker: keeps the configured generation covering every live memory.
+
+One `run_once()` does one bounded step: first queued `embedding_backfill` jobs (memories
+saved while the embedder was down), else a batch of live memories that have no current
+vector in the target generation (new model, gaps, changed content), scanning newest first
+with a cursor so a full pass costs one walk over the table. Provider calls happen outside any
+write transaction; each batch is then written in one short transaction. When a `building`
+generation reaches full coverage it becomes active and the previous one is retired.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from signet_desktop.embedding.generations import Generation, activate_generation, get_generation
+from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.embedding.provider import (
+    EmbeddingError,
+    EmbeddingProvider,
+    EmbeddingUnavailable,
+    validate_vectors,
+)
+from signet_desktop.embedding.vectors import VectorWrite, vector_blob
+from signet_desktop.queue import jobs
+from signet_desktop.storage.database import Database
+
+log = logging.getLogger(__name__)
+
+BACKFILL_JOB = "embedding_backfill"
+COVERAGE_TTL_S = 10.0
+MAX_ITEM_FAILURES = 3
+SEQ_MAX = 2**63 - 1
+
+MISSING_BATCH = """
+SELECT m.seq AS seq, m.id AS id, m.agent_id AS agent_id, m.content AS content,
+       m.content_hash AS content_hash
+FROM memories m
+WHERE m.is_deleted = 0 AND m.seq < :cursor
+  AND NOT EXISTS (
+      SELECT 1 FROM embeddings e
+      WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
+        AND e.source_id = m.id AND e.content_hash = m.content_hash)
+ORDER BY m.seq DESC
+LIMIT :limit
+"""
+
+MEMORIES_FOR_JOBS = """
+SELECT m.id AS id, m.agent_id AS agent_id, m.content AS content, m.content_hash AS content_hash,
+       m.is_deleted AS is_deleted,
+       EXISTS (SELECT 1 FROM embeddings e
+               WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
+                 AND e.source_id = m.id AND e.content_hash = m.content_hash) AS embedded
+FROM memories m
+WHERE m.id IN (SELECT value FROM json_each(:ids))
+"""
+
+COVERAGE = """
+SELECT COUNT(*) AS total,
+       COALESCE(SUM(EXISTS (
+           SELECT 1 FROM embeddings e
+           WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
+             AND e.source_id = m.id AND e.content_hash = m.content_hash)), 0) AS embedded
+FROM memories m
+WHERE m.is_deleted = 0
+"""
+
+SET_EMBEDDING_MODEL = """
+UPDATE memories SET embedding_model = :model
+WHERE id IN (SELECT value FROM json_each(:ids))
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How many live memories have a current vector in a generation."""
+
+    generation_id: int
+    status: str
+    total: int
+    embedded: int
+
+    @property
+    def missing(self) -> int:
+        return self.total - self.embedded
+
+    @property
+    def ratio(self) -> float:
+        return 1.0 if self.total == 0 else self.embedded / self.total
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "generation": self.generation_id,
+            "status": self.status,
+            "total": self.total,
+            "embedded": self.embedded,
+            "missing": self.missing,
+            "ratio": round(self.ratio, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """What one tracker step did."""
+
+    kind: str  # jobs | scan | activate | idle
+    embedded: int = 0
+    skipped: int = 0
+    failed: int = 0
+    error: str | None = None
+    unavailable: bool = False  # the embedder itself is down: back off
+
+    @property
+    def did_work(self) -> bool:
+        return self.kind != "idle" and not self.unavailable
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    memory_id: str
+    agent_id: str
+    content: str
+    content_hash: str
+
+
+class EmbeddingTracker:
+    """Backfills and migrates the vectors of one embedder's generation."""
+
+    def __init__(
+        self,
+        db: Database,
+        index: VectorIndex,
+        embedder: EmbeddingProvider,
+        *,
+        batch_size: int = 8,
+        lease_ms: int = jobs.DEFAULT_LEASE_MS,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self._db = db
+        self._index = index
+        self.embedder = embedder
+        self._batch_size = batch_size
+        self._lease_ms = lease_ms
+        self._generation: Generation | None = None
+        self._cursor: int | None = None
+        self._failures: dict[str, int] = {}
+        self._coverage: tuple[float, Coverage] | None = None
+        self._lock = threading.Lock()  # one step at a time (worker and backfill route)
+
+    def start(self) -> Generation:
+        """Register the embedder's generation (and its mirror table); idempotent."""
+        if self._generation is None:
+            self._generation = self._index.ensure_generation(
+                provider=self.embedder.name,
+                model=self.embedder.model,
+                dimensions=self.embedder.dimensions,
+            )
+        return self._generation
+
+    @property
+    def generation(self) -> Generation:
+        """The target generation with its current status."""
+        generation_id = self.start().id
+        current = get_generation(self._db.reader(), generation_id)
+        return current or self.start()
+
+    def run_once(self, max_items: int | None = None) -> StepResult:
+        """One bounded step (at most `max_items` memories): queued jobs, a scan, activation."""
+        size = self._batch_size if max_items is None else max(1, min(self._batch_size, max_items))
+        with self._lock:
+            result = self._process_jobs(size)
+            if result.kind == "idle":
+                result = self._scan_batch(size)
+            if result.kind == "idle" and self._maybe_activate():
+                result = StepResult("activate")
+            if result.embedded:
+                self._coverage = None
+            return result
+
+    def backfill(self, limit: int) -> StepResult:
+        """Embed at most `limit` missing vectors now (the `signet embed backfill` path)."""
+        embedded = skipped = failed = 0
+        while embedded + skipped + failed < limit:
+            step = self.run_once(max_items=limit - embedded - skipped - failed)
+            embedded, skipped, failed = (
+                embedded + step.embedded,
+                skipped + step.skipped,
+                failed + step.failed,
+            )
+            if not step.did_work or step.kind == "activate":
+                return StepResult("backfill", embedded, skipped, failed, step.error)
+        return StepResult("backfill", embedded, skipped, failed)
+
+    def coverage(self, *, fresh: bool = False) -> Coverage:
+        """Live memories with a current vector in the target generation (cached briefly)."""
+        cached = self._coverage
+        if cached and not fresh and time.monotonic() - cached[0] < COVERAGE_TTL_S:
+            return cached[1]
+        generation = self.generation
+        row = self._db.reader().execute(COVERAGE, {"generation_id": generation.id}).fetchone()
+        value = Coverage(generation.id, generation.status, int(row["total"]), int(row["embedded"]))
+        self._coverage = (time.monotonic(), value)
+        return value
+
+    def release_stale_leases(self) -> jobs.ReleaseReport:
+        """Return backfill jobs whose worker died mid-lease to the queue."""
+        with self._db.write() as conn:
+            return jobs.release_stale(conn, job_type=BACKFILL_JOB)
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def _process_jobs(self, size: int) -> StepResult:
+        generation = self.start()
+        with self._db.write() as conn:
+            leased = jobs.lease(conn, BACKFILL_JOB, limit=size, lease_ms=self._lease_ms)
+        if not leased:
+            return StepResult("idle")
+        ids = [job.memory_id for job in leased if job.memory_id]
+        rows = {
+            str(r["id"]): r
+            for r in self._db.reader().execute(
+                MEMORIES_FOR_JOBS, {"generation_id": generation.id, "ids": json.dumps(ids)}
+            )
+        }
+        todo = [
+            _Item(str(r["id"]), str(r["agent_id"]), str(r["content"]), str(r["content_hash"]))
+            for r in rows.values()
+            if not r["is_deleted"] and not r["embedded"]
+        ]
+        try:
+            writes = self._embed(todo)
+        except EmbeddingError as exc:
+            with self._db.write() as conn:
+                for job in leased:
+                    jobs.fail(conn, job, str(exc))
+            return StepResult("jobs", failed=len(leased), error=str(exc), unavailable=True)
+        with self._db.write() as conn:
+            self._write(conn, generation, writes)
+            for job in leased:
+                done = job.memory_id in {w.source_id for w in writes}
+                jobs.complete(conn, job, {"embedded": done, "generation": generation.id})
+        return StepResult("jobs", embedded=len(writes), skipped=len(leased) - len(writes))
+
+    def _scan_batch(self, size: int) -> StepResult:
+        generation = self.start()
+        rows = (
+            self._db.reader()
+            .execute(
+                MISSING_BATCH,
+                {
+                    "generation_id": generation.id,
+                    # A plain bound (no OR) lets SQLite seek straight to the cursor by rowid.
+                    "cursor": self._cursor if self._cursor is not None else SEQ_MAX,
+                    "limit": size,
+                },
+            )
+            .fetchall()
+        )
+        items = [
+            _Item(str(r["id"]), str(r["agent_id"]), str(r["content"]), str(r["content_hash"]))
+            for r in rows
+            if self._failures.get(str(r["id"]), 0) < MAX_ITEM_FAILURES
+        ]
+        self._advance_cursor([int(r["seq"]) for r in rows], size)
+        if not rows:
+            return StepResult("idle")
+        if not items:
+            return StepResult("scan", skipped=len(rows))
+        try:
+            writes = self._embed(items)
+        except EmbeddingUnavailable as exc:
+            self._cursor = None  # retry the same memories once the embedder is back
+            return StepResult("scan", failed=len(items), error=str(exc), unavailable=True)
+        except EmbeddingError:
+            writes = self._embed_one_by_one(items)
+        with self._db.write() as conn:
+            self._write(conn, generation, writes)
+        return StepResult("scan", embedded=len(writes), failed=len(items) - len(writes), skipped=0)
+
+    def _advance_cursor(self, seqs: Sequence[int], size: int) -> None:
+        if len(seqs) < size:
+            # End of a pass: start the next from the newest row. An empty pass means done.
+            self._cursor = None
+        else:
+            self._cursor = min(seqs)
+
+    def _embed(self, items: Sequence[_Item]) -> list[VectorWrite]:
+        """Vectors for `items` (one provider call); validated before anything is written."""
+        if not items:
+            return []
+        dims = self.embedder.dimensions
+        raw = self.embedder.embed([item.content for item in items])
+        matrix = validate_vectors(raw, dims, self.embedder.name, expected_rows=len(items))
+        return [
+            VectorWrite(item.agent_id, item.memory_id, item.content_hash, vector_blob(row, dims))
+            for item, row in zip(items, matrix, strict=True)
+        ]
+
+    def _embed_one_by_one(self, items: Sequence[_Item]) -> list[VectorWrite]:
+        writes: list[VectorWrite] = []
+        for item in items:
+            try:
+                writes.extend(self._embed([item]))
+            except EmbeddingError as exc:
+                self._failures[item.memory_id] = self._failures.get(item.memory_id, 0) + 1
+                log.warning("cannot embed memory %s: %s", item.memory_id, exc)
+        return writes
+
+    def _write(self, conn: Any, generation: Generation, writes: Sequence[VectorWrite]) -> None:
+        if not writes:
+            return
+        self._index.store(conn, generation, writes)
+        conn.execute(
+            SET_EMBEDDING_MODEL,
+            {"model": generation.model, "ids": json.dumps([w.source_id for w in writes])},
+        )
+
+    def _maybe_activate(self) -> bool:
+        generation = self.generation
+        if generation.status != "building":
+            return False
+        stuck = sum(1 for count in self._failures.values() if count >= MAX_ITEM_FAILURES)
+        if self.coverage(fresh=True).missing > stuck:
+            return False
+        with self._db.write() as conn:
+            activate_generation(conn, generation.id)
+        self._coverage = None
+        log.info("embedding generation %s (%s) is now active", generation.id, generation.model)
+        return True

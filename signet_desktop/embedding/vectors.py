@@ -1,0 +1,227 @@
+"""Canonical vectors (`embeddings`) and their derived vec0 mirror, kept in step.
+
+The canonical row is the truth: float32 blob, dimensions, model, content hash, source. The
+mirror row (rowid = embeddings.id) is written beside it when sqlite-vec is loaded and can be
+rebuilt from the canonical rows at any time (`resync_mirror`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from signet_desktop.domain.memory import utc_now
+from signet_desktop.embedding.generations import (
+    Generation,
+    checked_bits_table,
+    checked_table,
+    create_vec_table,
+    drop_vec_table,
+)
+from signet_desktop.embedding.provider import EmbeddingDimensionMismatch, EmbeddingError
+from signet_desktop.storage.connect import Connection
+
+SOURCE_MEMORY = "memory"
+RESYNC_BATCH = 1000
+
+# A changed vector gets a new id (AUTOINCREMENT never reuses one), so readers that cache by
+# id (recall/codes.py) only ever need to append.
+DELETE_EMBEDDING = """
+DELETE FROM embeddings
+WHERE generation_id = :generation_id AND source_type = :source_type AND source_id = :source_id
+RETURNING id
+"""
+INSERT_EMBEDDING = """
+INSERT INTO embeddings (agent_id, generation_id, source_type, source_id, content_hash, model,
+                        dimensions, vector, chunk_text, created_at)
+VALUES (:agent_id, :generation_id, :source_type, :source_id, :content_hash, :model,
+        :dimensions, :vector, :chunk_text, :now)
+RETURNING id
+"""
+
+MIRROR_DELETE = "DELETE FROM {table} WHERE rowid = :id"
+MIRROR_INSERT = "INSERT INTO {table} (rowid, agent_id, embedding) VALUES (:id, :agent_id, :vector)"
+BITS_DELETE = "DELETE FROM {table} WHERE id = :id"
+BITS_INSERT = (
+    "INSERT INTO {table} (agent_id, id, bits) VALUES (:agent_id, :id, vec_quantize_binary(:vector))"
+)
+
+CANONICAL_IDS = "SELECT id FROM embeddings WHERE generation_id = :generation_id"
+CANONICAL_ROWS = """
+SELECT id, agent_id, vector FROM embeddings
+WHERE generation_id = :generation_id AND id IN (SELECT value FROM json_each(:ids))
+"""
+COUNT_CANONICAL = "SELECT COUNT(*) FROM embeddings WHERE generation_id = :generation_id"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorWrite:
+    """One canonical vector to store for a source."""
+
+    agent_id: str
+    source_id: str
+    content_hash: str
+    vector: bytes
+    source_type: str = SOURCE_MEMORY
+    chunk_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResyncReport:
+    """What a mirror resync found and did."""
+
+    generation_id: int
+    canonical: int
+    mirrored_before: int
+    added: int
+    removed: int
+    rebuilt: bool
+    dry_run: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "generation": self.generation_id,
+            "canonical": self.canonical,
+            "mirroredBefore": self.mirrored_before,
+            "added": self.added,
+            "removed": self.removed,
+            "rebuilt": self.rebuilt,
+            "dryRun": self.dry_run,
+        }
+
+
+def vector_blob(vector: npt.ArrayLike, dimensions: int) -> bytes:
+    """A checked float32 blob: right width, finite, non-zero, unit norm."""
+    array = np.asarray(vector, dtype=np.float32)
+    if array.ndim != 1 or array.size == 0:
+        raise EmbeddingError("vector must be a non-empty 1-D array")
+    if array.size != dimensions:
+        raise EmbeddingDimensionMismatch(
+            f"vector has {array.size} dimensions, generation expects {dimensions}"
+        )
+    if not np.isfinite(array).all():
+        raise EmbeddingError("vector contains NaN or infinite values")
+    norm = float(np.linalg.norm(array))
+    if norm == 0.0:
+        raise EmbeddingError("vector is all zeros")
+    return (array / norm).astype(np.float32).tobytes()
+
+
+def blob_matrix(blobs: Sequence[bytes], dimensions: int) -> npt.NDArray[np.float32]:
+    """Stack float32 blobs into an (n, dimensions) matrix without per-row copies."""
+    if not blobs:
+        return np.zeros((0, dimensions), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dimensions)
+
+
+def store_vectors(
+    conn: Connection, generation: Generation, writes: Iterable[VectorWrite], *, mirror: bool
+) -> list[int]:
+    """Write canonical rows (and mirror rows when `mirror`), replacing a source's previous
+    vector in the generation; call inside a write transaction. Returns the new ids."""
+    ids: list[int] = []
+    now = utc_now()
+    for write in writes:
+        if len(write.vector) != generation.dimensions * 4:
+            raise EmbeddingDimensionMismatch(
+                f"vector blob has {len(write.vector) // 4} dimensions, generation "
+                f"{generation.id} ({generation.model}) expects {generation.dimensions}"
+            )
+        params = {
+            "agent_id": write.agent_id,
+            "generation_id": generation.id,
+            "source_type": write.source_type,
+            "source_id": write.source_id,
+            "content_hash": write.content_hash,
+            "model": generation.model,
+            "dimensions": generation.dimensions,
+            "vector": write.vector,
+            "chunk_text": write.chunk_text,
+            "now": now,
+        }
+        replaced = [int(r[0]) for r in conn.execute(DELETE_EMBEDDING, params).fetchall()]
+        if replaced and mirror:
+            remove_from_mirror(conn, generation, replaced)
+        row = conn.execute(INSERT_EMBEDDING, params).fetchone()
+        embedding_id = int(row[0])
+        ids.append(embedding_id)
+        if mirror:
+            _mirror_rows(conn, generation, [(embedding_id, write.agent_id, write.vector)])
+    return ids
+
+
+def _mirror_rows(
+    conn: Connection, generation: Generation, rows: Sequence[tuple[int, str, bytes]]
+) -> None:
+    params = [{"id": r[0], "agent_id": r[1], "vector": r[2]} for r in rows]
+    table = checked_table(generation)
+    conn.executemany(MIRROR_DELETE.format(table=table), params)
+    conn.executemany(MIRROR_INSERT.format(table=table), params)
+    if generation.has_bits:
+        bits = checked_bits_table(generation)
+        conn.executemany(BITS_DELETE.format(table=bits), params)
+        conn.executemany(BITS_INSERT.format(table=bits), params)
+
+
+def canonical_count(conn: Connection, generation: Generation) -> int:
+    """How many canonical vectors the generation holds."""
+    return int(conn.execute(COUNT_CANONICAL, {"generation_id": generation.id}).fetchone()[0])
+
+
+def _part_ids(conn: Connection, generation: Generation) -> list[set[int]]:
+    """Embedding ids in each part of the mirror: the vec0 table, then the binary codes."""
+    parts = [f"SELECT rowid FROM {checked_table(generation)}"]
+    if generation.has_bits:
+        parts.append(f"SELECT id FROM {checked_bits_table(generation)}")
+    return [{int(r[0]) for r in conn.execute(sql).fetchall()} for sql in parts]
+
+
+def mirror_ids(conn: Connection, generation: Generation) -> set[int]:
+    """Embedding ids present in every part of the generation's mirror."""
+    return set.intersection(*_part_ids(conn, generation))
+
+
+def mirror_extra_ids(conn: Connection, generation: Generation) -> set[int]:
+    """Embedding ids present in any part of the mirror (orphans are found among these)."""
+    return set.union(*_part_ids(conn, generation))
+
+
+def resync_plan(conn: Connection, generation: Generation) -> tuple[list[int], list[int], int]:
+    """(canonical ids missing from the mirror, mirror ids with no canonical row, mirror size)."""
+    canonical = {int(r[0]) for r in conn.execute(CANONICAL_IDS, {"generation_id": generation.id})}
+    parts = _part_ids(conn, generation)
+    complete, present = set.intersection(*parts), set.union(*parts)
+    return sorted(canonical - complete), sorted(present - canonical), len(complete)
+
+
+def copy_to_mirror(conn: Connection, generation: Generation, ids: Sequence[int]) -> int:
+    """Copy canonical rows `ids` into the mirror; returns how many were written."""
+    rows = conn.execute(
+        CANONICAL_ROWS, {"generation_id": generation.id, "ids": json.dumps(list(ids))}
+    ).fetchall()
+    _mirror_rows(conn, generation, [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows])
+    return len(rows)
+
+
+def remove_from_mirror(conn: Connection, generation: Generation, ids: Sequence[int]) -> None:
+    """Delete mirror rows whose canonical row is gone."""
+    params = [{"id": i} for i in ids]
+    conn.executemany(MIRROR_DELETE.format(table=checked_table(generation)), params)
+    if generation.has_bits:
+        conn.executemany(BITS_DELETE.format(table=checked_bits_table(generation)), params)
+
+
+def rebuild_mirror_table(conn: Connection, generation: Generation) -> None:
+    """Drop and recreate the (empty) mirror table; the caller refills it in batches."""
+    drop_vec_table(conn, generation)
+    create_vec_table(conn, generation)
+
+
+def batched(items: Sequence[int], size: int = RESYNC_BATCH) -> Iterable[Sequence[int]]:
+    """Consecutive slices of at most `size` items."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

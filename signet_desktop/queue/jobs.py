@@ -1,0 +1,295 @@
+"""A durable, generic job queue over `memory_jobs`.
+
+Lifecycle: pending -> leased -> completed; a failed attempt goes back to pending after a
+backoff, or to dead once `max_attempts` is spent. Leasing happens in the caller's write
+transaction (oldest eligible pending first, marked leased, attempts + 1, a fresh lease token
+and expiry), so two workers can never hold the same job. The work itself (provider calls)
+happens outside any transaction; `complete` / `fail` then need the lease token, so a worker
+whose lease expired and was released cannot overwrite the job's newer state.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from signet_desktop.domain.memory import utc_now
+from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.guard import in_write_transaction
+
+DEFAULT_LEASE_MS = 300_000
+DEFAULT_MAX_ATTEMPTS = 3
+BACKOFF_BASE_S = 30.0
+BACKOFF_MAX_S = 3600.0
+MAX_ERROR_CHARS = 2000
+STATUSES = ("pending", "leased", "completed", "failed", "dead", "cancelled")
+
+JOB_COLUMNS = (
+    "id, agent_id, job_type, status, memory_id, document_id, payload, result, attempts, "
+    "max_attempts, lease_token, leased_at, lease_expires_at, run_after, completed_at, "
+    "failed_at, error, created_at, updated_at"
+)
+
+INSERT_JOB = """
+INSERT INTO memory_jobs (id, agent_id, job_type, status, memory_id, document_id, payload,
+                         max_attempts, run_after, created_at, updated_at)
+VALUES (:id, :agent_id, :job_type, 'pending', :memory_id, :document_id, :payload,
+        :max_attempts, :run_after, :now, :now)
+"""
+
+OPEN_JOB_FOR_MEMORY = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE job_type = :job_type AND memory_id = :memory_id AND status IN ('pending', 'leased')
+ORDER BY created_at LIMIT 1
+"""
+
+ELIGIBLE = """
+SELECT id FROM memory_jobs
+WHERE job_type = :job_type AND status = 'pending' AND (run_after IS NULL OR run_after <= :now)
+ORDER BY created_at, rowid
+LIMIT :limit
+"""
+
+MARK_LEASED = f"""
+UPDATE memory_jobs
+SET status = 'leased', attempts = attempts + 1, lease_token = :token, leased_at = :now,
+    lease_expires_at = :expires, updated_at = :now
+WHERE id = :id AND status = 'pending'
+RETURNING {JOB_COLUMNS}
+"""
+
+COMPLETE = """
+UPDATE memory_jobs
+SET status = 'completed', result = :result, completed_at = :now, lease_token = NULL,
+    lease_expires_at = NULL, error = NULL, updated_at = :now
+WHERE id = :id AND status = 'leased' AND lease_token = :token
+"""
+
+RETRY = """
+UPDATE memory_jobs
+SET status = :status, error = :error, failed_at = :now, run_after = :run_after,
+    lease_token = NULL, lease_expires_at = NULL, updated_at = :now
+WHERE id = :id AND status = 'leased' AND lease_token = :token
+"""
+
+STALE = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE status = 'leased' AND lease_expires_at < :now
+  AND (:job_type IS NULL OR job_type = :job_type)
+"""
+
+RELEASE = """
+UPDATE memory_jobs
+SET status = :status, lease_token = NULL, lease_expires_at = NULL, updated_at = :now,
+    error = COALESCE(error, :error), failed_at = CASE WHEN :status = 'dead' THEN :now END
+WHERE id = :id AND status = 'leased'
+"""
+
+COUNTS = """
+SELECT status, COUNT(*) AS n FROM memory_jobs
+WHERE (:job_type IS NULL OR job_type = :job_type)
+GROUP BY status
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One row of the queue."""
+
+    id: str
+    agent_id: str
+    job_type: str
+    status: str
+    memory_id: str | None
+    document_id: str | None
+    payload: Mapping[str, Any]
+    result: str | None
+    attempts: int
+    max_attempts: int
+    lease_token: str | None
+    leased_at: str | None
+    lease_expires_at: str | None
+    run_after: str | None
+    completed_at: str | None
+    failed_at: str | None
+    error: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseReport:
+    """Stale leases found: how many went back to pending and how many are now dead."""
+
+    released: int
+    dead: int
+
+
+def _job(row: Any) -> Job:
+    values = {name.strip(): row[name.strip()] for name in JOB_COLUMNS.split(",")}
+    values["payload"] = json.loads(values["payload"] or "{}")
+    return Job(**values)
+
+
+def _require_write(conn: Connection) -> None:
+    if not in_write_transaction():
+        raise RuntimeError("queue mutations must run inside db.write()")
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def enqueue(
+    conn: Connection,
+    job_type: str,
+    *,
+    agent_id: str,
+    memory_id: str | None = None,
+    document_id: str | None = None,
+    payload: Mapping[str, Any] | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    dedupe_memory: bool = False,
+    run_after: str | None = None,
+) -> tuple[Job, bool]:
+    """Queue a job; with `dedupe_memory`, return the open job of that memory instead.
+
+    Returns (job, created).
+    """
+    _require_write(conn)
+    if max_attempts < 1:
+        raise ValueError("max_attempts must be at least 1")
+    if dedupe_memory and memory_id is not None:
+        row = conn.execute(
+            OPEN_JOB_FOR_MEMORY, {"job_type": job_type, "memory_id": memory_id}
+        ).fetchone()
+        if row is not None:
+            return _job(row), False
+    job_id = str(uuid.uuid4())
+    conn.execute(
+        INSERT_JOB,
+        {
+            "id": job_id,
+            "agent_id": agent_id,
+            "job_type": job_type,
+            "memory_id": memory_id,
+            "document_id": document_id,
+            "payload": json.dumps(dict(payload or {}), ensure_ascii=False),
+            "max_attempts": max_attempts,
+            "run_after": run_after,
+            "now": utc_now(),
+        },
+    )
+    job = get_job(conn, job_id)
+    assert job is not None
+    return job, True
+
+
+def lease(
+    conn: Connection,
+    job_type: str,
+    *,
+    limit: int = 1,
+    lease_ms: int = DEFAULT_LEASE_MS,
+    now: datetime | None = None,
+) -> list[Job]:
+    """Lease up to `limit` of the oldest eligible pending jobs of `job_type`."""
+    _require_write(conn)
+    moment = now or datetime.now(UTC)
+    stamp = _iso(moment)
+    expires = _iso(moment + timedelta(milliseconds=lease_ms))
+    ids = [
+        r[0]
+        for r in conn.execute(
+            ELIGIBLE, {"job_type": job_type, "now": stamp, "limit": limit}
+        ).fetchall()
+    ]
+    leased = []
+    for job_id in ids:
+        token = str(uuid.uuid4())
+        row = conn.execute(
+            MARK_LEASED, {"id": job_id, "token": token, "now": stamp, "expires": expires}
+        ).fetchone()
+        if row is not None:
+            leased.append(_job(row))
+    return leased
+
+
+def complete(conn: Connection, job: Job, result: Mapping[str, Any] | None = None) -> bool:
+    """Mark a leased job completed; False when the lease was lost meanwhile."""
+    _require_write(conn)
+    cursor = conn.execute(
+        COMPLETE,
+        {
+            "id": job.id,
+            "token": job.lease_token,
+            "result": json.dumps(dict(result or {}), ensure_ascii=False),
+            "now": utc_now(),
+        },
+    )
+    return int(cursor.rowcount) == 1
+
+
+def backoff_seconds(attempts: int) -> float:
+    """Delay before retry number `attempts` (30 s, 60 s, 120 s, ... capped at an hour)."""
+    return float(min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2.0 ** max(0, attempts - 1)))
+
+
+def fail(conn: Connection, job: Job, error: str, *, now: datetime | None = None) -> str | None:
+    """Record a failed attempt: back to pending after a backoff, or dead at max attempts.
+
+    Returns the new status, or None when the lease was lost meanwhile.
+    """
+    _require_write(conn)
+    moment = now or datetime.now(UTC)
+    dead = job.attempts >= job.max_attempts
+    status = "dead" if dead else "pending"
+    run_after = None if dead else _iso(moment + timedelta(seconds=backoff_seconds(job.attempts)))
+    cursor = conn.execute(
+        RETRY,
+        {
+            "id": job.id,
+            "token": job.lease_token,
+            "status": status,
+            "error": error[:MAX_ERROR_CHARS],
+            "run_after": run_after,
+            "now": _iso(moment),
+        },
+    )
+    return status if int(cursor.rowcount) == 1 else None
+
+
+def release_stale(
+    conn: Connection, *, job_type: str | None = None, now: datetime | None = None
+) -> ReleaseReport:
+    """Return expired leases to pending, or to dead when their attempts are spent."""
+    _require_write(conn)
+    stamp = _iso(now or datetime.now(UTC))
+    released = dead = 0
+    for job in [_job(r) for r in conn.execute(STALE, {"now": stamp, "job_type": job_type})]:
+        status = "dead" if job.attempts >= job.max_attempts else "pending"
+        conn.execute(
+            RELEASE,
+            {"id": job.id, "status": status, "now": stamp, "error": "lease expired"},
+        )
+        dead += status == "dead"
+        released += status == "pending"
+    return ReleaseReport(released, dead)
+
+
+def get_job(conn: Connection, job_id: str) -> Job | None:
+    """One job by id."""
+    row = conn.execute(
+        f"SELECT {JOB_COLUMNS} FROM memory_jobs WHERE id = :id", {"id": job_id}
+    ).fetchone()
+    return _job(row) if row else None
+
+
+def counts(conn: Connection, job_type: str | None = None) -> dict[str, int]:
+    """Jobs per status (every status present, zero when none)."""
+    found = {str(r["status"]): int(r["n"]) for r in conn.execute(COUNTS, {"job_type": job_type})}
+    return {status: found.get(status, 0) for status in STATUSES}

@@ -1,0 +1,260 @@
+"""The semantic channel: query embedding, vec0 KNN (or the bounded fallback scan), filters.
+
+Rule for which vectors a query may meet: only the generation whose (model, dimensions) equal
+the configured embedder's, and only once that generation is `active`. While a new model's
+generation is still building, the semantic channel is skipped and the result says why
+(`vectorCompleteness: "unavailable"`); vectors of two models are never compared.
+
+With sqlite-vec loaded the KNN runs on the generation's vec0 mirror (`AND k = :k`, agent
+partition) inside a MATERIALIZED CTE, then joins `memories` through the shared filter
+fragments: exact float KNN for partitions up to `exact_max_rows`; above that the Hamming
+distance to every binary code of the partition (`recall/codes.py`) keeps the best
+`PREFILTER_CANDIDATES`, rescored exactly from the canonical float vectors (this sqlite-vec
+build's float KNN has no SIMD: ~90 ms at 100k x 384). Without
+sqlite-vec it scans the newest `fallback_window` canonical vectors and says so
+(`vectorCompleteness: "recent-window"`, `searchedWindow`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
+from signet_desktop.embedding.generations import Generation, checked_table, find_generation
+from signet_desktop.embedding.provider import EmbeddingProvider
+from signet_desktop.embedding.vectors import blob_matrix
+from signet_desktop.recall.codes import BinaryCodes
+from signet_desktop.recall.filters import filter_sql
+from signet_desktop.storage.connect import Connection
+
+SEMANTIC_TOP_K = 50
+KNN_MAX_K = 4096  # sqlite-vec's ceiling for `k`
+EXACT_KNN_MAX_ROWS = 20_000
+PREFILTER_CANDIDATES = 2000
+DEFAULT_FALLBACK_WINDOW = 10_000
+PARTITION_SIZE_TTL_S = 60.0
+
+EXACT_KNN = """
+WITH knn AS MATERIALIZED (
+    SELECT rowid AS embedding_id, distance FROM {table}
+    WHERE embedding MATCH :query AND k = :k AND agent_id = :agent_id
+)
+SELECT m.id AS id, 1.0 - knn.distance AS similarity
+FROM knn
+JOIN embeddings e ON e.id = knn.embedding_id
+JOIN memories m ON m.id = e.source_id
+WHERE e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
+ORDER BY knn.distance
+"""
+
+CANDIDATE_ROWS = """
+SELECT m.id AS id, e.vector AS vector
+FROM embeddings e
+JOIN memories m ON m.id = e.source_id
+WHERE e.id IN (SELECT value FROM json_each(:ids))
+  AND e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
+"""
+
+RECENT_WINDOW = """
+SELECT m.id AS id, e.vector AS vector
+FROM embeddings e
+JOIN memories m ON m.id = e.source_id
+WHERE e.generation_id = :generation_id AND e.agent_id = :agent_id
+  AND e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
+ORDER BY e.id DESC
+LIMIT :window
+"""
+
+PARTITION_SIZE = """
+SELECT COUNT(*) FROM embeddings WHERE agent_id = :agent_id AND generation_id = :generation_id
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticHit:
+    """A memory id with its semantic evidence (score = cosine similarity clipped to [0, 1])."""
+
+    memory_id: str
+    evidence: ChannelEvidence
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticOutcome:
+    """The channel's hits and how complete its view of the vectors was."""
+
+    hits: list[SemanticHit]
+    completeness: str  # complete | recent-window | unavailable
+    searched_window: int | None = None
+    note: str | None = None
+    strategy: str | None = None  # exact | prefilter | recent-window
+
+
+def unavailable(note: str) -> SemanticOutcome:
+    """The outcome when the semantic channel cannot run, with the reason a person reads."""
+    return SemanticOutcome([], "unavailable", None, note, None)
+
+
+def _hits(ranked: list[tuple[str, float]]) -> list[SemanticHit]:
+    return [
+        SemanticHit(mid, ChannelEvidence(score=min(1.0, max(0.0, sim)), rank=i + 1, raw=sim))
+        for i, (mid, sim) in enumerate(ranked)
+    ]
+
+
+def _rescore(
+    rows: Sequence[Any], query: npt.NDArray[np.float32], dims: int, k: int
+) -> list[tuple[str, float]]:
+    """Exact cosine of candidate rows against the unit query; top k, best first."""
+    if not rows:
+        return []
+    ids = [str(r["id"]) for r in rows]
+    matrix = blob_matrix([bytes(r["vector"]) for r in rows], dims)
+    sims = matrix @ query
+    order = np.argsort(-sims, kind="stable")[:k]
+    return [(ids[i], float(sims[i])) for i in order]
+
+
+class SemanticChannel:
+    """Embeds a query and ranks the agent's memories by cosine similarity."""
+
+    def __init__(
+        self,
+        embedder: EmbeddingProvider | None,
+        *,
+        vec_available: bool,
+        fallback_window: int = DEFAULT_FALLBACK_WINDOW,
+        exact_max_rows: int = EXACT_KNN_MAX_ROWS,
+        prefilter_candidates: int = PREFILTER_CANDIDATES,
+    ) -> None:
+        self.embedder = embedder
+        self._vec = vec_available
+        self._window = fallback_window
+        self._exact_max_rows = exact_max_rows
+        self._prefilter_candidates = prefilter_candidates
+        self._sizes: dict[tuple[str, int], tuple[float, int]] = {}
+        self._sizes_lock = threading.Lock()
+        self._codes = BinaryCodes()
+
+    def generation(self, conn: Connection) -> Generation | str:
+        """The generation this embedder's queries may search, or why there is none."""
+        if self.embedder is None:
+            return "no embedder is configured (embedding.provider: none)"
+        model, dims = self.embedder.model, self.embedder.dimensions
+        found = find_generation(conn, model, dims)
+        if found is None:
+            return f"no vectors exist yet for {model} ({dims}-d)"
+        if found.status != "active":
+            return (
+                f"vectors for {model} ({dims}-d) are being rebuilt (generation {found.id} is "
+                f"{found.status}); semantic recall resumes when re-embedding completes"
+            )
+        return found
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """The unit query vector (raises EmbeddingError; never inside a write transaction)."""
+        if self.embedder is None:
+            raise RuntimeError("no embedder configured")
+        return np.ascontiguousarray(self.embedder.embed([text])[0], dtype=np.float32)
+
+    def search(
+        self,
+        conn: Connection,
+        generation: Generation,
+        query: npt.NDArray[np.float32],
+        agent_id: str,
+        filters: RecallFilters,
+        k: int = SEMANTIC_TOP_K,
+    ) -> SemanticOutcome:
+        """Top-k memories by cosine similarity within the agent scope and filters."""
+        where, params = filter_sql(agent_id, filters)
+        params = {**params, "agent_id": agent_id, "query": query.tobytes()}
+        if not self._vec:
+            return self._recent_window(conn, generation, query, where, params, k)
+        size = self._partition_size(conn, generation, agent_id)
+        if size > self._exact_max_rows and generation.has_bits:
+            ranked = self._prefilter(conn, generation, query, where, params, k)
+            return SemanticOutcome(_hits(ranked), "complete", None, None, "prefilter")
+        ranked = self._exact(conn, generation, where, params, k, size)
+        return SemanticOutcome(_hits(ranked), "complete", None, None, "exact")
+
+    def _exact(
+        self,
+        conn: Connection,
+        generation: Generation,
+        where: str,
+        params: dict[str, object],
+        k: int,
+        size: int,
+    ) -> list[tuple[str, float]]:
+        sql = EXACT_KNN.format(table=checked_table(generation), filters=where)
+        knn_k = min(KNN_MAX_K, max(2 * k, k + 20))
+        while True:
+            rows = conn.execute(sql, {**params, "k": knn_k}).fetchall()
+            # Filters and deleted rows thin the KNN list; widen until k survive or all is seen.
+            if len(rows) >= k or knn_k >= min(KNN_MAX_K, size):
+                return [(str(r["id"]), float(r["similarity"])) for r in rows[:k]]
+            knn_k = min(KNN_MAX_K, knn_k * 4)
+
+    def _prefilter(
+        self,
+        conn: Connection,
+        generation: Generation,
+        query: npt.NDArray[np.float32],
+        where: str,
+        params: dict[str, object],
+        k: int,
+    ) -> list[tuple[str, float]]:
+        sql = CANDIDATE_ROWS.format(filters=where)
+        candidates = max(self._prefilter_candidates, k)
+        while True:
+            ids = self._codes.nearest(conn, generation, str(params["agent_id"]), query, candidates)
+            rows = conn.execute(sql, {**params, "ids": json.dumps(ids)}).fetchall()
+            # Filters may thin the candidates: widen until k survive or the partition is spent.
+            if len(rows) >= k or len(ids) < candidates:
+                return _rescore(rows, query, generation.dimensions, k)
+            candidates *= 4
+
+    def _recent_window(
+        self,
+        conn: Connection,
+        generation: Generation,
+        query: npt.NDArray[np.float32],
+        where: str,
+        params: dict[str, object],
+        k: int,
+    ) -> SemanticOutcome:
+        rows = conn.execute(
+            RECENT_WINDOW.format(filters=where),
+            {**params, "generation_id": generation.id, "window": self._window},
+        ).fetchall()
+        ranked = _rescore(rows, query, generation.dimensions, k)
+        note = (
+            "sqlite-vec is not loaded: semantic recall scanned only the newest "
+            f"{self._window} vectors"
+        )
+        return SemanticOutcome(_hits(ranked), "recent-window", self._window, note, "recent-window")
+
+    def _partition_size(self, conn: Connection, generation: Generation, agent_id: str) -> int:
+        """Vectors in the agent's partition, cached briefly (it only picks the strategy)."""
+        key = (agent_id, generation.id)
+        now = time.monotonic()
+        with self._sizes_lock:
+            cached = self._sizes.get(key)
+        if cached and now - cached[0] < PARTITION_SIZE_TTL_S:
+            return cached[1]
+        size = int(
+            conn.execute(
+                PARTITION_SIZE, {"agent_id": agent_id, "generation_id": generation.id}
+            ).fetchone()[0]
+        )
+        with self._sizes_lock:
+            self._sizes[key] = (now, size)
+        return size

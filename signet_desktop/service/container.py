@@ -1,0 +1,85 @@
+"""Composition: build the database and the facade from a workspace and its config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.embedding.provider import EmbeddingProvider
+from signet_desktop.embedding.registry import build_embedder
+from signet_desktop.embedding.tracker import EmbeddingTracker
+from signet_desktop.recall.engine import RecallEngine
+from signet_desktop.recall.vector import SemanticChannel
+from signet_desktop.service.embedding_worker import EmbeddingWorker
+from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
+from signet_desktop.service.facade import SignetService, StatusBoard
+from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.storage.database import Database, open_database
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    """Knobs tests and benchmarks use; production leaves them at their defaults.
+
+    `embedder` replaces the configured one (tests pass a HashEmbedder or a fake);
+    `no_embedder` runs without any (as `embedding.provider: none`).
+    """
+
+    with_vec: bool = True
+    embedder: EmbeddingProvider | None = None
+    no_embedder: bool = False
+
+
+def configured_embedder(config: SignetConfig) -> EmbeddingProvider | None:
+    """The embedder `agent.yaml` asks for (None for provider `none`)."""
+    section = config.embedding
+    return build_embedder(
+        section.provider,
+        model=section.model,
+        dimensions=section.dimensions,
+        base_url=section.effective_base_url(),
+        api_key=section.api_key.get_secret_value() if section.api_key else None,
+        timeout_s=section.timeout_ms / 1000,
+    )
+
+
+def build_embedding_parts(
+    db: Database, config: SignetConfig, embedder: EmbeddingProvider | None
+) -> EmbeddingParts:
+    """Generation, tracker, worker and the remember-path vector port for `embedder`."""
+    index = VectorIndex(db)
+    window = config.search.vector_fallback_window
+    if embedder is None:
+        return EmbeddingParts(index=index, fallback_window=window)
+    tracker_config = config.memory.pipeline_v2.embedding_tracker
+    tracker = EmbeddingTracker(db, index, embedder, batch_size=tracker_config.batch_size)
+    generation = tracker.start()
+    worker = None
+    if tracker_config.enabled:
+        worker = EmbeddingWorker(tracker, index, poll_s=tracker_config.poll_ms / 1000)
+    vectors = EmbeddingVectors(
+        index, embedder, generation, prepare_timeout_s=config.embedding.timeout_ms / 1000
+    )
+    return EmbeddingParts(index, embedder, tracker, vectors, worker, window)
+
+
+def build_service(
+    paths: WorkspacePaths, config: SignetConfig, options: BuildOptions | None = None
+) -> SignetService:
+    """Open the workspace database and wire the facade over it."""
+    options = options or BuildOptions()
+    db: Database = open_database(paths.db_path, with_vec=options.with_vec)
+    embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
+    parts = build_embedding_parts(db, config, embedder)
+    status = StatusBoard()
+    memory_service = MemoryService(db, parts.vectors)
+    semantic = SemanticChannel(
+        embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
+    )
+    engine = RecallEngine(
+        db, min_score=config.search.min_score, semantic=semantic, alpha=config.search.alpha
+    )
+    return SignetService(db, memory_service, engine, status, embeddings=EmbeddingOps(db, parts))

@@ -1,0 +1,160 @@
+"""The recall engine: channels, fusion, notes, timings, and a slow or failing query embedder."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.memory import Actor
+from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.embedding.hashing import HashEmbedder
+from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.embedding.provider import EmbeddingUnavailable, Vectors
+from signet_desktop.recall.engine import NO_TERMS_NOTE, RecallEngine
+from signet_desktop.recall.vector import SemanticChannel
+from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.storage.database import Database, open_database
+from signet_desktop.storage.guard import ProviderCallInWriteTransaction
+
+TEXTS = (
+    "the billing service uses postgres 16",
+    "postgres backups run nightly at two",
+    "the frontend is written in svelte",
+    "ana prefers green tea in the morning",
+)
+
+
+class QueryEmbedder(HashEmbedder):
+    """HashEmbedder whose query side can be switched to fail or stall."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.mode = "ok"
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.mode == "down":
+            raise EmbeddingUnavailable("connection refused")
+        if self.mode == "slow":
+            time.sleep(0.5)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def embedder() -> QueryEmbedder:
+    return QueryEmbedder()
+
+
+@pytest.fixture
+def db(tmp_path: Path, embedder: QueryEmbedder) -> Iterator[Database]:
+    database = open_database(tmp_path / "e.db")
+    index = VectorIndex(database)
+    generation = index.ensure_generation(provider="hash", model=embedder.model, dimensions=64)
+    port = EmbeddingVectors(index, embedder, generation)
+    service = MemoryService(database, port)
+    for text in TEXTS:
+        assert service.remember(RememberRequest(content=text), Actor()).embedded
+    port.close()
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def engine(db: Database, embedder: QueryEmbedder) -> Iterator[RecallEngine]:
+    channel = SemanticChannel(embedder, vec_available=True)
+    engine = RecallEngine(db, semantic=channel, embed_timeout_s=0.2)
+    yield engine
+    engine.close()
+
+
+def recall(engine: RecallEngine, query: str, **kw: object):  # type: ignore[no-untyped-def]
+    return engine.recall(RecallQuery(query=query, **kw))  # type: ignore[arg-type]
+
+
+def stage_names(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [s.name for s in result.timings]
+
+
+def test_hybrid_recall_fuses_both_channels(engine: RecallEngine) -> None:
+    result = recall(engine, "postgres billing")
+    assert result.method == "hybrid" and result.vector_completeness == "complete"
+    top = result.hits[0]
+    assert top.memory.content == TEXTS[0] and top.source == "hybrid"
+    assert top.lexical is not None and top.semantic is not None
+    assert top.score == pytest.approx(0.7 * top.semantic.score + 0.3 * top.lexical.score)
+    assert {"lexical", "embed_query", "semantic", "fusion", "hydrate"} <= set(stage_names(result))
+    assert result.notes == ()
+
+
+def test_channels_pick_the_rankers(engine: RecallEngine) -> None:
+    lexical = recall(engine, "postgres", channels=("lexical",))
+    assert lexical.method == "keyword" and lexical.vector_completeness is None
+    assert all(h.semantic is None and h.source == "keyword" for h in lexical.hits)
+    assert "embed_query" not in stage_names(lexical)
+    vector = recall(engine, "postgres", channels=("semantic",))
+    assert vector.method == "vector" and vector.vector_completeness == "complete"
+    assert all(h.lexical is None and h.source == "vector" for h in vector.hits)
+    assert "lexical" not in stage_names(vector)
+
+
+@pytest.mark.parametrize("channels", [(), ("graph",), ("lexical", "bogus")])
+def test_unknown_channels_are_refused(engine: RecallEngine, channels: tuple[str, ...]) -> None:
+    with pytest.raises(InvalidInput, match="channels"):
+        recall(engine, "postgres", channels=channels)
+
+
+@pytest.mark.parametrize("query", ["the of and what is it", "?!?... ;;", "a"])
+def test_queries_without_searchable_terms_answer_empty(engine: RecallEngine, query: str) -> None:
+    result = recall(engine, query)
+    assert result.hits == () and result.notes == (NO_TERMS_NOTE,)
+
+
+def test_embedder_down_at_query_time_falls_back_to_lexical(
+    engine: RecallEngine, embedder: QueryEmbedder
+) -> None:
+    embedder.mode = "down"
+    result = recall(engine, "postgres billing")
+    assert result.method == "keyword" and result.vector_completeness == "unavailable"
+    assert result.hits and result.hits[0].memory.content == TEXTS[0]
+    assert "connection refused" in result.notes[0] and "lexical only" in result.notes[0]
+
+
+def test_slow_embedder_does_not_hold_recall(engine: RecallEngine, embedder: QueryEmbedder) -> None:
+    embedder.mode = "slow"
+    started = time.perf_counter()
+    result = recall(engine, "postgres billing")
+    assert time.perf_counter() - started < 0.45
+    assert result.vector_completeness == "unavailable" and "did not answer" in result.notes[0]
+    assert result.hits[0].memory.content == TEXTS[0]
+
+
+def test_min_score_and_limit(engine: RecallEngine) -> None:
+    assert len(recall(engine, "postgres", limit=1).hits) == 1
+    assert recall(engine, "postgres", min_score=1.0).hits == ()
+    for bad in (0, 101):
+        with pytest.raises(InvalidInput, match="limit"):
+            recall(engine, "postgres", limit=bad)
+
+
+def test_without_a_semantic_channel_recall_says_so(db: Database) -> None:
+    engine = RecallEngine(db)
+    try:
+        result = recall(engine, "postgres")
+        assert result.method == "keyword" and result.vector_completeness == "unavailable"
+        assert result.notes == ("semantic recall is not configured",)
+    finally:
+        engine.close()
+
+
+def test_recall_refuses_to_embed_inside_a_write_transaction(
+    engine: RecallEngine, db: Database
+) -> None:
+    # The query is embedded on a pool thread, but the caller holding the write lock while it
+    # waits is exactly what the rule forbids, so the caller's thread is checked.
+    with pytest.raises(ProviderCallInWriteTransaction), db.write():
+        recall(engine, "postgres billing")
+    assert recall(engine, "postgres billing", channels=("lexical",)).hits
