@@ -1,1 +1,1 @@
-"""http package."""
+"""The HTTP API: Signet-compatible JSON routes over the service facade (FastAPI + uvicorn)."""

@@ -1,0 +1,41 @@
+"""The FastAPI application: routes, error handlers and the request gate over one facade."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
+from signet_desktop.api.http.routes import embeddings, health, memories, memory, status
+from signet_desktop.api.http.security import RequestGate
+from signet_desktop.api.http.settings import HttpSettings, check_bind
+from signet_desktop.service.facade import SignetService
+
+__all__ = ["HttpSettings", "create_app"]
+
+
+def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
+    """The HTTP API over `service`. Refuses a non-loopback bind without a token.
+
+    `app.state.shutting_down` is the runtime's to set; /health and /health/ready report it.
+    Interactive docs are off; the schema stays at /openapi.json for contract tests.
+    """
+    check_bind(settings)
+    app = FastAPI(
+        title="Signet Desktop",
+        version=settings.version,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+        # Signet's clients may omit Content-Type; their bodies are still JSON.
+        strict_content_type=False,
+    )
+    app.state.service = service
+    app.state.settings = settings
+    app.state.shutting_down = False
+    install_error_handlers(app)
+    for module in (health, status, memory, memories, embeddings):
+        app.include_router(module.router)
+    # Added last = outermost: the gate runs first and tags even the boundary's 500s.
+    app.add_middleware(ErrorBoundary)
+    app.add_middleware(RequestGate, settings=settings)
+    return app

@@ -1,0 +1,1 @@
+"""One routes module per resource; each exposes a `router`."""

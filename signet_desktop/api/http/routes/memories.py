@@ -1,0 +1,22 @@
+"""/api/memories: a page of the agent's live memories with counts."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+
+from signet_desktop.api.http.schemas import ListParams
+from signet_desktop.api.http.scope import get_service, off_loop, resolve_agent
+from signet_desktop.api.http.views import page_json
+
+router = APIRouter(tags=["memory"])
+
+
+@router.get("/api/memories", operation_id="list_memories")
+async def list_memories(params: Annotated[ListParams, Query()], request: Request) -> JSONResponse:
+    """Newest first; `stats` counts the whole scope, not the page."""
+    agent_id = resolve_agent(request, params.agent_id)
+    page = await off_loop(get_service(request).list_memories, agent_id, params.limit, params.offset)
+    return JSONResponse(page_json(page))

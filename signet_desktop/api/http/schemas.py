@@ -1,0 +1,342 @@
+"""Pydantic request models at the HTTP edge, with Signet's field names.
+
+Bodies are strict: unknown fields are refused by name, numbers are not read from strings, and
+booleans are not read from 0/1. Query-string models are lax about types (every query value is
+a string) but equally strict about unknown parameters. Models turn themselves into the core's
+frozen request dataclasses; the core still validates content, types and sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, model_validator
+
+from signet_desktop.domain.memory import MemoryPatch
+from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
+from signet_desktop.service.memories import RememberRequest
+
+MAX_NESTING = 32
+MAX_LIST_LIMIT = 1000
+MAX_HISTORY_LIMIT = 1000
+MAX_VERSION = 2**62
+
+
+def _aliases(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+def check_json_text(data: Any) -> None:
+    """Refuse lone surrogates (which SQLite cannot store) and absurd nesting, anywhere."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ValueError(f"JSON is nested more than {MAX_NESTING} levels deep")
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    "text contains an invalid unicode escape (lone surrogate)"
+                ) from None
+        elif isinstance(value, dict):
+            stack.extend((item, depth + 1) for pair in value.items() for item in pair)
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+
+
+def normalise_timestamp(value: str) -> str:
+    """ISO-8601 date or datetime -> UTC `YYYY-MM-DDTHH:MM:SS.mmmZ` (naive means UTC)."""
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(
+            "must be an ISO-8601 date or timestamp, e.g. 2025-01-31T12:00:00Z"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    text = parsed.astimezone(UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+Timestamp = Annotated[str, AfterValidator(normalise_timestamp)]
+Score = Annotated[float, Field(ge=0.0, le=1.0)]
+Version = Annotated[int, Field(ge=1, le=MAX_VERSION)]
+
+
+def split_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Tags as a list or Signet's comma-separated string, trimmed, empties dropped."""
+    if tags is None:
+        return ()
+    items = tags.split(",") if isinstance(tags, str) else tags
+    return tuple(t.strip() for t in items if t.strip())
+
+
+class Body(BaseModel):
+    """Base of JSON bodies: strict types, unknown fields refused, no NaN/Infinity."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_text(cls, data: Any) -> Any:
+        check_json_text(data)
+        return data
+
+
+class Params(BaseModel):
+    """Base of query-string models: values arrive as strings, unknown parameters refused."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+
+def _agent_field() -> Any:
+    return Field(default=None, validation_alias=_aliases("agentId", "agent_id"))
+
+
+# Signet remember fields the core has no column for yet: kept in metadata so nothing is lost.
+PROVENANCE_FIELDS = (
+    "source_path", "runtime_path", "occurred_at", "observed_at", "source_created_at",
+    "valid_from", "valid_until", "review_after",
+)  # fmt: skip
+
+
+class RememberBody(Body):
+    """POST /api/memory/remember (and /api/memory/save, /api/hook/remember)."""
+
+    content: str
+    type: str | None = None
+    tags: list[str] | str | None = None
+    importance: Score | None = None
+    pinned: bool | None = None
+    who: str | None = None
+    project: str | None = None
+    scope: str | None = None
+    visibility: Literal["global", "private"] | None = None
+    source_type: str | None = Field(
+        default=None, validation_alias=_aliases("sourceType", "source_type")
+    )
+    source_id: str | None = Field(default=None, validation_alias=_aliases("sourceId", "source_id"))
+    source_path: str | None = Field(
+        default=None, validation_alias=_aliases("sourcePath", "source_path")
+    )
+    runtime_path: str | None = Field(
+        default=None, validation_alias=_aliases("runtimePath", "runtime_path")
+    )
+    idempotency_key: str | None = Field(
+        default=None, validation_alias=_aliases("idempotencyKey", "idempotency_key")
+    )
+    created_at: Timestamp | None = Field(
+        default=None, validation_alias=_aliases("createdAt", "created_at")
+    )
+    occurred_at: Timestamp | None = Field(default=None, validation_alias="occurredAt")
+    observed_at: Timestamp | None = Field(default=None, validation_alias="observedAt")
+    source_created_at: Timestamp | None = Field(default=None, validation_alias="sourceCreatedAt")
+    valid_from: Timestamp | None = Field(default=None, validation_alias="validFrom")
+    valid_until: Timestamp | None = Field(default=None, validation_alias="validUntil")
+    review_after: Timestamp | None = Field(default=None, validation_alias="reviewAfter")
+    session_id: str | None = Field(
+        default=None, validation_alias=_aliases("sessionId", "session_id")
+    )
+    agent_id: str | None = _agent_field()
+    metadata: dict[str, Any] | None = None
+    structured: dict[str, Any] | None = None  # accepted, not applied (structured_applied false)
+
+    def to_request(self, agent_id: str) -> RememberRequest:
+        """The core's remember request for this agent."""
+        metadata = dict(self.metadata or {})
+        for name in PROVENANCE_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                metadata.setdefault(name, value)
+        return RememberRequest(
+            content=self.content,
+            agent_id=agent_id,
+            type=self.type,
+            tags=split_tags(self.tags),
+            importance=self.importance,
+            pinned=self.pinned,
+            who=self.who,
+            project=self.project,
+            scope=self.scope,
+            visibility=self.visibility or "global",
+            source_type=self.source_type,
+            source_id=self.source_id,
+            idempotency_key=self.idempotency_key,
+            session_id=self.session_id,
+            created_at=self.created_at,
+            metadata=metadata,
+        )
+
+
+class RecallTime(Body):
+    """Signet's `time` window; start/end act as since/until."""
+
+    start: Timestamp | None = None
+    end: Timestamp | None = None
+    facets: (
+        list[Literal["session", "source", "captured", "observed", "occurred", "valid"]] | None
+    ) = None
+    mode: Literal["auto", "timeline", "filter"] | None = None
+
+
+class RecallOptions(BaseModel):
+    """Fields shared by the recall body and the search query string."""
+
+    limit: int = Field(10, ge=1, le=MAX_RECALL_LIMIT)
+    type: str | None = None
+    who: str | None = None
+    project: str | None = None
+    scope: str | None = None
+    since: Timestamp | None = None
+    until: Timestamp | None = None
+    pinned: bool | None = None
+    importance_min: Score | None = Field(
+        default=None, validation_alias=_aliases("importance_min", "importanceMin")
+    )
+    min_score: Score | None = Field(
+        default=None, validation_alias=_aliases("min_score", "minScore")
+    )
+    keyword_query: str | None = Field(
+        default=None, validation_alias=_aliases("keywordQuery", "keyword_query")
+    )
+    expand: bool = False
+    agent_id: str | None = _agent_field()
+
+    def build_query(
+        self, query: str, agent_id: str, tags: tuple[str, ...], window: tuple[str | None, ...]
+    ) -> RecallQuery:
+        since, until = window
+        return RecallQuery(
+            query=query,
+            agent_id=agent_id,
+            limit=self.limit,
+            keyword_query=self.keyword_query,
+            min_score=self.min_score,
+            expand=self.expand,
+            filters=RecallFilters(
+                type=self.type,
+                tags=tags,
+                who=self.who,
+                project=self.project,
+                scope=self.scope,
+                since=since,
+                until=until,
+                pinned=self.pinned,
+                importance_min=self.importance_min,
+            ),
+        )
+
+
+class RecallBody(RecallOptions, Body):
+    """POST /api/memory/recall."""
+
+    query: str
+    tags: list[str] | str | None = None
+    session_key: str | None = Field(
+        default=None, validation_alias=_aliases("sessionKey", "session_key")
+    )
+    include_recalled: bool | None = Field(
+        default=None, validation_alias=_aliases("includeRecalled", "include_recalled")
+    )
+    time: RecallTime | None = None
+    aggregate: bool | None = None
+    aggregate_budget: Literal["small", "medium", "large"] | None = Field(
+        default=None, validation_alias=_aliases("aggregateBudget", "aggregate_budget")
+    )
+    save_aggregate: bool | None = Field(
+        default=None, validation_alias=_aliases("saveAggregate", "save_aggregate")
+    )
+
+    def to_query(self, agent_id: str) -> RecallQuery:
+        """The core's recall query; `time.start/end` fill in a missing since/until."""
+        time = self.time or RecallTime()
+        window = (self.since or time.start, self.until or time.end)
+        return self.build_query(self.query, agent_id, split_tags(self.tags), window)
+
+
+class SearchParams(RecallOptions, Params):
+    """GET /api/memory/search?q=... (the recall GET alias)."""
+
+    q: str | None = None
+    query: str | None = None
+    tags: str | None = None
+
+    def to_query(self, agent_id: str) -> RecallQuery:
+        """The core's recall query (an absent query is refused by the core as empty)."""
+        text = self.q if self.q is not None else (self.query or "")
+        return self.build_query(text, agent_id, split_tags(self.tags), (self.since, self.until))
+
+
+class AgentParams(Params):
+    """Query parameters of routes that only need the agent scope."""
+
+    agent_id: str | None = _agent_field()
+
+
+class ListParams(AgentParams):
+    """GET /api/memories."""
+
+    limit: int = Field(100, ge=1, le=MAX_LIST_LIMIT)
+    offset: int = Field(0, ge=0, le=2**53)
+
+
+class HistoryParams(AgentParams):
+    """GET /api/memory/{id}/history."""
+
+    limit: int = Field(200, ge=1, le=MAX_HISTORY_LIMIT)
+
+
+class ChangeBody(Body):
+    """What every lifecycle change carries: reason, expected version, actor, scope."""
+
+    reason: str | None = None
+    if_version: Version | None = Field(
+        default=None, validation_alias=_aliases("if_version", "ifVersion")
+    )
+    changed_by: str | None = Field(
+        default=None, validation_alias=_aliases("changed_by", "changedBy")
+    )
+    agent_id: str | None = _agent_field()
+
+
+class PatchBody(ChangeBody):
+    """PATCH /api/memory/{id}."""
+
+    content: str | None = None
+    type: str | None = None
+    tags: list[str] | str | None = None
+    importance: Score | None = None
+    pinned: bool | None = None
+
+    def to_patch(self) -> MemoryPatch:
+        return MemoryPatch(
+            content=self.content,
+            type=self.type,
+            tags=None if self.tags is None else split_tags(self.tags),
+            importance=self.importance,
+            pinned=self.pinned,
+        )
+
+
+class ForgetBody(ChangeBody):
+    """DELETE /api/memory/{id} body (the same fields may come as query parameters)."""
+
+    force: bool | None = None
+
+
+class ForgetParams(AgentParams):
+    """DELETE /api/memory/{id} query parameters."""
+
+    reason: str | None = None
+    force: bool | None = None
+    if_version: Version | None = Field(
+        default=None, validation_alias=_aliases("if_version", "ifVersion")
+    )
+
+
+class RecoverBody(ChangeBody):
+    """POST /api/memory/{id}/recover."""

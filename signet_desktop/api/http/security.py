@@ -1,0 +1,239 @@
+"""The request gate, as pure ASGI middleware: request id, Host, Origin, bearer token, body size.
+
+It runs before any route: a refused request never reaches a handler, and a body is read in
+full (up to the limit) before the app sees it, so an oversized upload is answered 413 without
+touching the service. Pure ASGI rather than BaseHTTPMiddleware so streaming responses and
+cancellation behave.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import re
+import uuid
+from urllib.parse import urlsplit
+
+from starlette.datastructures import MutableHeaders
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from signet_desktop.api.http.settings import (
+    HttpSettings,
+    is_wildcard_host,
+    normalise_host,
+)
+
+REQUEST_ID_HEADER = "x-signet-request-id"
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+PUBLIC_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
+# Headers the gate decides on: two copies could make it and the app disagree, so refuse them.
+SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-length"})
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_PORT = re.compile(r"\d{1,5}")
+
+
+def split_host_header(value: str) -> str | None:
+    """The host part of a Host header (`[::1]:3850` -> `::1`), or None when malformed."""
+    value = value.strip()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        rest = value[end + 1 :]
+        if rest and not (rest.startswith(":") and _PORT.fullmatch(rest[1:])):
+            return None
+        return normalise_host(value[: end + 1])
+    if value.count(":") == 1:
+        host, port = value.split(":")
+        return normalise_host(host) if _PORT.fullmatch(port) else None
+    return normalise_host(value) or None  # bare name, or a bare IPv6 like ::1
+
+
+def _client_is_loopback(scope: Scope) -> bool:
+    client = scope.get("client")
+    if not client:
+        return False
+    try:
+        return ipaddress.ip_address(client[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _headers(scope: Scope) -> tuple[dict[str, str], bool]:
+    """Headers by lowercase name, and whether a header we decide on was sent twice."""
+    headers: dict[str, str] = {}
+    repeated = False
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        repeated = repeated or (name in SINGLE_HEADERS and name in headers)
+        headers[name] = raw_value.decode("latin-1")
+    return headers, repeated
+
+
+def _refusal(
+    status: int, message: str, code: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse({"error": message, "code": code}, status_code=status, headers=headers)
+
+
+class RequestGate:
+    """Refuses foreign Hosts, cross-site Origins, missing tokens and oversized bodies."""
+
+    def __init__(self, app: ASGIApp, settings: HttpSettings) -> None:
+        self.app = app
+        self.settings = settings
+        self.allowed_hosts = set(LOOPBACK_NAMES)
+        bind = normalise_host(settings.host)
+        self.any_host = is_wildcard_host(settings.host)
+        if not self.any_host:
+            self.allowed_hosts.add(bind)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers, repeated = _headers(scope)
+        request_id = headers.get(REQUEST_ID_HEADER, "")
+        if not _REQUEST_ID.fullmatch(request_id):
+            request_id = uuid.uuid4().hex
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        refusal = self.check(scope, headers)
+        if repeated:
+            refusal = _refusal(
+                400, "repeated Host, Origin, Authorization or Content-Length", "bad_request"
+            )
+        if scope["type"] == "websocket":
+            if refusal is not None:
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            await self.app(scope, receive, send)
+            return
+        send = _tag_responses(send, request_id)
+        body = b""
+        if refusal is None:
+            body, refusal = await self.read_body(receive, headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    def check(self, scope: Scope, headers: dict[str, str]) -> JSONResponse | None:
+        """Host, then Origin, then bearer token; a response when the request is refused."""
+        host = split_host_header(headers.get("host", ""))
+        if host is None or not (self.any_host or host in self.allowed_hosts):
+            return _refusal(403, "host not allowed", "host_not_allowed")
+        method = scope.get("method", "GET")
+        origin = headers.get("origin")
+        checks_origin = method in MUTATING_METHODS or scope["type"] == "websocket"
+        if origin is not None and checks_origin and not self.origin_allowed(origin):
+            return _refusal(403, "cross-site request refused", "origin_not_allowed")
+        authenticated = self.authenticated(scope, headers)
+        scope["state"]["authenticated"] = authenticated
+        if not authenticated and scope.get("path") not in PUBLIC_PATHS:
+            return _refusal(
+                401,
+                "unauthorized: send 'Authorization: Bearer <auth.token>'",
+                "unauthorized",
+                {"WWW-Authenticate": 'Bearer realm="signet"'},
+            )
+        return None
+
+    def origin_allowed(self, origin: str) -> bool:
+        """Only pages served from this machine's loopback (or the bind host) may mutate."""
+        try:
+            parts = urlsplit(origin.strip())
+            hostname = parts.hostname
+            _ = parts.port  # raises ValueError for a malformed port
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not hostname:
+            return False
+        return normalise_host(hostname) in self.allowed_hosts
+
+    def authenticated(self, scope: Scope, headers: dict[str, str]) -> bool:
+        """No token configured, a trusted loopback caller, or the right bearer token."""
+        token = self.settings.auth_token
+        if not token:
+            return True
+        if self.settings.trust_loopback_clients and _client_is_loopback(scope):
+            return True
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(presented.strip().encode(), token.encode())
+
+    async def read_body(
+        self, receive: Receive, headers: dict[str, str]
+    ) -> tuple[bytes, JSONResponse | None]:
+        """The whole request body, or a refusal: 413 past the limit, 400 for non-UTF-8 JSON."""
+        limit = self.settings.max_body_bytes
+        declared = headers.get("content-length")
+        if declared is not None:
+            if not declared.strip().isdigit():
+                return b"", _refusal(400, "invalid Content-Length", "bad_request")
+            if int(declared) > limit:
+                return b"", _too_large(limit)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break  # client went away; the app will see the disconnect
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return b"", _too_large(limit)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if body and _is_json(headers.get("content-type")):
+            try:
+                body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return b"", _refusal(
+                    400,
+                    f"request body is not valid UTF-8 (byte {exc.start})",
+                    "invalid_utf8",
+                )
+        return body, None
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return _refusal(413, f"request body exceeds {limit:,} bytes", "payload_too_large")
+
+
+def _is_json(content_type: str | None) -> bool:
+    if not content_type:
+        return True  # we parse bodies without a Content-Type as JSON (Signet's clients)
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that yields the buffered body once, then defers to the server (disconnects)."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _tag_responses(send: Send, request_id: str) -> Send:
+    """Put the request id on every response start."""
+
+    async def tagged(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = MutableHeaders(scope=message)
+            headers[REQUEST_ID_HEADER] = request_id
+        await send(message)
+
+    return tagged

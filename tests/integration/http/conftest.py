@@ -1,0 +1,49 @@
+"""HTTP integration fixtures: a real service over a temp workspace, served in-process."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from http_helpers import make_client
+
+from signet_desktop.api.http.app import create_app
+from signet_desktop.api.http.settings import HttpSettings
+from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.embedding.hashing import HashEmbedder
+from signet_desktop.service.container import BuildOptions, build_service
+from signet_desktop.service.facade import SignetService
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[SignetService]:
+    """The real service; the deterministic hash embedder stands in for MiniLM (speed)."""
+    options = BuildOptions(embedder=HashEmbedder(64))
+    svc = build_service(WorkspacePaths.for_root(tmp_path), SignetConfig(), options)
+    yield svc
+    svc.db.close()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> HttpSettings:
+    return HttpSettings(agents_dir=str(tmp_path))
+
+
+@pytest.fixture
+def app(service: SignetService, settings: HttpSettings) -> FastAPI:
+    return create_app(service, settings)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with make_client(app) as c:
+        yield c

@@ -1,0 +1,43 @@
+"""Helpers shared by the HTTP integration tests (imported by module name, like cli_fakes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from signet_desktop.service.facade import SignetService
+
+BASE_URL = "http://127.0.0.1:3850"
+COUNTED_TABLES = ("memories", "memory_history", "memory_jobs", "embeddings")
+
+
+def make_client(app: FastAPI, **kwargs: Any) -> httpx.AsyncClient:
+    """An in-process client whose Host is the default loopback bind."""
+    transport = httpx.ASGITransport(app=app, client=kwargs.pop("client", ("127.0.0.1", 50000)))
+    return httpx.AsyncClient(
+        transport=transport, base_url=kwargs.pop("base_url", BASE_URL), **kwargs
+    )
+
+
+def row_counts(service: SignetService) -> dict[str, int]:
+    """Rows in every table a write could touch: the 'nothing was written' witness."""
+    conn = service.db.reader()
+    return {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in COUNTED_TABLES}
+
+
+def memory_row(service: SignetService, memory_id: str) -> dict[str, Any]:
+    """The raw memories row (deleted or not, any agent) for before/after comparisons."""
+    row = (
+        service.db.reader().execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    )
+    return dict(row)
+
+
+async def remember(client: httpx.AsyncClient, content: str, **fields: Any) -> dict[str, Any]:
+    """POST a memory and return the response body (asserting success)."""
+    response = await client.post("/api/memory/remember", json={"content": content, **fields})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body

@@ -1,0 +1,78 @@
+"""Pure parts of the request gate and settings: Host parsing, Origin rules, loopback checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from signet_desktop.api.http.security import RequestGate, split_host_header
+from signet_desktop.api.http.settings import (
+    HttpSettings,
+    InsecureBindError,
+    check_bind,
+    is_loopback_host,
+)
+
+
+async def _app(scope: object, receive: object, send: object) -> None:  # pragma: no cover
+    raise AssertionError("never called")
+
+
+@pytest.mark.parametrize(
+    ("header", "host"),
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("127.0.0.1:3850", "127.0.0.1"),
+        ("LocalHost:80", "localhost"),
+        ("localhost.", "localhost"),
+        ("[::1]", "::1"),
+        ("[::1]:3850", "::1"),
+        ("::1", "::1"),
+        ("example.com:443", "example.com"),
+        ("", None),
+        ("[::1", None),
+        ("[::1]x", None),
+        ("host:port", None),
+        ("host:123456", None),
+    ],
+)
+def test_split_host_header(header: str, host: str | None) -> None:
+    assert split_host_header(header) == host
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("127.8.9.10", True), ("localhost", True), ("::1", True),
+     ("[::1]", True), ("0.0.0.0", False), ("::", False), ("10.0.0.1", False),
+     ("example.com", False), ("localhost.example.com", False)],
+)  # fmt: skip
+def test_is_loopback_host(host: str, loopback: bool) -> None:
+    assert is_loopback_host(host) is loopback
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [("http://localhost:5173", True), ("https://127.0.0.1", True), ("http://[::1]:1", True),
+     ("http://LOCALHOST", True), ("http://evil.example", False), ("null", False),
+     ("ftp://localhost", False), ("http://localhost:99999", False), ("http://", False),
+     ("http://127.0.0.1.evil.example", False), ("http://user@evil.example", False)],
+)  # fmt: skip
+def test_origin_rules(origin: str, allowed: bool) -> None:
+    gate = RequestGate(_app, HttpSettings())
+    assert gate.origin_allowed(origin) is allowed
+
+
+def test_bind_host_joins_the_allowed_names() -> None:
+    gate = RequestGate(_app, HttpSettings(host="192.168.1.10", auth_token="t"))
+    assert gate.origin_allowed("http://192.168.1.10:3850")
+    wildcard = RequestGate(_app, HttpSettings(host="0.0.0.0", auth_token="t"))
+    assert wildcard.any_host and not wildcard.origin_allowed("http://0.0.0.0")
+
+
+def test_check_bind() -> None:
+    check_bind(HttpSettings())
+    check_bind(HttpSettings(host="::1"))
+    check_bind(HttpSettings(host="0.0.0.0", auth_token="t"))
+    with pytest.raises(InsecureBindError, match=r"auth\.token"):
+        check_bind(HttpSettings(host="0.0.0.0"))
+    with pytest.raises(ValueError, match="max_body_bytes"):
+        check_bind(HttpSettings(max_body_bytes=0))
