@@ -1,0 +1,427 @@
+"""The composition root of the daemon: workspace, config, lock, socket, database, HTTP server.
+
+`DaemonRuntime.open()` does every fallible step synchronously and raises `StartupError` (with
+the exit code) before anything is served; `serve()` runs uvicorn on the *running* loop (plain
+asyncio headless, qasync under Qt); `close()` undoes it all. `run_headless()` wires the three
+together with SIGINT/SIGTERM handling. Exit codes: 0 clean stop, 1 conflict or runtime failure
+(already running, port busy), 2 unusable input (config, database file, flag values).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any, Literal
+
+import sqlean
+
+from signet_desktop.config import (
+    ConfigError,
+    LoadedConfig,
+    WorkspacePaths,
+    describe_config,
+    load_config,
+    resolve_workspace,
+)
+from signet_desktop.service import address as addresses
+from signet_desktop.service import daemonlog
+from signet_desktop.service.container import BuildOptions, build_service
+from signet_desktop.service.facade import SignetService
+from signet_desktop.service.pidfile import (
+    AlreadyRunning,
+    PidInfo,
+    WorkspaceLock,
+    foreign_daemon_pid,
+    remove_pid_file,
+    write_pid_file,
+)
+from signet_desktop.service.server import QuietServer, server_config
+from signet_desktop.service.signals import interrupt_on_term, restore_signals, serve_with_signals
+from signet_desktop.service.startup import StartupTasks
+from signet_desktop.service.workers import WorkerThreads
+from signet_desktop.storage.connect import DatabaseFileError
+from signet_desktop.storage.migrate import MigrationError
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+BACKGROUND_JOIN_SECONDS = 2.0
+WORKER_STOP_SECONDS = 5.0
+BACKGROUND_DELAY_SECONDS = 0.5
+
+Mode = Literal["headless", "desktop"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServeContext:
+    """What the HTTP app factory gets once the port is bound."""
+
+    service: SignetService
+    loaded: LoadedConfig
+    paths: WorkspacePaths
+    host: str
+    port: int
+    version: str
+    started_at: str
+    started_epoch: float
+    on_stop: Callable[[Callable[[], None]], None]
+
+
+AppFactory = Callable[[ServeContext], Any]  # returns an ASGI application
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeOptions:
+    """Everything `main` parsed; the runtime reads the environment only through `env`."""
+
+    app_factory: AppFactory
+    workspace: str | None = None
+    host: str | None = None
+    port: int | None = None
+    log_level: str = "info"
+    mode: Mode = "headless"
+    env: Mapping[str, str] | None = None
+    build: BuildOptions | None = None
+    log_to_stderr: bool = True
+
+
+class StartupError(Exception):
+    """The daemon must not start; `message` is for the user, `exit_code` for the shell."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def package_version() -> str:
+    """The installed distribution's version (a source checkout without metadata says so)."""
+    try:
+        return metadata.version("signet-desktop")
+    except metadata.PackageNotFoundError:
+        return "0.0.0+unknown"
+
+
+def _iso(epoch: float) -> str:
+    moment = datetime.fromtimestamp(epoch, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class DaemonRuntime:
+    """One daemon's lifetime: `open()`, then `await serve()`, then `close()` (always)."""
+
+    def __init__(self, options: RuntimeOptions) -> None:
+        self.options = options
+        self.version = package_version()
+        self.started_epoch = time.time()
+        self.started_at = _iso(self.started_epoch)
+        self.paths: WorkspacePaths | None = None
+        self.loaded: LoadedConfig | None = None
+        self.service: SignetService | None = None
+        self.host = ""
+        self.port = 0
+        self._lock: WorkspaceLock | None = None
+        self._socket: socket.socket | None = None
+        self._logs: daemonlog.LogHandle | None = None
+        self._app: Any = None
+        self._server: QuietServer | None = None
+        self._stop_requested = False
+        self._tasks: StartupTasks | None = None
+        self._workers: WorkerThreads | None = None
+        self._background_start: asyncio.TimerHandle | None = None
+        self._early_tasks: list[tuple[str, Callable[[], object]]] = []
+        self._on_ready: list[Callable[[], None]] = []
+        self._on_stop: list[Callable[[], None]] = []
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        return addresses.http_url(self.host, self.port)
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop_requested
+
+    # -- start-up -------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Resolve, validate, lock, bind and build. Raises StartupError; cleans up after itself."""
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        env = os.environ if self.options.env is None else self.options.env
+        paths, address = self._prepare(env)
+        self._take_workspace(paths)
+        self._logs = daemonlog.install(
+            paths.logs_dir, self.options.log_level, stderr=self.options.log_to_stderr
+        )
+        assert self.loaded is not None
+        for warning in self.loaded.warnings:
+            log.warning("agent.yaml: %s", warning)
+        self._bind(address)
+        self.service = self._build_service(paths)
+        self._tasks = StartupTasks(self.service.status_board)
+        self._workers = WorkerThreads(self.service.status_board)
+        for name, fn in self._early_tasks:
+            self._tasks.add(name, fn)
+        self._early_tasks.clear()
+        self._host_service_work(self.service)
+        self._publish_runtime()
+        self._app = self.options.app_factory(
+            ServeContext(
+                service=self.service,
+                loaded=self.loaded,
+                paths=paths,
+                host=self.host,
+                port=self.port,
+                version=self.version,
+                started_at=self.started_at,
+                started_epoch=self.started_epoch,
+                on_stop=self._on_stop.append,
+            )
+        )
+
+    def _prepare(self, env: Mapping[str, str]) -> tuple[WorkspacePaths, addresses.ListenAddress]:
+        """Everything checkable before touching the workspace's lock, port or database."""
+        paths = WorkspacePaths.for_root(resolve_workspace(self.options.workspace, env))
+        try:
+            address = addresses.resolve_address(self.options.host, self.options.port, env)
+        except addresses.AddressError as exc:
+            raise StartupError(str(exc), EXIT_USAGE) from None
+        try:
+            paths.ensure()
+        except OSError as exc:
+            raise StartupError(f"cannot create workspace {paths.root}: {exc}", EXIT_USAGE) from None
+        self.paths = paths
+        try:
+            self.loaded = load_config(paths)
+        except ConfigError as exc:
+            raise StartupError(f"configuration error: {exc}", EXIT_USAGE) from None
+        self._check_exposure(address)
+        return paths, address
+
+    def _take_workspace(self, paths: WorkspacePaths) -> None:
+        """The workspace lock, refusing when this or Signet's own daemon already runs here."""
+        self._lock = WorkspaceLock(paths.daemon_dir, paths.pid_file)
+        try:
+            self._lock.acquire()
+        except AlreadyRunning as exc:
+            raise StartupError(exc.describe(), EXIT_FAILURE) from None
+        foreign = foreign_daemon_pid(paths.pid_file)
+        if foreign is not None:
+            raise StartupError(
+                f"another Signet daemon (pid {foreign}, from {paths.pid_file}) is using this "
+                "workspace; stop it first (`signet daemon stop`). If that process is not a "
+                "Signet daemon, delete the pid file.",
+                EXIT_FAILURE,
+            )
+
+    def _check_exposure(self, address: addresses.ListenAddress) -> None:
+        assert self.loaded is not None
+        if addresses.is_loopback(address.host) or self.loaded.config.auth.token is not None:
+            return
+        raise StartupError(
+            f"refusing to listen on {address.host}: a non-loopback address exposes your "
+            "memories to the network. Set auth.token in agent.yaml (and auth.mode: team or "
+            "hybrid), or listen on 127.0.0.1.",
+            EXIT_USAGE,
+        )
+
+    def _bind(self, address: addresses.ListenAddress) -> None:
+        assert self.paths is not None
+        try:
+            self._socket = addresses.bind(address)
+        except addresses.AddressError as exc:
+            raise StartupError(str(exc), EXIT_USAGE if exc.usage else EXIT_FAILURE) from None
+        self.host = address.host
+        self.port = int(self._socket.getsockname()[1])
+        info = PidInfo(os.getpid(), self.port, self.host, self.started_at)
+        write_pid_file(self.paths.pid_file, info)
+
+    def _build_service(self, paths: WorkspacePaths) -> SignetService:
+        assert self.loaded is not None
+        try:
+            return build_service(paths, self.loaded.config, self.options.build)
+        except DatabaseFileError as exc:
+            raise StartupError(f"database error: {exc}", EXIT_USAGE) from None
+        except MigrationError as exc:
+            raise StartupError(
+                f"database error: {paths.db_path}: {exc}",
+                EXIT_USAGE,
+            ) from None
+        except sqlean.Error as exc:
+            raise StartupError(
+                f"database error: cannot open {paths.db_path}: {exc}", EXIT_USAGE
+            ) from None
+        except ValueError as exc:  # a setting the models accept but the wiring cannot use
+            log.debug("build_service refused the configuration", exc_info=True)
+            raise StartupError(f"configuration error: {exc}", EXIT_USAGE) from None
+
+    def _host_service_work(self, service: SignetService) -> None:
+        """Warm in-process models and run the service's workers once the server is up."""
+        assert self._workers is not None
+        ops = service.embeddings
+        if ops is None:
+            return
+        load = getattr(ops.parts.embedder, "load", None)  # in-process models (native MiniLM)
+        if callable(load):
+            self.add_background_task("embedding-model", load)
+        if ops.parts.worker is not None:
+            self._workers.add("embedding", ops.parts.worker)
+
+    def _publish_runtime(self) -> None:
+        assert self.service is not None and self.paths is not None and self.loaded is not None
+        board = self.service.status_board
+        board.set(
+            "runtime",
+            {
+                "startedAt": self.started_at,
+                "pid": os.getpid(),
+                "port": self.port,
+                "host": self.host,
+                "url": self.url,
+                "workspace": str(self.paths.root),
+                "mode": self.options.mode,
+                "version": self.version,
+            },
+        )
+        board.set("config", describe_config(self.loaded))
+
+    # -- running --------------------------------------------------------------------------
+
+    def add_background_task(self, name: str, fn: Callable[[], object]) -> None:
+        """Run `fn` in a thread once the server is listening; its state shows in /api/status."""
+        if self._tasks is None:
+            self._early_tasks.append((name, fn))
+        else:
+            self._tasks.add(name, fn)
+
+    def on_ready(self, callback: Callable[[], None]) -> None:
+        """Call `callback` on the loop once the server accepts connections."""
+        self._on_ready.append(callback)
+
+    async def serve(self) -> int:
+        """Serve HTTP on the running loop until `request_stop()`. Returns the exit code."""
+        if self._app is None or self._socket is None:
+            raise RuntimeError("DaemonRuntime.open() must succeed before serve()")
+        server = QuietServer(server_config(self._app, self.host, self.port), self._started)
+        self._server = server
+        server.should_exit = self._stop_requested
+        sock, self._socket = self._socket, None
+        try:
+            await server.serve(sockets=[sock])
+        except SystemExit:  # uvicorn exits when the app's lifespan start-up fails
+            log.error("the HTTP application failed to start; see the log above")
+            return EXIT_FAILURE
+        finally:
+            sock.close()
+            if self._background_start is not None:
+                self._background_start.cancel()
+        if not server.started and not self._stop_requested:
+            return EXIT_FAILURE
+        log.info("stopped")
+        return EXIT_OK
+
+    def _started(self) -> None:
+        line = f"Signet Desktop listening on {self.url} (workspace {self.paths_root()})"
+        if sys.stdout is not None:  # None under pythonw; a closed pipe must not stop the daemon
+            with contextlib.suppress(OSError, ValueError):
+                print(line, flush=True)
+        log.info("listening on %s (pid %d, mode %s)", self.url, os.getpid(), self.options.mode)
+        # Warm-ups and workers compete with the first requests for the GIL: give the clients
+        # that poll /health right after start (hooks, the CLI, tests) a head start.
+        self._background_start = asyncio.get_running_loop().call_later(
+            BACKGROUND_DELAY_SECONDS, self._start_background
+        )
+        for callback in self._on_ready:
+            callback()
+
+    def _start_background(self) -> None:
+        if self._stop_requested or self._closed:
+            return
+        if self._tasks is not None:
+            self._tasks.start()
+        if self._workers is not None:
+            self._workers.start()
+
+    def paths_root(self) -> str:
+        return "" if self.paths is None else str(self.paths.root)
+
+    def request_stop(self) -> None:
+        """Ask the server to stop (a second request stops without waiting for connections)."""
+        server = self._server
+        if server is not None and server.should_exit:
+            server.force_exit = True
+        first = not self._stop_requested
+        self._stop_requested = True
+        if server is not None:
+            server.should_exit = True
+        if first:
+            log.info("stop requested")
+            for callback in self._on_stop:
+                callback()
+
+    # -- shutdown -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the database, remove the pid file, release the lock (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._workers is not None:
+            self._workers.stop(WORKER_STOP_SECONDS)
+        if self._tasks is not None and not self._tasks.join(BACKGROUND_JOIN_SECONDS):
+            log.warning("start-up tasks still running at shutdown; not waiting for them")
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        if self.service is not None:
+            try:
+                self.service.close()
+            except sqlean.Error as exc:
+                log.warning("closing the database: %s", exc)
+        if self._lock is not None and self._lock.held:
+            if self.paths is not None:
+                remove_pid_file(self.paths.pid_file, os.getpid())
+            self._lock.release()
+        if self._logs is not None:
+            self._logs.close()
+            self._logs = None
+
+
+def run_headless(options: RuntimeOptions) -> int:
+    """The `--headless` process: start, serve until SIGINT/SIGTERM, stop cleanly."""
+    runtime = DaemonRuntime(options)
+    previous = interrupt_on_term()
+    try:
+        try:
+            runtime.open()
+        except StartupError as exc:
+            report_startup_error(exc)
+            return exc.exit_code
+        return asyncio.run(serve_with_signals(runtime.serve, runtime.request_stop))
+    except KeyboardInterrupt:  # a signal before the loop took over signal handling
+        return EXIT_OK
+    finally:
+        runtime.close()
+        restore_signals(previous)
+
+
+def report_startup_error(exc: StartupError) -> None:
+    """Print why the daemon did not start, one line on stderr."""
+    print(f"signet-desktop: {exc.message}", file=sys.stderr, flush=True)

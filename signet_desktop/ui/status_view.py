@@ -1,0 +1,59 @@
+"""What the window shows, computed off the UI thread from the facade (no Qt here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID
+from signet_desktop.domain.recall import RecallHit
+from signet_desktop.service.facade import SignetService
+
+_PREVIEW_CHARS = 160
+
+
+@dataclass(frozen=True, slots=True)
+class StatusView:
+    """The daemon facts the status labels display."""
+
+    memory_count: int
+    vector: str
+    warming_up: tuple[str, ...]
+
+
+def read_status(service: SignetService, agent_id: str = DEFAULT_AGENT_ID) -> StatusView:
+    """Collect the status labels' facts (blocks: run it in a worker thread)."""
+    status = service.status()
+    page = service.list_memories(agent_id, limit=1)
+    return StatusView(
+        memory_count=page.stats.total,
+        vector=describe_vector(status.get("vector", {})),
+        warming_up=_warming_up(status.get("startup", {})),
+    )
+
+
+def describe_vector(vector: dict[str, Any]) -> str:
+    """`sqlite-vec v0.1.9`, or why vectors are unavailable."""
+    if vector.get("available"):
+        return f"sqlite-vec {vector.get('version') or ''}".strip()
+    return f"unavailable ({vector.get('error') or 'unknown reason'})"
+
+
+def _warming_up(startup: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        sorted(
+            name
+            for name, task in startup.items()
+            if isinstance(task, dict) and task.get("state") in ("pending", "running")
+        )
+    )
+
+
+def format_hit(hit: RecallHit) -> str:
+    """One result line: score, type, tags and a one-line preview of the content."""
+    memory = hit.memory
+    text = " ".join(memory.content.split())
+    if len(text) > _PREVIEW_CHARS:
+        text = text[: _PREVIEW_CHARS - 1] + "…"
+    tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
+    return f"{hit.score:.2f}  {memory.type}{tags}  {text}"
