@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 
-from signet_desktop.cli import memory_commands, status_commands
+from signet_desktop.cli import embed_commands, memory_commands, status_commands
 from signet_desktop.cli.client import DaemonResponseError, DaemonUnreachable, DaemonUrlError
 from signet_desktop.cli.context import (
     CliContext,
@@ -27,12 +27,17 @@ from signet_desktop.cli.context import (
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     memory_commands.register,
     status_commands.register,
+    embed_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
 CODE_HINTS = {
     "pinned_requires_force": "add --force to forget a pinned memory",
     "version_conflict": "the memory changed; see `signet memory get ID` for its current version",
+    "embedder_unavailable": "memories stay saved; the daemon embeds them once the embedder is"
+    " back (or run `signet embed backfill` again)",
+    "no_embedder": "set embedding.provider in agent.yaml and restart the daemon",
+    "vec_unavailable": "the daemon could not load sqlite-vec; see `signet doctor`",
 }
 
 DESCRIPTION = """\
@@ -46,6 +51,8 @@ examples:
   signet memory history <id>
   signet status
   signet doctor
+  signet embed audit
+  signet repair resync-vec --dry-run
 
 environment:
   SIGNET_DAEMON_URL   daemon base URL (overrides SIGNET_HOST/SIGNET_PORT)

@@ -16,9 +16,10 @@ import uvicorn
 from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.cli.main import main
-from signet_desktop.config.models import EmbeddingConfig, SignetConfig
+from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
-from signet_desktop.service.container import build_service
+from signet_desktop.embedding.hashing import HashEmbedder
+from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 
 Capture = pytest.CaptureFixture[str]
@@ -47,7 +48,7 @@ def daemon(tmp_path: Path) -> Iterator[Daemon]:
     """build_service + create_app over a temp workspace, served by uvicorn in a thread."""
     paths = WorkspacePaths.for_root(tmp_path / "ws")
     paths.ensure()
-    service = build_service(paths, SignetConfig(embedding=EmbeddingConfig(provider="hash")))
+    service = build_service(paths, SignetConfig(), BuildOptions(embedder=HashEmbedder()))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -26,8 +26,20 @@ class FakeDaemon:
     routes: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
 
+    scripts: dict[tuple[str, str], list[tuple[int, Any]]] = field(default_factory=dict)
+
     def reply(self, method: str, path: str, status: int, body: Any) -> None:
         self.routes[(method, path)] = (status, body)
+
+    def script(self, method: str, path: str, *replies: tuple[int, Any]) -> None:
+        """Answer successive requests with `replies` in order; the last one then repeats."""
+        self.scripts[(method, path)] = list(replies)
+
+    def answer(self, method: str, path: str) -> tuple[int, Any]:
+        queue = self.scripts.get((method, path))
+        if queue:
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+        return self.routes.get((method, path), (404, {"error": "not found"}))
 
 
 def make_handler(fake: FakeDaemon) -> type[BaseHTTPRequestHandler]:
@@ -45,9 +57,7 @@ def make_handler(fake: FakeDaemon) -> type[BaseHTTPRequestHandler]:
                     json.loads(raw) if raw else None,
                 )
             )
-            status, body = fake.routes.get(
-                (self.command, parts.path), (404, {"error": "not found"})
-            )
+            status, body = fake.answer(self.command, parts.path)
             payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
             self.send_response(status)
             kind = "text/plain" if isinstance(body, str) else "application/json"

@@ -1,0 +1,222 @@
+"""`signet embed audit|backfill` and `signet repair resync-vec`: the vector side, over HTTP.
+
+`audit` reads GET /api/embeddings/status; `backfill` posts /api/embeddings/backfill (once, or
+in rounds until nothing is missing with `--all`); `resync-vec` posts /api/repair/resync-vec.
+The rendering lives in `embed_output`; this module owns the parsers and the calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from signet_desktop.cli import embed_output, output
+from signet_desktop.cli.argtypes import bounded_int
+from signet_desktop.cli.client import DaemonClient, DaemonResponseError
+from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+
+STATUS_PATH = "/api/embeddings/status"
+BACKFILL_PATH = "/api/embeddings/backfill"
+RESYNC_PATH = "/api/repair/resync-vec"
+
+# The daemon's bounds for one backfill request (service/embeddings.py); checked here too so a
+# bad --limit is refused before anything is sent.
+MAX_BACKFILL_LIMIT = 10_000
+DEFAULT_BACKFILL_LIMIT = 500
+DEFAULT_ROUND_LIMIT = 100  # --all: smaller rounds, so progress shows every few seconds
+# Embedding hundreds of texts or refilling a large mirror takes longer than a recall; used
+# unless --timeout is given.
+LONG_TIMEOUT_S = 300.0
+# --all gives up after this many rounds in a row that embedded nothing (one empty round can
+# just be the daemon's scan cursor wrapping around).
+MAX_IDLE_ROUNDS = 2
+
+EMBED_EXAMPLES = """\
+  signet embed audit
+  signet embed backfill --dry-run
+  signet embed backfill --all
+"""
+AUDIT_EXAMPLES = """\
+  signet embed audit
+  signet embed audit --json | jq '.coverage'
+"""
+BACKFILL_EXAMPLES = """\
+  signet embed backfill --dry-run          # how many memories lack a vector
+  signet embed backfill                    # embed up to 500 now
+  signet embed backfill --all              # rounds of 100 until nothing is missing
+  signet embed backfill --all --limit 500  # bigger rounds
+"""
+REPAIR_EXAMPLES = """\
+  signet repair resync-vec --dry-run
+  signet repair resync-vec
+  signet repair resync-vec --full --generation 2
+"""
+RESYNC_EXAMPLES = """\
+  signet repair resync-vec --dry-run   # report what is missing, change nothing
+  signet repair resync-vec             # add missing rows, drop orphan rows
+  signet repair resync-vec --full      # drop the vec0 table and refill it
+  signet repair resync-vec --generation 1
+"""
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add the `embed` and `repair` groups to the `signet` parser."""
+    _register_embed(subparsers)
+    repair = add_command(
+        subparsers,
+        "repair",
+        help="rebuild derived data (vector index) from canonical rows",
+        description="Repair derived, rebuildable data. Canonical rows (memories, embeddings)\n"
+        "are never changed by these commands.",
+        examples=REPAIR_EXAMPLES,
+        connects=False,
+    )
+    commands = repair.add_subparsers(dest="repair_command", metavar="COMMAND", required=True)
+    add_resync_command(commands)
+
+
+def _register_embed(subparsers: Subparsers) -> None:
+    group = add_command(
+        subparsers,
+        "embed",
+        help="embedding coverage and backfill",
+        description="Inspect and complete the vectors behind semantic recall.",
+        examples=EMBED_EXAMPLES,
+        connects=False,
+    )
+    commands = group.add_subparsers(dest="embed_command", metavar="COMMAND", required=True)
+    audit = add_command(
+        commands,
+        "audit",
+        help="show embedding generations, coverage, vec0 mirror health and queued jobs",
+        description="One row per embedding generation (model, dimensions): its status, the\n"
+        "share of live memories with a current vector, canonical vectors vs rows in the\n"
+        "vec0 mirror, and queued backfill jobs; then what to run if something is missing.",
+        examples=AUDIT_EXAMPLES,
+        handler=run_audit,
+    )
+    audit.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+    backfill = add_command(
+        commands,
+        "backfill",
+        help="embed memories that have no current vector",
+        description="Ask the daemon to embed live memories that lack a vector in the\n"
+        "configured model's generation. Memories are never lost while the embedder is\n"
+        "down; this fills their vectors once it is back (the daemon's worker does too).\n"
+        f"Requests wait up to {LONG_TIMEOUT_S:g} s for the daemon unless --timeout is given.",
+        examples=BACKFILL_EXAMPLES,
+        handler=run_backfill,
+    )
+    backfill.add_argument(
+        "-l", "--limit", type=bounded_int(1, MAX_BACKFILL_LIMIT), metavar="N",
+        help=f"memories per request, 1..{MAX_BACKFILL_LIMIT} (default {DEFAULT_BACKFILL_LIMIT};"
+        f" {DEFAULT_ROUND_LIMIT} per round with --all)",
+    )  # fmt: skip
+    backfill.add_argument(
+        "--dry-run", action="store_true", help="only count what is missing; embed nothing"
+    )
+    backfill.add_argument(
+        "--all", action="store_true", help="repeat until every live memory has a vector"
+    )
+    backfill.add_argument("--json", action="store_true", help="print the daemon's JSON answers")
+
+
+def add_resync_command(commands: Subparsers) -> None:
+    """Declare `resync-vec` under the `repair` group's subparsers."""
+    resync = add_command(
+        commands,
+        "resync-vec",
+        help="rebuild the sqlite-vec mirror from the canonical vectors",
+        description="Bring a generation's vec0 table (the ANN mirror used by vector recall)\n"
+        "back in step with the canonical `embeddings` rows: add missing rows and drop orphan\n"
+        "rows, or drop and refill the whole table with --full. Needs sqlite-vec in the daemon.\n"
+        f"The HTTP timeout is {LONG_TIMEOUT_S:g} s unless --timeout is given.",
+        examples=RESYNC_EXAMPLES,
+        handler=run_resync,
+    )
+    resync.add_argument(
+        "--generation", type=bounded_int(1, 2**31), metavar="N",
+        help="generation id (default: the configured model's; see `signet embed audit`)",
+    )  # fmt: skip
+    resync.add_argument("--full", action="store_true", help="drop and refill the whole table")
+    resync.add_argument("--dry-run", action="store_true", help="report only; change nothing")
+    resync.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+
+
+def long_client(args: argparse.Namespace, ctx: CliContext) -> DaemonClient:
+    """A client whose timeout is LONG_TIMEOUT_S unless --timeout was given."""
+    if getattr(args, "timeout", None) is None:
+        args = argparse.Namespace(**{**vars(args), "timeout": LONG_TIMEOUT_S})
+    return ctx.client(args)
+
+
+def run_audit(args: argparse.Namespace, ctx: CliContext) -> int:
+    """GET /api/embeddings/status; print the generations table and hints."""
+    with ctx.client(args) as client:
+        answer = client.get(STATUS_PATH)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+    else:
+        ctx.print("\n".join(embed_output.audit_lines(answer)))
+    return ExitCode.OK
+
+
+def run_backfill(args: argparse.Namespace, ctx: CliContext) -> int:
+    """POST /api/embeddings/backfill once (or in rounds with --all)."""
+    limit = args.limit or (DEFAULT_ROUND_LIMIT if args.all else DEFAULT_BACKFILL_LIMIT)
+    with long_client(args, ctx) as client:
+        if args.dry_run:
+            answer = client.post(BACKFILL_PATH, {"limit": limit, "dryRun": True})
+            lines = embed_output.backfill_dry_run_lines(answer)
+        elif not args.all:
+            answer = client.post(BACKFILL_PATH, {"limit": limit, "dryRun": False})
+            lines = embed_output.backfill_lines(answer)
+        else:
+            return _backfill_all(client, args, ctx, limit)
+    ctx.print(output.to_json_text(answer) if args.json else "\n".join(lines))
+    return ExitCode.OK
+
+
+def _backfill_all(
+    client: DaemonClient, args: argparse.Namespace, ctx: CliContext, limit: int
+) -> int:
+    progress = embed_output.BackfillProgress(started=time.monotonic())
+    rounds: list[Any] = []
+    idle_rounds = 0
+    while True:
+        try:
+            answer = client.post(BACKFILL_PATH, {"limit": limit, "dryRun": False})
+        except DaemonResponseError:
+            if progress.embedded and not args.json:
+                ctx.print(progress.stopped_line())
+            raise
+        rounds.append(answer)
+        progress.add(answer if isinstance(answer, Mapping) else {}, now=time.monotonic())
+        if progress.total and not args.json:
+            ctx.print(progress.line())
+        if progress.missing == 0:
+            break
+        idle_rounds = 0 if progress.last_embedded else idle_rounds + 1
+        if idle_rounds >= MAX_IDLE_ROUNDS:
+            break
+    if args.json:
+        ctx.print(output.to_json_text(progress.summary_json(rounds)))
+    else:
+        ctx.print("\n".join(progress.final_lines()))
+    return ExitCode.OK if progress.missing == 0 else ExitCode.FAILURE
+
+
+def run_resync(args: argparse.Namespace, ctx: CliContext) -> int:
+    """POST /api/repair/resync-vec."""
+    body: dict[str, Any] = {"full": bool(args.full), "dryRun": bool(args.dry_run)}
+    if args.generation is not None:
+        body["generation"] = args.generation
+    with long_client(args, ctx) as client:
+        answer = client.post(RESYNC_PATH, body)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+    else:
+        ctx.print("\n".join(embed_output.resync_lines(answer)))
+    return ExitCode.OK
