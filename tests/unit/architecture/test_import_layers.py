@@ -60,30 +60,42 @@ def test_every_package_has_a_layer() -> None:
             layer_of(child.name)
 
 
+def layer_violations(path: Path, package: str) -> list[str]:
+    """Every import in `path` (a module of `package`) that breaks the layer or Qt rules."""
+    own = layer_of(package)
+    problems = []
+    for line, module in imported_modules(path):
+        if module.startswith(QT_MODULES) and package != "ui":
+            problems.append(f"{path}:{line} imports {module}; only ui/ may import Qt")
+        if not module.startswith("signet_desktop."):
+            continue
+        target = module.split(".")[1]
+        if target in ROOT_MODULES:
+            problems.append(f"{path}:{line} imports the entry point {module}")
+        elif layer_of(target) < own:
+            problems.append(
+                f"{path}:{line}: {package} (layer {own}) imports {module} "
+                f"(layer {layer_of(target)}), which is above it"
+            )
+    return problems
+
+
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE_ROOT)))
 def test_imports_only_go_down(path: Path) -> None:
     package = own_package(path)
     if package is None:
         assert path.stem in ROOT_MODULES, f"unexpected top-level module {path.name}"
         return
-    own = layer_of(package)
-    for line, module in imported_modules(path):
-        if module.startswith(QT_MODULES):
-            assert package == "ui", f"{path}:{line} imports {module}; only ui/ may import Qt"
-        if not module.startswith("signet_desktop."):
-            continue
-        target = module.split(".")[1]
-        if target in ROOT_MODULES:
-            raise AssertionError(f"{path}:{line} imports the entry point {module}")
-        assert layer_of(target) >= own, (
-            f"{path}:{line}: {package} (layer {own}) imports {module} "
-            f"(layer {layer_of(target)}), which is above it"
-        )
+    assert layer_violations(path, package) == []
 
 
-def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
-    """The rule itself works: a storage module importing the service layer is flagged."""
+def test_checker_catches_upward_and_qt_imports(tmp_path: Path) -> None:
+    """The rule itself works: storage importing the facade, or PySide6, is flagged."""
     bad = tmp_path / "bad.py"
-    bad.write_text("from signet_desktop.service.facade import SignetService\n")
-    (line, module) = imported_modules(bad)[0]
-    assert layer_of(module.split(".")[1]) < layer_of("storage")
+    bad.write_text(
+        "from signet_desktop.service.facade import SignetService\nimport PySide6.QtCore\n"
+    )
+    problems = layer_violations(bad, "storage")
+    assert len(problems) == 2
+    assert "above it" in problems[0] and "only ui/" in problems[1]
+    assert layer_violations(bad, "ui") == []
