@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import sqlean
@@ -147,3 +148,30 @@ def test_filtered_out_pool_falls_back_to_exact_search(
     monkeypatch.setattr(lexical, "OVERFETCH", 1)
     hits = lexical_search(db.reader(), "shared term", "default", RecallFilters(), k=2)
     assert len(hits) == 1
+
+
+def test_stemming_matches_other_word_forms(db: Database) -> None:
+    MemoryService(db).remember(
+        RememberRequest(content="Caroline researched adoption agencies"), Actor()
+    )
+    assert contents(db, "what did caroline research about agency?") == [
+        "Caroline researched adoption agencies"
+    ]
+
+
+def test_upgrading_to_the_stemmed_index_keeps_existing_memories(tmp_path: Path) -> None:
+    """A database made before migration 0006 finds its memories after the rebuild."""
+    from signet_desktop.storage.connect import connect
+    from signet_desktop.storage.migrate import apply_migrations, load_migrations
+
+    conn, _ = connect(tmp_path / "old.db")
+    apply_migrations(conn, [m for m in load_migrations() if m.version < 6])
+    conn.execute(
+        "INSERT INTO memories (id, content, normalized_content, content_hash, created_at, "
+        "updated_at) VALUES ('m1', 'deployments failed twice', 'x', 'h', 'now', 'now')"
+    )
+    apply_migrations(conn)
+    rows = conn.execute(
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'deployment'"
+    ).fetchall()
+    assert len(rows) == 1
