@@ -53,7 +53,7 @@ BITS_INSERT = (
 CANONICAL_IDS = "SELECT id FROM embeddings WHERE generation_id = :generation_id"
 CANONICAL_ROWS = """
 SELECT id, agent_id, vector FROM embeddings
-WHERE generation_id = :generation_id AND id IN (SELECT value FROM json_each(:ids))
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +generation_id = :generation_id
 """
 COUNT_CANONICAL = "SELECT COUNT(*) FROM embeddings WHERE generation_id = :generation_id"
 

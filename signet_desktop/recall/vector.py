@@ -60,7 +60,7 @@ SELECT m.id AS id, e.vector AS vector
 FROM embeddings e
 JOIN memories m ON m.id = e.source_id
 WHERE e.id IN (SELECT value FROM json_each(:ids))
-  AND e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
+  AND +e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
 """
 
 RECENT_WINDOW = """

