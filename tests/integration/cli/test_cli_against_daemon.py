@@ -3,72 +3,21 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import uvicorn
+from support.daemon import Capture, CliDaemon, closed_loopback_url, run_daemon
 
-from signet_desktop.api.http.app import create_app
-from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.cli.main import main
-from signet_desktop.config.models import SignetConfig
-from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
-from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.facade import SignetService
-
-Capture = pytest.CaptureFixture[str]
-
-
-@dataclass
-class Daemon:
-    url: str
-    workspace: Path
-    service: SignetService
-
-    def cli(self, capsys: Capture, *argv: str) -> tuple[int, str, str]:
-        """Run `signet ARGV` against this daemon; return (exit code, stdout, stderr)."""
-        capsys.readouterr()
-        code = main(list(argv), env={"SIGNET_DAEMON_URL": self.url})
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    def count_rows(self) -> int:
-        row = self.service.db.reader().execute("SELECT COUNT(*) FROM memories").fetchone()
-        return int(row[0])
 
 
 @pytest.fixture
-def daemon(tmp_path: Path) -> Iterator[Daemon]:
+def daemon(tmp_path: Path) -> Iterator[CliDaemon]:
     """build_service + create_app over a temp workspace, served by uvicorn in a thread."""
-    paths = WorkspacePaths.for_root(tmp_path / "ws")
-    paths.ensure()
-    service = build_service(paths, SignetConfig(), BuildOptions(embedder=HashEmbedder()))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    settings = HttpSettings(host="127.0.0.1", port=port, agents_dir=str(paths.root))
-    app = create_app(service, settings)
-    config = uvicorn.Config(app, log_config=None, log_level="error", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield Daemon(f"http://127.0.0.1:{port}", paths.root, service)
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-        service.db.close()
+    with run_daemon(tmp_path / "ws", HashEmbedder()) as served:
+        yield served
 
 
 def saved_id(out: str) -> str:
@@ -76,7 +25,7 @@ def saved_id(out: str) -> str:
     return out.split()[1]
 
 
-def test_remember_then_recall_finds_it(daemon: Daemon, capsys: Capture) -> None:
+def test_remember_then_recall_finds_it(daemon: CliDaemon, capsys: Capture) -> None:
     code, out, err = daemon.cli(capsys, "remember", "The billing service uses PostgreSQL 16")
     assert (code, err) == (0, "")
     memory_id = saved_id(out)
@@ -89,7 +38,7 @@ def test_remember_then_recall_finds_it(daemon: Daemon, capsys: Capture) -> None:
     assert out.splitlines()[-1].startswith("-- ")
 
 
-def test_second_remember_is_deduped(daemon: Daemon, capsys: Capture) -> None:
+def test_second_remember_is_deduped(daemon: CliDaemon, capsys: Capture) -> None:
     _, out, _ = daemon.cli(capsys, "remember", "We deploy on Fridays")
     memory_id = saved_id(out)
     code, out, _ = daemon.cli(capsys, "remember", "we deploy on fridays")
@@ -98,7 +47,7 @@ def test_second_remember_is_deduped(daemon: Daemon, capsys: Capture) -> None:
     assert daemon.count_rows() == 1
 
 
-def test_recall_json_parses_with_signet_fields(daemon: Daemon, capsys: Capture) -> None:
+def test_recall_json_parses_with_signet_fields(daemon: CliDaemon, capsys: Capture) -> None:
     daemon.cli(capsys, "remember", "-t", "infra,db", "Redis caches sessions")
     code, out, _ = daemon.cli(capsys, "recall", "redis sessions", "--json", "-l", "3")
     assert code == 0
@@ -110,18 +59,18 @@ def test_recall_json_parses_with_signet_fields(daemon: Daemon, capsys: Capture) 
     assert "meta" in data and "method" in data
 
 
-def test_recall_no_match(daemon: Daemon, capsys: Capture) -> None:
+def test_recall_no_match(daemon: CliDaemon, capsys: Capture) -> None:
     assert daemon.cli(capsys, "recall", "zebra") == (0, "No memories matched.\n", "")
 
 
-def test_fts_syntax_in_query_is_harmless(daemon: Daemon, capsys: Capture) -> None:
+def test_fts_syntax_in_query_is_harmless(daemon: CliDaemon, capsys: Capture) -> None:
     daemon.cli(capsys, "remember", "billing uses postgres")
     code, out, err = daemon.cli(capsys, "recall", '"billing" NEAR( AND OR * postgres')
     assert code == 0, err
     assert "billing uses postgres" in out
 
 
-def test_get_history_forget_recover_flow(daemon: Daemon, capsys: Capture) -> None:
+def test_get_history_forget_recover_flow(daemon: CliDaemon, capsys: Capture) -> None:
     _, out, _ = daemon.cli(capsys, "remember", "critical: never force-push main")
     memory_id = saved_id(out)
 
@@ -162,7 +111,7 @@ def test_get_history_forget_recover_flow(daemon: Daemon, capsys: Capture) -> Non
     assert [e["event"] for e in json.loads(out)["history"]] == ["created", "deleted", "recovered"]
 
 
-def test_if_version_conflict(daemon: Daemon, capsys: Capture) -> None:
+def test_if_version_conflict(daemon: CliDaemon, capsys: Capture) -> None:
     _, out, _ = daemon.cli(capsys, "remember", "temporary note")
     memory_id = saved_id(out)
     code, _, err = daemon.cli(
@@ -172,14 +121,14 @@ def test_if_version_conflict(daemon: Daemon, capsys: Capture) -> None:
     assert daemon.cli(capsys, "memory", "get", memory_id)[0] == 0
 
 
-def test_unknown_id_and_recover_of_live_memory(daemon: Daemon, capsys: Capture) -> None:
+def test_unknown_id_and_recover_of_live_memory(daemon: CliDaemon, capsys: Capture) -> None:
     code, out, err = daemon.cli(capsys, "memory", "get", "no-such-id")
     assert (code, out) == (2, "") and err.startswith("error: ")
     code, _, err = daemon.cli(capsys, "memory", "recover", "no-such-id")
     assert code == 2 and "Traceback" not in err
 
 
-def test_agent_scoping(daemon: Daemon, capsys: Capture) -> None:
+def test_agent_scoping(daemon: CliDaemon, capsys: Capture) -> None:
     _, out, _ = daemon.cli(capsys, "remember", "--agent", "alpha", "alpha secret plan")
     alpha_id = saved_id(out)
     assert daemon.cli(capsys, "recall", "secret plan")[1] == "No memories matched.\n"
@@ -196,20 +145,20 @@ def test_agent_scoping(daemon: Daemon, capsys: Capture) -> None:
     assert alpha_id not in daemon.cli(capsys, "memory", "list")[1]
 
 
-def test_empty_content_writes_nothing(daemon: Daemon, capsys: Capture) -> None:
+def test_empty_content_writes_nothing(daemon: CliDaemon, capsys: Capture) -> None:
     assert daemon.cli(capsys, "remember", "   ")[0] == 2
     code, _, err = daemon.cli(capsys, "remember", "critical:")  # empty after the prefix
     assert code == 2 and err.startswith("error: ")
     assert daemon.count_rows() == 0
 
 
-def test_bad_agent_id_is_the_daemons_4xx(daemon: Daemon, capsys: Capture) -> None:
+def test_bad_agent_id_is_the_daemons_4xx(daemon: CliDaemon, capsys: Capture) -> None:
     code, _, err = daemon.cli(capsys, "remember", "--agent", "../etc", "x")
     assert code == 2 and err.startswith("error: ")
     assert daemon.count_rows() == 0
 
 
-def test_status_and_doctor(daemon: Daemon, capsys: Capture) -> None:
+def test_status_and_doctor(daemon: CliDaemon, capsys: Capture) -> None:
     daemon.cli(capsys, "remember", "one memory")
     code, out, _ = daemon.cli(capsys, "status")
     assert code == 0
@@ -227,9 +176,7 @@ def test_status_and_doctor(daemon: Daemon, capsys: Capture) -> None:
 
 
 def test_daemon_down_exit_3(capsys: Capture) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    url = closed_loopback_url()
     for argv in (["remember", "x"], ["recall", "x"], ["status"], ["memory", "get", "m"]):
         capsys.readouterr()
         assert main(argv, env={"SIGNET_DAEMON_URL": url}) == 3

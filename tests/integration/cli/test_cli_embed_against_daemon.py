@@ -3,127 +3,49 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
+from support.daemon import Capture, CliDaemon, run_daemon
+from support.fakes import SwitchableEmbedder
 
-from signet_desktop.api.http.app import create_app
-from signet_desktop.api.http.settings import HttpSettings
-from signet_desktop.cli.main import main
-from signet_desktop.config.models import SignetConfig
-from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
-from signet_desktop.embedding.provider import EmbeddingProvider, EmbeddingUnavailable, Vectors
-from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.facade import SignetService
-from signet_desktop.storage.guard import assert_provider_call_allowed
+from signet_desktop.embedding.provider import EmbeddingProvider
 
-Capture = pytest.CaptureFixture[str]
-
-
-class SwitchableEmbedder:
-    """HashEmbedder vectors, or EmbeddingUnavailable while `down` (an embedder server gone)."""
-
-    name = "hash"
-
-    def __init__(self, dimensions: int = 64) -> None:
-        self._inner = HashEmbedder(dimensions)
-        self.dimensions = dimensions
-        self.model = self._inner.model
-        self.down = False
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        assert_provider_call_allowed("switchable embedder")
-        if self.down:
-            raise EmbeddingUnavailable("switchable: connection refused")
-        return self._inner.embed(texts)
-
-
-@dataclass
-class Daemon:
-    url: str
-    service: SignetService
-
-    def cli(self, capsys: Capture, *argv: str) -> tuple[int, str, str]:
-        """Run `signet ARGV` against this daemon; return (exit code, stdout, stderr)."""
-        capsys.readouterr()
-        code = main(list(argv), env={"SIGNET_DAEMON_URL": self.url})
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    def remember(self, capsys: Capture, text: str) -> str:
-        code, out, err = self.cli(capsys, "remember", text)
-        assert code == 0, err
-        assert out.startswith("Saved "), out
-        return out.split()[1]
-
-    def scalar(self, sql: str, **params: object) -> int:
-        return int(self.service.db.reader().execute(sql, params).fetchone()[0])
-
-    def embedding_id(self, memory_id: str) -> int:
-        return self.scalar("SELECT id FROM embeddings WHERE source_id = :m", m=memory_id)
-
-
-StartDaemon = Callable[..., Daemon]
+StartDaemon = Callable[..., CliDaemon]
 
 
 @pytest.fixture
 def start_daemon(tmp_path: Path) -> Iterator[StartDaemon]:
     """build_service + create_app served by uvicorn in a thread; stopped after the test."""
-    stops: list[Callable[[], None]] = []
+    with ExitStack() as stack:
 
-    def start(
-        embedder: EmbeddingProvider | None = None,
-        *,
-        with_vec: bool = True,
-        config: dict[str, Any] | None = None,
-    ) -> Daemon:
-        paths = WorkspacePaths.for_root(tmp_path / "ws")
-        paths.ensure()
-        options = BuildOptions(with_vec=with_vec, embedder=embedder or HashEmbedder(64))
-        service = build_service(paths, SignetConfig.model_validate(config or {}), options)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        settings = HttpSettings(host="127.0.0.1", port=port, agents_dir=str(paths.root))
-        server = uvicorn.Server(
-            uvicorn.Config(
-                create_app(service, settings), log_config=None, log_level="error", lifespan="off"
+        def start(
+            embedder: EmbeddingProvider | None = None,
+            *,
+            with_vec: bool = True,
+            config: dict[str, Any] | None = None,
+        ) -> CliDaemon:
+            served = run_daemon(
+                tmp_path / "ws", embedder or HashEmbedder(64), with_vec=with_vec, config=config
             )
-        )
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.01)
+            return stack.enter_context(served)
 
-        def stop() -> None:
-            server.should_exit = True
-            thread.join(10)
-            sock.close()
-            service.db.close()
+        yield start
 
-        stops.append(stop)
-        return Daemon(f"http://127.0.0.1:{port}", service)
 
-    yield start
-    for stop in stops:
-        stop()
+def embedding_id(daemon: CliDaemon, memory_id: str) -> int:
+    return daemon.scalar("SELECT id FROM embeddings WHERE source_id = :m", m=memory_id)
 
 
 def generation_row(out: str, generation_id: int = 1) -> list[str]:
     return next(line.split() for line in out.splitlines() if line.startswith(f"{generation_id} "))
 
 
-def semantic_evidence(daemon: Daemon, capsys: Capture, query: str, memory_id: str) -> object:
+def semantic_evidence(daemon: CliDaemon, capsys: Capture, query: str, memory_id: str) -> object:
     code, out, err = daemon.cli(capsys, "recall", query, "--json")
     assert code == 0, err
     (hit,) = [hit for hit in json.loads(out)["results"] if hit["id"] == memory_id]
@@ -168,7 +90,7 @@ def test_resync_vec_restores_dropped_mirror_rows(
     daemon.remember(capsys, "deploys happen on friday afternoons")
     assert semantic_evidence(daemon, capsys, "billing invoices postgres", billing) is not None
 
-    dropped = [daemon.embedding_id(billing), daemon.embedding_id(frontend)]
+    dropped = [embedding_id(daemon, billing), embedding_id(daemon, frontend)]
     with daemon.service.db.write() as conn:
         for rowid in dropped:
             conn.execute("DELETE FROM vec_embeddings_g1 WHERE rowid = :id", {"id": rowid})

@@ -6,23 +6,21 @@ accepted request would have embedded the missing vectors or refilled the mirror)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from http_helpers import make_client, remember, row_counts
+from support.fakes import SwitchableEmbedder
 
 from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
-from signet_desktop.embedding.hashing import HashEmbedder
-from signet_desktop.embedding.provider import EmbeddingUnavailable, Vectors
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.storage.guard import assert_provider_call_allowed
 
 pytestmark = pytest.mark.anyio
 
@@ -30,24 +28,6 @@ STATUS = "/api/embeddings/status"
 BACKFILL = "/api/embeddings/backfill"
 RESYNC = "/api/repair/resync-vec"
 MIRROR_ROWS = "SELECT COUNT(*) FROM vec_embeddings_g1"
-
-
-class SwitchableEmbedder:
-    """HashEmbedder vectors, or EmbeddingUnavailable while `down`."""
-
-    name = "hash"
-
-    def __init__(self, dimensions: int = 64) -> None:
-        self._inner = HashEmbedder(dimensions)
-        self.dimensions = dimensions
-        self.model = self._inner.model
-        self.down = False
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        assert_provider_call_allowed("switchable embedder")
-        if self.down:
-            raise EmbeddingUnavailable("switchable: connection refused")
-        return self._inner.embed(texts)
 
 
 @pytest.fixture

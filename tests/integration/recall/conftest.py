@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hybrid_fakes import ScriptedEmbedder
+from support.fakes import ScriptedEmbedder
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from hybrid_fakes import ScriptedEmbedder
+from support.fakes import ScriptedEmbedder
 
 from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.routes import embeddings as embedding_routes

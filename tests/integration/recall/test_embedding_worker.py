@@ -6,7 +6,7 @@ import threading
 import time
 
 from conftest import Factory
-from hybrid_fakes import ScriptedEmbedder
+from support.fakes import ScriptedEmbedder
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.index import VectorIndex

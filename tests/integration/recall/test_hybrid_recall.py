@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from conftest import Factory
-from hybrid_fakes import ScriptedEmbedder
+from support.fakes import ScriptedEmbedder
 
 from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.memory import Actor

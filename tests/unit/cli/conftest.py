@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 
 import pytest
 from cli_fakes import FakeDaemon, make_handler
+from support.daemon import closed_loopback_url
 
 
 @pytest.fixture
@@ -28,7 +28,4 @@ def fake_daemon() -> Iterator[FakeDaemon]:
 @pytest.fixture
 def closed_url() -> str:
     """A loopback URL where nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    return closed_loopback_url()

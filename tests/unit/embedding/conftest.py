@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 
 import pytest
 from embedding_fakes import FakeEmbedServer
+from support.daemon import closed_loopback_url
 
 
 @pytest.fixture
@@ -21,7 +21,4 @@ def fake_server() -> Iterator[FakeEmbedServer]:
 @pytest.fixture
 def closed_port_url() -> str:
     """A loopback URL on which nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    return closed_loopback_url()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from index_fakes import ScriptedEmbedder
+from support.fakes import ScriptedEmbedder
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding import vectors

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.fakes import SwitchableEmbedder
 
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
-from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
-from signet_desktop.embedding.provider import EmbeddingUnavailable, Vectors
 from signet_desktop.recall.engine import NO_TERMS_NOTE, RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.memories import MemoryService, RememberRequest
@@ -29,28 +28,16 @@ TEXTS = (
 )
 
 
-class QueryEmbedder(HashEmbedder):
-    """HashEmbedder whose query side can be switched to fail or stall."""
-
-    def __init__(self) -> None:
-        super().__init__(64)
-        self.mode = "ok"
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if self.mode == "down":
-            raise EmbeddingUnavailable("connection refused")
-        if self.mode == "slow":
-            time.sleep(0.5)
-        return super().embed(texts)
+@pytest.fixture
+def embedder() -> SwitchableEmbedder:
+    """The hash embedder whose query side can be switched to fail ("down") or stall ("slow")."""
+    fake = SwitchableEmbedder(64)
+    fake.delay_s = 0.5
+    return fake
 
 
 @pytest.fixture
-def embedder() -> QueryEmbedder:
-    return QueryEmbedder()
-
-
-@pytest.fixture
-def db(tmp_path: Path, embedder: QueryEmbedder) -> Iterator[Database]:
+def db(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
     database = open_database(tmp_path / "e.db")
     index = VectorIndex(database)
     generation = index.ensure_generation(provider="hash", model=embedder.model, dimensions=64)
@@ -64,7 +51,7 @@ def db(tmp_path: Path, embedder: QueryEmbedder) -> Iterator[Database]:
 
 
 @pytest.fixture
-def engine(db: Database, embedder: QueryEmbedder) -> Iterator[RecallEngine]:
+def engine(db: Database, embedder: SwitchableEmbedder) -> Iterator[RecallEngine]:
     channel = SemanticChannel(embedder, vec_available=True)
     engine = RecallEngine(db, semantic=channel, embed_timeout_s=0.2)
     yield engine
@@ -114,7 +101,7 @@ def test_queries_without_searchable_terms_answer_empty(engine: RecallEngine, que
 
 
 def test_embedder_down_at_query_time_falls_back_to_lexical(
-    engine: RecallEngine, embedder: QueryEmbedder
+    engine: RecallEngine, embedder: SwitchableEmbedder
 ) -> None:
     embedder.mode = "down"
     result = recall(engine, "postgres billing")
@@ -123,7 +110,9 @@ def test_embedder_down_at_query_time_falls_back_to_lexical(
     assert "connection refused" in result.notes[0] and "lexical only" in result.notes[0]
 
 
-def test_slow_embedder_does_not_hold_recall(engine: RecallEngine, embedder: QueryEmbedder) -> None:
+def test_slow_embedder_does_not_hold_recall(
+    engine: RecallEngine, embedder: SwitchableEmbedder
+) -> None:
     embedder.mode = "slow"
     started = time.perf_counter()
     result = recall(engine, "postgres billing")
