@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,15 +23,18 @@ from signet_desktop.storage.database import Database
 
 @dataclass(slots=True)
 class StatusBoard:
-    """Live facts for /api/status that workers and the runtime update."""
+    """Live facts for /api/status that workers and the runtime update from their threads."""
 
     facts: dict[str, Any] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def set(self, key: str, value: Any) -> None:
-        self.facts[key] = value
+        with self._lock:
+            self.facts[key] = value
 
     def snapshot(self) -> dict[str, Any]:
-        return dict(self.facts)
+        with self._lock:
+            return dict(self.facts)
 
 
 class SignetService:
