@@ -112,9 +112,21 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime) -> int:
         return result
     finally:
         shell.close()
-        loop.run_until_complete(asyncio.sleep(0))  # let cancelled window tasks unwind
+        _finish_pending_tasks(loop)
         loop.close()
         asyncio.set_event_loop(None)
+
+
+def _finish_pending_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel and await what is still pending (window tasks, uvicorn's lifespan task).
+
+    A task left pending is garbage-collected after the loop's Qt timers are gone, and its
+    cancellation then fails inside qasync with a traceback at exit.
+    """
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 def _show_startup_error(app: QApplication, exc: StartupError) -> None:
