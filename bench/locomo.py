@@ -130,13 +130,23 @@ def questions(sample: dict[str, Any]) -> list[Question]:
     return out
 
 
-def ingest(service: SignetService, sample: dict[str, Any]) -> dict[str, str]:
+def turn_content(turn: dict[str, Any], captions: bool) -> str:
+    """ "<speaker>: <text>" (the protocol), optionally with the shared image's caption."""
+    text = f"{turn['speaker']}: {turn['text']}"
+    if captions and turn.get("blip_caption"):
+        text += f" [shares an image: {turn['blip_caption']}]"
+    return text
+
+
+def ingest(
+    service: SignetService, sample: dict[str, Any], captions: bool = False
+) -> dict[str, str]:
     """Remember every turn; returns memory id -> dia_id."""
     dia_of: dict[str, str] = {}
     for session, date, turn in turns(sample["conversation"]):
         outcome = service.remember(
             RememberRequest(
-                content=f"{turn['speaker']}: {turn['text']}",
+                content=turn_content(turn, captions),
                 who=turn["speaker"],
                 created_at=date,
                 metadata={"dia_id": turn["dia_id"], "session": session},
@@ -172,13 +182,14 @@ class Run:
     ingest_s: float = 0.0
     turns: int = 0
     completeness: set[str] = field(default_factory=set)
+    captions: bool = False  # off-protocol variant: append image captions to image turns
 
 
 def evaluate_sample(sample: dict[str, Any], run: Run, *, sweep: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         service = build_service(WorkspacePaths.for_root(Path(tmp)), SignetConfig(), BuildOptions())
         started = time.perf_counter()
-        dia_of = ingest(service, sample)
+        dia_of = ingest(service, sample, run.captions)
         run.ingest_s += time.perf_counter() - started
         run.turns += len(dia_of)
         for question in questions(sample):
@@ -266,6 +277,12 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=0, help="0 = all")
     parser.add_argument("--sweep", action="store_true", help="replay fusion variants offline")
     parser.add_argument("--save-candidates", type=Path, help="write sweep candidates (JSON)")
+    parser.add_argument(
+        "--captions",
+        action="store_true",
+        help="off-protocol: append each image turn's blip_caption to its memory text "
+        "(what a capture path that keeps image descriptions would store)",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LoCoMo data is not shipped with the project)")
@@ -273,7 +290,9 @@ def main() -> int:
     samples = json.loads(args.data.read_text(encoding="utf-8"))
     if args.conversations:
         samples = samples[: args.conversations]
-    run = Run()
+    run = Run(captions=args.captions)
+    if args.captions:
+        print("variant: image captions appended to image turns (not the reference protocol)")
     for sample in samples:
         evaluate_sample(sample, run, sweep=args.sweep)
     print_tables(run)

@@ -53,6 +53,9 @@ environment:
                      address requires auth.token in agent.yaml.
   Clients (the signet CLI, hooks, signet-mcp) find the daemon through SIGNET_DAEMON_URL,
   or SIGNET_HOST and SIGNET_PORT.
+  SIGNET_DISABLE_SQLITE_VEC=1
+                     run without sqlite-vec (semantic recall then scans the newest vectors
+                     and says vectorCompleteness "recent-window"), to try the fallback.
 
 exit status:
   0 stopped cleanly (SIGINT/SIGTERM or Quit)   1 already running, or the port is busy

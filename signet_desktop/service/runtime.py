@@ -17,7 +17,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any, Literal
@@ -53,6 +53,7 @@ from signet_desktop.storage.migrate import MigrationError
 
 log = logging.getLogger(__name__)
 
+DISABLE_VEC_ENV = "SIGNET_DISABLE_SQLITE_VEC"
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -174,7 +175,7 @@ class DaemonRuntime:
         for warning in self.loaded.warnings:
             log.warning("agent.yaml: %s", warning)
         self._bind(address)
-        self.service = self._build_service(paths)
+        self.service = self._build_service(paths, env)
         self._tasks = StartupTasks(self.service.status_board)
         self._workers = WorkerThreads(self.service.status_board)
         for name, fn in self._early_tasks:
@@ -253,10 +254,16 @@ class DaemonRuntime:
         info = PidInfo(os.getpid(), self.port, self.host, self.started_at)
         write_pid_file(self.paths.pid_file, info)
 
-    def _build_service(self, paths: WorkspacePaths) -> SignetService:
+    def _build_service(self, paths: WorkspacePaths, env: Mapping[str, str]) -> SignetService:
         assert self.loaded is not None
+        build = self.options.build or BuildOptions()
+        if env.get(DISABLE_VEC_ENV) == "1":  # try the fallback path exactly as users would see it
+            build = replace(build, with_vec=False)
+            log.warning(
+                "%s=1: sqlite-vec not loaded; semantic recall scans recent vectors", DISABLE_VEC_ENV
+            )
         try:
-            return build_service(paths, self.loaded.config, self.options.build)
+            return build_service(paths, self.loaded.config, build)
         except DatabaseFileError as exc:
             raise StartupError(f"database error: {exc}", EXIT_USAGE) from None
         except MigrationError as exc:
