@@ -76,6 +76,9 @@ class SignetService:
     def list_memories(self, agent_id: str, limit: int = 100, offset: int = 0) -> MemoryPage:
         return self._memories.list_page(agent_id, limit, offset)
 
+    def count_memories(self, agent_id: str) -> int:
+        return self._memories.count(agent_id)
+
     def modify_memory(
         self,
         agent_id: str,

@@ -145,6 +145,10 @@ class MemoryService:
             memories.memory_stats(conn, agent_id),
         )
 
+    def count(self, agent_id: str) -> int:
+        """Live memories in this scope (cheap: no embedding join, unlike list_page's stats)."""
+        return memories.count_live(self._db.reader(), agent_id)
+
     def modify(
         self,
         agent_id: str,

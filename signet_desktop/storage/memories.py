@@ -208,6 +208,15 @@ def list_memories(conn: Connection, agent_id: str, limit: int, offset: int) -> l
     return [row_to_memory(r) for r in rows]
 
 
+def count_live(conn: Connection, agent_id: str) -> int:
+    """How many live memories the agent has (an index-only count)."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM memories WHERE agent_id = :agent_id AND is_deleted = 0",
+        {"agent_id": agent_id},
+    ).fetchone()
+    return int(row[0])
+
+
 def memory_stats(conn: Connection, agent_id: str) -> MemoryStats:
     """Total, embedded and pinned counts of live memories."""
     row = conn.execute(MEMORY_STATS, {"agent_id": agent_id}).fetchone()

@@ -24,9 +24,8 @@ class StatusView:
 def read_status(service: SignetService, agent_id: str = DEFAULT_AGENT_ID) -> StatusView:
     """Collect the status labels' facts (blocks: run it in a worker thread)."""
     status = service.status()
-    page = service.list_memories(agent_id, limit=1)
     return StatusView(
-        memory_count=page.stats.total,
+        memory_count=service.count_memories(agent_id),
         vector=describe_vector(status.get("vector", {})),
         warming_up=_warming_up(status.get("startup", {})),
     )

@@ -206,3 +206,13 @@ def test_paging(service: MemoryService) -> None:
     assert len(page.memories) == 2 and page.stats.total == 5
     with pytest.raises(InvalidInput):
         service.list_page("default", limit=-1)
+
+
+def test_count_is_scoped_and_skips_deleted(service: MemoryService) -> None:
+    kept = service.remember(RememberRequest(content="kept"), ACTOR).memory
+    gone = service.remember(RememberRequest(content="gone"), ACTOR).memory
+    service.remember(RememberRequest(content="theirs", agent_id="b"), ACTOR)
+    service.forget("default", gone.id, reason="r", actor=ACTOR)
+    assert service.count("default") == 1 == service.list_page("default").stats.total
+    assert service.count("b") == 1
+    assert service.get("default", kept.id).id == kept.id
