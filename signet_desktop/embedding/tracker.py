@@ -240,10 +240,11 @@ class EmbeddingTracker:
                 for job in leased:
                     jobs.fail(conn, job, str(exc))
             return StepResult("jobs", failed=len(leased), error=str(exc), unavailable=True)
+        written = {w.source_id for w in writes}
         with self._db.write() as conn:
             self._write(conn, generation, writes)
             for job in leased:
-                done = job.memory_id in {w.source_id for w in writes}
+                done = job.memory_id in written
                 jobs.complete(conn, job, {"embedded": done, "generation": generation.id})
         return StepResult("jobs", embedded=len(writes), skipped=len(leased) - len(writes))
 

@@ -64,11 +64,6 @@ SELECT {MEMORY_COLUMNS} FROM memories
 WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +is_deleted = 0
 """
 
-TOUCH_ACCESSED = """
-UPDATE memories SET access_count = access_count + 1, last_accessed = :now
-WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id
-"""
-
 MEMORY_STATS = """
 SELECT
     COUNT(*) AS total,
@@ -268,14 +263,4 @@ def set_deleted(
             "id": memory.id,
             "agent_id": memory.agent_id,
         },
-    )
-
-
-def touch_accessed(conn: Connection, agent_id: str, ids: Sequence[str]) -> None:
-    """Record that these memories were returned by recall."""
-    if not ids:
-        return
-    conn.execute(
-        TOUCH_ACCESSED,
-        {"agent_id": agent_id, "ids": json.dumps(list(ids)), "now": utc_now()},
     )

@@ -15,7 +15,7 @@ from signet_desktop.embedding.vectors import CANONICAL_ROWS
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.vector import CANDIDATE_ROWS
 from signet_desktop.storage.database import Database
-from signet_desktop.storage.memories import GET_LIVE_BY_IDS, TOUCH_ACCESSED
+from signet_desktop.storage.memories import GET_LIVE_BY_IDS
 
 
 def plan(db: Database, sql: str) -> list[str]:
@@ -31,11 +31,10 @@ WHERE, _ = filter_sql("agent", RecallFilters())
     ("sql", "first_step"),
     [
         (GET_LIVE_BY_IDS, "SEARCH memories USING INDEX sqlite_autoindex_memories_1 (id=?)"),
-        (TOUCH_ACCESSED, "SEARCH memories USING INDEX sqlite_autoindex_memories_1 (id=?)"),
         (CANONICAL_ROWS, "SEARCH embeddings USING INTEGER PRIMARY KEY (rowid=?)"),
         (CANDIDATE_ROWS.format(filters=WHERE), "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"),
     ],
-    ids=["hydrate", "touch", "canonical-rows", "rescore-candidates"],
+    ids=["hydrate", "canonical-rows", "rescore-candidates"],
 )
 def test_id_list_queries_seek_by_id(db: Database, sql: str, first_step: str) -> None:
     assert plan(db, sql)[0] == first_step
