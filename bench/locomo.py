@@ -1,12 +1,14 @@
-"""LoCoMo retrieval evaluation: lexical-only, vector-only and hybrid, in one run.
+"""LoCoMo retrieval evaluation: lexical, vector, fusion-only and hybrid rankers, in one run.
 
 Run: uv run python bench/locomo.py [--data PATH] [--conversations N] [--sweep]
 
 Protocol (../shared/data/README.md, retrieval only, no LLM): per conversation a fresh
 workspace; every turn is remembered through the public facade as "<speaker>: <text>" with
-who = speaker, the session date as createdAt and the dia_id in metadata; every category 1-4
-question with evidence is recalled (limit 10) by each ranker through `SignetService.recall`
-with `channels` set. Scores: hit@k, recall@k (k = 1, 5, 10) and MRR, overall and per category.
+who = speaker, the session date as createdAt, the conversation's session as sessionId and the
+dia_id in metadata; every category 1-4 question with evidence is recalled (limit 10) by each
+ranker through `SignetService.recall` with `channels` (and `context`) set: lexical only,
+vector only, fusion only (hybrid without the context signals) and hybrid (the default).
+Scores: hit@k, recall@k (k = 1, 5, 10) and MRR, overall and per category.
 Ranking is evaluated with min_score 0 (the threshold only trims tails; it is reported apart).
 Embedder: the native all-MiniLM-L6-v2. The data stays in ../shared/data (CC BY-NC 4.0).
 
@@ -39,20 +41,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
-from signet_desktop.domain.memory import Actor
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
+from signet_desktop.storage.recall_context import candidate_context
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"
 KS = (1, 5, 10)
 LIMIT = 10
 CANDIDATES = 50
-RANKERS: dict[str, tuple[str, ...]] = {
-    "lexical": ("lexical",),
-    "vector": ("semantic",),
-    "hybrid": ("lexical", "semantic"),
+# name -> (channels, context signals on). "hybrid" is the default recall; "fusion only" is
+# the same without the context stage, so its share of the gain shows in the same run.
+RANKERS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "lexical": (("lexical",), False),
+    "vector": (("semantic",), False),
+    "fusion only": (("lexical", "semantic"), False),
+    "hybrid": (("lexical", "semantic"), True),
 }
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
@@ -149,6 +155,7 @@ def ingest(
                 content=turn_content(turn, captions),
                 who=turn["speaker"],
                 created_at=date,
+                session_id=f"{sample['sample_id']}:session_{session}",
                 metadata={"dia_id": turn["dia_id"], "session": session},
                 source_type="locomo",
                 source_id=f"{sample['sample_id']}:{turn['dia_id']}",
@@ -160,11 +167,15 @@ def ingest(
 
 
 def ranked_dia_ids(
-    service: SignetService, question: str, channels: tuple[str, ...], dia_of: dict[str, str]
+    service: SignetService,
+    question: str,
+    ranker: tuple[tuple[str, ...], bool],
+    dia_of: dict[str, str],
 ) -> tuple[list[str], float, Any]:
+    channels, context = ranker
     started = time.perf_counter()
     result = service.recall(
-        RecallQuery(query=question, limit=LIMIT, channels=channels, min_score=0.0)
+        RecallQuery(query=question, limit=LIMIT, channels=channels, min_score=0.0, context=context)
     )
     elapsed = (time.perf_counter() - started) * 1000
     return [dia_of[h.memory.id] for h in result.hits], elapsed, result
@@ -192,9 +203,10 @@ def evaluate_sample(sample: dict[str, Any], run: Run, *, sweep: bool) -> None:
         dia_of = ingest(service, sample, run.captions)
         run.ingest_s += time.perf_counter() - started
         run.turns += len(dia_of)
+        facts = context_facts(service, list(dia_of), dia_of) if sweep else {}
         for question in questions(sample):
-            for name, channels in RANKERS.items():
-                ranked, ms, result = ranked_dia_ids(service, question.text, channels, dia_of)
+            for name, ranker in RANKERS.items():
+                ranked, ms, result = ranked_dia_ids(service, question.text, ranker, dia_of)
                 run.overall[name].add(ranked, question.evidence)
                 run.by_category[(name, question.category)].add(ranked, question.evidence)
                 run.latency_ms[name].append(ms)
@@ -206,18 +218,31 @@ def evaluate_sample(sample: dict[str, Any], run: Run, *, sweep: bool) -> None:
                         [dia_of[h.memory.id] for h in kept], question.evidence
                     )
             if sweep:
-                run.candidates.append(collect_candidates(service, question, dia_of))
+                run.candidates.append(collect_candidates(service, question, dia_of, facts))
         service.db.close()
 
 
 def collect_candidates(
-    service: SignetService, question: Question, dia_of: dict[str, str]
+    service: SignetService,
+    question: Question,
+    dia_of: dict[str, str],
+    facts: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
-    """Each channel's top CANDIDATES with evidence, for offline fusion replays."""
-    out: dict[str, Any] = {"category": question.category, "evidence": sorted(question.evidence)}
+    """Each channel's top CANDIDATES with evidence and context facts, for offline replays."""
+    out: dict[str, Any] = {
+        "question": question.text,
+        "category": question.category,
+        "evidence": sorted(question.evidence),
+    }
     for name, channel in (("lexical", "lexical"), ("semantic", "semantic")):
         result = service.recall(
-            RecallQuery(query=question.text, limit=CANDIDATES, channels=(channel,), min_score=0.0)
+            RecallQuery(
+                query=question.text,
+                limit=CANDIDATES,
+                channels=(channel,),
+                min_score=0.0,
+                context=False,
+            )
         )
         out[name] = [
             {
@@ -227,7 +252,24 @@ def collect_candidates(
             }
             for h in result.hits
         ]
+    seen = {item["dia"] for channel in ("lexical", "semantic") for item in out[channel]}
+    out["context"] = {dia: facts[dia] for dia in seen if dia in facts}
     return out
+
+
+def context_facts(
+    service: SignetService, ids: list[str], dia_of: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Each memory's who and session neighbours (as dia_ids), for offline context replays."""
+    facts = candidate_context(service.db.reader(), DEFAULT_AGENT_ID, ids)
+    return {
+        dia_of[memory_id]: {
+            "who": fact.who,
+            "previous": dia_of.get(fact.previous_id or ""),
+            "next": dia_of.get(fact.next_id or ""),
+        }
+        for memory_id, fact in facts.items()
+    }
 
 
 def percentile(values: list[float], pct: float) -> float:

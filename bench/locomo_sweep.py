@@ -2,7 +2,9 @@
 
 Each question's lexical and semantic top-50 (scores and ranks exactly as the channels
 reported them through the facade) are fused again with `recall.fusion.fuse` under several
-rules and alphas, plus reciprocal-rank fusion as an outside reference. Nothing is re-embedded
+rules and alphas, plus reciprocal-rank fusion as an outside reference; then the default
+fusion is replayed through `recall.context.apply_context` (with the candidates' who and
+session neighbours as the database reported them) under several weights. Nothing is re-embedded
 or re-queried, so a sweep of every variant costs seconds.
 
 Run alone on saved candidates: uv run python bench/locomo_sweep.py candidates.json
@@ -20,13 +22,20 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from signet_desktop.domain.recall import ChannelEvidence
-from signet_desktop.recall.fusion import SingleChannelRule, fuse
+from signet_desktop.recall.context import ContextWeights, apply_context
+from signet_desktop.recall.fusion import DEFAULT_ALPHA, SingleChannelRule, fuse
+from signet_desktop.storage.recall_context import CandidateContext
 
 LIMIT = 10
 CANDIDATES = 50  # each channel's depth in bench/locomo.py
 ALPHAS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 RULES: tuple[SingleChannelRule, ...] = ("raw", "zero", "floor")
 RRF_K = 60
+# (who_boost, session_weight) pairs replayed over the default fusion; (0, 0) is fusion alone.
+CONTEXT_WEIGHTS = (
+    (0.0, 0.0), (0.1, 0.0), (0.0, 0.15), (0.05, 0.1), (0.1, 0.1), (0.1, 0.15), (0.1, 0.2),
+    (0.15, 0.15), (0.2, 0.15), (0.1, 0.3),
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +58,27 @@ def linear(alpha: float, rule: SingleChannelRule) -> Callable[[dict[str, Any]], 
             depth=CANDIDATES,
         )
         return [h.memory_id for h in fused[:LIMIT]]
+
+    return rank
+
+
+def with_context(who_boost: float, session_weight: float) -> Callable[[dict[str, Any]], list[str]]:
+    """The default fusion, then `recall.context.apply_context` with these weights."""
+    weights = ContextWeights(who_boost, session_weight)
+
+    def rank(candidate: dict[str, Any]) -> list[str]:
+        fused = fuse(
+            _hits(candidate["lexical"]),
+            _hits(candidate["semantic"]),
+            alpha=DEFAULT_ALPHA,
+            depth=CANDIDATES,
+        )
+        facts = {
+            dia: CandidateContext(f["who"], f["previous"], f["next"])
+            for dia, f in candidate.get("context", {}).items()
+        }
+        ranked = apply_context(fused, facts, candidate.get("question", ""), weights)
+        return [h.memory_id for h in ranked[:LIMIT]]
 
     return rank
 
@@ -92,6 +122,10 @@ def print_sweep(candidates: list[dict[str, Any]]) -> None:
         (f"RRF k={RRF_K}", rrf),
     ]
     variants += [(f"linear {rule} a={a}", linear(a, rule)) for rule in RULES for a in ALPHAS]
+    variants += [
+        (f"floor a={DEFAULT_ALPHA} + context who={g} session={w}", with_context(g, w))
+        for g, w in CONTEXT_WEIGHTS
+    ]
     print(f"\nfusion sweep over {len(candidates)} questions (offline replay of channel top-50)\n")
     print("| variant | hit@5 | recall@5 | recall@10 | MRR |")
     print("| --- | ---: | ---: | ---: | ---: |")

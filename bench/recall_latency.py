@@ -5,7 +5,8 @@ Run: uv run python bench/recall_latency.py [--sizes 10000,100000] [--queries 200
 
 Every timing is a full `SignetService.recall` call through the facade (validation, query
 embedding with the native all-MiniLM-L6-v2 on a worker thread, BM25, vec0 KNN, fusion,
-hydration), limit 10. The corpus is written in bulk through `db.write()` (setup, not timed).
+context signals, hydration), limit 10. The corpus is written in bulk through `db.write()`
+(setup, not timed), in sessions of 40 memories with three `who` values.
 
 Vectors, honestly: the first `--pool` sentences are embedded with the real model; every other
 row gets a blend of two random pool vectors (weights 0.5-0.8) plus N(0, 0.01) noise,
@@ -56,6 +57,8 @@ from signet_desktop.storage.memories import insert_memory
 BATCH = 2000
 LIMIT = 10
 PREFILTER_SIZES = (1000, 2000, 4000)
+SESSION_LENGTH = 40  # memories per session: the context stage looks up session neighbours
+HARNESSES = ("claude-code", "codex", "opencode")  # who, so the who signal has work to do
 RANKERS = {"lexical": ("lexical",), "vector": ("semantic",), "hybrid": ("lexical", "semantic")}
 
 
@@ -88,7 +91,14 @@ def fill(root: Path, texts: list[str], matrix: npt.NDArray[np.float32], model: s
         rows = []
         for offset, text in enumerate(texts[start : start + BATCH]):
             memory_id = str(uuid.uuid4())
-            rows.append((memory_id, NewMemory("default", text), matrix[start + offset]))
+            index_ = start + offset
+            new = NewMemory(
+                "default",
+                text,
+                who=HARNESSES[index_ % len(HARNESSES)],
+                session_id=f"bench-session-{index_ // SESSION_LENGTH}",
+            )
+            rows.append((memory_id, new, matrix[index_]))
         with db.write() as conn:
             for memory_id, new, _ in rows:
                 insert_memory(conn, memory_id, new, actor="bench", embedding_model=model)

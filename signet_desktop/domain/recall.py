@@ -36,6 +36,7 @@ class RecallQuery:
     min_score: float | None = None
     expand: bool = False
     channels: tuple[str, ...] = ("lexical", "semantic")
+    context: bool = True  # apply the context signals after fusion (benchmarks switch it off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,19 @@ class ChannelEvidence:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextEvidence:
+    """What the context signals added to a fused score (before the final rescale).
+
+    `who`: the query names this memory's `who`. `session`: lent by the adjacent memory of the
+    same session that scored best, `neighbour_id`.
+    """
+
+    who: float = 0.0
+    session: float = 0.0
+    neighbour_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RecallHit:
     """A ranked memory with the evidence behind its score."""
 
@@ -56,6 +70,7 @@ class RecallHit:
     source: str  # hybrid | keyword | vector
     lexical: ChannelEvidence | None = None
     semantic: ChannelEvidence | None = None
+    context: ContextEvidence | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,10 @@
 """Recall: run the channels, fuse their evidence, hydrate and time every stage.
 
 The query embedding runs in a worker thread while BM25 runs on the caller's thread; both are
-reads, never inside a write transaction. `RecallQuery.channels` picks the rankers, so
-benchmarks compare lexical-only, vector-only and hybrid through this one implementation.
+reads, never inside a write transaction. After fusion the context signals (`recall.context`:
+who is named, session neighbours) adjust the fused scores. `RecallQuery.channels` and
+`RecallQuery.context` pick the rankers, so benchmarks compare lexical-only, vector-only,
+fusion-only and hybrid through this one implementation.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from signet_desktop.domain.recall import (
 )
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.provider import EmbeddingError
+from signet_desktop.recall.context import ContextWeights, apply_context
 from signet_desktop.recall.fusion import (
     DEFAULT_ALPHA,
     DEFAULT_SINGLE,
@@ -47,6 +50,7 @@ from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import assert_provider_call_allowed
+from signet_desktop.storage.recall_context import candidate_context
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +119,7 @@ class RecallEngine:
         semantic: SemanticChannel | None = None,
         alpha: float = DEFAULT_ALPHA,
         single: SingleChannelRule = DEFAULT_SINGLE,
+        context: ContextWeights | None = None,
         embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
     ) -> None:
         self._db = db
@@ -122,6 +127,7 @@ class RecallEngine:
         self._semantic = semantic
         self._alpha = alpha
         self._single: SingleChannelRule = single
+        self._context = context or ContextWeights()
         self._embed_timeout_s = embed_timeout_s
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
@@ -155,6 +161,10 @@ class RecallEngine:
                 single=self._single,
                 depth=k,
             )
+        if query.context and self._context.enabled and fused:
+            with clock.stage("context"):
+                facts = candidate_context(conn, query.agent_id, [h.memory_id for h in fused])
+                fused = apply_context(fused, facts, query.query, self._context)
         method = _method(query, outcome)
         notes = (outcome.note,) if outcome and outcome.note else ()
         return self._result(query, clock, fused, method, outcome, notes, conn)
@@ -231,7 +241,7 @@ class RecallEngine:
             with clock.stage("hydrate"):
                 rows = memories.get_memories(conn, query.agent_id, [h.memory_id for h in ranked])
             hits = tuple(
-                RecallHit(rows[h.memory_id], h.score, h.source, h.lexical, h.semantic)
+                RecallHit(rows[h.memory_id], h.score, h.source, h.lexical, h.semantic, h.context)
                 for h in ranked
                 if h.memory_id in rows
             )

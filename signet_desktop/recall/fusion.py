@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from signet_desktop.domain.recall import ChannelEvidence
+from signet_desktop.domain.recall import ChannelEvidence, ContextEvidence
 
 SingleChannelRule = Literal["raw", "zero", "floor"]
 
@@ -50,6 +50,7 @@ class FusedHit:
     source: str  # hybrid | keyword | vector
     lexical: ChannelEvidence | None
     semantic: ChannelEvidence | None
+    context: ContextEvidence | None = None  # set by recall.context
 
 
 def _stand_in(
@@ -96,10 +97,11 @@ def fuse(
             if blending and single != "raw":
                 score = alpha * sem_missing + (1 - alpha) * lex_ev.score
         fused.append(FusedHit(memory_id, score, source, lex_ev, sem_ev))
-    fused.sort(key=_order)
+    fused.sort(key=order_key)
     return fused
 
 
-def _order(hit: FusedHit) -> tuple[float, int, str]:
+def order_key(hit: FusedHit) -> tuple[float, int, str]:
+    """Best score first; ties by the better channel rank, then by id (deterministic)."""
     ranks = [ev.rank for ev in (hit.lexical, hit.semantic) if ev is not None]
     return (-hit.score, min(ranks), hit.memory_id)

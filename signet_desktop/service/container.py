@@ -10,6 +10,7 @@ from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.embedding.registry import build_embedder
 from signet_desktop.embedding.tracker import EmbeddingTracker
+from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.embedding_worker import EmbeddingWorker
@@ -80,6 +81,10 @@ def build_service(
         embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
     )
     engine = RecallEngine(
-        db, min_score=config.search.min_score, semantic=semantic, alpha=config.search.alpha
+        db,
+        min_score=config.search.min_score,
+        semantic=semantic,
+        alpha=config.search.alpha,
+        context=ContextWeights(config.search.who_boost, config.search.session_weight),
     )
     return SignetService(db, memory_service, engine, status, embeddings=EmbeddingOps(db, parts))

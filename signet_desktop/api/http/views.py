@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from signet_desktop.domain.memory import HistoryEvent, Memory
-from signet_desktop.domain.recall import ChannelEvidence, RecallHit, RecallResult
+from signet_desktop.domain.recall import (
+    ChannelEvidence,
+    ContextEvidence,
+    RecallHit,
+    RecallResult,
+)
 from signet_desktop.service.memories import MemoryPage, RememberOutcome
 
 RECALL_TRUNCATE_CHARS = 500  # Signet's guardrails.recallTruncateChars
@@ -37,6 +42,16 @@ def _channel(evidence: ChannelEvidence | None) -> dict[str, Any] | None:
     return {"score": round(evidence.score, SCORE_DIGITS), "rank": evidence.rank}
 
 
+def _context(evidence: ContextEvidence | None) -> dict[str, Any] | None:
+    if evidence is None:
+        return None
+    return {
+        "who": round(evidence.who, SCORE_DIGITS),
+        "session": round(evidence.session, SCORE_DIGITS),
+        "neighbourId": evidence.neighbour_id,
+    }
+
+
 def hit_json(hit: RecallHit) -> dict[str, Any]:
     """One recall result, its content cut to RECALL_TRUNCATE_CHARS."""
     memory = hit.memory
@@ -59,6 +74,7 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
         "created_at": memory.created_at,
         "lexical": _channel(hit.lexical),
         "semantic": _channel(hit.semantic),
+        "context": _context(hit.context),
     }
 
 

@@ -17,7 +17,7 @@ REMEMBER_KEYS = {
 HIT_KEYS = {
     "id", "content", "content_length", "truncated", "score", "source", "source_id",
     "session_id", "type", "tags", "pinned", "importance", "who", "project", "created_at",
-    "lexical", "semantic",
+    "lexical", "semantic", "context",
 }  # fmt: skip
 
 
@@ -125,6 +125,24 @@ async def test_recall_returns_ranked_hits_with_channel_evidence(client: httpx.As
     assert {stage["name"] for stage in meta["timings"]["stages"]} >= {"lexical", "semantic"}
     assert meta["timings"]["totalMs"] >= 0
     assert body["vectorCompleteness"] == "complete" and "searchedWindow" in body
+
+
+async def test_recall_shows_the_context_signals_behind_a_score(client: httpx.AsyncClient) -> None:
+    question = await remember(
+        client, "Any book for my camping trip?", who="Melanie", sessionId="conv-1"
+    )
+    answer = await remember(client, "Try The Name of the Wind.", who="Caroline", sessionId="conv-1")
+    body = (
+        await client.post(
+            "/api/memory/recall",
+            json={"query": "which camping book did Caroline suggest", "minScore": 0},
+        )
+    ).json()
+    hits = {hit["id"]: hit for hit in body["results"]}
+    context = hits[answer["id"]]["context"]
+    assert context["who"] == 0.1 and context["neighbourId"] == question["id"]
+    assert context["session"] > 0
+    assert "context" in {stage["name"] for stage in body["meta"]["timings"]["stages"]}
 
 
 async def test_recall_truncates_long_content(client: httpx.AsyncClient) -> None:
