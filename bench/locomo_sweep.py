@@ -23,7 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from signet_desktop.domain.recall import ChannelEvidence
 from signet_desktop.recall.context import ContextWeights, apply_context
-from signet_desktop.recall.fusion import DEFAULT_ALPHA, SingleChannelRule, fuse
+from signet_desktop.recall.fusion import (
+    DEFAULT_ALPHA,
+    DEFAULT_SINGLE,
+    FusedHit,
+    SingleChannelRule,
+    fuse,
+)
 from signet_desktop.storage.recall_context import CandidateContext
 
 LIMIT = 10
@@ -48,16 +54,19 @@ def _hits(items: Sequence[dict[str, Any]]) -> list[Hit]:
     return [Hit(i["dia"], ChannelEvidence(i["score"], i["rank"], i["score"])) for i in items]
 
 
+def _fused(candidate: dict[str, Any], alpha: float, rule: SingleChannelRule) -> list[FusedHit]:
+    return fuse(
+        _hits(candidate["lexical"]),
+        _hits(candidate["semantic"]),
+        alpha=alpha,
+        single=rule,
+        depth=CANDIDATES,
+    )
+
+
 def linear(alpha: float, rule: SingleChannelRule) -> Callable[[dict[str, Any]], list[str]]:
     def rank(candidate: dict[str, Any]) -> list[str]:
-        fused = fuse(
-            _hits(candidate["lexical"]),
-            _hits(candidate["semantic"]),
-            alpha=alpha,
-            single=rule,
-            depth=CANDIDATES,
-        )
-        return [h.memory_id for h in fused[:LIMIT]]
+        return [h.memory_id for h in _fused(candidate, alpha, rule)[:LIMIT]]
 
     return rank
 
@@ -67,12 +76,7 @@ def with_context(who_boost: float, session_weight: float) -> Callable[[dict[str,
     weights = ContextWeights(who_boost, session_weight)
 
     def rank(candidate: dict[str, Any]) -> list[str]:
-        fused = fuse(
-            _hits(candidate["lexical"]),
-            _hits(candidate["semantic"]),
-            alpha=DEFAULT_ALPHA,
-            depth=CANDIDATES,
-        )
+        fused = _fused(candidate, DEFAULT_ALPHA, DEFAULT_SINGLE)
         facts = {
             dia: CandidateContext(f["who"], f["previous"], f["next"])
             for dia, f in candidate.get("context", {}).items()
