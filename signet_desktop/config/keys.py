@@ -92,6 +92,14 @@ IGNORED_KEYS: tuple[str, ...] = (
     "memory.synthesis",
     "embedding.profile",
     "embedding.indexGeneration",
+    # recall boosts Signet has and we do not apply: its access-count rehearsal boost measured
+    # harmful on LoCoMo (generic memories won because they had won before); no temporal prior
+    "search.rehearsal_enabled",
+    "search.rehearsal_weight",
+    "search.rehearsal_half_life_days",
+    "search.temporal_prior_enabled",
+    "search.temporal_prior_weight",
+    "search.temporal_prior_half_life_days",
     # pipeline features retired with extraction, or belonging to workers we do not run
     f"{_P2}.extraction",
     f"{_P2}.synthesis",

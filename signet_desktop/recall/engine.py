@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 4000
 CHANNELS = frozenset({"lexical", "semantic"})
 DEFAULT_EMBED_TIMEOUT_S = 5.0
+DEFAULT_CANDIDATE_DEPTH = max(LEXICAL_TOP_K, SEMANTIC_TOP_K)  # each channel's top k (search.top_k)
 NO_TERMS_NOTE = "the query has no searchable terms (only stop words or punctuation)"
 
 
@@ -120,6 +121,7 @@ class RecallEngine:
         alpha: float = DEFAULT_ALPHA,
         single: SingleChannelRule = DEFAULT_SINGLE,
         context: ContextWeights | None = None,
+        depth: int = DEFAULT_CANDIDATE_DEPTH,
         embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
     ) -> None:
         self._db = db
@@ -128,6 +130,7 @@ class RecallEngine:
         self._alpha = alpha
         self._single: SingleChannelRule = single
         self._context = context or ContextWeights()
+        self._depth = depth
         self._embed_timeout_s = embed_timeout_s
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
@@ -142,7 +145,7 @@ class RecallEngine:
         if not query_tokens(query.keyword_query or query.query) and not query_tokens(query.query):
             return self._result(query, clock, [], _method(query, None), None, (NO_TERMS_NOTE,))
         conn = self._db.reader()
-        k = max(LEXICAL_TOP_K, SEMANTIC_TOP_K, query.limit)
+        k = max(self._depth, query.limit)
         semantic_wanted = "semantic" in query.channels
         target = self._target(conn) if semantic_wanted else None
         pending = self._start_embedding(query.query, target)

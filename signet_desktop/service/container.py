@@ -86,5 +86,6 @@ def build_service(
         semantic=semantic,
         alpha=config.search.alpha,
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
+        depth=config.search.top_k,
     )
     return SignetService(db, memory_service, engine, status, embeddings=EmbeddingOps(db, parts))

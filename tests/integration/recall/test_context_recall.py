@@ -77,3 +77,20 @@ def test_another_agent_in_the_same_session_lends_nothing(service: SignetService)
     assert {hit.memory.id for hit in result.hits} <= {mine, mine_later}
     for hit in result.hits:
         assert hit.context is None or hit.context.neighbour_id in {mine, mine_later, None}
+
+
+def test_search_top_k_bounds_the_candidates_that_can_lend(
+    make_service: Factory, embedder: ScriptedEmbedder
+) -> None:
+    # Lexical only: the question matches "camping" best, the thanks ("tent") a little.
+    # With a candidate depth of 1 the thanks is no candidate, so it cannot lend.
+    for top_k, lends in ((50, True), (1, False)):
+        service = make_service(embedder, config={"search": {"top_k": top_k}})
+        agent = f"agent-{top_k}"  # one workspace: each round in its own scope
+        remember(service, "Melanie", "Any camping book for my trip?", "s1", agent)
+        remember(service, "Melanie", "camping tent packed", "s1", agent)
+        hits = recall(
+            service, "camping trip tent", channels=("lexical",), limit=1, agent_id=agent
+        ).hits
+        assert (hits[0].context is not None) is lends, top_k
+        service.db.close()

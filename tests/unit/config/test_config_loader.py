@@ -147,7 +147,7 @@ def test_secret_values_are_not_echoed_in_errors() -> None:
 
 def test_empty_sections_mean_defaults() -> None:
     loaded = parse_config_text("search:\nmemory:\n  pipelineV2:\n  dreaming:\n")
-    assert loaded.config.search.top_k == 20
+    assert loaded.config.search.top_k == 50
     assert loaded.config.memory.dreaming.enabled is False
 
 
@@ -254,6 +254,14 @@ def test_known_signet_keys_we_do_not_implement_are_listed_as_ignored() -> None:
         "memory.pipelineV2.graph.extractionWritesEnabled",
     )
     assert loaded.warnings == ()
+
+
+def test_signets_recall_boosts_we_do_not_apply_are_listed_not_silently_taken() -> None:
+    text = "search:\n  alpha: 0.6\n  rehearsal_enabled: true\n  temporal_prior_weight: 0.2\n"
+    loaded = parse_config_text(text)
+    assert loaded.config.search.alpha == 0.6
+    assert loaded.ignored_keys == ("search.rehearsal_enabled", "search.temporal_prior_weight")
+    assert not hasattr(loaded.config.search, "rehearsal_enabled")
 
 
 @pytest.mark.parametrize(
