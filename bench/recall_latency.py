@@ -59,7 +59,14 @@ LIMIT = 10
 PREFILTER_SIZES = (1000, 2000, 4000)
 SESSION_LENGTH = 40  # memories per session: the context stage looks up session neighbours
 HARNESSES = ("claude-code", "codex", "opencode")  # who, so the who signal has work to do
-RANKERS = {"lexical": ("lexical",), "vector": ("semantic",), "hybrid": ("lexical", "semantic")}
+HYBRID = ("lexical", "semantic")
+# name -> (channels, context signals on); "fusion only" is the side-by-side baseline for hybrid
+RANKERS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "lexical": (("lexical",), False),
+    "vector": (("semantic",), False),
+    "fusion only": (HYBRID, False),
+    "hybrid": (HYBRID, True),
+}
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -118,11 +125,14 @@ def fill(root: Path, texts: list[str], matrix: npt.NDArray[np.float32], model: s
     db.close()
 
 
-def time_recall(service: SignetService, qs: list[str], channels: tuple[str, ...]) -> list[float]:
+def time_recall(
+    service: SignetService, qs: list[str], ranker: tuple[tuple[str, ...], bool]
+) -> list[float]:
+    channels, context = ranker
     samples = []
     for q in qs:
         started = time.perf_counter()
-        service.recall(RecallQuery(query=q, limit=LIMIT, channels=channels))
+        service.recall(RecallQuery(query=q, limit=LIMIT, channels=channels, context=context))
         samples.append((time.perf_counter() - started) * 1000)
     return samples
 
@@ -205,8 +215,8 @@ def run(
         options = BuildOptions(embedder=embedder)
         service = build_service(WorkspacePaths.for_root(root), SignetConfig(), options)
         time_recall(service, qs[:20], RANKERS["hybrid"])  # warm caches, model and threads
-        for name, channels in RANKERS.items():
-            samples = time_recall(service, qs, channels)
+        for name, ranker in RANKERS.items():
+            samples = time_recall(service, qs, ranker)
             out[name] = (statistics.median(samples), percentile(samples, 95))
         out["stages"] = stage_medians(service, qs[:100])
         out["prefilter"] = []
@@ -242,11 +252,12 @@ def main() -> None:
         run(int(s), args.corpus, args.pool, args.queries, embedder) for s in args.sizes.split(",")
     ]
     print(f"\ncorpus {args.corpus}; {args.queries} queries; limit {LIMIT}; ms per recall call")
-    print("\n| memories | lexical p50 | p95 | vector p50 | p95 | hybrid p50 | p95 "
-          "| hybrid, no sqlite-vec (recent-window) p50 | p95 |")  # fmt: skip
-    print("| ---: |" + " ---: |" * 8)
+    print("\n| memories | lexical p50 | p95 | vector p50 | p95 | fusion only p50 | p95 "
+          "| hybrid p50 | p95 | hybrid, no sqlite-vec (recent-window) p50 | p95 |")  # fmt: skip
+    print("| ---: |" + " ---: |" * 10)
     for r in rows:
-        cells = [*r["lexical"], *r["vector"], *r["hybrid"], *r["fallback_hybrid"]]
+        cells = [*r["lexical"], *r["vector"], *r["fusion only"], *r["hybrid"]]
+        cells += r["fallback_hybrid"]
         print(f"| {r['size']:,} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
     print("\nhybrid stage medians (ms):")
     for r in rows:
