@@ -40,6 +40,7 @@ from signet_desktop.recall.fusion import (
 )
 from signet_desktop.recall.lexical import LEXICAL_TOP_K, lexical_search
 from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.recall.vector import (
     SEMANTIC_TOP_K,
     SemanticChannel,
@@ -131,6 +132,7 @@ class RecallEngine:
         self._single: SingleChannelRule = single
         self._context = context or ContextWeights()
         self._depth = depth
+        self._term_counts = TermCounts()
         self._embed_timeout_s = embed_timeout_s
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
@@ -153,7 +155,12 @@ class RecallEngine:
         if "lexical" in query.channels:
             with clock.stage("lexical"):
                 lexical = lexical_search(
-                    conn, query.keyword_query or query.query, query.agent_id, query.filters, k=k
+                    conn,
+                    query.keyword_query or query.query,
+                    query.agent_id,
+                    query.filters,
+                    k=k,
+                    term_counts=self._term_counts,
                 )
         outcome = self._semantic_outcome(conn, query, target, pending, clock, k)
         with clock.stage("fusion"):

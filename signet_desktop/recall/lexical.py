@@ -14,18 +14,13 @@ from typing import Any
 from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.sanitize import match_expression, query_tokens
+from signet_desktop.recall.term_counts import TermCounts, count_documents
 from signet_desktop.storage.connect import Connection
 
 LEXICAL_TOP_K = 50
 OVERFETCH = 4  # the fast path ranks k * OVERFETCH index rows before scope and filters
 POSTINGS_BUDGET = 10_000
 SATURATED_WINDOW = 20_000
-
-CAPPED_DOC_COUNT = """
-SELECT COUNT(*) FROM (
-    SELECT 1 FROM memories_fts WHERE memories_fts MATCH :term LIMIT :cap
-)
-"""
 
 # Fast path: rank inside the FTS index alone, then scope/filter the small ranked pool.
 BM25_RANKED_POOL = """
@@ -69,15 +64,11 @@ class TermPlan:
     min_seq: int
 
 
-def plan_terms(conn: Connection, tokens: list[str]) -> TermPlan:
+def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = None) -> TermPlan:
     """Admit terms rarest first within the postings budget (document counts are capped)."""
     cap = POSTINGS_BUDGET + 1
     counts = {
-        token: int(
-            conn.execute(
-                CAPPED_DOC_COUNT, {"term": match_expression([token]), "cap": cap}
-            ).fetchone()[0]
-        )
+        token: cache.count(conn, token, cap) if cache else count_documents(conn, token, cap)
         for token in tokens
     }
     present = sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t])
@@ -97,10 +88,18 @@ def plan_terms(conn: Connection, tokens: list[str]) -> TermPlan:
 
 
 def lexical_search(
-    conn: Connection, text: str, agent_id: str, filters: RecallFilters, k: int = LEXICAL_TOP_K
+    conn: Connection,
+    text: str,
+    agent_id: str,
+    filters: RecallFilters,
+    k: int = LEXICAL_TOP_K,
+    term_counts: TermCounts | None = None,
 ) -> list[LexicalHit]:
-    """Top-k memories by BM25; scores normalised by the batch's best |bm25| into (0, 1]."""
-    plan = plan_terms(conn, query_tokens(text))
+    """Top-k memories by BM25; scores normalised by the batch's best |bm25| into (0, 1].
+
+    `term_counts` remembers the planning counts between calls (the engine keeps one).
+    """
+    plan = plan_terms(conn, query_tokens(text), term_counts)
     match = match_expression(plan.matched)
     if match is None:
         return []

@@ -1,0 +1,74 @@
+"""Capped FTS document counts per query term, remembered for a short while.
+
+The lexical plan admits query terms rarest first within a postings budget, so it counts each
+term's documents first (capped at the budget: up to 10,000 postings read per common term).
+Counts only steer that plan: one a few seconds old admits or drops a term slightly early or
+late, nothing more. The common terms are both the costly ones to count and the ones queries
+repeat, so remembering them for `max_age_s` takes most of the planning cost off a recall.
+
+Only counts of at least `min_cached` are remembered: a small count is cheap to take again,
+and a remembered 0 would hide a just-remembered memory holding a new word.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from signet_desktop.recall.sanitize import match_expression
+from signet_desktop.storage.connect import Connection
+
+DEFAULT_MAX_AGE_S = 30.0
+DEFAULT_MAX_ENTRIES = 4096
+DEFAULT_MIN_CACHED = 1000
+
+CAPPED_DOC_COUNT = """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM memories_fts WHERE memories_fts MATCH :term LIMIT :cap
+)
+"""
+
+
+def count_documents(conn: Connection, term: str, cap: int) -> int:
+    """How many documents hold `term`, counting no further than `cap`."""
+    row = conn.execute(CAPPED_DOC_COUNT, {"term": match_expression([term]), "cap": cap}).fetchone()
+    return int(row[0])
+
+
+class TermCounts:
+    """A thread-safe cache of large `count_documents` results, expiring after `max_age_s`."""
+
+    def __init__(
+        self,
+        max_age_s: float = DEFAULT_MAX_AGE_S,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        min_cached: int = DEFAULT_MIN_CACHED,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._max_age_s = max_age_s
+        self._max_entries = max_entries
+        self._min_cached = max(1, min_cached)
+        self._clock = clock
+        self._entries: dict[tuple[str, int], tuple[int, float]] = {}
+        self._lock = threading.Lock()
+
+    def count(self, conn: Connection, term: str, cap: int) -> int:
+        """The cached count when fresh, else a new count (remembered)."""
+        key, now = (term, cap), self._clock()
+        with self._lock:
+            cached = self._entries.get(key)
+        if cached is not None and now - cached[1] < self._max_age_s:
+            return cached[0]
+        value = count_documents(conn, term, cap)
+        if value < self._min_cached:
+            return value
+        with self._lock:
+            if len(self._entries) >= self._max_entries:
+                self._evict(now)
+            self._entries[key] = (value, now)
+        return value
+
+    def _evict(self, now: float) -> None:
+        fresh = {k: v for k, v in self._entries.items() if now - v[1] < self._max_age_s}
+        self._entries = fresh if len(fresh) < self._max_entries else {}
