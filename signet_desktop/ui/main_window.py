@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QMainWindow,
     QPushButton,
     QVBoxLayout,
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService
-from signet_desktop.ui.status_view import StatusView, format_hit, read_status
+from signet_desktop.ui.status_view import StatusView, explain_hit, format_hit, read_status
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +145,10 @@ class MainWindow(QMainWindow):
 
     def _show_result(self, result: RecallResult) -> None:
         self.results.clear()
-        self.results.addItems([format_hit(hit) for hit in result.hits])
+        for hit in result.hits:
+            item = QListWidgetItem(format_hit(hit))
+            item.setToolTip(explain_hit(hit))  # why it ranked: channels and context
+            self.results.addItem(item)
         count = len(result.hits)
         noun = "memory" if count == 1 else "memories"
         self.message_label.setText(f"{count} {noun} in {result.total_ms:.0f} ms ({result.method})")

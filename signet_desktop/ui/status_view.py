@@ -56,3 +56,17 @@ def format_hit(hit: RecallHit) -> str:
         text = text[: _PREVIEW_CHARS - 1] + "…"
     tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
     return f"{hit.score:.2f}  {memory.type}{tags}  {text}"
+
+
+def explain_hit(hit: RecallHit) -> str:
+    """Why a hit ranked where it did: each channel's rank and score, and any context boost."""
+    parts = []
+    for name, evidence in (("keyword", hit.lexical), ("vector", hit.semantic)):
+        if evidence is not None:
+            parts.append(f"{name} #{evidence.rank} ({evidence.score:.2f})")
+    context = hit.context
+    if context is not None and context.who:
+        parts.append(f"names {hit.memory.who} +{context.who:.2f}")
+    if context is not None and context.session:
+        parts.append(f"session neighbour +{context.session:.2f}")
+    return f"score {hit.score:.2f}: " + " · ".join(parts or ["no channel evidence"])

@@ -58,6 +58,8 @@ def test_recall_lists_hits_without_blocking_the_loop(
     assert window.results.count() == 1
     line = window.results.item(0).text()
     assert "Invoices live in PostgreSQL 16." in line and "[billing]" in line
+    why = window.results.item(0).toolTip()
+    assert why.startswith("score ") and "keyword #1" in why  # why it ranked, on hover
     assert window.message_label.text().startswith("1 memory in ")
     assert window.search_button.isEnabled()
     assert ticks > 0  # the loop kept running while recall ran in a worker thread
