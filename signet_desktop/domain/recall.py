@@ -50,7 +50,7 @@ class ChannelEvidence:
 
 @dataclass(frozen=True, slots=True)
 class ContextEvidence:
-    """What the context signals added to a fused score (before the final rescale).
+    """What the context signals added to a fused score (score = fused + who + session).
 
     `who`: the query names this memory's `who`. `session`: lent by the adjacent memory of the
     same session that scored best, `neighbour_id`.
