@@ -28,6 +28,7 @@ def facts(who: str | None = None, previous: str | None = None, nxt: str | None =
         ("a banana bread recipe", ["ana"], set()),  # whole words only
         ("what did the user decide", ["user", None, "x"], {"user"}),  # 1-char who ignored
         ("anything from claude-code today", ["claude-code"], {"claude-code"}),
+        ("what did the c++ team (or .*) say", ["c++ team", ".*", "("], {"c++ team", ".*"}),
     ],
 )
 def test_named_whos_matches_whole_words_in_any_case(
