@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from signet_desktop.config.classify import Problem, classify
+from signet_desktop.config.compat import adopt_signet_defaults
 from signet_desktop.config.keys import KeyPath, dotted, is_secret_name
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.source import Position, YamlSyntaxError, parse_yaml
@@ -86,11 +87,12 @@ def _parse(text: str, source: str, path: Path | None) -> LoadedConfig:
     except ValidationError as exc:
         problems = tuple(_validation_problem(error) for error in exc.errors())
         raise _problems_error(source, problems, result.positions) from None
+    config, adopted = adopt_signet_defaults(config)
     return LoadedConfig(
         config=config,
         path=path,
         ignored_keys=result.ignored_keys,
-        warnings=result.warnings,
+        warnings=(*result.warnings, *adopted),
     )
 
 

@@ -358,3 +358,25 @@ def test_read_failure_is_a_config_error(tmp_path: Path, monkeypatch: pytest.Monk
 def test_missing_required_key_is_named() -> None:
     error = _error("inference:\n  targets:\n    x: {account: main}\n")
     assert str(error) == "agent.yaml:3:5: inference.targets.x.executor is required"
+
+
+@pytest.mark.parametrize("provider", ["native", "local"])
+def test_signets_native_default_model_runs_ours_with_a_warning(provider: str) -> None:
+    text = (
+        f"embedding:\n  provider: {provider}\n  model: nomic-embed-text-v1.5\n  dimensions: 768\n"
+    )
+    loaded = parse_config_text(text)
+    embedding = loaded.config.embedding
+    assert (embedding.provider, embedding.model, embedding.dimensions) == (
+        "native",
+        "all-MiniLM-L6-v2",
+        384,
+    )
+    assert len(loaded.warnings) == 1 and "nomic-embed-text-v1.5" in loaded.warnings[0]
+
+
+def test_other_models_are_left_as_written() -> None:
+    loaded = parse_config_text("embedding:\n  provider: ollama\n  model: nomic-embed-text-v1.5\n")
+    assert loaded.config.embedding.model == "nomic-embed-text-v1.5" and loaded.warnings == ()
+    loaded = parse_config_text("embedding:\n  provider: native\n  model: bge-small-en\n")
+    assert loaded.config.embedding.model == "bge-small-en"  # refused later, by the registry
