@@ -203,7 +203,7 @@ def evaluate_sample(sample: dict[str, Any], run: Run, *, sweep: bool) -> None:
         dia_of = ingest(service, sample, run.captions)
         run.ingest_s += time.perf_counter() - started
         run.turns += len(dia_of)
-        facts = context_facts(service, list(dia_of), dia_of) if sweep else {}
+        facts = context_facts(service, dia_of) if sweep else {}
         for question in questions(sample):
             for name, ranker in RANKERS.items():
                 ranked, ms, result = ranked_dia_ids(service, question.text, ranker, dia_of)
@@ -257,11 +257,9 @@ def collect_candidates(
     return out
 
 
-def context_facts(
-    service: SignetService, ids: list[str], dia_of: dict[str, str]
-) -> dict[str, dict[str, Any]]:
+def context_facts(service: SignetService, dia_of: dict[str, str]) -> dict[str, dict[str, Any]]:
     """Each memory's who and session neighbours (as dia_ids), for offline context replays."""
-    facts = candidate_context(service.db.reader(), DEFAULT_AGENT_ID, ids)
+    facts = candidate_context(service.db.reader(), DEFAULT_AGENT_ID, list(dia_of))
     return {
         dia_of[memory_id]: {
             "who": fact.who,
