@@ -13,14 +13,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from signet_desktop.service.address import (
-    DEFAULT_HOST,
-    DEFAULT_PORT,
-    AddressError,
-    parse_port,
-)
-from signet_desktop.service.daemonlog import LEVELS
-from signet_desktop.service.runtime import (
+from signet_desktop.daemon.address import AddressError, parse_port
+from signet_desktop.daemon.daemonlog import LEVELS
+from signet_desktop.daemon.runtime import (
     EXIT_FAILURE,
     EXIT_USAGE,
     RuntimeOptions,
@@ -29,6 +24,7 @@ from signet_desktop.service.runtime import (
     package_version,
     run_headless,
 )
+from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 
 DESCRIPTION = """\
 Signet Desktop: a local-first memory service for AI coding agents.

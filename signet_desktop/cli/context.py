@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, TextIO
 
-from signet_desktop.cli.client import DEFAULT_TIMEOUT_S, DaemonClient, resolve_daemon_url
+from signet_desktop.client.daemon import DEFAULT_TIMEOUT_S, DaemonClient, resolve_daemon_url
 
 
 class ExitCode(IntEnum):

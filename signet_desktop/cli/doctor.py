@@ -68,14 +68,13 @@ def config_checks(root: Path) -> list[Check]:
 
 def database_check(db_path: Path) -> Check:
     """The database file, if present, starts with the SQLite header (read-only check)."""
-    from signet_desktop.storage.connect import DatabaseFileError, check_database_file
+    from signet_desktop.service.preflight import database_file_problem
 
     if not db_path.exists():
         return Check(Level.WARN, f"database {db_path} not created yet (the daemon creates it)")
-    try:
-        check_database_file(db_path)
-    except DatabaseFileError as exc:
-        return Check(Level.FAIL, f"database: {exc}")
+    problem = database_file_problem(db_path)
+    if problem is not None:
+        return Check(Level.FAIL, f"database: {problem}")
     size_mb = db_path.stat().st_size / 1_048_576
     return Check(Level.OK, f"database {db_path} is SQLite ({size_mb:.1f} MB)")
 

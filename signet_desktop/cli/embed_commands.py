@@ -14,8 +14,8 @@ from typing import Any
 
 from signet_desktop.cli import embed_output, output
 from signet_desktop.cli.argtypes import bounded_int
-from signet_desktop.cli.client import DaemonClient, DaemonResponseError
 from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.client.daemon import DaemonClient, DaemonResponseError
 
 STATUS_PATH = "/api/embeddings/status"
 BACKFILL_PATH = "/api/embeddings/backfill"

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 
 from signet_desktop.cli import embed_commands, memory_commands, status_commands
-from signet_desktop.cli.client import DaemonResponseError, DaemonUnreachable, DaemonUrlError
 from signet_desktop.cli.context import (
     CliContext,
     CliUsageError,
@@ -23,6 +22,7 @@ from signet_desktop.cli.context import (
     Subparsers,
     connection_options,
 )
+from signet_desktop.client.daemon import DaemonResponseError, DaemonUnreachable, DaemonUrlError
 
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     memory_commands.register,

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from signet_desktop.cli import doctor, output
-from signet_desktop.cli.client import DaemonResponseError, DaemonUnreachable
 from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.client.daemon import DaemonResponseError, DaemonUnreachable
 
 STATUS_EXAMPLES = """\
   signet status

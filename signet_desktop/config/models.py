@@ -34,7 +34,7 @@ __all__ = [
     "AuthConfig",
     "DreamingConfig",
     "EmbeddingConfig",
-    "EmbeddingProvider",
+    "EmbeddingProviderName",
     "HooksConfig",
     "InferenceAccount",
     "InferenceConfig",
@@ -51,7 +51,7 @@ __all__ = [
     "WorkloadBinding",
 ]
 
-EmbeddingProvider = Literal["native", "ollama", "openai", "llama-cpp", "hash", "none"]
+EmbeddingProviderName = Literal["native", "ollama", "openai", "llama-cpp", "hash", "none"]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "ollama": "http://localhost:11434",
@@ -76,7 +76,7 @@ def _normalise_provider(value: object) -> object:
 class EmbeddingConfig(ConfigModel):
     """`embedding`: which embedder produces vectors. Default: in-process all-MiniLM-L6-v2."""
 
-    provider: Annotated[EmbeddingProvider, BeforeValidator(_normalise_provider)] = "native"
+    provider: Annotated[EmbeddingProviderName, BeforeValidator(_normalise_provider)] = "native"
     model: str = Field(default="all-MiniLM-L6-v2", min_length=1)
     dimensions: int = Field(default=384, ge=1, le=8192)
     base_url: str | None = Field(

@@ -14,14 +14,14 @@ import qasync
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
-from signet_desktop.service.runtime import (
+from signet_desktop.daemon.runtime import (
     EXIT_OK,
     DaemonRuntime,
     RuntimeOptions,
     StartupError,
     report_startup_error,
 )
-from signet_desktop.service.signals import interrupt_on_term, restore_signals, serve_with_signals
+from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, serve_with_signals
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.tray import TrayIcon

@@ -97,7 +97,7 @@ def test_headless_path_never_imports_qt(tmp_path: Path) -> None:
 import sys
 import time
 from signet_desktop.main import build_parser, options_from
-from signet_desktop.service.runtime import DaemonRuntime
+from signet_desktop.daemon.runtime import DaemonRuntime
 args = build_parser().parse_args(["--headless", "--workspace", {str(tmp_path)!r}, "--port", "0"])
 runtime = DaemonRuntime(options_from(args))
 runtime.open()

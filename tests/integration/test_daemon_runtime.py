@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from signet_desktop.service.address import ListenAddress, bind
-from signet_desktop.service.pidfile import read_pid_file
-from signet_desktop.service.runtime import (
+from signet_desktop.daemon.address import ListenAddress, bind
+from signet_desktop.daemon.pidfile import read_pid_file
+from signet_desktop.daemon.runtime import (
     DaemonRuntime,
     RuntimeOptions,
     ServeContext,

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QSystemTrayIcon
 from pytestqt.qtbot import QtBot
 
-from signet_desktop.service.runtime import DaemonRuntime, RuntimeOptions, ServeContext
+from signet_desktop.daemon.runtime import DaemonRuntime, RuntimeOptions, ServeContext
 from signet_desktop.ui.app import DesktopShell
 from signet_desktop.ui.icon import ICON_FILE, app_icon, resources_dir
 from signet_desktop.ui.tray import TrayIcon

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 
 from signet_desktop.config.sections import AuthConfig
+from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 3850
 DEFAULT_MAX_BODY_BYTES = 1_048_576  # 1 MiB
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
+from signet_desktop.daemon.runtime import DaemonRuntime, RuntimeOptions
 from signet_desktop.main import http_app
-from signet_desktop.service.runtime import DaemonRuntime, RuntimeOptions
 
 
 def test_daemon_serves_the_api_over_a_socket(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[3] / "signet_desktop"
 # Top to bottom; a module may import from its own layer or any layer below it.
 LAYERS: list[set[str]] = [
     {"ui"},
-    {"api", "harness", "cli"},
+    {"api", "harness", "cli", "client"},
+    {"daemon"},
     {"service"},
     {"dreaming"},
     {"recall", "graph", "ingest", "evidence", "projection", "maintenance"},
@@ -21,6 +22,8 @@ LAYERS: list[set[str]] = [
     {"domain", "config"},
 ]
 QT_MODULES = ("PySide6", "qasync", "pyqtgraph", "shiboken6")
+# Surfaces reach data through the facade (or the daemon client), never through storage.
+SURFACES = frozenset({"ui", "api", "harness", "cli", "client"})
 # Entry points above every layer (they choose headless vs Qt).
 ROOT_MODULES = {"main", "__init__", "__main__"}
 
@@ -72,6 +75,8 @@ def layer_violations(path: Path, package: str) -> list[str]:
         target = module.split(".")[1]
         if target in ROOT_MODULES:
             problems.append(f"{path}:{line} imports the entry point {module}")
+        elif target == "storage" and package in SURFACES:
+            problems.append(f"{path}:{line}: {package} is a surface and imports {module}")
         elif layer_of(target) < own:
             problems.append(
                 f"{path}:{line}: {package} (layer {own}) imports {module} "
@@ -99,3 +104,11 @@ def test_checker_catches_upward_and_qt_imports(tmp_path: Path) -> None:
     assert len(problems) == 2
     assert "above it" in problems[0] and "only ui/" in problems[1]
     assert layer_violations(bad, "ui") == []
+
+
+def test_checker_keeps_surfaces_off_storage(tmp_path: Path) -> None:
+    """A surface (CLI, HTTP, UI) importing storage is flagged even though storage is below it."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from signet_desktop.storage.connect import check_database_file\n")
+    assert "is a surface" in layer_violations(bad, "cli")[0]
+    assert layer_violations(bad, "service") == []

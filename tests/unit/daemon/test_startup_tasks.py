@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
+from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.service.facade import StatusBoard
-from signet_desktop.service.startup import StartupTasks
 
 
 def test_tasks_wait_for_start_then_report_done_and_failed() -> None:

@@ -32,11 +32,9 @@ from signet_desktop.config import (
     load_config,
     resolve_workspace,
 )
-from signet_desktop.service import address as addresses
-from signet_desktop.service import daemonlog
-from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.facade import SignetService
-from signet_desktop.service.pidfile import (
+from signet_desktop.daemon import address as addresses
+from signet_desktop.daemon import daemonlog
+from signet_desktop.daemon.pidfile import (
     AlreadyRunning,
     PidInfo,
     WorkspaceLock,
@@ -44,10 +42,12 @@ from signet_desktop.service.pidfile import (
     remove_pid_file,
     write_pid_file,
 )
-from signet_desktop.service.server import QuietServer, server_config
-from signet_desktop.service.signals import interrupt_on_term, restore_signals, serve_with_signals
-from signet_desktop.service.startup import StartupTasks
-from signet_desktop.service.workers import WorkerThreads
+from signet_desktop.daemon.server import QuietServer, server_config
+from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, serve_with_signals
+from signet_desktop.daemon.startup import StartupTasks
+from signet_desktop.daemon.workers import WorkerThreads
+from signet_desktop.service.container import BuildOptions, build_service
+from signet_desktop.service.facade import SignetService
 from signet_desktop.storage.connect import DatabaseFileError
 from signet_desktop.storage.migrate import MigrationError
 

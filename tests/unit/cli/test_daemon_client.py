@@ -6,7 +6,7 @@ import httpx
 import pytest
 from cli_fakes import FakeDaemon
 
-from signet_desktop.cli.client import (
+from signet_desktop.client.daemon import (
     DaemonClient,
     DaemonResponseError,
     DaemonUnreachable,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_desktop.service.pidfile import (
+from signet_desktop.daemon.pidfile import (
     AlreadyRunning,
     PidInfo,
     WorkspaceLock,
@@ -84,7 +84,7 @@ def test_lock_of_a_killed_process_is_free_again(tmp_path: Path) -> None:
     """flock dies with its process: a crash leaves a stale pid file but never a stuck lock."""
     script = (
         "import sys, pathlib, os\n"
-        "from signet_desktop.service.pidfile import WorkspaceLock, PidInfo, write_pid_file\n"
+        "from signet_desktop.daemon.pidfile import WorkspaceLock, PidInfo, write_pid_file\n"
         "d = pathlib.Path(sys.argv[1])\n"
         "WorkspaceLock(d, d / 'pid').acquire()\n"
         "write_pid_file(d / 'pid', PidInfo(os.getpid(), 1, 'h', ''))\n"

@@ -14,8 +14,8 @@ import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 3850
+from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
+
 HOST_ENV_VARS = ("SIGNET_BIND", "SIGNET_HOST")
 PORT_ENV_VAR = "SIGNET_PORT"
 LISTEN_BACKLOG = 128

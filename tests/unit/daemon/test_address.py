@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from signet_desktop.service.address import (
+from signet_desktop.daemon.address import (
     AddressError,
     ListenAddress,
     bind,

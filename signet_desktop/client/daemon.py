@@ -1,6 +1,7 @@
-"""DaemonClient: the CLI's HTTP transport to the running daemon, and how it finds the daemon.
+"""DaemonClient: the HTTP transport to the running daemon, and how a client finds the daemon.
 
-The CLI never opens the database; every command is one or two JSON calls to the daemon. This
+Used by the CLI (which never opens the database: every command is one or two JSON calls) and,
+later, by harness hooks and the MCP stdio shim; its import path stays small (httpx only). This
 module owns the base-URL resolution (`--url` > `SIGNET_DAEMON_URL` > `SIGNET_HOST`/`SIGNET_PORT`)
 and turns transport failures and `{"error": ...}` answers into two exception types that the
 dispatcher maps to exit codes.
@@ -16,8 +17,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 3850
+from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
+
 DEFAULT_TIMEOUT_S = 10.0
 START_HINT = "start it with `signet-desktop --headless`"
 
@@ -140,9 +141,10 @@ class DaemonClient:
         token: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
+        user_agent: str = "signet-cli",
     ) -> None:
         self.base_url = base_url
-        headers = {"accept": "application/json", "user-agent": "signet-cli"}
+        headers = {"accept": "application/json", "user-agent": user_agent}
         if agent_id:
             headers["x-signet-agent-id"] = agent_id
         if token:

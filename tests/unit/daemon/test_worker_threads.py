@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from signet_desktop.daemon.workers import WorkerThreads
 from signet_desktop.service.facade import StatusBoard
-from signet_desktop.service.workers import WorkerThreads
 
 
 class CountingWorker:

@@ -1,0 +1,1 @@
+"""The daemon HTTP client shared by the CLI, harness hooks and the MCP stdio shim."""
