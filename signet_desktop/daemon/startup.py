@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from signet_desktop.service.facade import StatusBoard
+from signet_desktop.service.status import StatusBoard
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Protocol
 
-from signet_desktop.service.facade import StatusBoard
+from signet_desktop.service.status import StatusBoard
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,9 @@ from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
-from signet_desktop.service.facade import SignetService, StatusBoard
+from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.vectors import EmbeddingVectors
 from signet_desktop.storage.database import Database, open_database
 

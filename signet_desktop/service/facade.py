@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 from signet_desktop.domain.errors import Unavailable
@@ -17,24 +15,9 @@ from signet_desktop.service.memories import (
     RememberOutcome,
     RememberRequest,
 )
+from signet_desktop.service.status import StatusBoard
 from signet_desktop.storage.connect import sqlite_version
 from signet_desktop.storage.database import Database
-
-
-@dataclass(slots=True)
-class StatusBoard:
-    """Live facts for /api/status that workers and the runtime update from their threads."""
-
-    facts: dict[str, Any] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def set(self, key: str, value: Any) -> None:
-        with self._lock:
-            self.facts[key] = value
-
-    def snapshot(self) -> dict[str, Any]:
-        with self._lock:
-            return dict(self.facts)
 
 
 class SignetService:

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from signet_desktop.daemon.startup import StartupTasks
-from signet_desktop.service.facade import StatusBoard
+from signet_desktop.service.status import StatusBoard
 
 
 def test_tasks_wait_for_start_then_report_done_and_failed() -> None:

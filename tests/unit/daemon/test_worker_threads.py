@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from signet_desktop.daemon.workers import WorkerThreads
-from signet_desktop.service.facade import StatusBoard
+from signet_desktop.service.status import StatusBoard
 
 
 class CountingWorker:

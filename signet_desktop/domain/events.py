@@ -1,0 +1,148 @@
+"""Events: frozen values a capability publishes when something happened (`noun.past_tense`).
+
+Events carry ids and small facts, never whole rows: a subscriber that needs the memory reads it
+through the facade. `agent_id` is the agent whose data changed; None marks process facts
+(workers, status) that every subscriber may see. Later capabilities add their own subclasses
+(`transcript.captured`, `pass.completed`, ...) next to the code that publishes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+from signet_desktop.domain.memory import utc_now
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Something that happened; `kind` names it on the wire (`memory.created`)."""
+
+    kind: ClassVar[str] = "event"
+    agent_id: str | None = None
+    at: str = field(default_factory=utc_now)
+
+
+class EventSink(Protocol):
+    """Where publishers send events; the bus implements it. Publishing never blocks."""
+
+    def publish(self, event: Event) -> None: ...
+
+
+class DiscardEvents:
+    """A sink that drops everything (for code run without a bus: tools, some tests)."""
+
+    def publish(self, event: Event) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryCreated(Event):
+    """A memory was stored (not a dedupe hit)."""
+
+    kind: ClassVar[str] = "memory.created"
+    memory_id: str
+    type: str
+    embedded: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryUpdated(Event):
+    """Fields of a memory changed; `changed` names them."""
+
+    kind: ClassVar[str] = "memory.updated"
+    memory_id: str
+    version: int
+    changed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryDeleted(Event):
+    """A memory was soft-deleted (recoverable)."""
+
+    kind: ClassVar[str] = "memory.deleted"
+    memory_id: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryRecovered(Event):
+    """A soft-deleted memory was brought back."""
+
+    kind: ClassVar[str] = "memory.recovered"
+    memory_id: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobLeased(Event):
+    """A worker took a job; `attempt` counts from 1."""
+
+    kind: ClassVar[str] = "job.leased"
+    job_id: str
+    job_type: str
+    worker: str
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobCompleted(Event):
+    """A job finished successfully."""
+
+    kind: ClassVar[str] = "job.completed"
+    job_id: str
+    job_type: str
+    worker: str
+    duration_ms: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobFailed(Event):
+    """An attempt failed; the job goes back to pending and runs again after `retry_at`."""
+
+    kind: ClassVar[str] = "job.failed"
+    job_id: str
+    job_type: str
+    worker: str
+    attempt: int
+    error: str
+    retry_at: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobDead(Event):
+    """A job spent its attempts (or its lease expired on the last one) and will not run again."""
+
+    kind: ClassVar[str] = "job.dead"
+    job_id: str
+    job_type: str
+    worker: str | None
+    error: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerStateChanged(Event):
+    """A hosted worker changed state: pending, running, paused, stopped or crashed."""
+
+    kind: ClassVar[str] = "worker.state"
+    worker: str
+    state: str
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EmbeddingProgress(Event):
+    """The embedding tracker wrote vectors: coverage of its generation so far."""
+
+    kind: ClassVar[str] = "embedding.progress"
+    generation: int
+    embedded: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatusChanged(Event):
+    """A fact on the status board changed (`key` is its top-level name in /api/status)."""
+
+    kind: ClassVar[str] = "status.changed"
+    key: str

@@ -1,0 +1,54 @@
+"""The status board: live process facts for /api/status, kept current by following the bus.
+
+Workers and start-up tasks do not write here directly: they publish events
+(`worker.state`) and the board, subscribed with `follow(bus)`, turns them into facts. The
+runtime sets its own static facts (`runtime`, `config`) with `set`. Every change is announced
+as `status.changed` so the inspector refreshes without polling.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from signet_desktop.domain.events import (
+    DiscardEvents,
+    Event,
+    EventSink,
+    StatusChanged,
+    WorkerStateChanged,
+)
+
+WORKERS_KEY = "workers"
+
+
+class StatusBoard:
+    """Thread-safe facts keyed by their top-level /api/status name."""
+
+    def __init__(self, events: EventSink | None = None) -> None:
+        self._facts: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._events: EventSink = events or DiscardEvents()
+
+    def set(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._facts[key] = value
+        self._events.publish(StatusChanged(key=key))
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._facts)
+
+    def follow(self, connect: Callable[[Callable[[Event], None]], Callable[[], None]]) -> None:
+        """Subscribe to the bus (`bus.connect`) and keep worker facts current from its events."""
+        connect(self.apply)
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the facts (events of other kinds are ignored)."""
+        if isinstance(event, WorkerStateChanged):
+            with self._lock:
+                workers = dict(self._facts.get(WORKERS_KEY, {}))
+                workers[event.worker] = {"state": event.state, "error": event.error}
+                self._facts[WORKERS_KEY] = workers
+            self._events.publish(StatusChanged(key=WORKERS_KEY))
