@@ -15,6 +15,7 @@ from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
+from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.status import StatusBoard
@@ -76,7 +77,9 @@ def build_service(
     db: Database = open_database(paths.db_path, with_vec=options.with_vec)
     embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
     parts = build_embedding_parts(db, config, embedder)
-    status = StatusBoard()
+    bus = EventBus()
+    status = StatusBoard(bus)
+    status.follow(bus.connect)
     memory_service = MemoryService(db, parts.vectors)
     semantic = SemanticChannel(
         embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
@@ -89,4 +92,6 @@ def build_service(
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
         depth=config.search.top_k,
     )
-    return SignetService(db, memory_service, engine, status, embeddings=EmbeddingOps(db, parts))
+    return SignetService(
+        db, memory_service, engine, status, embeddings=EmbeddingOps(db, parts), events=bus
+    )

@@ -9,6 +9,7 @@ from signet_desktop.domain.memory import Actor, HistoryEvent, Memory, MemoryPatc
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.service.embeddings import EmbeddingOps
+from signet_desktop.service.events import EventBus
 from signet_desktop.service.memories import (
     MemoryPage,
     MemoryService,
@@ -31,11 +32,13 @@ class SignetService:
         status: StatusBoard | None = None,
         *,
         embeddings: EmbeddingOps | None = None,
+        events: EventBus | None = None,
     ) -> None:
         self.db = db
         self._memories = memories
         self._recall = recall_engine
-        self.status_board = status or StatusBoard()
+        self.events = events or EventBus()
+        self.status_board = status or StatusBoard(self.events)
         self.embeddings = embeddings
 
     def close(self) -> None:
