@@ -52,6 +52,7 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo
 KS = (1, 5, 10)
 LIMIT = 10
 CANDIDATES = 50
+CHANNELS = ("lexical", "semantic")  # each channel's top CANDIDATES are kept for --sweep
 # name -> (channels, context signals on). "hybrid" is the default recall; "fusion only" is
 # the same without the context stage, so its share of the gain shows in the same run.
 RANKERS: dict[str, tuple[tuple[str, ...], bool]] = {
@@ -234,7 +235,7 @@ def collect_candidates(
         "category": question.category,
         "evidence": sorted(question.evidence),
     }
-    for name, channel in (("lexical", "lexical"), ("semantic", "semantic")):
+    for channel in CHANNELS:
         result = service.recall(
             RecallQuery(
                 query=question.text,
@@ -244,15 +245,15 @@ def collect_candidates(
                 context=False,
             )
         )
-        out[name] = [
+        out[channel] = [
             {
                 "dia": dia_of[h.memory.id],
-                "score": (h.lexical or h.semantic).score,  # type: ignore[union-attr]
-                "rank": (h.lexical or h.semantic).rank,  # type: ignore[union-attr]
+                "score": h.channels[channel].score,
+                "rank": h.channels[channel].rank,
             }
             for h in result.hits
         ]
-    seen = {item["dia"] for channel in ("lexical", "semantic") for item in out[channel]}
+    seen = {item["dia"] for channel in CHANNELS for item in out[channel]}
     out["context"] = {dia: facts[dia] for dia in seen if dia in facts}
     return out
 

@@ -28,12 +28,14 @@ from signet_desktop.recall.fusion import (
     DEFAULT_SINGLE,
     FusedHit,
     SingleChannelRule,
+    channel_weights,
     fuse,
 )
 from signet_desktop.storage.recall_context import CandidateContext
 
 LIMIT = 10
 CANDIDATES = 50  # each channel's depth in bench/locomo.py
+CHANNELS = ("lexical", "semantic")  # the channels bench/locomo.py collects, in engine order
 ALPHAS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 RULES: tuple[SingleChannelRule, ...] = ("raw", "zero", "floor")
 RRF_K = 60
@@ -55,13 +57,8 @@ def _hits(items: Sequence[dict[str, Any]]) -> list[Hit]:
 
 
 def _fused(candidate: dict[str, Any], alpha: float, rule: SingleChannelRule) -> list[FusedHit]:
-    return fuse(
-        _hits(candidate["lexical"]),
-        _hits(candidate["semantic"]),
-        alpha=alpha,
-        single=rule,
-        depth=CANDIDATES,
-    )
+    channels = {name: _hits(candidate[name]) for name in CHANNELS}
+    return fuse(channels, channel_weights(alpha), single=rule, depth=CANDIDATES)
 
 
 def linear(alpha: float, rule: SingleChannelRule) -> Callable[[dict[str, Any]], list[str]]:
@@ -89,7 +86,7 @@ def with_context(who_boost: float, session_weight: float) -> Callable[[dict[str,
 
 def rrf(candidate: dict[str, Any]) -> list[str]:
     scores: dict[str, float] = {}
-    for channel in ("lexical", "semantic"):
+    for channel in CHANNELS:
         for item in candidate[channel]:
             scores[item["dia"]] = scores.get(item["dia"], 0.0) + 1.0 / (RRF_K + item["rank"])
     return sorted(scores, key=lambda d: (-scores[d], d))[:LIMIT]

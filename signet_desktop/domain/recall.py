@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Memory
 
 MAX_RECALL_LIMIT = 100
+# What a person calls a channel (`source`, `method`, the UI); any other channel is its own name.
+CHANNEL_LABELS = {"lexical": "keyword", "semantic": "vector"}
+
+
+def channel_label(name: str) -> str:
+    """`keyword` for lexical, `vector` for semantic, any other channel its own name."""
+    return CHANNEL_LABELS.get(name, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +35,7 @@ class RecallFilters:
 
 @dataclass(frozen=True, slots=True)
 class RecallQuery:
-    """One recall request. `channels` picks rankers (benchmarks compare them)."""
+    """One recall request. `channels` picks rankers (None: every channel the engine has)."""
 
     query: str
     agent_id: str = DEFAULT_AGENT_ID
@@ -35,7 +44,7 @@ class RecallQuery:
     keyword_query: str | None = None
     min_score: float | None = None
     expand: bool = False
-    channels: tuple[str, ...] = ("lexical", "semantic")
+    channels: tuple[str, ...] | None = None
     context: bool = True  # apply the context signals after fusion (benchmarks switch it off)
 
 
@@ -61,16 +70,39 @@ class ContextEvidence:
     neighbour_id: str | None = None
 
 
+def evidence_map(
+    channels: Mapping[str, ChannelEvidence] | None = None,
+) -> Mapping[str, ChannelEvidence]:
+    """A read-only, ordered copy of per-channel evidence (channel name -> evidence)."""
+    return MappingProxyType(dict(channels or {}))
+
+
 @dataclass(frozen=True, slots=True)
 class RecallHit:
-    """A ranked memory with the evidence behind its score."""
+    """A ranked memory with the evidence behind its score.
+
+    `channels` maps each channel that returned the memory to its evidence, in the engine's
+    channel order; a channel that did not return it is absent (stand-ins are never evidence).
+    """
 
     memory: Memory
     score: float
-    source: str  # hybrid | keyword | vector
-    lexical: ChannelEvidence | None = None
-    semantic: ChannelEvidence | None = None
+    source: str  # hybrid (2+ channels) | keyword | vector | another channel's name
+    channels: Mapping[str, ChannelEvidence] = field(default_factory=evidence_map, hash=False)
     context: ContextEvidence | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "channels", evidence_map(self.channels))
+
+    @property
+    def lexical(self) -> ChannelEvidence | None:
+        """`channels["lexical"]`, or None (kept for callers of the two-channel shape)."""
+        return self.channels.get("lexical")
+
+    @property
+    def semantic(self) -> ChannelEvidence | None:
+        """`channels["semantic"]`, or None (kept for callers of the two-channel shape)."""
+        return self.channels.get("semantic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +118,7 @@ class RecallResult:
     """Ranked hits plus what a person needs to trust them."""
 
     query: str
-    method: str  # hybrid | keyword | vector
+    method: str  # hybrid | keyword | vector | another channel's name
     hits: tuple[RecallHit, ...]
     timings: tuple[StageTiming, ...]
     total_ms: float

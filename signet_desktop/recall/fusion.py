@@ -1,9 +1,16 @@
-"""Fusing the lexical and semantic channels into one ranking, keeping each channel's evidence.
+"""Fusing any number of channels into one ranking, keeping each channel's evidence.
 
-Linear blend per memory id: `alpha * semantic + (1 - alpha) * lexical`. A memory that only
-one channel returned gets a stand-in for the other channel's score, chosen by `single`:
+Linear blend per memory id over the channels that returned anything for the query (the
+*active* channels), with their weights renormalised to sum to 1:
 
-- "raw" (Signet's rule): no blend, its one channel score as is;
+    score = sum(weight[c] / total * score[c] for c in active)    total = sum(weight[c], active)
+
+A memory that an active channel did not return gets a stand-in for that channel's score,
+chosen by `single`:
+
+- "raw" (Signet's rule): no stand-in; the memory is blended over the channels that returned it
+  only (their weights renormalised among themselves), so a memory one channel returned keeps
+  that channel's score as is;
 - "zero": the missing channel counts as 0;
 - "floor": the missing channel counts as the lowest score that channel returned, when it
   returned a full list of `depth` candidates: a memory outside a truncated top-k scores at
@@ -11,28 +18,48 @@ one channel returned gets a stand-in for the other channel's score, chosen by `s
   neither rewards nor punishes a memory for falling just outside one channel's list. A channel
   that returned fewer than `depth` had nothing more to give: the stand-in is then 0.
 
-When a channel returned nothing at all (not asked, unavailable, or no match), every candidate
-keeps its one score: there is nothing to blend with. Evidence is kept exactly as each channel
-reported it; stand-ins never appear as evidence. The default is what measured best on the
-LoCoMo dev split (see docs/RECALL.md).
+A channel that returned nothing at all (not asked, unavailable, or no match) takes no part, so
+when only one channel returned anything every candidate keeps its one score: there is nothing
+to blend with. Active channels whose weights are all 0 weigh equally. With the two channels
+and `channel_weights(alpha)` = {semantic: alpha, lexical: 1 - alpha} this is exactly
+`alpha * semantic + (1 - alpha) * lexical` (the two weights already sum to 1).
+
+`source` names who saw a memory: `hybrid` (two or more channels), else that one channel's
+label (`keyword`, `vector`, or a newer channel's own name). Evidence is kept exactly as each
+channel reported it; stand-ins never appear as evidence. The defaults are what measured best
+on the LoCoMo dev split (see docs/RECALL.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from signet_desktop.domain.recall import ChannelEvidence, ContextEvidence
+from signet_desktop.domain.recall import (
+    ChannelEvidence,
+    ContextEvidence,
+    channel_label,
+    evidence_map,
+)
 
 SingleChannelRule = Literal["raw", "zero", "floor"]
 
 DEFAULT_ALPHA = 0.7
 DEFAULT_SINGLE: SingleChannelRule = "floor"
+HYBRID = "hybrid"
+
+
+def channel_weights(alpha: float = DEFAULT_ALPHA) -> dict[str, float]:
+    """Every channel's fusion weight; `alpha` (search.alpha) is the semantic channel's share."""
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError("alpha must be within [0, 1]")
+    return {"lexical": 1 - alpha, "semantic": alpha}
 
 
 class ChannelHit(Protocol):
-    """A memory id with one channel's evidence (what lexical and semantic search return)."""
+    """A memory id with one channel's evidence (what every channel returns)."""
 
     @property
     def memory_id(self) -> str: ...
@@ -47,10 +74,29 @@ class FusedHit:
 
     memory_id: str
     score: float
-    source: str  # hybrid | keyword | vector
-    lexical: ChannelEvidence | None
-    semantic: ChannelEvidence | None
+    source: str  # hybrid | keyword | vector | another channel's name
+    channels: Mapping[str, ChannelEvidence] = field(default_factory=evidence_map, hash=False)
     context: ContextEvidence | None = None  # set by recall.context
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "channels", evidence_map(self.channels))
+
+
+def source_of(names: Collection[str]) -> str:
+    """`hybrid` for two or more channels, else the one channel's label."""
+    if len(names) >= 2:
+        return HYBRID
+    [name] = names
+    return channel_label(name)
+
+
+def check_weights(names: Collection[str], weights: Mapping[str, float]) -> None:
+    """Every channel needs a finite weight >= 0 (ValueError otherwise)."""
+    for name in names:
+        if name not in weights:
+            raise ValueError(f"no fusion weight for channel {name!r}")
+        if not math.isfinite(weights[name]) or weights[name] < 0:
+            raise ValueError(f"the fusion weight of channel {name!r} must be finite and >= 0")
 
 
 def _stand_in(
@@ -62,46 +108,49 @@ def _stand_in(
     return 0.0
 
 
+def _blend(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    if len(scores) == 1:
+        return next(iter(scores.values()))
+    total = sum(weights[name] for name in scores)
+    if total <= 0:
+        return sum(scores.values()) / len(scores)
+    return sum(weights[name] / total * score for name, score in scores.items())
+
+
 def fuse(
-    lexical: Sequence[ChannelHit],
-    semantic: Sequence[ChannelHit],
+    channels: Mapping[str, Sequence[ChannelHit]],
+    weights: Mapping[str, float],
     *,
-    alpha: float = DEFAULT_ALPHA,
     single: SingleChannelRule = DEFAULT_SINGLE,
     depth: int | None = None,
 ) -> list[FusedHit]:
-    """Union of both channels' candidates, best first (ties: better channel rank, then id).
+    """Union of every channel's candidates, best first (ties: best channel rank, then id).
 
-    `depth` is how many candidates each channel was asked for (None: treat both lists as
-    truncated).
+    `channels` maps each channel name to its hits, in the order evidence is listed; `depth`
+    is how many candidates each channel was asked for (None: treat every list as truncated).
     """
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError("alpha must be within [0, 1]")
-    lex = {h.memory_id: h.evidence for h in lexical}
-    sem = {h.memory_id: h.evidence for h in semantic}
-    blending = bool(lex) and bool(sem)
-    lex_missing = _stand_in(lex, single, depth) if blending else 0.0
-    sem_missing = _stand_in(sem, single, depth) if blending else 0.0
+    check_weights(channels.keys(), weights)
+    seen = {name: {h.memory_id: h.evidence for h in hits} for name, hits in channels.items()}
+    active = [name for name, found in seen.items() if found]
+    stand_in = {name: _stand_in(seen[name], single, depth) for name in active}
+    blend_all = single != "raw"
+    ids = {memory_id for name in active for memory_id in seen[name]}
     fused: list[FusedHit] = []
-    for memory_id in lex.keys() | sem.keys():
-        lex_ev, sem_ev = lex.get(memory_id), sem.get(memory_id)
-        if lex_ev is not None and sem_ev is not None:
-            score, source = alpha * sem_ev.score + (1 - alpha) * lex_ev.score, "hybrid"
-        elif sem_ev is not None:
-            score, source = sem_ev.score, "vector"
-            if blending and single != "raw":
-                score = alpha * sem_ev.score + (1 - alpha) * lex_missing
+    for memory_id in ids:
+        evidence = {name: seen[name][memory_id] for name in active if memory_id in seen[name]}
+        if blend_all:
+            scores = {
+                name: evidence[name].score if name in evidence else stand_in[name]
+                for name in active
+            }
         else:
-            assert lex_ev is not None  # every id came from one of the two maps
-            score, source = lex_ev.score, "keyword"
-            if blending and single != "raw":
-                score = alpha * sem_missing + (1 - alpha) * lex_ev.score
-        fused.append(FusedHit(memory_id, score, source, lex_ev, sem_ev))
+            scores = {name: ev.score for name, ev in evidence.items()}
+        score = _blend(scores, weights)
+        fused.append(FusedHit(memory_id, score, source_of(evidence), evidence))
     fused.sort(key=order_key)
     return fused
 
 
 def order_key(hit: FusedHit) -> tuple[float, int, str]:
-    """Best score first; ties by the better channel rank, then by id (deterministic)."""
-    ranks = [ev.rank for ev in (hit.lexical, hit.semantic) if ev is not None]
-    return (-hit.score, min(ranks), hit.memory_id)
+    """Best score first; ties by the best rank in any channel, then by id (deterministic)."""
+    return (-hit.score, min(ev.rank for ev in hit.channels.values()), hit.memory_id)

@@ -4,14 +4,17 @@ Cost is bounded by a postings budget: query terms are admitted rarest first unti
 document counts would pass POSTINGS_BUDGET; the most common remaining terms (lowest IDF) are
 neither matched nor scored. When even the rarest term is that common, the search covers the
 newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
+`LexicalChannel` runs it as the engine's `lexical` channel, on the caller's thread.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
+from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.sanitize import match_expression, query_tokens
 from signet_desktop.recall.term_counts import TermCounts, count_documents
@@ -142,3 +145,29 @@ def _normalise(rows: list[Any]) -> list[LexicalHit]:
         )
         for i, r in enumerate(rows)
     ]
+
+
+class LexicalChannel:
+    """The `lexical` recall channel: BM25 over the keyword text, timed as stage `lexical`."""
+
+    name = "lexical"
+
+    def __init__(self, term_counts: TermCounts | None = None) -> None:
+        self._term_counts = TermCounts() if term_counts is None else term_counts
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        """Nothing to start: BM25 runs in `finish`, on the caller's thread."""
+
+        def finish(clock: StageClock) -> ChannelOutcome:
+            with clock.stage(self.name):
+                hits = lexical_search(
+                    conn,
+                    request.keyword_text,
+                    request.agent_id,
+                    request.filters,
+                    k=request.k,
+                    term_counts=self._term_counts,
+                )
+            return ChannelOutcome(hits)
+
+        return finish

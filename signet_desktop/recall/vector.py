@@ -13,14 +13,21 @@ distance to every binary code of the partition (`recall/codes.py`) keeps the bes
 build's float KNN has no SIMD: ~90 ms at 100k x 384). Without
 sqlite-vec it scans the newest `fallback_window` canonical vectors and says so
 (`vectorCompleteness: "recent-window"`, `searchedWindow`).
+
+As the engine's `semantic` channel it starts the query embedding on the engine's pool before
+the other channels run (stage `embed_query`), and waits for it at most `embed_timeout_s`; a
+slow or failing embedder leaves the channel unavailable with a note, never the recall failed.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,13 +36,19 @@ import numpy.typing as npt
 
 from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.embedding.generations import Generation, checked_table, find_generation
-from signet_desktop.embedding.provider import EmbeddingProvider
+from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider
 from signet_desktop.embedding.vectors import blob_matrix
+from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.codes import BinaryCodes
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.guard import assert_provider_call_allowed
+
+log = logging.getLogger(__name__)
 
 SEMANTIC_TOP_K = 50
+DEFAULT_EMBED_TIMEOUT_S = 5.0
+NOT_CONFIGURED_NOTE = "semantic recall is not configured"
 KNN_MAX_K = 4096  # sqlite-vec's ceiling for `k`
 EXACT_KNN_MAX_ROWS = 20_000
 PREFILTER_CANDIDATES = 2000
@@ -102,6 +115,35 @@ def unavailable(note: str) -> SemanticOutcome:
     return SemanticOutcome([], "unavailable", None, note, None)
 
 
+def channel_outcome(outcome: SemanticOutcome) -> ChannelOutcome:
+    """The semantic outcome as the engine reads every channel's."""
+    return ChannelOutcome(
+        outcome.hits,
+        available=outcome.completeness != "unavailable",
+        completeness=outcome.completeness,
+        searched_window=outcome.searched_window,
+        note=outcome.note,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Embedded:
+    vector: npt.NDArray[np.float32] | None
+    duration_ms: float
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class UnconfiguredSemantic:
+    """Stands in for the `semantic` channel when none is configured: finds nothing, says so."""
+
+    name: str = "semantic"
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        """Every query: unavailable, with the note."""
+        return lambda clock: channel_outcome(unavailable(NOT_CONFIGURED_NOTE))
+
+
 def _hits(ranked: list[tuple[str, float]]) -> list[SemanticHit]:
     return [
         SemanticHit(mid, ChannelEvidence(score=min(1.0, max(0.0, sim)), rank=i + 1, raw=sim))
@@ -123,7 +165,9 @@ def _rescore(
 
 
 class SemanticChannel:
-    """Embeds a query and ranks the agent's memories by cosine similarity."""
+    """The `semantic` channel: embeds a query and ranks memories by cosine similarity."""
+
+    name = "semantic"
 
     def __init__(
         self,
@@ -133,8 +177,10 @@ class SemanticChannel:
         fallback_window: int = DEFAULT_FALLBACK_WINDOW,
         exact_max_rows: int = EXACT_KNN_MAX_ROWS,
         prefilter_candidates: int = PREFILTER_CANDIDATES,
+        embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
     ) -> None:
         self.embedder = embedder
+        self.embed_timeout_s = embed_timeout_s
         self._vec = vec_available
         self._window = fallback_window
         self._exact_max_rows = exact_max_rows
@@ -157,6 +203,55 @@ class SemanticChannel:
                 f"{found.status}); semantic recall resumes when re-embedding completes"
             )
         return found
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        """Find the generation and submit the query embedding to `pool` (caller's thread)."""
+        target = self.generation(conn)
+        if isinstance(target, str):
+            outcome = channel_outcome(unavailable(target))
+            return lambda clock: outcome
+        # The embedding runs on a pool thread, so the caller's thread is checked here.
+        assert_provider_call_allowed("recall query embedding")
+        pending = pool.submit(self._embed, request.text)
+
+        def finish(clock: StageClock) -> ChannelOutcome:
+            return channel_outcome(self._finish(conn, target, request, pending, clock))
+
+        return finish
+
+    def _embed(self, text: str) -> _Embedded:
+        started = time.perf_counter()
+        try:
+            vector = self.embed_query(text)
+            return _Embedded(vector, (time.perf_counter() - started) * 1000, None)
+        except EmbeddingError as exc:
+            log.warning("query embedding failed: %s", exc)
+            return _Embedded(None, (time.perf_counter() - started) * 1000, str(exc))
+
+    def _finish(
+        self,
+        conn: Connection,
+        target: Generation,
+        request: ChannelRequest,
+        pending: Future[_Embedded],
+        clock: StageClock,
+    ) -> SemanticOutcome:
+        waited = time.perf_counter()
+        try:
+            embedded = pending.result(timeout=self.embed_timeout_s)
+        except FutureTimeout:
+            clock.add("embed_query", (time.perf_counter() - waited) * 1000)
+            return unavailable(
+                f"the embedder did not answer within {self.embed_timeout_s:g} s; "
+                "results are lexical only"
+            )
+        clock.add("embed_query", embedded.duration_ms)
+        if embedded.vector is None:
+            return unavailable(f"the embedder failed ({embedded.error}); results are lexical only")
+        with clock.stage(self.name):
+            return self.search(
+                conn, target, embedded.vector, request.agent_id, request.filters, k=request.k
+            )
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """The unit query vector (raises EmbeddingError; never inside a write transaction)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
-from signet_desktop.domain.recall import RecallHit
+from signet_desktop.domain.recall import RecallHit, channel_label
 from signet_desktop.service.facade import SignetService
 
 _PREVIEW_CHARS = 160
@@ -60,10 +60,10 @@ def format_hit(hit: RecallHit) -> str:
 
 def explain_hit(hit: RecallHit) -> str:
     """Why a hit ranked where it did: each channel's rank and score, and any context boost."""
-    parts = []
-    for name, evidence in (("keyword", hit.lexical), ("vector", hit.semantic)):
-        if evidence is not None:
-            parts.append(f"{name} #{evidence.rank} ({evidence.score:.2f})")
+    parts = [
+        f"{channel_label(name)} #{evidence.rank} ({evidence.score:.2f})"
+        for name, evidence in hit.channels.items()
+    ]
     context = hit.context
     if context is not None and context.who:
         parts.append(f"names {hit.memory.who} +{context.who:.2f}")

@@ -1,4 +1,4 @@
-"""The recall box explains each hit on hover: channel ranks and scores, and context boosts."""
+"""The recall box explains each hit on hover: every channel's rank and score, context boosts."""
 
 from __future__ import annotations
 
@@ -24,8 +24,10 @@ def test_both_channels_and_both_boosts_are_explained() -> None:
         memory(),
         0.93,
         "hybrid",
-        lexical=ChannelEvidence(score=0.8, rank=2, raw=-4.1),
-        semantic=ChannelEvidence(score=0.61, rank=5, raw=0.61),
+        channels={
+            "lexical": ChannelEvidence(score=0.8, rank=2, raw=-4.1),
+            "semantic": ChannelEvidence(score=0.61, rank=5, raw=0.61),
+        },
         context=ContextEvidence(who=0.1, session=0.12, neighbour_id="m0"),
     )
     assert explain_hit(hit) == (
@@ -35,5 +37,21 @@ def test_both_channels_and_both_boosts_are_explained() -> None:
 
 
 def test_a_single_channel_hit_without_context() -> None:
-    hit = RecallHit(memory(None), 0.4, "vector", semantic=ChannelEvidence(0.4, 1, 0.4))
+    hit = RecallHit(memory(None), 0.4, "vector", {"semantic": ChannelEvidence(0.4, 1, 0.4)})
     assert explain_hit(hit) == "score 0.40: vector #1 (0.40)"
+
+
+def test_a_newer_channel_is_explained_by_its_own_name_in_channel_order() -> None:
+    hit = RecallHit(
+        memory(None),
+        0.7,
+        "hybrid",
+        {"traversal": ChannelEvidence(0.9, 1, 2.0), "lexical": ChannelEvidence(0.5, 3, -2.2)},
+    )
+    assert explain_hit(hit) == "score 0.70: traversal #1 (0.90) · keyword #3 (0.50)"
+
+
+def test_a_hit_without_evidence_says_so() -> None:
+    assert explain_hit(RecallHit(memory(None), 0.2, "keyword")) == (
+        "score 0.20: no channel evidence"
+    )

@@ -54,7 +54,7 @@ def test_remember_embeds_and_recall_is_hybrid_and_complete(service: SignetServic
         "hybrid", "complete", None,
     )  # fmt: skip
     assert result.hits[0].memory.content == NOTES[0]
-    assert result.hits[0].lexical is not None and result.hits[0].semantic is not None
+    assert list(result.hits[0].channels) == ["lexical", "semantic"]
     status = service.status()["embedding"]
     assert status["coverage"]["ratio"] == 1.0 and status["generation"]["status"] == "active"
     assert status["vectorSearch"] == "complete"
@@ -206,7 +206,7 @@ def test_changing_the_model_re_embeds_and_never_mixes(make_service: Factory) -> 
     during = recall(service, "postgres billing")
     assert during.method == "keyword" and during.vector_completeness == "unavailable"
     assert "being rebuilt" in during.notes[0]
-    assert all(h.semantic is None for h in during.hits)
+    assert all("semantic" not in h.channels for h in during.hits)
 
     stop = threading.Event()
     worker = service.embeddings.parts.worker  # type: ignore[union-attr]

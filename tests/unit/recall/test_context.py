@@ -12,7 +12,7 @@ from signet_desktop.storage.recall_context import CandidateContext
 
 def hit(memory_id: str, score: float) -> FusedHit:
     evidence = ChannelEvidence(score=score, rank=1, raw=score)
-    return FusedHit(memory_id, score, "keyword", evidence, None)
+    return FusedHit(memory_id, score, "keyword", {"lexical": evidence})
 
 
 def facts(who: str | None = None, previous: str | None = None, nxt: str | None = None):  # type: ignore[no-untyped-def]
@@ -80,7 +80,7 @@ def test_both_signals_add_up_and_no_candidate_is_added_or_lost() -> None:
     assert sorted(h.memory_id for h in out) == ["x", "y", "z"]
     x = next(h for h in out if h.memory_id == "x")
     assert x.score == pytest.approx(0.5 + 0.1 + 0.15 * 0.4)
-    assert x.lexical == fused[0].lexical  # channel evidence is kept as reported
+    assert x.channels == fused[0].channels  # channel evidence is kept as reported
 
 
 def test_zero_weights_leave_the_fusion_order_alone() -> None:

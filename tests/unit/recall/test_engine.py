@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -11,12 +13,15 @@ from support.fakes import SwitchableEmbedder
 
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor
-from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.domain.recall import ChannelEvidence, RecallQuery
 from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.engine import NO_TERMS_NOTE, RecallEngine
+from signet_desktop.recall.lexical import LexicalChannel
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.guard import ProviderCallInWriteTransaction
 
@@ -52,8 +57,8 @@ def db(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
 
 @pytest.fixture
 def engine(db: Database, embedder: SwitchableEmbedder) -> Iterator[RecallEngine]:
-    channel = SemanticChannel(embedder, vec_available=True)
-    engine = RecallEngine(db, semantic=channel, embed_timeout_s=0.2)
+    channel = SemanticChannel(embedder, vec_available=True, embed_timeout_s=0.2)
+    engine = RecallEngine(db, semantic=channel)
     yield engine
     engine.close()
 
@@ -71,8 +76,10 @@ def test_hybrid_recall_fuses_both_channels(engine: RecallEngine) -> None:
     assert result.method == "hybrid" and result.vector_completeness == "complete"
     top = result.hits[0]
     assert top.memory.content == TEXTS[0] and top.source == "hybrid"
-    assert top.lexical is not None and top.semantic is not None
-    assert top.score == pytest.approx(0.7 * top.semantic.score + 0.3 * top.lexical.score)
+    assert list(top.channels) == ["lexical", "semantic"]
+    lexical, semantic = top.channels["lexical"], top.channels["semantic"]
+    assert top.score == pytest.approx(0.7 * semantic.score + 0.3 * lexical.score)
+    assert (top.lexical, top.semantic) == (lexical, semantic)  # the two-channel views
     assert {"lexical", "embed_query", "semantic", "fusion", "hydrate"} <= set(stage_names(result))
     assert result.notes == ()
 
@@ -80,18 +87,19 @@ def test_hybrid_recall_fuses_both_channels(engine: RecallEngine) -> None:
 def test_channels_pick_the_rankers(engine: RecallEngine) -> None:
     lexical = recall(engine, "postgres", channels=("lexical",))
     assert lexical.method == "keyword" and lexical.vector_completeness is None
-    assert all(h.semantic is None and h.source == "keyword" for h in lexical.hits)
+    assert all(list(h.channels) == ["lexical"] and h.source == "keyword" for h in lexical.hits)
     assert "embed_query" not in stage_names(lexical)
     vector = recall(engine, "postgres", channels=("semantic",))
     assert vector.method == "vector" and vector.vector_completeness == "complete"
-    assert all(h.lexical is None and h.source == "vector" for h in vector.hits)
+    assert all(list(h.channels) == ["semantic"] and h.source == "vector" for h in vector.hits)
     assert "lexical" not in stage_names(vector)
 
 
 @pytest.mark.parametrize("channels", [(), ("graph",), ("lexical", "bogus")])
 def test_unknown_channels_are_refused(engine: RecallEngine, channels: tuple[str, ...]) -> None:
-    with pytest.raises(InvalidInput, match="channels"):
+    with pytest.raises(InvalidInput, match=r"subset of: lexical, semantic$") as refused:
         recall(engine, "postgres", channels=channels)
+    assert refused.value.code == "bad_channels"
 
 
 @pytest.mark.parametrize("query", ["the of and what is it", "?!?... ;;", "a"])
@@ -147,3 +155,82 @@ def test_recall_refuses_to_embed_inside_a_write_transaction(
     with pytest.raises(ProviderCallInWriteTransaction), db.write():
         recall(engine, "postgres billing")
     assert recall(engine, "postgres billing", channels=("lexical",)).hits
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    memory_id: str
+    evidence: ChannelEvidence
+
+
+@dataclass
+class WordChannel:
+    """A third channel through the real protocol: memories containing `word`, newest first."""
+
+    name: str
+    word: str
+    events: list[str] = field(default_factory=list)
+    note: str | None = None
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        self.events.append(f"start {self.name}")
+
+        def finish(clock: StageClock) -> ChannelOutcome:
+            self.events.append(f"finish {self.name}")
+            rows = conn.execute(
+                "SELECT id FROM memories WHERE agent_id = :agent AND content LIKE :like "
+                "ORDER BY seq DESC",
+                {"agent": request.agent_id, "like": f"%{self.word}%"},
+            ).fetchall()
+            hits = [Found(r["id"], ChannelEvidence(1.0, i + 1, 1.0)) for i, r in enumerate(rows)]
+            return ChannelOutcome(hits, note=self.note)
+
+        return finish
+
+
+def test_a_third_channel_is_fused_and_explained_without_engine_changes(
+    db: Database, embedder: SwitchableEmbedder
+) -> None:
+    events: list[str] = []
+    hint = WordChannel("hint", "postgres", events, note="hints are scripted")
+    semantic = SemanticChannel(embedder, vec_available=True)
+    weights = {"lexical": 0.2, "semantic": 0.5, "hint": 0.3}
+    engine = RecallEngine(db, channels=(LexicalChannel(), semantic, hint), weights=weights)
+    try:
+        result = recall(engine, "postgres billing", context=False)
+        assert result.method == "hybrid" and "hints are scripted" in result.notes
+        top = result.hits[0]
+        assert top.memory.content == TEXTS[0] and list(top.channels) == [
+            "lexical", "semantic", "hint"
+        ]  # fmt: skip
+        evidence = top.channels
+        assert top.score == pytest.approx(
+            0.2 * evidence["lexical"].score + 0.5 * evidence["semantic"].score + 0.3 * 1.0
+        )
+        alone = recall(engine, "postgres", channels=("hint",))
+        assert alone.method == "hint" and {h.source for h in alone.hits} == {"hint"}
+        assert alone.vector_completeness is None
+        with pytest.raises(InvalidInput, match=r"subset of: lexical, semantic, hint$"):
+            recall(engine, "postgres", channels=("graph",))
+    finally:
+        engine.close()
+
+
+def test_every_channel_starts_before_any_finishes(db: Database) -> None:
+    events: list[str] = []
+    first, second = WordChannel("first", "the", events), WordChannel("second", "tea", events)
+    engine = RecallEngine(db, channels=(first, second), weights={"first": 1, "second": 1})
+    try:
+        recall(engine, "tea")
+    finally:
+        engine.close()
+    assert events == ["start first", "start second", "finish first", "finish second"]
+
+
+def test_channels_need_unique_names_and_weights(db: Database) -> None:
+    with pytest.raises(ValueError, match="own name"):
+        RecallEngine(db, channels=(WordChannel("a", "x"), WordChannel("a", "y")), weights={"a": 1})
+    with pytest.raises(ValueError, match="no fusion weight for channel 'hint'"):
+        RecallEngine(db, channels=(LexicalChannel(), WordChannel("hint", "x")))
+    with pytest.raises(ValueError, match="alpha"):
+        RecallEngine(db, alpha=1.5)
