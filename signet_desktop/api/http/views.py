@@ -53,7 +53,11 @@ def _context(evidence: ContextEvidence | None) -> dict[str, Any] | None:
 
 
 def hit_json(hit: RecallHit) -> dict[str, Any]:
-    """One recall result, its content cut to RECALL_TRUNCATE_CHARS."""
+    """One recall result, its content cut to RECALL_TRUNCATE_CHARS.
+
+    `channels` holds every channel's evidence by name; `lexical` and `semantic` repeat those
+    two (null when that channel did not return the memory) for clients of the older shape.
+    """
     memory = hit.memory
     truncated = len(memory.content) > RECALL_TRUNCATE_CHARS
     return {
@@ -72,8 +76,9 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
         "who": memory.who,
         "project": memory.project,
         "created_at": memory.created_at,
-        "lexical": _channel(hit.lexical),
-        "semantic": _channel(hit.semantic),
+        "channels": {name: _channel(evidence) for name, evidence in hit.channels.items()},
+        "lexical": _channel(hit.channels.get("lexical")),
+        "semantic": _channel(hit.channels.get("semantic")),
         "context": _context(hit.context),
     }
 

@@ -17,7 +17,7 @@ REMEMBER_KEYS = {
 HIT_KEYS = {
     "id", "content", "content_length", "truncated", "score", "source", "source_id",
     "session_id", "type", "tags", "pinned", "importance", "who", "project", "created_at",
-    "lexical", "semantic", "context",
+    "channels", "lexical", "semantic", "context",
 }  # fmt: skip
 
 
@@ -118,6 +118,9 @@ async def test_recall_returns_ranked_hits_with_channel_evidence(client: httpx.As
     assert hit["id"] == target["id"] and set(hit) == HIT_KEYS
     assert hit["lexical"]["rank"] == 1 and 0 < hit["lexical"]["score"] <= 1
     assert hit["source"] == "hybrid" and set(hit["semantic"]) == {"score", "rank"}
+    # Every channel's evidence by name; the two top-level keys repeat it for older clients.
+    assert hit["channels"] == {"lexical": hit["lexical"], "semantic": hit["semantic"]}
+    assert list(hit["channels"]) == ["lexical", "semantic"]
     assert 0 < hit["score"] <= 1 and hit["truncated"] is False
     meta = body["meta"]
     assert meta["totalReturned"] == len(body["results"]) and meta["noHits"] is False
