@@ -151,7 +151,7 @@ def ingest(
     """Remember every turn; returns memory id -> dia_id."""
     dia_of: dict[str, str] = {}
     for session, date, turn in turns(sample["conversation"]):
-        outcome = service.remember(
+        outcome = service.memories.remember(
             RememberRequest(
                 content=turn_content(turn, captions),
                 who=turn["speaker"],
@@ -175,7 +175,7 @@ def ranked_dia_ids(
 ) -> tuple[list[str], float, Any]:
     channels, context = ranker
     started = time.perf_counter()
-    result = service.recall(
+    result = service.recall.search(
         RecallQuery(query=question, limit=LIMIT, channels=channels, min_score=0.0, context=context)
     )
     elapsed = (time.perf_counter() - started) * 1000
@@ -220,7 +220,7 @@ def evaluate_sample(sample: dict[str, Any], run: Run, *, sweep: bool) -> None:
                     )
             if sweep:
                 run.candidates.append(collect_candidates(service, question, dia_of, facts))
-        service.db.close()
+        service.close()
 
 
 def collect_candidates(
@@ -236,7 +236,7 @@ def collect_candidates(
         "evidence": sorted(question.evidence),
     }
     for channel in CHANNELS:
-        result = service.recall(
+        result = service.recall.search(
             RecallQuery(
                 query=question.text,
                 limit=CANDIDATES,
@@ -260,7 +260,8 @@ def collect_candidates(
 
 def context_facts(service: SignetService, dia_of: dict[str, str]) -> dict[str, dict[str, Any]]:
     """Each memory's who and session neighbours (as dia_ids), for offline context replays."""
-    facts = candidate_context(service.db.reader(), DEFAULT_AGENT_ID, list(dia_of))
+    # The bench replays the context stage itself, so it reads underneath the facade.
+    facts = candidate_context(service._db.reader(), DEFAULT_AGENT_ID, list(dia_of))
     return {
         dia_of[memory_id]: {
             "who": fact.who,

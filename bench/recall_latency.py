@@ -132,7 +132,7 @@ def time_recall(
     samples = []
     for q in qs:
         started = time.perf_counter()
-        service.recall(RecallQuery(query=q, limit=LIMIT, channels=channels, context=context))
+        service.recall.search(RecallQuery(query=q, limit=LIMIT, channels=channels, context=context))
         samples.append((time.perf_counter() - started) * 1000)
     return samples
 
@@ -140,7 +140,7 @@ def time_recall(
 def stage_medians(service: SignetService, qs: list[str]) -> dict[str, float]:
     per_stage: dict[str, list[float]] = {}
     for q in qs:
-        result = service.recall(RecallQuery(query=q, limit=LIMIT))
+        result = service.recall.search(RecallQuery(query=q, limit=LIMIT))
         for stage in result.timings:
             per_stage.setdefault(stage.name, []).append(stage.duration_ms)
     return {name: statistics.median(v) for name, v in per_stage.items()}
@@ -150,7 +150,7 @@ def prefilter_agreement(
     service: SignetService, embedder: NativeMiniLM, qs: list[str], candidates: int
 ) -> tuple[float, list[float], list[float]]:
     """Top-10 overlap of the binary prefilter with exact KNN, and both strategies' latency."""
-    db = service.db
+    db = service._db  # the bench seeds rows underneath the facade
     exact = RecallEngine(
         db,
         semantic=SemanticChannel(embedder, vec_available=True, exact_max_rows=10**12),
@@ -227,7 +227,7 @@ def run(
             out["exact_knn"] = (statistics.median(exact_ms), percentile(exact_ms, 95))
             fast = (statistics.median(fast_ms), percentile(fast_ms, 95))
             out["prefilter"].append((candidates, *fast, overlap))
-        service.db.close()
+        service.close()
         fallback = build_service(
             WorkspacePaths.for_root(root),
             SignetConfig(),
@@ -235,7 +235,7 @@ def run(
         )
         samples = time_recall(fallback, qs[:100], RANKERS["hybrid"])
         out["fallback_hybrid"] = (statistics.median(samples), percentile(samples, 95))
-        fallback.db.close()
+        fallback.close()
     return out
 
 

@@ -167,6 +167,22 @@ def _mirror_rows(
         conn.executemany(BITS_INSERT.format(table=bits), params)
 
 
+# The one definition of "this memory (alias m) has a current vector in :generation_id".
+HAS_CURRENT_VECTOR = """EXISTS (
+    SELECT 1 FROM embeddings e
+    WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
+      AND e.source_id = m.id AND e.content_hash = m.content_hash)"""
+
+MISSING_COUNT = f"""
+SELECT COUNT(*) FROM memories m WHERE m.is_deleted = 0 AND NOT {HAS_CURRENT_VECTOR}
+"""
+
+
+def missing_count(conn: Connection, generation_id: int) -> int:
+    """Live memories without a current vector in the generation."""
+    return int(conn.execute(MISSING_COUNT, {"generation_id": generation_id}).fetchone()[0])
+
+
 def canonical_count(conn: Connection, generation: Generation) -> int:
     """How many canonical vectors the generation holds."""
     return int(conn.execute(COUNT_CANONICAL, {"generation_id": generation.id}).fetchone()[0])

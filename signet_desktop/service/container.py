@@ -18,6 +18,7 @@ from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.vectors import EmbeddingVectors
 from signet_desktop.storage.database import Database, open_database
@@ -74,13 +75,13 @@ def build_service(
 ) -> SignetService:
     """Open the workspace database and wire the facade over it."""
     options = options or BuildOptions()
-    db: Database = open_database(paths.db_path, with_vec=options.with_vec)
-    embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
-    parts = build_embedding_parts(db, config, embedder)
     bus = EventBus()
     status = StatusBoard(bus)
     status.follow(bus.connect)
-    memory_service = MemoryService(db, parts.vectors)
+    db: Database = open_database(paths.db_path, with_vec=options.with_vec)
+    embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
+    parts = build_embedding_parts(db, config, embedder)
+    memory_service = MemoryService(db, parts.vectors, bus)
     semantic = SemanticChannel(
         embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
     )
@@ -93,5 +94,10 @@ def build_service(
         depth=config.search.top_k,
     )
     return SignetService(
-        db, memory_service, engine, status, embeddings=EmbeddingOps(db, parts), events=bus
+        db,
+        memories=memory_service,
+        recall=RecallService(engine),
+        embeddings=EmbeddingOps(db, parts),
+        events=bus,
+        status=status,
     )

@@ -9,7 +9,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from signet_desktop.domain import remember as checks
+from signet_desktop.domain import scope
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
+from signet_desktop.domain.events import (
+    DiscardEvents,
+    EventSink,
+    MemoryCreated,
+    MemoryDeleted,
+    MemoryRecovered,
+    MemoryUpdated,
+)
 from signet_desktop.domain.memory import (
     DEFAULT_AGENT_ID,
     RECOVERY_WINDOW_DAYS,
@@ -73,7 +82,7 @@ def build_new_memory(request: RememberRequest) -> NewMemory:
     content = checks.check_content(content)
     importance = 1.0 if critical else request.importance
     return NewMemory(
-        agent_id=request.agent_id,
+        agent_id=scope.check_agent_id(request.agent_id),
         content=content,
         type=checks.check_type(request.type or "fact"),
         importance=checks.check_importance(0.5 if importance is None else importance),
@@ -95,13 +104,20 @@ def build_new_memory(request: RememberRequest) -> NewMemory:
 class MemoryService:
     """The memory lifecycle over one database; every call is scoped to an agent."""
 
-    def __init__(self, db: Database, vectors: MemoryVectors | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        vectors: MemoryVectors | None = None,
+        events: EventSink | None = None,
+    ) -> None:
         self._db = db
         self._vectors = vectors
+        self._events: EventSink = events or DiscardEvents()
 
     def remember(self, request: RememberRequest, actor: Actor) -> RememberOutcome:
         """Store a memory unless it duplicates a live one (sourceId, idempotencyKey, content)."""
         new = build_new_memory(request)
+        scope.check_actor(actor)
         # Cheap dedupe check first, so repeats never pay for the embedder.
         existing = memories.find_duplicate(self._db.reader(), new)
         if existing:
@@ -126,10 +142,16 @@ class MemoryService:
                 metadata={"source_type": new.source_type, "source_id": new.source_id},
             )
             embedded = self._vectors.attach(conn, memory, prepared) if self._vectors else False
+        self._events.publish(
+            MemoryCreated(
+                agent_id=memory.agent_id, memory_id=memory.id, type=memory.type, embedded=embedded
+            )
+        )
         return RememberOutcome(memory, deduped=False, embedded=embedded)
 
     def get(self, agent_id: str, memory_id: str) -> Memory:
         """A live memory; NotFound when missing, deleted or another agent's."""
+        scope.check_agent_id(agent_id)
         memory = memories.get_memory(self._db.reader(), agent_id, memory_id)
         if memory is None or memory.is_deleted:
             raise NotFound(f"memory {memory_id} not found")
@@ -137,6 +159,7 @@ class MemoryService:
 
     def list_page(self, agent_id: str, limit: int = 100, offset: int = 0) -> MemoryPage:
         """Live memories newest first, with counts."""
+        scope.check_agent_id(agent_id)
         if not 1 <= limit <= 1000 or offset < 0:
             raise InvalidInput("limit must be 1..1000 and offset >= 0", code="bad_paging")
         conn = self._db.reader()
@@ -147,6 +170,7 @@ class MemoryService:
 
     def count(self, agent_id: str) -> int:
         """Live memories in this scope (cheap: no embedding join, unlike list_page's stats)."""
+        scope.check_agent_id(agent_id)
         return memories.count_live(self._db.reader(), agent_id)
 
     def modify(
@@ -160,6 +184,8 @@ class MemoryService:
         actor: Actor,
     ) -> Memory:
         """Change tags, importance or pinned (episodic content and type are immutable)."""
+        scope.check_agent_id(agent_id)
+        scope.check_actor(actor)
         reason = _require_reason(reason)
         fields = _patch_fields(patch)
         with self._db.write() as conn:
@@ -186,7 +212,16 @@ class MemoryService:
                 new_content=changed.get("content", memory.content),
                 metadata={"changed": sorted(changed), "before": _before(memory, changed)},
             )
-            return self._require(conn, agent_id, memory_id)
+            updated = self._require(conn, agent_id, memory_id)
+        self._events.publish(
+            MemoryUpdated(
+                agent_id=agent_id,
+                memory_id=memory_id,
+                version=updated.version,
+                changed=tuple(sorted(changed)),
+            )
+        )
+        return updated
 
     def forget(
         self,
@@ -199,6 +234,8 @@ class MemoryService:
         actor: Actor,
     ) -> Memory:
         """Soft-delete a memory; it stays recoverable for the recovery window."""
+        scope.check_agent_id(agent_id)
+        scope.check_actor(actor)
         reason = _require_reason(reason)
         with self._db.write() as conn:
             memory = self._require_live(conn, agent_id, memory_id)
@@ -218,12 +255,18 @@ class MemoryService:
                 old_content=memory.content,
                 metadata={"force": force},
             )
-            return self._require(conn, agent_id, memory_id)
+            deleted = self._require(conn, agent_id, memory_id)
+        self._events.publish(
+            MemoryDeleted(agent_id=agent_id, memory_id=memory_id, version=deleted.version)
+        )
+        return deleted
 
     def recover(
         self, agent_id: str, memory_id: str, *, reason: str, if_version: int | None, actor: Actor
     ) -> Memory:
         """Undo a soft delete within the recovery window."""
+        scope.check_agent_id(agent_id)
+        scope.check_actor(actor)
         with self._db.write() as conn:
             memory = memories.get_memory(conn, agent_id, memory_id)
             if memory is None:
@@ -251,10 +294,15 @@ class MemoryService:
                 reason=reason or None,
                 new_content=memory.content,
             )
-            return self._require(conn, agent_id, memory_id)
+            recovered = self._require(conn, agent_id, memory_id)
+        self._events.publish(
+            MemoryRecovered(agent_id=agent_id, memory_id=memory_id, version=recovered.version)
+        )
+        return recovered
 
     def history(self, agent_id: str, memory_id: str, limit: int = 200) -> list[HistoryEvent]:
         """Every lifecycle event of a memory in this scope (deleted ones included)."""
+        scope.check_agent_id(agent_id)
         if not 1 <= limit <= MAX_HISTORY_LIMIT:
             raise InvalidInput(f"limit must be 1..{MAX_HISTORY_LIMIT}", code="bad_limit")
         conn = self._db.reader()

@@ -128,6 +128,11 @@ def applied_checksums(conn: Connection) -> dict[int, str]:
     return {int(r[0]): str(r[1]) for r in rows}
 
 
+def applied_count(conn: Connection) -> int:
+    """How many migrations this database has applied."""
+    return int(conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0])
+
+
 def apply_migrations(conn: Connection, migrations: list[Migration] | None = None) -> list[int]:
     """Bring the schema up to date; returns the versions applied now."""
     migrations = load_migrations() if migrations is None else migrations

@@ -133,7 +133,7 @@ class MainWindow(QMainWindow):
         self.message_label.setText("Searching…")
         try:
             result = await asyncio.to_thread(
-                self._service.recall, RecallQuery(query=query, limit=RECALL_LIMIT)
+                self._service.recall.search, RecallQuery(query=query, limit=RECALL_LIMIT)
             )
         except SignetError as exc:
             self.message_label.setText(f"Recall failed: {exc.message}")

@@ -7,7 +7,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.domain.recall import RecallHit, channel_label
-from signet_desktop.service.facade import SignetService
+from signet_desktop.service.facade import ServiceStatus, SignetService
 
 _PREVIEW_CHARS = 160
 
@@ -25,17 +25,18 @@ def read_status(service: SignetService, agent_id: str = DEFAULT_AGENT_ID) -> Sta
     """Collect the status labels' facts (blocks: run it in a worker thread)."""
     status = service.status()
     return StatusView(
-        memory_count=service.count_memories(agent_id),
-        vector=describe_vector(status.get("vector", {})),
-        warming_up=_warming_up(status.get("startup", {})),
+        memory_count=service.memories.count(agent_id),
+        vector=describe_vector(status),
+        warming_up=_warming_up(status.process.get("startup", {})),
     )
 
 
-def describe_vector(vector: dict[str, Any]) -> str:
+def describe_vector(status: ServiceStatus) -> str:
     """`sqlite-vec v0.1.9`, or why vectors are unavailable."""
-    if vector.get("available"):
-        return f"sqlite-vec {vector.get('version') or ''}".strip()
-    return f"unavailable ({vector.get('error') or 'unknown reason'})"
+    vector = status.vector
+    if vector.available:
+        return f"sqlite-vec {vector.version or ''}".strip()
+    return f"unavailable ({vector.error or 'unknown reason'})"
 
 
 def _warming_up(startup: dict[str, Any]) -> tuple[str, ...]:

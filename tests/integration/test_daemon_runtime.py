@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from support.views import status_json
 
 from signet_desktop.daemon.address import ListenAddress, bind
 from signet_desktop.daemon.pidfile import read_pid_file
@@ -39,7 +40,7 @@ def status_app(context: ServeContext) -> Callable[..., Any]:
                 else:
                     await send({"type": "lifespan.shutdown.complete"})
                     return
-        body = json.dumps(await asyncio.to_thread(context.service.status)).encode()
+        body = json.dumps(await asyncio.to_thread(status_json, context.service)).encode()
         headers = [(b"content-type", b"application/json")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})

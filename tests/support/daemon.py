@@ -27,6 +27,7 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
+from support.db import database_of
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_S = 10.0
@@ -95,7 +96,7 @@ class CliDaemon:
 
     def scalar(self, sql: str, **params: object) -> int:
         """The first column of the first row of `sql` (named :params), read directly."""
-        return int(self.service.db.reader().execute(sql, params).fetchone()[0])
+        return int(database_of(self.service).reader().execute(sql, params).fetchone()[0])
 
     def count_rows(self) -> int:
         """Rows in `memories`, deleted or not."""
@@ -119,4 +120,4 @@ def run_daemon(
         with serve_app(service, HttpSettings(agents_dir=str(paths.root))) as url:
             yield CliDaemon(url, paths.root, service)
     finally:
-        service.db.close()
+        service.close()

@@ -36,4 +36,4 @@ def service(tmp_path: Path) -> Iterator[SignetService]:
     paths.ensure()
     built = build_service(paths, SignetConfig(), BuildOptions(no_embedder=True))
     yield built
-    built.db.close()
+    built.close()

@@ -24,8 +24,8 @@ def make_window(qtbot: QtBot, service: SignetService, *, hide_on_close: bool) ->
 def test_status_labels_show_count_and_vectors(
     qtbot: QtBot, service: SignetService, qt_loop: asyncio.AbstractEventLoop
 ) -> None:
-    service.remember(RememberRequest(content="Invoices live in PostgreSQL."), Actor())
-    service.remember(RememberRequest(content="The frontend is Svelte."), Actor())
+    service.memories.remember(RememberRequest(content="Invoices live in PostgreSQL."), Actor())
+    service.memories.remember(RememberRequest(content="The frontend is Svelte."), Actor())
     service.status_board.set("startup", {"embedder": {"state": "running", "error": None}})
     window = make_window(qtbot, service, hide_on_close=False)
     assert window.url_label.text() == "http://127.0.0.1:3850"
@@ -38,8 +38,10 @@ def test_status_labels_show_count_and_vectors(
 def test_recall_lists_hits_without_blocking_the_loop(
     qtbot: QtBot, service: SignetService, qt_loop: asyncio.AbstractEventLoop
 ) -> None:
-    service.remember(RememberRequest(content="[billing]: Invoices live in PostgreSQL 16."), Actor())
-    service.remember(RememberRequest(content="The frontend is Svelte."), Actor())
+    service.memories.remember(
+        RememberRequest(content="[billing]: Invoices live in PostgreSQL 16."), Actor()
+    )
+    service.memories.remember(RememberRequest(content="The frontend is Svelte."), Actor())
     window = make_window(qtbot, service, hide_on_close=False)
     ticks = 0
 
@@ -77,7 +79,7 @@ def test_empty_query_asks_for_text(
 def test_search_box_enter_runs_recall(
     qtbot: QtBot, service: SignetService, qt_loop: asyncio.AbstractEventLoop
 ) -> None:
-    service.remember(RememberRequest(content="Deploys go through Kamal."), Actor())
+    service.memories.remember(RememberRequest(content="Deploys go through Kamal."), Actor())
     window = make_window(qtbot, service, hide_on_close=False)
     window.search_box.setText("kamal")
 

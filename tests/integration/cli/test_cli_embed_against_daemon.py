@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from support.daemon import Capture, CliDaemon, run_daemon
+from support.db import database_of
 from support.fakes import SwitchableEmbedder
 
 from signet_desktop.embedding.hashing import HashEmbedder
@@ -91,7 +92,7 @@ def test_resync_vec_restores_dropped_mirror_rows(
     assert semantic_evidence(daemon, capsys, "billing invoices postgres", billing) is not None
 
     dropped = [embedding_id(daemon, billing), embedding_id(daemon, frontend)]
-    with daemon.service.db.write() as conn:
+    with database_of(daemon.service).write() as conn:
         for rowid in dropped:
             conn.execute("DELETE FROM vec_embeddings_g1 WHERE rowid = :id", {"id": rowid})
 

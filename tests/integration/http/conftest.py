@@ -30,7 +30,7 @@ def service(tmp_path: Path) -> Iterator[SignetService]:
     options = BuildOptions(embedder=HashEmbedder(64))
     svc = build_service(WorkspacePaths.for_root(tmp_path), SignetConfig(), options)
     yield svc
-    svc.db.close()
+    svc.close()
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
+from support.db import database_of
 
 from signet_desktop.service.facade import SignetService
 
@@ -23,14 +24,17 @@ def make_client(app: FastAPI, **kwargs: Any) -> httpx.AsyncClient:
 
 def row_counts(service: SignetService) -> dict[str, int]:
     """Rows in every table a write could touch: the 'nothing was written' witness."""
-    conn = service.db.reader()
+    conn = database_of(service).reader()
     return {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in COUNTED_TABLES}
 
 
 def memory_row(service: SignetService, memory_id: str) -> dict[str, Any]:
     """The raw memories row (deleted or not, any agent) for before/after comparisons."""
     row = (
-        service.db.reader().execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        database_of(service)
+        .reader()
+        .execute("SELECT * FROM memories WHERE id = ?", (memory_id,))
+        .fetchone()
     )
     return dict(row)
 

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from http_helpers import make_client, remember, row_counts
+from support.db import database_of
 from support.fakes import SwitchableEmbedder
 
 from signet_desktop.api.http.app import create_app
@@ -42,7 +43,7 @@ def service(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[SignetServ
         WorkspacePaths.for_root(tmp_path), SignetConfig(), BuildOptions(embedder=embedder)
     )
     yield svc
-    svc.db.close()
+    svc.close()
 
 
 @pytest.fixture
@@ -58,17 +59,17 @@ async def bare_client(tmp_path: Path) -> AsyncIterator[Any]:
 
     yield make
     for svc in built:
-        svc.db.close()
+        svc.close()
 
 
 def scalar(service: SignetService, sql: str) -> int:
-    return int(service.db.reader().execute(sql).fetchone()[0])
+    return int(database_of(service).reader().execute(sql).fetchone()[0])
 
 
 def snapshot(service: SignetService) -> dict[str, int]:
     """Rows a backfill or resync could change (canonical + mirror)."""
     counts = row_counts(service)
-    if service.db.vec.available:
+    if database_of(service).vec.available:
         counts["mirror"] = scalar(service, MIRROR_ROWS)
     return counts
 
@@ -88,7 +89,7 @@ async def remember_unembedded(
 
 
 async def drop_mirror_rows(service: SignetService, count: int) -> None:
-    with service.db.write() as conn:
+    with database_of(service).write() as conn:
         conn.execute(
             "DELETE FROM vec_embeddings_g1 WHERE rowid IN "
             "(SELECT id FROM embeddings ORDER BY id LIMIT :n)",

@@ -60,7 +60,7 @@ async def _send(app: FastAPI, method: str, path: str, **kwargs: Any) -> httpx.Re
 @pytest.fixture
 def known(service: SignetService) -> str:
     """The id of one live memory, shared by every example of a test."""
-    return service.remember(RememberRequest(content="known"), Actor()).memory.id
+    return service.memories.remember(RememberRequest(content="known"), Actor()).memory.id
 
 
 # The fixtures are built once per test and shared by its examples, on purpose.

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from http_helpers import make_client
+from support.db import database_of
 
 from signet_desktop.service.facade import SignetService
 
@@ -35,7 +36,7 @@ async def test_live_and_ready(client: httpx.AsyncClient, app: FastAPI) -> None:
 async def test_ready_is_503_when_the_database_is_closed(
     client: httpx.AsyncClient, service: SignetService
 ) -> None:
-    service.db.close()
+    service.close()
     ready = await client.get("/health/ready")
     assert ready.status_code == 503 and ready.json()["error"] == "database unavailable"
     health = (await client.get("/health")).json()
@@ -78,7 +79,7 @@ async def test_service_calls_do_not_block_the_event_loop(
     release = threading.Event()
 
     def hold_write_lock() -> None:
-        with service.db.write():
+        with database_of(service).write():
             held.set()
             release.wait(10)
 

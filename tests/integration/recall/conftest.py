@@ -39,7 +39,7 @@ def make_service(tmp_path: Path) -> Iterator[Factory]:
 
     yield factory
     for svc in built:
-        svc.db.close()  # idempotent
+        svc.close()  # idempotent
 
 
 @pytest.fixture

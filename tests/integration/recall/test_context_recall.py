@@ -21,7 +21,7 @@ CONVERSATION = (
 
 def remember(service: SignetService, who: str, text: str, session: str, agent: str) -> str:
     request = RememberRequest(content=text, who=who, session_id=session, agent_id=agent)
-    return service.remember(request, Actor()).memory.id
+    return service.memories.remember(request, Actor()).memory.id
 
 
 def converse(service: SignetService, agent: str = "default", session: str = "s1") -> list[str]:
@@ -29,7 +29,7 @@ def converse(service: SignetService, agent: str = "default", session: str = "s1"
 
 
 def recall(service: SignetService, query: str, **kw: object) -> RecallResult:
-    return service.recall(RecallQuery(query=query, min_score=0.0, **kw))  # type: ignore[arg-type]
+    return service.recall.search(RecallQuery(query=query, min_score=0.0, **kw))  # type: ignore[arg-type]
 
 
 def by_id(result: RecallResult) -> dict[str, RecallHit]:
@@ -93,4 +93,4 @@ def test_search_top_k_bounds_the_candidates_that_can_lend(
             service, "camping trip tent", channels=("lexical",), limit=1, agent_id=agent
         ).hits
         assert (hits[0].context is not None) is lends, top_k
-        service.db.close()
+        service.close()

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from support.db import database_of
 from support.fakes import ScriptedEmbedder
 
 from signet_desktop.api.http.app import create_app
@@ -36,7 +37,7 @@ async def client(service: SignetService, tmp_path: object) -> AsyncIterator[http
 
 def remember(service: SignetService, *texts: str) -> None:
     for text in texts:
-        service.remember(RememberRequest(content=text), Actor())
+        service.memories.remember(RememberRequest(content=text), Actor())
 
 
 async def test_status_reports_generations_coverage_mirror_and_jobs(
@@ -86,14 +87,14 @@ async def test_resync_restores_the_mirror(
 ) -> None:
     remember(service, "alpha note", "beta note", "gamma note")
     generation = service.embeddings.parts.tracker.generation  # type: ignore[union-attr]
-    with service.db.write() as conn:
+    with database_of(service).write() as conn:
         vectors.remove_from_mirror(conn, generation, sorted(vectors.mirror_ids(conn, generation)))
     dry = await client.post("/api/repair/resync-vec", json={"dryRun": True})
     assert dry.status_code == 200 and dry.json()["added"] == 3 and dry.json()["dryRun"]
-    assert len(vectors.mirror_ids(service.db.reader(), generation)) == 0
+    assert len(vectors.mirror_ids(database_of(service).reader(), generation)) == 0
     done = await client.post("/api/repair/resync-vec")
     assert done.status_code == 200 and done.json()["added"] == 3
-    assert len(vectors.mirror_ids(service.db.reader(), generation)) == 3
+    assert len(vectors.mirror_ids(database_of(service).reader(), generation)) == 3
     full = await client.post("/api/repair/resync-vec", json={"full": True})
     assert full.json()["rebuilt"] is True
 

@@ -6,7 +6,9 @@ import threading
 import time
 
 from conftest import Factory
+from support.db import database_of
 from support.fakes import ScriptedEmbedder
+from support.views import audit_json
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.index import VectorIndex
@@ -30,17 +32,19 @@ def test_a_down_embedder_is_retried_with_backoff_not_hammered(
     service = make_service(embedder)
     embedder.mode = "down"
     for i in range(3):
-        service.remember(RememberRequest(content=f"memory {i}"), Actor())
+        service.memories.remember(RememberRequest(content=f"memory {i}"), Actor())
     calls_at_start = embedder.calls
     tracker = service.embeddings.parts.tracker  # type: ignore[union-attr]
-    worker = EmbeddingWorker(tracker, VectorIndex(service.db), poll_s=0.01, max_backoff_s=0.08)
+    worker = EmbeddingWorker(
+        tracker, VectorIndex(database_of(service)), poll_s=0.01, max_backoff_s=0.08
+    )
     run_for(worker, 0.4)
     attempts = embedder.calls - calls_at_start
     assert 1 <= attempts <= 15  # 0.01, 0.02, 0.04, 0.08, 0.08 ... not thousands
     assert worker.last_error and "connection refused" in worker.last_error
     embedder.mode = "ok"
     run_for(worker, 0.3)
-    assert service.embedding_status()["coverage"]["missing"] == 0
+    assert audit_json(service)["coverage"]["missing"] == 0
 
 
 def test_an_unexpected_error_does_not_kill_the_loop(
@@ -48,9 +52,11 @@ def test_an_unexpected_error_does_not_kill_the_loop(
 ) -> None:
     service = make_service(embedder)
     embedder.mode = "crash"
-    service.remember(RememberRequest(content="remembered while the embedder crashes"), Actor())
+    service.memories.remember(
+        RememberRequest(content="remembered while the embedder crashes"), Actor()
+    )
     tracker = service.embeddings.parts.tracker  # type: ignore[union-attr]
-    worker = EmbeddingWorker(tracker, VectorIndex(service.db), poll_s=0.01)
+    worker = EmbeddingWorker(tracker, VectorIndex(database_of(service)), poll_s=0.01)
     stop = threading.Event()
     thread = threading.Thread(target=worker.run_forever, args=(stop,), daemon=True)
     thread.start()
@@ -60,4 +66,4 @@ def test_an_unexpected_error_does_not_kill_the_loop(
     time.sleep(0.2)
     stop.set()
     thread.join(2)
-    assert service.embedding_status()["coverage"]["missing"] == 0
+    assert audit_json(service)["coverage"]["missing"] == 0

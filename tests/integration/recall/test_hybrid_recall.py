@@ -6,8 +6,11 @@ import threading
 
 import pytest
 from conftest import Factory
+from support.db import database_of
 from support.fakes import ScriptedEmbedder
+from support.views import audit_json, status_json
 
+from signet_desktop.api.views import backfill_json, resync_json
 from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery, RecallResult
@@ -28,13 +31,13 @@ NOTES = (
 def remember_all(service: SignetService, texts: tuple[str, ...] = NOTES) -> dict[str, str]:
     ids = {}
     for text in texts:
-        outcome = service.remember(RememberRequest(content=text), Actor())
+        outcome = service.memories.remember(RememberRequest(content=text), Actor())
         ids[outcome.memory.id] = text
     return ids
 
 
 def recall(service: SignetService, query: str, **kw: object) -> RecallResult:
-    return service.recall(RecallQuery(query=query, **kw))  # type: ignore[arg-type]
+    return service.recall.search(RecallQuery(query=query, **kw))  # type: ignore[arg-type]
 
 
 def ranking(result: RecallResult) -> list[tuple[str, float]]:
@@ -42,11 +45,11 @@ def ranking(result: RecallResult) -> list[tuple[str, float]]:
 
 
 def table_count(service: SignetService, table: str) -> int:
-    return int(service.db.reader().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    return int(database_of(service).reader().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
 def test_remember_embeds_and_recall_is_hybrid_and_complete(service: SignetService) -> None:
-    outcome = service.remember(RememberRequest(content=NOTES[0]), Actor())
+    outcome = service.memories.remember(RememberRequest(content=NOTES[0]), Actor())
     assert outcome.embedded
     remember_all(service, NOTES[1:])
     result = recall(service, "which database does billing use")
@@ -55,7 +58,7 @@ def test_remember_embeds_and_recall_is_hybrid_and_complete(service: SignetServic
     )  # fmt: skip
     assert result.hits[0].memory.content == NOTES[0]
     assert list(result.hits[0].channels) == ["lexical", "semantic"]
-    status = service.status()["embedding"]
+    status = status_json(service)["embedding"]
     assert status["coverage"]["ratio"] == 1.0 and status["generation"]["status"] == "active"
     assert status["vectorSearch"] == "complete"
 
@@ -66,16 +69,16 @@ def test_without_sqlite_vec_recall_scans_the_recent_window_and_says_so(
     with_vec = make_service(embedder)
     remember_all(with_vec)
     expected = ranking(recall(with_vec, "postgres billing database"))
-    with_vec.db.close()
+    with_vec.close()
 
     fallback = make_service(embedder, with_vec=False)
-    assert not fallback.db.vec.available
+    assert not database_of(fallback).vec.available
     result = recall(fallback, "postgres billing database")
     assert result.vector_completeness == "recent-window"
     assert result.searched_window == 10_000  # search.vector_fallback_window default
     assert "sqlite-vec is not loaded" in result.notes[0]
     assert ranking(result) == expected  # every vector fits in the window: same answer
-    assert fallback.status()["embedding"]["vectorSearch"] == "recent-window"
+    assert status_json(fallback)["embedding"]["vectorSearch"] == "recent-window"
 
 
 def test_the_fallback_window_is_configurable_and_bounds_the_scan(
@@ -97,16 +100,16 @@ def test_a_vec_mirror_missing_rows_still_answers_and_resync_restores_it(
     remember_all(service)
     before = recall(service, "postgres", channels=("semantic",))
     generation = service.embeddings.parts.tracker.generation  # type: ignore[union-attr]
-    with service.db.write() as conn:
+    with database_of(service).write() as conn:
         ids = sorted(vectors.mirror_ids(conn, generation))
         vectors.remove_from_mirror(conn, generation, ids[:3])
     degraded = recall(service, "postgres billing")
     assert degraded.hits and degraded.vector_completeness == "complete"
-    audit = service.embedding_status()
+    audit = audit_json(service)
     assert audit["mirror"] == {"enabled": True, "error": None, "missing": 3, "orphans": 0}
-    report = service.resync_vec()
+    report = resync_json(service.embeddings.resync())
     assert (report["added"], report["removed"]) == (3, 0)
-    assert service.embedding_status()["mirror"]["missing"] == 0
+    assert audit_json(service)["mirror"]["missing"] == 0
     assert ranking(recall(service, "postgres", channels=("semantic",))) == ranking(before)
 
 
@@ -115,14 +118,14 @@ def test_the_worker_heals_a_stale_mirror_at_start(
 ) -> None:
     service = make_service(embedder)
     remember_all(service)
-    service.db.close()
+    service.close()
     offline = make_service(embedder, with_vec=False)  # vectors written while vec is missing
     remember_all(offline, ("written without the extension",))
-    offline.db.close()
+    offline.close()
     service = make_service(embedder)
-    assert service.embedding_status()["mirror"]["missing"] == 1
+    assert audit_json(service)["mirror"]["missing"] == 1
     service.embeddings.parts.worker.run_once()  # type: ignore[union-attr]
-    assert service.embedding_status()["mirror"]["missing"] == 0
+    assert audit_json(service)["mirror"]["missing"] == 0
 
 
 def test_resync_without_sqlite_vec_is_refused_clearly(
@@ -130,30 +133,32 @@ def test_resync_without_sqlite_vec_is_refused_clearly(
 ) -> None:
     service = make_service(embedder, with_vec=False)
     with pytest.raises(Unavailable, match="sqlite-vec is not loaded"):
-        service.resync_vec()
+        resync_json(service.embeddings.resync())
 
 
 def test_embedder_down_during_remember_saves_and_queues(
     service: SignetService, embedder: ScriptedEmbedder
 ) -> None:
     embedder.mode = "down"
-    outcome = service.remember(
+    outcome = service.memories.remember(
         RememberRequest(content="written while the embedder was down"), Actor()
     )
     assert outcome.embedded is False
-    assert service.get_memory("default", outcome.memory.id).content.startswith("written while")
-    audit = service.embedding_status()
+    assert service.memories.get("default", outcome.memory.id).content.startswith("written while")
+    audit = audit_json(service)
     assert audit["jobs"]["pending"] == 1 and audit["coverage"]["missing"] == 1
     assert table_count(service, "embeddings") == 0
     # A duplicate remember never queues twice.
-    service.remember(RememberRequest(content="written while the embedder was down"), Actor())
-    assert service.embedding_status()["jobs"]["pending"] == 1
+    service.memories.remember(
+        RememberRequest(content="written while the embedder was down"), Actor()
+    )
+    assert audit_json(service)["jobs"]["pending"] == 1
     # Lexical recall finds it meanwhile; once the embedder is back the worker embeds it.
     assert recall(service, "embedder down").hits
     embedder.mode = "ok"
     worker = service.embeddings.parts.worker  # type: ignore[union-attr]
     assert worker.run_once()
-    audit = service.embedding_status()
+    audit = audit_json(service)
     assert audit["jobs"]["completed"] == 1 and audit["coverage"]["missing"] == 0
     result = recall(service, "written while the embedder was down", channels=("semantic",))
     assert result.hits[0].memory.id == outcome.memory.id
@@ -164,9 +169,11 @@ def test_embedder_slow_during_remember_does_not_block_it(
 ) -> None:
     service = make_service(embedder, config={"embedding": {"timeout_ms": 200}})
     embedder.mode, embedder.delay_s = "slow", 1.0
-    outcome = service.remember(RememberRequest(content="saved despite a slow embedder"), Actor())
+    outcome = service.memories.remember(
+        RememberRequest(content="saved despite a slow embedder"), Actor()
+    )
     assert outcome.embedded is False
-    assert service.embedding_status()["jobs"]["pending"] == 1
+    assert audit_json(service)["jobs"]["pending"] == 1
 
 
 @pytest.mark.parametrize("mode", ["wrong_dims", "nan", "empty"])
@@ -174,11 +181,13 @@ def test_bad_vectors_during_remember_are_rejected_and_nothing_is_lost(
     service: SignetService, embedder: ScriptedEmbedder, mode: str
 ) -> None:
     embedder.mode = mode
-    outcome = service.remember(RememberRequest(content="a memory with a broken vector"), Actor())
+    outcome = service.memories.remember(
+        RememberRequest(content="a memory with a broken vector"), Actor()
+    )
     assert outcome.embedded is False
     assert table_count(service, "embeddings") == 0
     assert table_count(service, "memories") == 1
-    assert service.embedding_status()["jobs"]["pending"] == 1
+    assert audit_json(service)["jobs"]["pending"] == 1
 
 
 def test_a_backfill_request_embeds_and_reports(
@@ -187,20 +196,22 @@ def test_a_backfill_request_embeds_and_reports(
     embedder.mode = "down"
     remember_all(service)
     with pytest.raises(Unavailable, match="embedder unavailable"):
-        service.embedding_backfill(limit=10)
-    assert service.embedding_backfill(limit=10, dry_run=True)["missing"] == len(NOTES)
+        backfill_json(service.embeddings.backfill(limit=10))
+    assert backfill_json(service.embeddings.backfill(limit=10, dry_run=True))["missing"] == len(
+        NOTES
+    )
     embedder.mode = "ok"
-    report = service.embedding_backfill(limit=100)
+    report = backfill_json(service.embeddings.backfill(limit=100))
     assert report["embedded"] == len(NOTES) and report["coverage"]["missing"] == 0
 
 
 def test_changing_the_model_re_embeds_and_never_mixes(make_service: Factory) -> None:
     old = make_service(ScriptedEmbedder(64, "model-a"))
     remember_all(old)
-    old.db.close()
+    old.close()
 
     service = make_service(ScriptedEmbedder(32, "model-b"))
-    status = service.status()["embedding"]
+    status = status_json(service)["embedding"]
     assert status["model"] == "model-b" and status["generation"]["status"] == "building"
     assert status["coverage"]["missing"] == len(NOTES)
     during = recall(service, "postgres billing")
@@ -214,14 +225,14 @@ def test_changing_the_model_re_embeds_and_never_mixes(make_service: Factory) -> 
     thread.start()
     try:
         for _ in range(200):
-            if service.status()["embedding"]["generation"]["status"] == "active":
+            if status_json(service)["embedding"]["generation"]["status"] == "active":
                 break
             stop.wait(0.05)
     finally:
         stop.set()
         thread.join(5)
     assert not thread.is_alive()
-    generations = {g["model"]: g for g in service.embedding_status()["generations"]}
+    generations = {g["model"]: g for g in audit_json(service)["generations"]}
     assert generations["model-a"]["status"] == "retired"
     assert generations["model-b"]["status"] == "active"
     assert generations["model-b"]["vectors"] == len(NOTES)
@@ -231,12 +242,14 @@ def test_changing_the_model_re_embeds_and_never_mixes(make_service: Factory) -> 
 
 def test_no_embedder_means_lexical_recall_and_a_clear_status(make_service: Factory) -> None:
     service = make_service(None)
-    outcome = service.remember(RememberRequest(content="postgres without vectors"), Actor())
+    outcome = service.memories.remember(
+        RememberRequest(content="postgres without vectors"), Actor()
+    )
     assert outcome.embedded is False
     assert table_count(service, "memory_jobs") == 0  # nothing could ever consume them
     result = recall(service, "postgres")
     assert result.method == "keyword" and result.hits
     assert "no embedder" in result.notes[0]
-    assert service.status()["embedding"]["provider"] == "none"
+    assert status_json(service)["embedding"]["provider"] == "none"
     with pytest.raises(Unavailable, match="no embedder"):
-        service.embedding_backfill()
+        backfill_json(service.embeddings.backfill())

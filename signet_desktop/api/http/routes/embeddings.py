@@ -11,12 +11,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Request
 from fastapi import Body as BodyParam
-from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.http.schemas import Body
 from signet_desktop.api.http.scope import get_service, off_loop
+from signet_desktop.api.views import backfill_json, embedding_audit_json, resync_json
 from signet_desktop.service.embeddings import DEFAULT_BACKFILL, MAX_BACKFILL
 
 router = APIRouter(tags=["embeddings"])
@@ -40,8 +40,8 @@ class ResyncBody(Body):
 @router.get("/api/embeddings/status", operation_id="embeddings_status")
 async def embeddings_status(request: Request) -> JSONResponse:
     """Generations, coverage of live memories, vec0 mirror health and queued backfills."""
-    body = await off_loop(get_service(request).embedding_status)
-    return JSONResponse(jsonable_encoder(body))
+    audit = await off_loop(get_service(request).embeddings.audit)
+    return JSONResponse(embedding_audit_json(audit))
 
 
 @router.post("/api/embeddings/backfill", operation_id="embeddings_backfill")
@@ -50,10 +50,10 @@ async def embeddings_backfill(
 ) -> JSONResponse:
     """Embed up to `limit` memories that lack a current vector (503 when the embedder is down)."""
     options = body or BackfillBody.model_validate({})
-    result = await off_loop(
-        get_service(request).embedding_backfill, limit=options.limit, dry_run=options.dry_run
+    outcome = await off_loop(
+        get_service(request).embeddings.backfill, limit=options.limit, dry_run=options.dry_run
     )
-    return JSONResponse(jsonable_encoder(result))
+    return JSONResponse(backfill_json(outcome))
 
 
 @router.post("/api/repair/resync-vec", operation_id="repair_resync_vec")
@@ -62,10 +62,10 @@ async def repair_resync_vec(
 ) -> JSONResponse:
     """Rebuild the vec0 mirror from canonical vectors (503 when sqlite-vec is not loaded)."""
     options = body or ResyncBody.model_validate({})
-    result = await off_loop(
-        get_service(request).resync_vec,
+    report = await off_loop(
+        get_service(request).embeddings.resync,
         generation=options.generation,
         full=options.full,
         dry_run=options.dry_run,
     )
-    return JSONResponse(jsonable_encoder(result))
+    return JSONResponse(resync_json(report))

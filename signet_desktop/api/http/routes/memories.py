@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from signet_desktop.api.http.schemas import ListParams
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_agent
-from signet_desktop.api.http.views import page_json
+from signet_desktop.api.views import page_json
 
 router = APIRouter(tags=["memory"])
 
@@ -18,5 +18,7 @@ router = APIRouter(tags=["memory"])
 async def list_memories(params: Annotated[ListParams, Query()], request: Request) -> JSONResponse:
     """Newest first; `stats` counts the whole scope, not the page."""
     agent_id = resolve_agent(request, params.agent_id)
-    page = await off_loop(get_service(request).list_memories, agent_id, params.limit, params.offset)
+    page = await off_loop(
+        get_service(request).memories.list_page, agent_id, params.limit, params.offset
+    )
     return JSONResponse(page_json(page))

@@ -26,7 +26,8 @@ from signet_desktop.api.http.scope import (
     resolve_actor,
     resolve_agent,
 )
-from signet_desktop.api.http.views import change_json, history_json, recall_json, remember_json
+from signet_desktop.api.http.views import recall_json
+from signet_desktop.api.views import change_json, history_json, memory_json, remember_json
 
 router = APIRouter(tags=["memory"])
 
@@ -44,7 +45,9 @@ async def remember(
     """Store a memory (deduped on sourceId, idempotencyKey, then content)."""
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     actor = resolve_actor(request, session_id=body.session_id)
-    outcome = await off_loop(get_service(request).remember, body.to_request(agent_id), actor)
+    outcome = await off_loop(
+        get_service(request).memories.remember, body.to_request(agent_id), actor
+    )
     return JSONResponse(remember_json(outcome))
 
 
@@ -58,7 +61,7 @@ async def recall(
 ) -> JSONResponse:
     """Ranked memories for a query, with per-channel evidence."""
     query = body.to_query(resolve_agent(request, first_set(body.agent_id, params.agent_id)))
-    result = await off_loop(get_service(request).recall, query)
+    result = await off_loop(get_service(request).recall.search, query)
     return JSONResponse(recall_json(result))
 
 
@@ -66,7 +69,7 @@ async def recall(
 async def search(params: Annotated[SearchParams, Query()], request: Request) -> JSONResponse:
     """GET alias of recall: `?q=...` plus the same filters as query parameters."""
     query = params.to_query(resolve_agent(request, params.agent_id))
-    result = await off_loop(get_service(request).recall, query)
+    result = await off_loop(get_service(request).recall.search, query)
     return JSONResponse(recall_json(result))
 
 
@@ -76,8 +79,8 @@ async def get_memory(
 ) -> JSONResponse:
     """One live memory in the agent's scope (deleted or foreign: 404)."""
     agent_id = resolve_agent(request, params.agent_id)
-    memory = await off_loop(get_service(request).get_memory, agent_id, memory_id)
-    return JSONResponse(memory.to_json())
+    memory = await off_loop(get_service(request).memories.get, agent_id, memory_id)
+    return JSONResponse(memory_json(memory))
 
 
 @router.patch("/api/memory/{memory_id}", operation_id="modify_memory")
@@ -90,7 +93,7 @@ async def modify_memory(
     """Change tags, importance or pinned; needs a reason; `if_version` guards races."""
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     memory = await off_loop(
-        get_service(request).modify_memory,
+        get_service(request).memories.modify,
         agent_id,
         memory_id,
         body.to_patch(),
@@ -114,7 +117,7 @@ async def forget_memory(
     reason = first_set(body.reason, params.reason)
     force = first_set(body.force, params.force)
     memory = await off_loop(
-        get_service(request).forget_memory,
+        get_service(request).memories.forget,
         agent_id,
         memory_id,
         reason=header_reason(request, reason) or "",
@@ -131,7 +134,9 @@ async def memory_history(
 ) -> JSONResponse:
     """Every lifecycle event of the memory, oldest first."""
     agent_id = resolve_agent(request, params.agent_id)
-    events = await off_loop(get_service(request).memory_history, agent_id, memory_id, params.limit)
+    events = await off_loop(
+        get_service(request).memories.history, agent_id, memory_id, params.limit
+    )
     return JSONResponse(history_json(memory_id, events))
 
 
@@ -146,7 +151,7 @@ async def recover_memory(
     body = body or RecoverBody()
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     memory = await off_loop(
-        get_service(request).recover_memory,
+        get_service(request).memories.recover,
         agent_id,
         memory_id,
         reason=header_reason(request, body.reason) or "",

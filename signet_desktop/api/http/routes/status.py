@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from signet_desktop.api.http.scope import get_service, off_loop
 from signet_desktop.api.http.settings import HttpSettings
+from signet_desktop.api.views import service_status_json
 
 router = APIRouter(tags=["status"])
 
@@ -18,7 +19,7 @@ router = APIRouter(tags=["status"])
 async def status(request: Request) -> JSONResponse:
     """Database, vector index and worker facts, and how this server is bound."""
     settings: HttpSettings = request.app.state.settings
-    facts = await off_loop(get_service(request).status)
+    facts = service_status_json(await off_loop(get_service(request).status))
     body = {
         "status": "ok",
         "version": settings.version,
