@@ -196,6 +196,8 @@ def register_generation(
             "now": utc_now(),
         },
     )
+    if cursor.lastrowid is None:  # an INSERT always sets it; a driver that does not is a bug
+        raise RuntimeError("the generation INSERT reported no row id")
     generation_id = int(cursor.lastrowid)
     conn.execute(SET_VEC_TABLE, {"id": generation_id, "vec_table": vec_table_name(generation_id)})
     return _require(conn, generation_id)

@@ -2,16 +2,50 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import sqlean
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 
-Connection = Any  # sqlean.Connection; sqlean ships no type stubs
+Row = Any  # sqlean.Row: indexable by position and by column name
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor our SQL paths use."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def lastrowid(self) -> int | None: ...
+
+    def fetchone(self) -> Row: ...  # None when no row is left (Any: COUNT(*) always has one)
+
+    def fetchall(self) -> list[Row]: ...
+
+    def __iter__(self) -> Iterator[Row]: ...
+
+
+class Connection(Protocol):
+    """The part of a sqlean connection our SQL paths use (sqlean ships no type stubs).
+
+    Typing it means a misspelt method or a wrong parameter shape is a mypy error, not a
+    runtime surprise; rows stay `Any` because their columns depend on the statement.
+    """
+
+    def execute(self, sql: str, parameters: Params = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, parameters: Iterable[Params], /) -> Cursor: ...
+
+    def close(self) -> None: ...
+
+    def enable_load_extension(self, enabled: bool, /) -> None: ...
 
 
 class DatabaseFileError(RuntimeError):
@@ -61,8 +95,9 @@ def load_vec(conn: Connection) -> VecStatus:
 
 def connect(path: Path | str, *, with_vec: bool = True) -> tuple[Connection, VecStatus]:
     """Open one connection with WAL, foreign keys, busy timeout and NORMAL sync."""
-    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
-    conn.row_factory = sqlean.Row
+    raw = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
+    raw.row_factory = sqlean.Row
+    conn: Connection = raw
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
