@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -47,9 +47,12 @@ WHERE job_type = :job_type AND memory_id = :memory_id AND status IN ('pending', 
 ORDER BY created_at LIMIT 1
 """
 
+# One job type at a time, so the (job_type, status, created_at) index yields them in order;
+# `exclude` holds the ids whose handlers are still running in this process (see lease()).
 ELIGIBLE = """
-SELECT id FROM memory_jobs
+SELECT id, created_at, rowid AS seq FROM memory_jobs
 WHERE job_type = :job_type AND status = 'pending' AND (run_after IS NULL OR run_after <= :now)
+  AND id NOT IN (SELECT value FROM json_each(:exclude))
 ORDER BY created_at, rowid
 LIMIT :limit
 """
@@ -78,8 +81,9 @@ WHERE id = :id AND status = 'leased' AND lease_token = :token
 
 STALE = f"""
 SELECT {JOB_COLUMNS} FROM memory_jobs
-WHERE status = 'leased' AND lease_expires_at < :now
-  AND (:job_type IS NULL OR job_type = :job_type)
+WHERE status = 'leased' AND (:job_type IS NULL OR job_type = :job_type)
+  AND (lease_expires_at < :now
+       OR (:orphans AND id NOT IN (SELECT value FROM json_each(:exclude))))
 """
 
 RELEASE = """
@@ -87,6 +91,19 @@ UPDATE memory_jobs
 SET status = :status, lease_token = NULL, lease_expires_at = NULL, updated_at = :now,
     error = COALESCE(error, :error), failed_at = CASE WHEN :status = 'dead' THEN :now END
 WHERE id = :id AND status = 'leased'
+"""
+
+RELEASE_HELD = """
+UPDATE memory_jobs
+SET status = :status, attempts = attempts - :refund, lease_token = NULL, lease_expires_at = NULL,
+    error = COALESCE(:error, error), failed_at = CASE WHEN :status = 'dead' THEN :now END,
+    updated_at = :now
+WHERE id = :id AND status = 'leased' AND lease_token = :token
+"""
+
+COUNTS_BY_TYPE = """
+SELECT job_type, status, COUNT(*) AS n FROM memory_jobs
+GROUP BY job_type, status
 """
 
 COUNTS = """
@@ -191,25 +208,34 @@ def enqueue(
 
 def lease(
     conn: Connection,
-    job_type: str,
+    job_type: str | Sequence[str],
     *,
     limit: int = 1,
     lease_ms: int = DEFAULT_LEASE_MS,
     now: datetime | None = None,
+    exclude: Collection[str] = (),
 ) -> list[Job]:
-    """Lease up to `limit` of the oldest eligible pending jobs of `job_type`."""
+    """Lease up to `limit` of the oldest eligible pending jobs of `job_type` (one or several).
+
+    Jobs whose ids are in `exclude` are skipped: a worker passes the jobs whose handlers are
+    still running here, so a job released by stale-lease recovery while its first handler
+    hangs is never run twice at the same time.
+    """
     _require_write(conn)
+    types = [job_type] if isinstance(job_type, str) else list(dict.fromkeys(job_type))
     moment = now or datetime.now(UTC)
     stamp = _iso(moment)
     expires = _iso(moment + timedelta(milliseconds=lease_ms))
-    ids = [
-        r[0]
+    skip = json.dumps(sorted(exclude))
+    found = [
+        (str(r["created_at"]), int(r["seq"]), str(r["id"]))
+        for kind in types
         for r in conn.execute(
-            ELIGIBLE, {"job_type": job_type, "now": stamp, "limit": limit}
+            ELIGIBLE, {"job_type": kind, "now": stamp, "limit": limit, "exclude": skip}
         ).fetchall()
     ]
     leased = []
-    for job_id in ids:
+    for _, _, job_id in sorted(found)[:limit]:
         token = str(uuid.uuid4())
         row = conn.execute(
             MARK_LEASED, {"id": job_id, "token": token, "now": stamp, "expires": expires}
@@ -239,16 +265,25 @@ def backoff_seconds(attempts: int) -> float:
     return float(min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2.0 ** max(0, attempts - 1)))
 
 
-def fail(conn: Connection, job: Job, error: str, *, now: datetime | None = None) -> str | None:
+def fail(
+    conn: Connection,
+    job: Job,
+    error: str,
+    *,
+    now: datetime | None = None,
+    retry_in_s: float | None = None,
+) -> str | None:
     """Record a failed attempt: back to pending after a backoff, or dead at max attempts.
 
-    Returns the new status, or None when the lease was lost meanwhile.
+    The delay is `retry_in_s` when given, else `backoff_seconds(job.attempts)`. Returns the
+    new status, or None when the lease was lost meanwhile.
     """
     _require_write(conn)
     moment = now or datetime.now(UTC)
     dead = job.attempts >= job.max_attempts
     status = "dead" if dead else "pending"
-    run_after = None if dead else _iso(moment + timedelta(seconds=backoff_seconds(job.attempts)))
+    delay = backoff_seconds(job.attempts) if retry_in_s is None else retry_in_s
+    run_after = None if dead else _iso(moment + timedelta(seconds=delay))
     cursor = conn.execute(
         RETRY,
         {
@@ -264,13 +299,29 @@ def fail(conn: Connection, job: Job, error: str, *, now: datetime | None = None)
 
 
 def release_stale(
-    conn: Connection, *, job_type: str | None = None, now: datetime | None = None
+    conn: Connection,
+    *,
+    job_type: str | None = None,
+    now: datetime | None = None,
+    orphans: bool = False,
+    exclude: Collection[str] = (),
 ) -> ReleaseReport:
-    """Return expired leases to pending, or to dead when their attempts are spent."""
+    """Return expired leases to pending, or to dead when their attempts are spent.
+
+    With `orphans`, every lease not in `exclude` is stale too, expired or not: at start-up
+    the workspace lock guarantees that no other process holds one, so a leased job that no
+    worker here is running was orphaned by a process that died mid-job.
+    """
     _require_write(conn)
     stamp = _iso(now or datetime.now(UTC))
     released = dead = 0
-    for job in [_job(r) for r in conn.execute(STALE, {"now": stamp, "job_type": job_type})]:
+    params = {
+        "now": stamp,
+        "job_type": job_type,
+        "orphans": int(orphans),
+        "exclude": json.dumps(sorted(exclude)),
+    }
+    for job in [_job(r) for r in conn.execute(STALE, params)]:
         status = "dead" if job.attempts >= job.max_attempts else "pending"
         conn.execute(
             RELEASE,
@@ -279,6 +330,29 @@ def release_stale(
         dead += status == "dead"
         released += status == "pending"
     return ReleaseReport(released, dead)
+
+
+def release(conn: Connection, job: Job, *, started: bool, error: str | None = None) -> str | None:
+    """Give a held lease back: to pending, or to dead when a started job spent its attempts.
+
+    A job that was leased but never `started` gets its attempt back. Needs the lease token,
+    so it does nothing (returns None) once the lease was lost; else returns the new status.
+    """
+    _require_write(conn)
+    dead = started and job.attempts >= job.max_attempts
+    status = "dead" if dead else "pending"
+    cursor = conn.execute(
+        RELEASE_HELD,
+        {
+            "id": job.id,
+            "token": job.lease_token,
+            "status": status,
+            "refund": 0 if started else 1,
+            "error": None if error is None else error[:MAX_ERROR_CHARS],
+            "now": utc_now(),
+        },
+    )
+    return status if int(cursor.rowcount) == 1 else None
 
 
 def get_job(conn: Connection, job_id: str) -> Job | None:
@@ -293,3 +367,13 @@ def counts(conn: Connection, job_type: str | None = None) -> dict[str, int]:
     """Jobs per status (every status present, zero when none)."""
     found = {str(r["status"]): int(r["n"]) for r in conn.execute(COUNTS, {"job_type": job_type})}
     return {status: found.get(status, 0) for status in STATUSES}
+
+
+def counts_by_type(conn: Connection) -> dict[str, dict[str, int]]:
+    """`{job_type: {status: n}}` over the whole queue (every status present)."""
+    found: dict[str, dict[str, int]] = {}
+    for row in conn.execute(COUNTS_BY_TYPE):
+        found.setdefault(str(row["job_type"]), dict.fromkeys(STATUSES, 0))[str(row["status"])] = (
+            int(row["n"])
+        )
+    return found
