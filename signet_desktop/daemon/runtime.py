@@ -45,9 +45,10 @@ from signet_desktop.daemon.pidfile import (
 from signet_desktop.daemon.server import QuietServer, server_config
 from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, serve_with_signals
 from signet_desktop.daemon.startup import StartupTasks
-from signet_desktop.daemon.workers import WorkerThreads
+from signet_desktop.daemon.workers import HostFactory, WorkerThreads
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
+from signet_desktop.service.workers import WorkerHost
 from signet_desktop.storage.connect import DatabaseFileError
 from signet_desktop.storage.migrate import MigrationError
 
@@ -95,6 +96,7 @@ class RuntimeOptions:
     env: Mapping[str, str] | None = None
     build: BuildOptions | None = None
     log_to_stderr: bool = True
+    worker_host: HostFactory | None = None  # None: threads; the Qt app passes its QThread host
 
 
 class StartupError(Exception):
@@ -139,7 +141,7 @@ class DaemonRuntime:
         self._server: QuietServer | None = None
         self._stop_requested = False
         self._tasks: StartupTasks | None = None
-        self._workers: WorkerThreads | None = None
+        self._workers: WorkerHost | None = None
         self._background_start: asyncio.TimerHandle | None = None
         self._early_tasks: list[tuple[str, Callable[[], object]]] = []
         self._on_ready: list[Callable[[], None]] = []
@@ -177,11 +179,10 @@ class DaemonRuntime:
         self._bind(address)
         self.service = self._build_service(paths, env)
         self._tasks = StartupTasks(self.service.status_board)
-        self._workers = WorkerThreads(self.service.status_board)
         for name, fn in self._early_tasks:
             self._tasks.add(name, fn)
         self._early_tasks.clear()
-        self._host_service_work(self.service)
+        self._host_workers(self.service)
         self._publish_runtime()
         self._app = self.options.app_factory(
             ServeContext(
@@ -279,17 +280,15 @@ class DaemonRuntime:
             log.debug("build_service refused the configuration", exc_info=True)
             raise StartupError(f"configuration error: {exc}", EXIT_USAGE) from None
 
-    def _host_service_work(self, service: SignetService) -> None:
-        """Warm in-process models and run the service's workers once the server is up."""
-        assert self._workers is not None
-        ops = service.embeddings
-        if ops is None:
-            return
-        load = getattr(ops.parts.embedder, "load", None)  # in-process models (native MiniLM)
-        if callable(load):
-            self.add_background_task("embedding-model", load)
-        if ops.parts.worker is not None:
-            self._workers.add("embedding", ops.parts.worker)
+    def _host_workers(self, service: SignetService) -> None:
+        """Host the declared workers (started once the server is up) and queue their warm-ups."""
+        declared = service.pipeline.workers
+        factory = self.options.worker_host or WorkerThreads
+        self._workers = factory(declared, service.events)
+        service.pipeline.attach(self._workers)
+        for declaration in declared:
+            if declaration.warm_up is not None:
+                self.add_background_task(declaration.warm_up.name, declaration.warm_up.run)
 
     def _publish_runtime(self) -> None:
         assert self.service is not None and self.paths is not None and self.loaded is not None
@@ -392,6 +391,8 @@ class DaemonRuntime:
         self._closed = True
         if self._workers is not None:
             self._workers.stop(WORKER_STOP_SECONDS)
+            if self.service is not None:
+                self.service.pipeline.detach()
         if self._tasks is not None and not self._tasks.join(BACKGROUND_JOIN_SECONDS):
             log.warning("start-up tasks still running at shutdown; not waiting for them")
         if self._socket is not None:

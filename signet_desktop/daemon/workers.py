@@ -1,9 +1,14 @@
-"""Hosting long-running workers (`run_forever(stop)`) in threads for the daemon's lifetime.
+"""Hosting declared workers for the daemon's lifetime: threads headless, QThreads in the app.
 
-Workers are plain Python (see STYLE: `run_once()` / `run_forever(stop)`). The runtime starts
-them once the server listens and stops them before the database closes; both the headless
-process and the Qt shell host them here (they never touch Qt). Their liveness is published
-on the status board under `"workers"`.
+`HostedWorkers` is the one state machine both hosts share; it only needs a way to start a
+thread (`spawn`), so the headless host (`WorkerThreads`, plain `threading`) and the Qt one
+(`ui/worker_host.py`, QThreads) differ in nothing else. Each declared worker gets
+`concurrency` instances, each looping in its own thread: `run_forever(stop)` until the
+instance is paused or the host stops, then waiting for `resume`. Pausing sets the instance's
+stop event, so a running job finishes and a leased, unstarted one goes back to pending. A
+worker that raises is reported `crashed`; the daemon keeps serving. Every state change is
+published as a `worker.state` event (the status board turns them into /api/status's
+`workers` block).
 """
 
 from __future__ import annotations
@@ -11,95 +16,221 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Protocol
 
-from signet_desktop.service.status import StatusBoard
+from signet_desktop.domain.events import EventSink, WorkerStateChanged
+from signet_desktop.service.workers import (
+    Worker,
+    WorkerDeclaration,
+    WorkerHost,
+    WorkerSnapshot,
+    WorkerState,
+)
 
 log = logging.getLogger(__name__)
 
-STATUS_KEY = "workers"
+HostFactory = Callable[[Sequence[WorkerDeclaration], EventSink], WorkerHost]
 
 
-class Worker(Protocol):
-    """A loop that returns soon after `stop` is set."""
+class Runner(Protocol):
+    """A started thread of some kind (threading.Thread, a QThread adapter)."""
 
-    def run_forever(self, stop: threading.Event) -> None: ...
+    def join(self, timeout: float) -> None: ...
+
+    def is_alive(self) -> bool: ...
 
 
-class WorkerThreads:
-    """Named workers, one daemon thread each, sharing one stop event."""
+Spawn = Callable[[str, Callable[[], None]], Runner]
 
-    def __init__(self, board: StatusBoard) -> None:
-        self._board = board
-        self._workers: dict[str, Worker] = {}
-        self._threads: dict[str, threading.Thread] = {}
-        self._states: dict[str, dict[str, Any]] = {}
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
+
+@dataclass
+class _Instance:
+    """One running copy of a declared worker (mutable; guarded by the host's condition)."""
+
+    worker: Worker
+    state: WorkerState = "pending"
+    error: str | None = None
+    paused: bool = False
+    run_stop: threading.Event = field(default_factory=threading.Event)
+    runner: Runner | None = None
+
+
+def _aggregate(instances: Sequence[_Instance]) -> tuple[WorkerState, str | None]:
+    """One state for a worker's instances: crashed > running > paused > stopped > pending."""
+    states = {i.state for i in instances}
+    if "crashed" in states:
+        return "crashed", next((i.error for i in instances if i.state == "crashed"), None)
+    if "running" in states:
+        return "running", None
+    if states == {"paused"}:
+        return "paused", None
+    if "stopped" in states:
+        return "stopped", None
+    return ("paused", None) if "paused" in states else ("pending", None)
+
+
+class HostedWorkers:
+    """The declared workers, their instances and states; threads come from `spawn`."""
+
+    def __init__(
+        self, declarations: Sequence[WorkerDeclaration], events: EventSink, spawn: Spawn
+    ) -> None:
+        self._declarations = {d.name: d for d in declarations}
+        if len(self._declarations) != len(declarations):
+            raise ValueError("worker names must be unique")
+        self._events = events
+        self._spawn = spawn
+        self._cond = threading.Condition()
+        self._instances = {
+            d.name: [_Instance(d.factory()) for _ in range(d.concurrency)] for d in declarations
+        }
+        self._published: dict[str, tuple[WorkerState, str | None]] = {}
         self._started = False
-
-    def add(self, name: str, worker: Worker) -> None:
-        """Register a worker; it starts with `start()` (or at once if already started)."""
-        with self._lock:
-            if name in self._workers:
-                raise ValueError(f"worker {name!r} is already registered")
-            self._workers[name] = worker
-            self._states[name] = {"state": "pending", "error": None}
-            self._publish_locked()
-            started = self._started
-        if started:
-            self._spawn(name, worker)
+        self._closing = False
+        with self._cond:
+            for name in self._instances:
+                self._publish_locked(name)
 
     def start(self) -> None:
-        """Start every registered worker that is not running yet."""
-        with self._lock:
+        """Start every instance (idempotent); paused workers start paused."""
+        with self._cond:
+            if self._started or self._closing:
+                return
             self._started = True
-            waiting = [(n, w) for n, w in self._workers.items() if n not in self._threads]
-        for name, worker in waiting:
-            self._spawn(name, worker)
+            todo = [
+                (n, i, inst) for n, insts in self._instances.items() for i, inst in enumerate(insts)
+            ]
+        for name, index, instance in todo:
+            label = name if len(self._instances[name]) == 1 else f"{name}-{index}"
+            instance.runner = self._spawn(f"worker-{label}", partial(self._loop, name, instance))
+
+    def pause(self, name: str | None = None) -> None:
+        """Take no new jobs; a running job finishes (all workers, or the one named)."""
+        with self._cond:
+            for instance in self._select(name):
+                instance.paused = True
+                instance.run_stop.set()
+            self._cond.notify_all()
+
+    def resume(self, name: str | None = None) -> None:
+        """Take jobs again (all workers, or the one named)."""
+        with self._cond:
+            for instance in self._select(name):
+                instance.paused = False
+            self._cond.notify_all()
 
     def stop(self, timeout: float) -> bool:
-        """Signal every worker and wait up to `timeout` s in total; True if all ended."""
-        self._stop.set()
+        """End every instance within `timeout` s in total; True if all ended.
+
+        An instance still running a job after the timeout gives its lease back, so the job
+        is retried later and the handler's late result is refused.
+        """
+        with self._cond:
+            self._closing = True
+            instances = [i for insts in self._instances.values() for i in insts]
+            for instance in instances:
+                instance.run_stop.set()
+            self._cond.notify_all()
         deadline = time.monotonic() + timeout
-        for name, thread in list(self._threads.items()):
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                log.warning("worker %s did not stop within %.1f s", name, timeout)
-        return not any(thread.is_alive() for thread in self._threads.values())
+        stuck = []
+        for instance in instances:
+            if instance.runner is None:
+                continue
+            instance.runner.join(max(0.0, deadline - time.monotonic()))
+            if instance.runner.is_alive():
+                stuck.append(instance)
+        for instance in stuck:
+            log.warning("a worker did not stop within %.1f s; releasing its lease", timeout)
+            try:
+                instance.worker.release_leases()
+            except Exception:  # shutting down: the next start's stale-lease check recovers it
+                log.exception("releasing a stuck worker's lease failed")
+        with self._cond:
+            for name, insts in self._instances.items():
+                for instance in insts:
+                    if instance.runner is None and instance.state == "pending":
+                        instance.state = "stopped"
+                self._publish_locked(name)
+        return not stuck
 
-    def snapshot(self) -> dict[str, dict[str, Any]]:
-        """`{name: {state: pending|running|stopped|crashed, error}}`."""
-        with self._lock:
-            return {name: dict(state) for name, state in self._states.items()}
+    def snapshot(self) -> Mapping[str, WorkerSnapshot]:
+        """Every declared worker's state now."""
+        with self._cond:
+            return {name: self._snapshot_locked(name) for name in self._instances}
 
-    def _spawn(self, name: str, worker: Worker) -> None:
-        thread = threading.Thread(
-            target=self._run, args=(name, worker), name=f"worker-{name}", daemon=True
-        )
-        with self._lock:
-            if name in self._threads:
-                return
-            self._threads[name] = thread
-        thread.start()
+    # -- the instance loop ----------------------------------------------------------------
 
-    def _run(self, name: str, worker: Worker) -> None:
+    def _loop(self, name: str, instance: _Instance) -> None:
         log.info("worker %s started", name)
-        self._set(name, "running", None)
-        try:
-            worker.run_forever(self._stop)
-        except Exception as exc:  # a crashed worker is reported; the daemon keeps serving
-            log.exception("worker %s crashed", name)
-            self._set(name, "crashed", f"{type(exc).__name__}: {exc}")
-        else:
-            log.info("worker %s stopped", name)
-            self._set(name, "stopped", None)
+        while True:
+            with self._cond:
+                while instance.paused and not self._closing:
+                    self._set_locked(name, instance, "paused")
+                    self._cond.wait()
+                if self._closing:
+                    break
+                instance.run_stop = threading.Event()
+                self._set_locked(name, instance, "running")
+            try:
+                instance.worker.run_forever(instance.run_stop)
+            except Exception as exc:  # a crashed worker is reported; the daemon keeps serving
+                log.exception("worker %s crashed", name)
+                with self._cond:
+                    self._set_locked(name, instance, "crashed", f"{type(exc).__name__}: {exc}")
+                return
+            with self._cond:
+                if self._closing or not instance.run_stop.is_set():
+                    break  # stopping, or the worker ended by itself
+                # Paused (and maybe resumed already): wait, or run again.
+        with self._cond:
+            self._set_locked(name, instance, "stopped")
+        log.info("worker %s stopped", name)
 
-    def _set(self, name: str, state: str, error: str | None) -> None:
-        with self._lock:
-            self._states[name] = {"state": state, "error": error}
-            self._publish_locked()
+    def _select(self, name: str | None) -> list[_Instance]:
+        if name is None:
+            return [i for insts in self._instances.values() for i in insts]
+        if name not in self._instances:
+            raise KeyError(f"no worker named {name!r}")
+        return list(self._instances[name])
 
-    def _publish_locked(self) -> None:
-        # Under the lock, so concurrent updates reach the board in the order they happened.
-        self._board.set(STATUS_KEY, {name: dict(state) for name, state in self._states.items()})
+    def _set_locked(
+        self, name: str, instance: _Instance, state: WorkerState, error: str | None = None
+    ) -> None:
+        instance.state, instance.error = state, error
+        self._publish_locked(name)
+
+    def _snapshot_locked(self, name: str) -> WorkerSnapshot:
+        declaration, instances = self._declarations[name], self._instances[name]
+        state, error = _aggregate(instances)
+        return WorkerSnapshot(
+            name=name,
+            state=state,
+            job_types=declaration.job_types,
+            concurrency=declaration.concurrency,
+            paused=all(i.paused for i in instances),
+            error=error,
+        )
+
+    def _publish_locked(self, name: str) -> None:
+        # Under the lock, so state changes reach the bus in the order they happened.
+        current = _aggregate(self._instances[name])
+        if self._published.get(name) == current:
+            return
+        self._published[name] = current
+        self._events.publish(WorkerStateChanged(worker=name, state=current[0], error=current[1]))
+
+
+def _spawn_thread(name: str, target: Callable[[], None]) -> Runner:
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+class WorkerThreads(HostedWorkers):
+    """The headless host: one daemon thread per worker instance."""
+
+    def __init__(self, declarations: Sequence[WorkerDeclaration], events: EventSink) -> None:
+        super().__init__(declarations, events, _spawn_thread)

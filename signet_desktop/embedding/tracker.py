@@ -1,11 +1,13 @@
 """The embedding tracker: keeps the configured generation covering every live memory.
 
-One `run_once()` does one bounded step: first queued `embedding_backfill` jobs (memories
-saved while the embedder was down), else a batch of live memories that have no current
-vector in the target generation (new model, gaps, changed content), scanning newest first
-with a cursor so a full pass costs one walk over the table. Provider calls happen outside any
-write transaction; each batch is then written in one short transaction. When a `building`
-generation reaches full coverage it becomes active and the previous one is retired.
+Queued `embedding_backfill` jobs (memories saved while the embedder was down) go through the
+generic queue worker (`queue/worker.py`) with `embed_job` as the handler, one job each. When
+none is queued, `idle_step()` embeds a batch of live memories that have no current vector in
+the target generation (new model, gaps, changed content), scanning newest first with a cursor
+so a full pass costs one walk over the table, and activates a `building` generation once it
+covers every live memory (the previous one is retired). Provider calls happen outside any
+write transaction; each result is written in one short transaction. `run_once()` does both
+in one bounded step (the `signet embed backfill` path and the tests).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
+from signet_desktop.domain.events import EventSink
 from signet_desktop.embedding.generations import Generation, activate_generation, get_generation
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.provider import (
@@ -28,6 +31,7 @@ from signet_desktop.embedding.provider import (
 )
 from signet_desktop.embedding.vectors import VectorWrite, vector_blob
 from signet_desktop.queue import jobs
+from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
 from signet_desktop.storage.database import Database
 
 log = logging.getLogger(__name__)
@@ -139,6 +143,7 @@ class EmbeddingTracker:
         *,
         batch_size: int = 8,
         lease_ms: int = jobs.DEFAULT_LEASE_MS,
+        events: EventSink | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -151,7 +156,8 @@ class EmbeddingTracker:
         self._cursor: int | None = None
         self._failures: dict[str, int] = {}
         self._coverage: tuple[float, Coverage] | None = None
-        self._lock = threading.Lock()  # one step at a time (worker and backfill route)
+        self._lock = threading.Lock()  # one scan step at a time (worker and backfill route)
+        self._jobs = self.job_worker(events=events)
 
     def start(self) -> Generation:
         """Register the embedder's generation (and its mirror table); idempotent."""
@@ -171,17 +177,71 @@ class EmbeddingTracker:
         return current or self.start()
 
     def run_once(self, max_items: int | None = None) -> StepResult:
-        """One bounded step (at most `max_items` memories): queued jobs, a scan, activation."""
+        """One bounded step (at most `max_items` memories): queued jobs, else `idle_step()`."""
+        size = self._batch_size if max_items is None else max(1, min(self._batch_size, max_items))
+        result = self._process_jobs(size)
+        if result.kind == "idle":
+            result = self.idle_step(size)
+        return result
+
+    def idle_step(self, max_items: int | None = None) -> StepResult:
+        """With no job queued: a scan batch of memories without a vector, else activation."""
         size = self._batch_size if max_items is None else max(1, min(self._batch_size, max_items))
         with self._lock:
-            result = self._process_jobs(size)
-            if result.kind == "idle":
-                result = self._scan_batch(size)
+            result = self._scan_batch(size)
             if result.kind == "idle" and self._maybe_activate():
                 result = StepResult("activate")
             if result.embedded:
                 self._coverage = None
             return result
+
+    def job_worker(
+        self,
+        *,
+        name: str = "embedding",
+        settings: WorkerSettings | None = None,
+        events: EventSink | None = None,
+        idle: Callable[[], IdleStep] | None = None,
+    ) -> QueueWorker:
+        """A queue worker over this tracker's `embedding_backfill` jobs (`embed_job` each)."""
+        return QueueWorker(
+            self._db,
+            name=name,
+            job_types=(BACKFILL_JOB,),
+            handler=self.embed_job,
+            events=events,
+            settings=replace(settings or WorkerSettings(), lease_ms=self._lease_ms),
+            idle=idle,
+            unavailable=(EmbeddingUnavailable,),
+        )
+
+    def embed_job(self, job: jobs.Job) -> dict[str, Any]:
+        """The handler of one `embedding_backfill` job: embed its memory unless moot.
+
+        A memory that is gone, deleted or already embedded completes the job without a
+        provider call. Raises `EmbeddingError` (the queue worker retries the job).
+        """
+        generation = self.start()
+        row = None
+        if job.memory_id:
+            row = (
+                self._db.reader()
+                .execute(
+                    MEMORIES_FOR_JOBS,
+                    {"generation_id": generation.id, "ids": json.dumps([job.memory_id])},
+                )
+                .fetchone()
+            )
+        if row is None or row["is_deleted"] or row["embedded"]:
+            return {"embedded": False, "generation": generation.id}
+        item = _Item(
+            str(row["id"]), str(row["agent_id"]), str(row["content"]), str(row["content_hash"])
+        )
+        writes = self._embed([item])
+        with self._db.write() as conn:
+            self._write(conn, generation, writes)
+        self._coverage = None
+        return {"embedded": True, "generation": generation.id}
 
     def backfill(self, limit: int) -> StepResult:
         """Embed at most `limit` missing vectors now (the `signet embed backfill` path)."""
@@ -216,37 +276,25 @@ class EmbeddingTracker:
     # -- steps ----------------------------------------------------------------------------
 
     def _process_jobs(self, size: int) -> StepResult:
-        generation = self.start()
-        with self._db.write() as conn:
-            leased = jobs.lease(conn, BACKFILL_JOB, limit=size, lease_ms=self._lease_ms)
-        if not leased:
+        """Up to `size` queued jobs through the queue worker; stops when the embedder is down."""
+        embedded = skipped = failed = 0
+        last: Outcome | None = None
+        for _ in range(size):
+            outcome = self._jobs.run_job()
+            if outcome is None:
+                break
+            last = outcome
+            if outcome.status == "completed":
+                done = bool(outcome.result and outcome.result.get("embedded"))
+                embedded, skipped = embedded + done, skipped + (not done)
+            elif outcome.status in ("pending", "dead"):
+                failed += 1
+            if outcome.unavailable:
+                break
+        if last is None:
             return StepResult("idle")
-        ids = [job.memory_id for job in leased if job.memory_id]
-        rows = {
-            str(r["id"]): r
-            for r in self._db.reader().execute(
-                MEMORIES_FOR_JOBS, {"generation_id": generation.id, "ids": json.dumps(ids)}
-            )
-        }
-        todo = [
-            _Item(str(r["id"]), str(r["agent_id"]), str(r["content"]), str(r["content_hash"]))
-            for r in rows.values()
-            if not r["is_deleted"] and not r["embedded"]
-        ]
-        try:
-            writes = self._embed(todo)
-        except EmbeddingError as exc:
-            with self._db.write() as conn:
-                for job in leased:
-                    jobs.fail(conn, job, str(exc))
-            return StepResult("jobs", failed=len(leased), error=str(exc), unavailable=True)
-        written = {w.source_id for w in writes}
-        with self._db.write() as conn:
-            self._write(conn, generation, writes)
-            for job in leased:
-                done = job.memory_id in written
-                jobs.complete(conn, job, {"embedded": done, "generation": generation.id})
-        return StepResult("jobs", embedded=len(writes), skipped=len(leased) - len(writes))
+        error = last.error if failed else None
+        return StepResult("jobs", embedded, skipped, failed, error, last.unavailable)
 
     def _scan_batch(self, size: int) -> StepResult:
         generation = self.start()

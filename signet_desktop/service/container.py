@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.domain.events import EventSink
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.embedding.registry import build_embedder
@@ -13,11 +14,13 @@ from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
+from signet_desktop.service import embedding_worker
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.vectors import EmbeddingVectors
@@ -51,7 +54,10 @@ def configured_embedder(config: SignetConfig) -> EmbeddingProvider | None:
 
 
 def build_embedding_parts(
-    db: Database, config: SignetConfig, embedder: EmbeddingProvider | None
+    db: Database,
+    config: SignetConfig,
+    embedder: EmbeddingProvider | None,
+    events: EventSink | None = None,
 ) -> EmbeddingParts:
     """Generation, tracker, worker and the remember-path vector port for `embedder`."""
     index = VectorIndex(db)
@@ -59,11 +65,15 @@ def build_embedding_parts(
     if embedder is None:
         return EmbeddingParts(index=index, fallback_window=window)
     tracker_config = config.memory.pipeline_v2.embedding_tracker
-    tracker = EmbeddingTracker(db, index, embedder, batch_size=tracker_config.batch_size)
+    tracker = EmbeddingTracker(
+        db, index, embedder, batch_size=tracker_config.batch_size, events=events
+    )
     generation = tracker.start()
     worker = None
     if tracker_config.enabled:
-        worker = EmbeddingWorker(tracker, index, poll_s=tracker_config.poll_ms / 1000)
+        worker = EmbeddingWorker(
+            tracker, index, poll_s=tracker_config.poll_ms / 1000, events=events
+        )
     vectors = EmbeddingVectors(
         index, embedder, generation, prepare_timeout_s=config.embedding.timeout_ms / 1000
     )
@@ -80,7 +90,9 @@ def build_service(
     status.follow(bus.connect)
     db: Database = open_database(paths.db_path, with_vec=options.with_vec)
     embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
-    parts = build_embedding_parts(db, config, embedder)
+    parts = build_embedding_parts(db, config, embedder, bus)
+    declared = [] if parts.worker is None else [embedding_worker.declaration(parts.worker)]
+    pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
     memory_service = MemoryService(db, parts.vectors, bus)
     semantic = SemanticChannel(
         embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
@@ -100,4 +112,5 @@ def build_service(
         embeddings=EmbeddingOps(db, parts),
         events=bus,
         status=status,
+        pipeline=pipeline,
     )

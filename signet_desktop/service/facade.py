@@ -17,6 +17,7 @@ from typing import Any
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.storage.connect import VecStatus, sqlite_version
@@ -59,6 +60,7 @@ class SignetService:
         embeddings: EmbeddingOps,
         events: EventBus,
         status: StatusBoard,
+        pipeline: PipelineService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -66,6 +68,7 @@ class SignetService:
         self.embeddings = embeddings
         self.events = events
         self.status_board = status
+        self.pipeline = pipeline or PipelineService(db, ())
         self._closed = False
 
     def ping(self) -> bool:

@@ -8,6 +8,7 @@ tray, SIGINT/SIGTERM) asks the runtime to stop; when the server returns, the pro
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 
 import qasync
@@ -25,6 +26,7 @@ from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, se
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.tray import TrayIcon
+from signet_desktop.ui.worker_host import QtWorkerHost
 
 APP_NAME = "Signet Desktop"
 _HEADLESS_PLATFORMS = ("offscreen", "minimal")
@@ -83,6 +85,8 @@ def run_desktop(options: RuntimeOptions) -> int:
     app.setApplicationName(APP_NAME)
     app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)
+    if options.worker_host is None:  # workers run in QThreads under the app
+        options = dataclasses.replace(options, worker_host=QtWorkerHost)
     runtime = DaemonRuntime(options)
     previous = interrupt_on_term()
     try:
