@@ -73,7 +73,12 @@ class ContextEvidence:
 def evidence_map(
     channels: Mapping[str, ChannelEvidence] | None = None,
 ) -> Mapping[str, ChannelEvidence]:
-    """A read-only, ordered copy of per-channel evidence (channel name -> evidence)."""
+    """A read-only, ordered copy of per-channel evidence (channel name -> evidence).
+
+    A mapping that is already read-only is kept as it is (hits are built from fused ones).
+    """
+    if isinstance(channels, MappingProxyType):
+        return channels
     return MappingProxyType(dict(channels or {}))
 
 

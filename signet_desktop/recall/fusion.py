@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal, Protocol
 
 from signet_desktop.domain.recall import (
@@ -108,13 +109,12 @@ def _stand_in(
     return 0.0
 
 
-def _blend(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
-    if len(scores) == 1:
-        return next(iter(scores.values()))
-    total = sum(weights[name] for name in scores)
+def _shares(names: tuple[str, ...], weights: Mapping[str, float]) -> dict[str, float]:
+    """Each channel's weight renormalised over `names` (all 0: equal shares)."""
+    total = sum(weights[name] for name in names)
     if total <= 0:
-        return sum(scores.values()) / len(scores)
-    return sum(weights[name] / total * score for name, score in scores.items())
+        return dict.fromkeys(names, 1 / len(names))
+    return {name: weights[name] / total for name in names}
 
 
 def fuse(
@@ -131,26 +131,28 @@ def fuse(
     """
     check_weights(channels.keys(), weights)
     seen = {name: {h.memory_id: h.evidence for h in hits} for name, hits in channels.items()}
-    active = [name for name, found in seen.items() if found]
+    active = tuple(name for name, found in seen.items() if found)
     stand_in = {name: _stand_in(seen[name], single, depth) for name in active}
-    blend_all = single != "raw"
-    ids = {memory_id for name in active for memory_id in seen[name]}
+    shares: dict[tuple[str, ...], dict[str, float]] = {}  # by the channels blended
     fused: list[FusedHit] = []
-    for memory_id in ids:
+    for memory_id in {memory_id for name in active for memory_id in seen[name]}:
         evidence = {name: seen[name][memory_id] for name in active if memory_id in seen[name]}
-        if blend_all:
-            scores = {
-                name: evidence[name].score if name in evidence else stand_in[name]
-                for name in active
-            }
+        names = active if single != "raw" else tuple(evidence)
+        if len(names) == 1:
+            score = evidence[names[0]].score  # nothing to blend with: the score as reported
         else:
-            scores = {name: ev.score for name, ev in evidence.items()}
-        score = _blend(scores, weights)
-        fused.append(FusedHit(memory_id, score, source_of(evidence), evidence))
+            if names not in shares:
+                shares[names] = _shares(names, weights)
+            score = 0.0
+            for name, share in shares[names].items():
+                found = evidence.get(name)
+                score += share * (found.score if found is not None else stand_in[name])
+        source = source_of(evidence)
+        fused.append(FusedHit(memory_id, score, source, MappingProxyType(evidence)))
     fused.sort(key=order_key)
     return fused
 
 
 def order_key(hit: FusedHit) -> tuple[float, int, str]:
     """Best score first; ties by the best rank in any channel, then by id (deterministic)."""
-    return (-hit.score, min(ev.rank for ev in hit.channels.values()), hit.memory_id)
+    return (-hit.score, min([ev.rank for ev in hit.channels.values()]), hit.memory_id)
