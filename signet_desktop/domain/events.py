@@ -16,7 +16,10 @@ from signet_desktop.domain.memory import utc_now
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
-    """Something that happened; `kind` names it on the wire (`memory.created`)."""
+    """Something that happened; `kind` names it on the wire (`memory.created`).
+
+    Field names `type` and `seq` are taken by the wire envelope; subclasses must not use them.
+    """
 
     kind: ClassVar[str] = "event"
     agent_id: str | None = None
@@ -42,7 +45,7 @@ class MemoryCreated(Event):
 
     kind: ClassVar[str] = "memory.created"
     memory_id: str
-    type: str
+    memory_type: str
     embedded: bool
 
 
@@ -146,3 +149,15 @@ class StatusChanged(Event):
 
     kind: ClassVar[str] = "status.changed"
     key: str
+
+
+def known_kinds() -> frozenset[str]:
+    """Every event kind defined so far (subclasses anywhere in the package count)."""
+    found: set[str] = set()
+    stack: list[type[Event]] = [Event]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls is not Event:
+            found.add(cls.kind)
+    return frozenset(found)

@@ -3,8 +3,9 @@
 Surfaces (HTTP, MCP, hooks, the CLI through HTTP, the inspector in-process) call
 `service.<capability>.<operation>(...)`; every method takes and returns domain values and checks
 scope itself (`domain/scope.py`). Methods block on SQLite or a provider: call them off the
-event loop. Capabilities so far: `memories`, `recall`, `embeddings`; plus `events` (the bus)
-and `status()` / `ping()` / `close()` for the process.
+event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`; plus `events`
+(the bus, in-process), `stream` (scoped subscriptions for outside readers) and `status()` /
+`ping()` / `close()` for the process.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
+from signet_desktop.service.stream import EventStream
 from signet_desktop.storage.connect import VecStatus, sqlite_version
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.migrate import applied_count
@@ -67,6 +69,7 @@ class SignetService:
         self.recall = recall
         self.embeddings = embeddings
         self.events = events
+        self.stream = EventStream(events)
         self.status_board = status
         self.pipeline = pipeline or PipelineService(db, ())
         self._closed = False

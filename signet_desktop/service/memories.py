@@ -144,7 +144,10 @@ class MemoryService:
             embedded = self._vectors.attach(conn, memory, prepared) if self._vectors else False
         self._events.publish(
             MemoryCreated(
-                agent_id=memory.agent_id, memory_id=memory.id, type=memory.type, embedded=embedded
+                agent_id=memory.agent_id,
+                memory_id=memory.id,
+                memory_type=memory.type,
+                embedded=embedded,
             )
         )
         return RememberOutcome(memory, deduped=False, embedded=embedded)

@@ -23,6 +23,7 @@ from signet_desktop.daemon.runtime import (
     report_startup_error,
 )
 from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, serve_with_signals
+from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.tray import TrayIcon
@@ -41,8 +42,13 @@ class DesktopShell(QObject):
             raise RuntimeError("the runtime must be opened before the shell is built")
         self.runtime = runtime
         tray_ok = QSystemTrayIcon.isSystemTrayAvailable() if use_tray is None else use_tray
+        self.events = EventBridge(runtime.service.events, self)
         self.window = MainWindow(
-            runtime.service, runtime.url, runtime.paths_root(), hide_on_close=tray_ok
+            runtime.service,
+            runtime.url,
+            runtime.paths_root(),
+            hide_on_close=tray_ok,
+            events=self.events,
         )
         self.window.setWindowIcon(app_icon())
         self.tray: TrayIcon | None = None
@@ -72,6 +78,7 @@ class DesktopShell(QObject):
     def close(self) -> None:
         """Tear down the widgets (after the server stopped)."""
         self.window.stop_refreshing()
+        self.events.close()
         if self.tray is not None:
             self.tray.hide()
         self.window.hide()

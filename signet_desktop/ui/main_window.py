@@ -1,7 +1,8 @@
 """The minimal main window: daemon status labels and a recall search box.
 
 Every facade call runs in a worker thread (`asyncio.to_thread` on the qasync loop): the UI thread
-only formats results. The full inspector replaces this window in a later issue.
+only formats results. The status labels refresh when the event bus says something changed
+(through the Qt `EventBridge`), never on a timer. The full inspector replaces this window later.
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ from PySide6.QtWidgets import (
 )
 
 from signet_desktop.domain.errors import SignetError
+from signet_desktop.domain.events import Event
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService
+from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.status_view import StatusView, explain_hit, format_hit, read_status
 
 log = logging.getLogger(__name__)
 
-STATUS_REFRESH_MS = 5000
+STATUS_DEBOUNCE_MS = 200  # a burst of events (an import, a backfill) costs one refresh
+REFRESH_ON = ("memory.", "status.changed", "worker.state", "embedding.progress")
 RECALL_LIMIT = 20
 
 
@@ -45,10 +49,18 @@ class MainWindow(QMainWindow):
     recall_finished = Signal()
 
     def __init__(
-        self, service: SignetService, url: str, workspace: str, *, hide_on_close: bool
+        self,
+        service: SignetService,
+        url: str,
+        workspace: str,
+        *,
+        hide_on_close: bool,
+        events: EventBridge | None = None,
     ) -> None:
         super().__init__()
         self._service = service
+        self._events = events or EventBridge(service.events, self)
+        self._listening = False
         self._hide_on_close = hide_on_close
         self._pending: set[asyncio.Task[None]] = set()
         self.setWindowTitle("Signet Desktop")
@@ -71,8 +83,9 @@ class MainWindow(QMainWindow):
 
         self.search_box.returnPressed.connect(self._search_clicked)
         self.search_button.clicked.connect(self._search_clicked)
-        self._timer = QTimer(self)
-        self._timer.setInterval(STATUS_REFRESH_MS)
+        self._timer = QTimer(self)  # debounces event-driven refreshes
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(STATUS_DEBOUNCE_MS)
         self._timer.timeout.connect(self._refresh_clicked)
 
     def _layout(self) -> QWidget:
@@ -95,11 +108,16 @@ class MainWindow(QMainWindow):
         return body
 
     def start_refreshing(self) -> None:
-        """Refresh the status now and every few seconds (call once the loop runs)."""
+        """Refresh the status now and whenever an event says it changed (once the loop runs)."""
         self._refresh_clicked()
-        self._timer.start()
+        if not self._listening:
+            self._events.event_published.connect(self._event_published)
+            self._listening = True
 
     def stop_refreshing(self) -> None:
+        if self._listening:
+            self._events.event_published.disconnect(self._event_published)
+            self._listening = False
         self._timer.stop()
         for task in list(self._pending):
             task.cancel()
@@ -152,6 +170,10 @@ class MainWindow(QMainWindow):
         count = len(result.hits)
         noun = "memory" if count == 1 else "memories"
         self.message_label.setText(f"{count} {noun} in {result.total_ms:.0f} ms ({result.method})")
+
+    def _event_published(self, event: Event) -> None:
+        if event.kind.startswith(REFRESH_ON) and not self._timer.isActive():
+            self._timer.start()
 
     def _search_clicked(self) -> None:
         self._spawn(self.run_recall(self.search_box.text()))

@@ -105,3 +105,26 @@ def test_close_hides_with_a_tray_and_quits_without(qtbot: QtBot, service: Signet
     alone.show()
     with qtbot.waitSignal(alone.quit_requested, timeout=1000):
         alone.close()
+
+
+def test_status_follows_the_event_bus_without_polling(
+    qtbot: QtBot, service: SignetService, qt_loop: asyncio.AbstractEventLoop
+) -> None:
+    """A memory remembered on another thread shows in the count: the bridge pushed it."""
+    window = make_window(qtbot, service, hide_on_close=False)
+
+    async def scenario() -> None:
+        window.start_refreshing()
+        await asyncio.sleep(0.3)  # the first refresh
+        assert window.count_label.text() == "0"
+        await asyncio.to_thread(
+            service.memories.remember, RememberRequest(content="pushed, not polled"), Actor()
+        )
+        for _ in range(100):
+            if window.count_label.text() == "1":
+                break
+            await asyncio.sleep(0.05)
+        window.stop_refreshing()
+
+    qt_loop.run_until_complete(scenario())
+    assert window.count_label.text() == "1"

@@ -5,7 +5,15 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
-from signet_desktop.api.http.routes import embeddings, health, memories, memory, pipeline, status
+from signet_desktop.api.http.routes import (
+    embeddings,
+    events,
+    health,
+    memories,
+    memory,
+    pipeline,
+    status,
+)
 from signet_desktop.api.http.security import RequestGate
 from signet_desktop.api.http.settings import HttpSettings, check_bind
 from signet_desktop.service.facade import SignetService
@@ -33,7 +41,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.settings = settings
     app.state.shutting_down = False
     install_error_handlers(app)
-    for module in (health, status, memory, memories, embeddings, pipeline):
+    for module in (health, status, memory, memories, embeddings, pipeline, events):
         app.include_router(module.router)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.
     app.add_middleware(ErrorBoundary)

@@ -10,7 +10,7 @@ from signet_desktop.service.status import StatusBoard
 
 
 def created(agent: str, memory_id: str = "m1") -> MemoryCreated:
-    return MemoryCreated(agent_id=agent, memory_id=memory_id, type="fact", embedded=True)
+    return MemoryCreated(agent_id=agent, memory_id=memory_id, memory_type="fact", embedded=True)
 
 
 def test_subscription_sees_its_agent_and_process_events_only() -> None:
