@@ -66,38 +66,6 @@ class Memory:
     last_accessed: str | None
     embedding_model: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        """Signet's field names for a memory."""
-        return {
-            "id": self.id,
-            "agent_id": self.agent_id,
-            "type": self.type,
-            "content": self.content,
-            "content_hash": self.content_hash,
-            "importance": self.importance,
-            "pinned": self.pinned,
-            "tags": list(self.tags),
-            "who": self.who,
-            "project": self.project,
-            "scope": self.scope,
-            "visibility": self.visibility,
-            "memory_kind": self.memory_kind,
-            "source_type": self.source_type,
-            "source_id": self.source_id,
-            "idempotency_key": self.idempotency_key,
-            "session_id": self.session_id,
-            "metadata": dict(self.metadata),
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "updated_by": self.updated_by,
-            "version": self.version,
-            "is_deleted": self.is_deleted,
-            "deleted_at": self.deleted_at,
-            "access_count": self.access_count,
-            "last_accessed": self.last_accessed,
-            "embedding_model": self.embedding_model,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class NewMemory:
@@ -149,20 +117,3 @@ class HistoryEvent:
     session_id: str | None
     request_id: str | None
     created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        """Signet's field names for a history row."""
-        return {
-            "id": self.id,
-            "memory_id": self.memory_id,
-            "event": self.event,
-            "old_content": self.old_content,
-            "new_content": self.new_content,
-            "changed_by": self.changed_by,
-            "actor_type": self.actor_type,
-            "reason": self.reason,
-            "metadata": dict(self.metadata),
-            "session_id": self.session_id,
-            "request_id": self.request_id,
-            "created_at": self.created_at,
-        }

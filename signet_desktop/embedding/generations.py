@@ -92,20 +92,6 @@ class Generation:
         """The plain table of binary codes beside the vec0 table."""
         return f"vec_bits_g{self.id}"
 
-    def to_json(self) -> dict[str, object]:
-        """The generation as reported by status and audit routes."""
-        return {
-            "id": self.id,
-            "provider": self.provider,
-            "model": self.model,
-            "dimensions": self.dimensions,
-            "vecTable": self.vec_table,
-            "status": self.status,
-            "createdAt": self.created_at,
-            "activatedAt": self.activated_at,
-            "retiredAt": self.retired_at,
-        }
-
 
 def vec_table_name(generation_id: int) -> str:
     """The vec0 table name for a generation id (digits only, so safe to splice into DDL)."""

@@ -120,7 +120,7 @@ class VectorIndex:
         for batch in vectors.batched(missing):
             with self._db.write() as wconn:
                 vectors.copy_to_mirror(wconn, generation, batch)
-        log.info("resynced vec mirror of generation %s: %s", generation.id, report.to_json())
+        log.info("resynced vec mirror of generation %s: %s", generation.id, report)
         return report
 
     def _all_ids(self, generation: Generation) -> list[int]:

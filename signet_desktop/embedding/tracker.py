@@ -29,9 +29,10 @@ from signet_desktop.embedding.provider import (
     EmbeddingUnavailable,
     validate_vectors,
 )
-from signet_desktop.embedding.vectors import VectorWrite, vector_blob
+from signet_desktop.embedding.vectors import HAS_CURRENT_VECTOR, VectorWrite, vector_blob
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
+from signet_desktop.storage import memories
 from signet_desktop.storage.database import Database
 
 log = logging.getLogger(__name__)
@@ -41,42 +42,28 @@ COVERAGE_TTL_S = 10.0
 MAX_ITEM_FAILURES = 3
 SEQ_MAX = 2**63 - 1
 
-MISSING_BATCH = """
+MISSING_BATCH = f"""
 SELECT m.seq AS seq, m.id AS id, m.agent_id AS agent_id, m.content AS content,
        m.content_hash AS content_hash
 FROM memories m
 WHERE m.is_deleted = 0 AND m.seq < :cursor
-  AND NOT EXISTS (
-      SELECT 1 FROM embeddings e
-      WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
-        AND e.source_id = m.id AND e.content_hash = m.content_hash)
+  AND NOT {HAS_CURRENT_VECTOR}
 ORDER BY m.seq DESC
 LIMIT :limit
 """
 
-MEMORIES_FOR_JOBS = """
+MEMORIES_FOR_JOBS = f"""
 SELECT m.id AS id, m.agent_id AS agent_id, m.content AS content, m.content_hash AS content_hash,
        m.is_deleted AS is_deleted,
-       EXISTS (SELECT 1 FROM embeddings e
-               WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
-                 AND e.source_id = m.id AND e.content_hash = m.content_hash) AS embedded
+       {HAS_CURRENT_VECTOR} AS embedded
 FROM memories m
 WHERE m.id IN (SELECT value FROM json_each(:ids))
 """
 
-COVERAGE = """
-SELECT COUNT(*) AS total,
-       COALESCE(SUM(EXISTS (
-           SELECT 1 FROM embeddings e
-           WHERE e.generation_id = :generation_id AND e.source_type = 'memory'
-             AND e.source_id = m.id AND e.content_hash = m.content_hash)), 0) AS embedded
+COVERAGE = f"""
+SELECT COUNT(*) AS total, COALESCE(SUM({HAS_CURRENT_VECTOR}), 0) AS embedded
 FROM memories m
 WHERE m.is_deleted = 0
-"""
-
-SET_EMBEDDING_MODEL = """
-UPDATE memories SET embedding_model = :model
-WHERE id IN (SELECT value FROM json_each(:ids))
 """
 
 
@@ -96,16 +83,6 @@ class Coverage:
     @property
     def ratio(self) -> float:
         return 1.0 if self.total == 0 else self.embedded / self.total
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "generation": self.generation_id,
-            "status": self.status,
-            "total": self.total,
-            "embedded": self.embedded,
-            "missing": self.missing,
-            "ratio": round(self.ratio, 4),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,10 +342,7 @@ class EmbeddingTracker:
         if not writes:
             return
         self._index.store(conn, generation, writes)
-        conn.execute(
-            SET_EMBEDDING_MODEL,
-            {"model": generation.model, "ids": json.dumps([w.source_id for w in writes])},
-        )
+        memories.set_embedding_model(conn, [w.source_id for w in writes], generation.model)
 
     def _maybe_activate(self) -> bool:
         generation = self.generation

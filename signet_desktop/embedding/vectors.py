@@ -82,17 +82,6 @@ class ResyncReport:
     rebuilt: bool
     dry_run: bool
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "generation": self.generation_id,
-            "canonical": self.canonical,
-            "mirroredBefore": self.mirrored_before,
-            "added": self.added,
-            "removed": self.removed,
-            "rebuilt": self.rebuilt,
-            "dryRun": self.dry_run,
-        }
-
 
 def vector_blob(vector: npt.ArrayLike, dimensions: int) -> bytes:
     """A checked float32 blob: right width, finite, non-zero, unit norm."""

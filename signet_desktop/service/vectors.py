@@ -20,14 +20,13 @@ from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider,
 from signet_desktop.embedding.tracker import BACKFILL_JOB
 from signet_desktop.embedding.vectors import VectorWrite, vector_blob
 from signet_desktop.queue import jobs
+from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PREPARE_TIMEOUT_S = 10.0
-
-SET_EMBEDDING_MODEL = "UPDATE memories SET embedding_model = :model WHERE id = :id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +91,7 @@ class EmbeddingVectors:
         if isinstance(prepared, PreparedVector):
             write = VectorWrite(memory.agent_id, memory.id, memory.content_hash, prepared.blob)
             self._index.store(conn, prepared.generation, [write])
-            conn.execute(SET_EMBEDDING_MODEL, {"model": prepared.generation.model, "id": memory.id})
+            memories.set_embedding_model(conn, [memory.id], prepared.generation.model)
             return True
         jobs.enqueue(
             conn,

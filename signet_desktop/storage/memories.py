@@ -64,6 +64,11 @@ SELECT {MEMORY_COLUMNS} FROM memories
 WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +is_deleted = 0
 """
 
+SET_EMBEDDING_MODEL = """
+UPDATE memories SET embedding_model = :model
+WHERE id IN (SELECT value FROM json_each(:ids))
+"""
+
 MEMORY_STATS = """
 SELECT
     COUNT(*) AS total,
@@ -264,3 +269,9 @@ def set_deleted(
             "agent_id": memory.agent_id,
         },
     )
+
+
+def set_embedding_model(conn: Connection, memory_ids: Sequence[str], model: str) -> None:
+    """Record which model's vector the memories now have (inside the vector's write)."""
+    if memory_ids:
+        conn.execute(SET_EMBEDDING_MODEL, {"model": model, "ids": json.dumps(list(memory_ids))})

@@ -26,8 +26,13 @@ from signet_desktop.api.http.scope import (
     resolve_actor,
     resolve_agent,
 )
-from signet_desktop.api.http.views import recall_json
-from signet_desktop.api.views import change_json, history_json, memory_json, remember_json
+from signet_desktop.api.views import (
+    change_json,
+    history_json,
+    memory_json,
+    recall_json,
+    remember_json,
+)
 
 router = APIRouter(tags=["memory"])
 

@@ -1,0 +1,56 @@
+"""Each table has one owning module, and only that module writes it (docs/ARCHITECTURE.md §3).
+
+Reads may join a table elsewhere (a recall channel reads `memories` beside its index), but an
+INSERT, UPDATE or DELETE on a table outside its owner is a second place that must agree with the
+first about every column and invariant — exactly what this rule exists to prevent.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[3] / "signet_desktop"
+
+OWNERS: dict[str, str] = {
+    "memories": "storage/memories.py",
+    "memory_history": "storage/history.py",
+    "memory_jobs": "queue/jobs.py",
+    "embeddings": "embedding/vectors.py",
+    "embedding_generations": "embedding/generations.py",
+    "schema_migrations": "storage/migrate.py",
+    "schema_migrations_audit": "storage/migrate.py",
+}
+# vec0 mirror tables are named per generation ({table}); embedding/vectors.py writes them.
+DYNAMIC_WRITERS = {"embedding/vectors.py"}
+WRITE = re.compile(
+    r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+([A-Za-z_{}]+)"
+)
+
+
+def writes_in(text: str) -> set[str]:
+    """Tables written by SQL in `text` (uppercase keywords, as the house style writes SQL)."""
+    return {match.group(1) for match in WRITE.finditer(text)}
+
+
+def test_only_the_owner_writes_a_table() -> None:
+    problems = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        module = str(path.relative_to(PACKAGE_ROOT))
+        for table in writes_in(path.read_text(encoding="utf-8")):
+            if table.startswith("{"):
+                if module not in DYNAMIC_WRITERS:
+                    problems.append(f"{module} writes a dynamically named table")
+                continue
+            owner = OWNERS.get(table)
+            if owner is None:
+                problems.append(f"{module} writes {table}, which has no owner in OWNERS")
+            elif owner != module:
+                problems.append(f"{module} writes {table}; its owner is {owner}")
+    assert problems == []
+
+
+def test_the_check_sees_a_stray_write() -> None:
+    assert writes_in("UPDATE memories SET x = 1") == {"memories"}
+    assert writes_in("INSERT OR IGNORE INTO memory_jobs (id) VALUES (1)") == {"memory_jobs"}
+    assert writes_in("SELECT * FROM memories WHERE updated_at > :t") == set()
