@@ -25,6 +25,8 @@ from signet_desktop.service.embeddings import (
 from signet_desktop.service.events import Delivery
 from signet_desktop.service.facade import ServiceStatus
 from signet_desktop.service.memories import MemoryPage, RememberOutcome
+from signet_desktop.service.pipeline import PipelineStatus
+from signet_desktop.service.workers import WorkerSnapshot
 
 RATIO_DIGITS = 4
 RECALL_TRUNCATE_CHARS = 500  # Signet's guardrails.recallTruncateChars
@@ -304,6 +306,33 @@ def resync_json(report: ResyncReport) -> dict[str, Any]:
         "removed": report.removed,
         "rebuilt": report.rebuilt,
         "dryRun": report.dry_run,
+    }
+
+
+# -- pipeline -----------------------------------------------------------------------------
+
+
+def worker_json(worker: WorkerSnapshot) -> dict[str, Any]:
+    """One hosted worker in `GET /api/pipeline/status`."""
+    return {
+        "state": worker.state,
+        "running": worker.state == "running",
+        "paused": worker.paused,
+        "jobTypes": list(worker.job_types),
+        "concurrency": worker.concurrency,
+        "error": worker.error,
+    }
+
+
+def pipeline_status_json(status: PipelineStatus) -> dict[str, Any]:
+    """The wire shape of `GET /api/pipeline/status`."""
+    return {
+        "mode": status.mode,
+        "paused": status.mode == "paused",
+        "hosted": status.hosted,
+        "workers": {w.name: worker_json(w) for w in status.workers},
+        "queues": {name: dict(counts) for name, counts in status.queues.items()},
+        "jobTypes": {name: dict(counts) for name, counts in status.job_types.items()},
     }
 
 

@@ -8,57 +8,31 @@ daemon's worker host and answer with the new status.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from signet_desktop.api.http.scope import get_service, off_loop
-from signet_desktop.service.pipeline import PipelineStatus
-from signet_desktop.service.workers import WorkerSnapshot
+from signet_desktop.api.views import pipeline_status_json
 
 router = APIRouter(tags=["pipeline"])
-
-
-def worker_json(worker: WorkerSnapshot) -> dict[str, Any]:
-    return {
-        "state": worker.state,
-        "running": worker.state == "running",
-        "paused": worker.paused,
-        "jobTypes": list(worker.job_types),
-        "concurrency": worker.concurrency,
-        "error": worker.error,
-    }
-
-
-def status_json(status: PipelineStatus) -> dict[str, Any]:
-    """The wire shape of `GET /api/pipeline/status`."""
-    return {
-        "mode": status.mode,
-        "paused": status.mode == "paused",
-        "hosted": status.hosted,
-        "workers": {w.name: worker_json(w) for w in status.workers},
-        "queues": {name: dict(counts) for name, counts in status.queues.items()},
-        "jobTypes": {name: dict(counts) for name, counts in status.job_types.items()},
-    }
 
 
 @router.get("/api/pipeline/status", operation_id="pipeline_status")
 async def pipeline_status(request: Request) -> JSONResponse:
     """Workers, queue counts per state and the pipeline mode."""
     status = await off_loop(get_service(request).pipeline.status)
-    return JSONResponse(status_json(status))
+    return JSONResponse(pipeline_status_json(status))
 
 
 @router.post("/api/pipeline/pause", operation_id="pipeline_pause")
 async def pipeline_pause(request: Request) -> JSONResponse:
     """Stop taking jobs (running ones finish; leased, unstarted ones go back to pending)."""
     status = await off_loop(get_service(request).pipeline.pause)
-    return JSONResponse(status_json(status))
+    return JSONResponse(pipeline_status_json(status))
 
 
 @router.post("/api/pipeline/resume", operation_id="pipeline_resume")
 async def pipeline_resume(request: Request) -> JSONResponse:
     """Take jobs again."""
     status = await off_loop(get_service(request).pipeline.resume)
-    return JSONResponse(status_json(status))
+    return JSONResponse(pipeline_status_json(status))
