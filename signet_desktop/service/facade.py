@@ -75,12 +75,8 @@ class SignetService:
         self._closed = False
 
     def ping(self) -> bool:
-        """One trivial read on this thread's connection: is the database usable at all?"""
-        try:
-            self._db.reader().execute("SELECT 1").fetchone()
-        except Exception:  # any failure means "not ready": reported, never raised
-            return False
-        return True
+        """Is the database usable at all? (`/health`, `/health/ready`; never raises)"""
+        return self._db.ping()
 
     def status(self) -> ServiceStatus:
         """Database, vector and embedding facts plus what the daemon posted."""

@@ -41,6 +41,14 @@ class Database:
     def vec_available(self) -> bool:
         return self.vec.available
 
+    def ping(self) -> bool:
+        """One trivial read on this thread's connection: is the database usable at all?"""
+        try:
+            self.reader().execute("SELECT 1").fetchone()
+        except Exception:  # any failure (closed, locked out, I/O) means "not ready"
+            return False
+        return True
+
     def reader(self) -> Connection:
         """This thread's read connection (opened on first use)."""
         if self._closed:
