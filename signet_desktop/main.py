@@ -47,8 +47,8 @@ environment:
   SIGNET_BIND, SIGNET_HOST
                      address to listen on (default {DEFAULT_HOST}); --host wins. A non-loopback
                      address requires auth.token in agent.yaml.
-  Clients (the signet CLI, hooks, signet-mcp) find the daemon through SIGNET_DAEMON_URL,
-  or SIGNET_HOST and SIGNET_PORT.
+  Clients (the signet CLI, Signet's hooks and SDK) find the daemon through
+  SIGNET_DAEMON_URL, or SIGNET_HOST and SIGNET_PORT.
   SIGNET_DISABLE_SQLITE_VEC=1
                      run without sqlite-vec (semantic recall then scans the newest vectors
                      and says vectorCompleteness "recent-window"), to try the fallback.

@@ -10,8 +10,11 @@ dispatcher maps to exit codes.
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,7 +23,7 @@ import httpx
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 
 DEFAULT_TIMEOUT_S = 10.0
-START_HINT = "start it with `signet-desktop --headless`"
+
 
 # A daemon bound to the wildcard address is reached on loopback.
 _WILDCARD_HOSTS = {"0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "::1"}
@@ -43,7 +46,7 @@ class DaemonUnreachable(Exception):
         """One line a person can act on."""
         if self.timed_out:
             return f"Signet daemon at {self.url} did not answer in time ({self.reason})"
-        return f"Signet daemon is not running at {self.url} — {START_HINT}"
+        return f"Signet daemon is not running at {self.url} — start it with `{start_command()}`"
 
 
 class DaemonResponseError(Exception):
@@ -73,6 +76,22 @@ class DaemonResponseError(Exception):
         if self.status >= 500 and self.request_id:
             text += f" (request id {self.request_id})"
         return text
+
+
+def start_command(prefix: str | None = None, on_path: str | None = None) -> str:
+    """The command that starts the daemon from where this client runs.
+
+    From a source checkout (this interpreter is the checkout's `.venv`), `signet-desktop` is
+    not on the user's PATH outside `uv run`, so the command says `uv run` and the folder.
+    """
+    venv = Path(prefix or sys.prefix)
+    checkout = venv.parent
+    if venv.name == ".venv" and (checkout / "pyproject.toml").is_file():
+        here = Path.cwd()
+        where = "" if here == checkout else f"cd {checkout} && "
+        return f"{where}uv run signet-desktop --headless"
+    found = on_path if on_path is not None else shutil.which("signet-desktop")
+    return "signet-desktop --headless" if found else f"{venv / 'bin' / 'signet-desktop'} --headless"
 
 
 def _format_host(host: str) -> str:

@@ -28,7 +28,7 @@ def check_content(content: str) -> str:
     if len(stripped) > MAX_CONTENT_CHARS:
         raise InvalidInput(
             f"content is {len(stripped):,} characters; the limit is {MAX_CONTENT_CHARS:,} "
-            "(ingest long text as a document instead)",
+            "(split it into several memories, one fact or decision each)",
             code="content_too_long",
         )
     return stripped

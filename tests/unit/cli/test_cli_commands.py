@@ -10,6 +10,7 @@ from cli_fakes import FakeDaemon
 
 from signet_desktop.cli.context import CliContext
 from signet_desktop.cli.main import build_parser, main, run
+from signet_desktop.client.daemon import start_command
 
 Capture = pytest.CaptureFixture[str]
 
@@ -116,8 +117,10 @@ def test_daemon_down_exit_3(closed_url: str, capsys: Capture) -> None:
     assert main(["recall", "q"], env={"SIGNET_DAEMON_URL": closed_url}) == 3
     err = capsys.readouterr().err
     assert err.strip() == (
-        f"Signet daemon is not running at {closed_url} — start it with `signet-desktop --headless`"
+        f"Signet daemon is not running at {closed_url} — start it with `{start_command()}`"
     )
+    # The suite runs from the checkout's .venv: the hint must be the command that works there.
+    assert start_command().endswith("uv run signet-desktop --headless")
 
 
 def test_host_and_port_env_are_used(closed_url: str, capsys: Capture) -> None:

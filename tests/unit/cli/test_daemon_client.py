@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import httpx
 import pytest
 from cli_fakes import FakeDaemon
@@ -12,6 +15,7 @@ from signet_desktop.client.daemon import (
     DaemonUnreachable,
     DaemonUrlError,
     resolve_daemon_url,
+    start_command,
 )
 
 
@@ -153,3 +157,21 @@ def test_timeout_is_unreachable_with_timed_out() -> None:
         client.get("/health")
     assert info.value.timed_out
     assert "did not answer in time" in info.value.user_message()
+
+
+def test_start_command_from_a_checkout_says_uv_run(tmp_path: Path, monkeypatch: Any) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'signet-desktop'\n")
+    monkeypatch.chdir(tmp_path)
+    assert start_command(str(tmp_path / ".venv")) == "uv run signet-desktop --headless"
+    monkeypatch.chdir(tmp_path.parent)
+    assert start_command(str(tmp_path / ".venv")) == (
+        f"cd {tmp_path} && uv run signet-desktop --headless"
+    )
+
+
+def test_start_command_from_an_install(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    assert start_command(str(venv), on_path="/usr/bin/signet-desktop") == (
+        "signet-desktop --headless"
+    )
+    assert start_command(str(venv), on_path="") == f"{venv}/bin/signet-desktop --headless"
