@@ -14,6 +14,8 @@ from signet_desktop.domain.memory import MEMORY_TYPES as ALL_MEMORY_TYPES
 MAX_RECALL_LIMIT = 100
 MAX_HISTORY_LIMIT = 1000
 MAX_LIST_LIMIT = 1000
+FORGET_REASON = "forgotten with signet memory forget"
+RECOVER_REASON = "recovered with signet memory recover"
 # document_chunk rows are written by document ingest, never by hand.
 MEMORY_TYPES = tuple(sorted(ALL_MEMORY_TYPES - {"document_chunk"}))
 TYPES = ", ".join(MEMORY_TYPES)
@@ -139,11 +141,17 @@ def _register_memory(subparsers: Subparsers) -> None:
         handler=run_forget,
     )  # fmt: skip
     forget.add_argument("id", type=non_empty, help="memory id")
-    forget.add_argument("--reason", type=non_empty, required=True, help="why (kept in history)")
+    forget.add_argument(
+        "--reason", type=non_empty, default=FORGET_REASON,
+        help=f"why, kept in the history (default: {FORGET_REASON!r})",
+    )  # fmt: skip
     forget.add_argument("--force", action="store_true", help="required to forget a pinned memory")
     recover = add_command(commands, "recover", help="undo a forget", handler=run_recover)
     recover.add_argument("id", type=non_empty, help="memory id")
-    recover.add_argument("--reason", type=non_empty, help="why (kept in history)")
+    recover.add_argument(
+        "--reason", type=non_empty, default=RECOVER_REASON,
+        help=f"why, kept in the history (default: {RECOVER_REASON!r})",
+    )  # fmt: skip
     for parser in (forget, recover):
         parser.add_argument(
             "--if-version", type=bounded_int(1, 2**62), metavar="N",

@@ -154,6 +154,17 @@ def test_forget_sends_reason_force_version(fake_daemon: FakeDaemon, capsys: Capt
     assert capsys.readouterr().out.startswith("Forgot m/1")
 
 
+def test_forget_and_recover_without_reason_send_the_documented_default(
+    fake_daemon: FakeDaemon, capsys: Capture
+) -> None:
+    fake_daemon.reply("DELETE", "/api/memory/m1", 200, {"status": "deleted"})
+    fake_daemon.reply("POST", "/api/memory/m1/recover", 200, {"status": "recovered"})
+    assert call(fake_daemon, "memory", "forget", "m1") == 0
+    assert call(fake_daemon, "memory", "recover", "m1") == 0
+    assert fake_daemon.requests[0].body == {"reason": "forgotten with signet memory forget"}
+    assert fake_daemon.requests[1].body == {"reason": "recovered with signet memory recover"}
+
+
 def test_recover_and_history(fake_daemon: FakeDaemon, capsys: Capture) -> None:
     fake_daemon.reply("POST", "/api/memory/m1/recover", 200, {"status": "recovered"})
     fake_daemon.reply(
@@ -172,7 +183,7 @@ def test_recover_and_history(fake_daemon: FakeDaemon, capsys: Capture) -> None:
         },
     )  # fmt: skip
     assert call(fake_daemon, "memory", "recover", "m1") == 0
-    assert fake_daemon.requests[0].body == {}
+    assert fake_daemon.requests[0].body == {"reason": "recovered with signet memory recover"}
     assert call(fake_daemon, "memory", "history", "m1", "-l", "5") == 0
     assert fake_daemon.requests[1].query == {"limit": ["5"]}
     out = capsys.readouterr().out

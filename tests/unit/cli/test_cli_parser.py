@@ -57,7 +57,6 @@ def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) 
         (["remember", "x", "-i", "nan"], "between 0 and 1"),
         (["remember", "x", "--type", "gossip"], "invalid choice"),
         (["remember", "x", "--bogus"], "unrecognized arguments: --bogus"),
-        (["memory", "forget", "abc"], "--reason"),
         (["memory", "forget", "abc", "--reason", "  "], "must not be empty"),
         (["memory"], "required: COMMAND"),
         (["recall", "x", "--timeout", "0"], "between 0 and 600"),
