@@ -1,6 +1,6 @@
 """Queue throughput: lease + complete with concurrent workers on a 10k-job queue (prints a table).
 
-    uv run python bench/queue.py [--jobs 10000] [--workers 2]
+    uv run python bench/job_queue.py [--jobs 10000] [--workers 2]
 
 Two rows on a fresh database each: `jobs.lease` + `jobs.complete`, each in its own write
 transaction (p50/p95 per operation), and the generic `QueueWorker.run_once()` with a no-op
