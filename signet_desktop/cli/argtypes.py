@@ -1,10 +1,12 @@
-"""argparse `type=` converters with clear messages: bounded integers, unit floats, tag lists."""
+"""argparse `type=` converters with clear messages: integers, unit floats, tags, time bounds."""
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 
 def bounded_int(low: int, high: int) -> Callable[[str], int]:
@@ -46,4 +48,31 @@ def non_empty(text: str) -> str:
     """A string that is not blank (reasons, ids)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
+    return text.strip()
+
+
+RELATIVE_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+TIME_FORMATS = (
+    "an ISO date or time (2025-01-31, 2025-01-31T12:00), today, yesterday, "
+    "or an age such as 30m, 2h, 7d, 4w"
+)
+
+
+def time_bound(text: str, *, now: datetime | None = None) -> str:
+    """`--since` / `--until`: ISO dates and times as given, or relative ones made absolute (UTC)."""
+    value = text.strip().lower()
+    moment = now or datetime.now(UTC)
+    if value in ("today", "yesterday"):
+        midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        day = midnight - timedelta(days=1 if value == "yesterday" else 0)
+        return day.isoformat(timespec="seconds").replace("+00:00", "Z")
+    match = re.fullmatch(r"(\d{1,6})\s*([mhdw])", value)
+    if match:
+        amount, unit = int(match.group(1)), RELATIVE_UNITS[match.group(2)]
+        since = moment - timedelta(**{unit: amount})
+        return since.isoformat(timespec="seconds").replace("+00:00", "Z")
+    try:
+        datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time; use {TIME_FORMATS}") from None
     return text.strip()

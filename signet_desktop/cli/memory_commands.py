@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 from signet_desktop.cli import output
-from signet_desktop.cli.argtypes import bounded_int, non_empty, tag_list, unit_float
+from signet_desktop.cli.argtypes import bounded_int, non_empty, tag_list, time_bound, unit_float
 from signet_desktop.cli.context import CliContext, CliUsageError, ExitCode, Subparsers, add_command
 from signet_desktop.domain.memory import MEMORY_TYPES as ALL_MEMORY_TYPES
 
@@ -105,8 +105,13 @@ def _register_recall(subparsers: Subparsers) -> None:
     parser.add_argument("--tags", type=tag_list, action="extend", help="only memories with tags")
     parser.add_argument("--who", help="only memories with this `who`")
     parser.add_argument("--project", help="only memories of this project")
-    parser.add_argument("--since", metavar="DATE", help="created at or after (ISO date/time)")
-    parser.add_argument("--until", metavar="DATE", help="created at or before (ISO date/time)")
+    parser.add_argument(
+        "--since", metavar="WHEN", type=time_bound,
+        help="created at or after WHEN: 2025-01-31, 2025-01-31T12:00, today, yesterday, 2h, 7d",
+    )  # fmt: skip
+    parser.add_argument(
+        "--until", metavar="WHEN", type=time_bound, help="created at or before WHEN (same formats)"
+    )
     parser.add_argument("--keyword-query", metavar="TEXT", help="separate text for keyword search")
     parser.add_argument("--pinned", action="store_true", help="only pinned memories")
     parser.add_argument("--importance-min", type=unit_float, metavar="X", help="importance >= X")

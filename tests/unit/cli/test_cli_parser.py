@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 
 import pytest
 
+from signet_desktop.cli.argtypes import time_bound
 from signet_desktop.cli.main import build_parser, main
 from signet_desktop.cli.memory_commands import recall_body
 
@@ -112,3 +114,27 @@ def test_recall_body_uses_signet_field_names() -> None:
 
 def test_recall_body_minimal() -> None:
     assert recall_body(parse("recall", "x")) == {"query": "x", "limit": 10}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2025-01-31", "2025-01-31"),
+        ("2025-01-31T12:00", "2025-01-31T12:00"),
+        ("today", "2026-03-10T00:00:00Z"),
+        ("Yesterday", "2026-03-09T00:00:00Z"),
+        ("7d", "2026-03-03T15:30:00Z"),
+        ("2h", "2026-03-10T13:30:00Z"),
+        ("30m", "2026-03-10T15:00:00Z"),
+        ("1w", "2026-03-03T15:30:00Z"),
+    ],
+)
+def test_time_bounds_accept_iso_and_relative_times(text: str, expected: str) -> None:
+    now = datetime(2026, 3, 10, 15, 30, tzinfo=UTC)
+    assert time_bound(text, now=now) == expected
+
+
+@pytest.mark.parametrize("text", ["last tuesday", "7 days ago", "-3d", "2025-13-01"])
+def test_unknown_time_formats_say_which_work(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="yesterday, or an age such as"):
+        time_bound(text)
