@@ -70,12 +70,10 @@ def status_lines(
     if health.get("agentsDir"):
         rows.append(("workspace", str(health["agentsDir"])))
     if stats:
-        extra = ", ".join(
-            f"{stats[key]} {label}"
-            for key, label in (("critical", "pinned"), ("withEmbeddings", "embedded"))
-            if stats.get(key) is not None
-        )
-        rows.append(("memories", f"{stats.get('total', '?')}" + (f" ({extra})" if extra else "")))
+        # Embedded counts come from one source, the embedding row's coverage: the listing's
+        # `withEmbeddings` counts differently (any vector of the active generation).
+        pinned = f" ({stats['critical']} pinned)" if stats.get("critical") is not None else ""
+        rows.append(("memories", f"{stats.get('total', '?')}{pinned}"))
     rows.append(("sqlite-vec", doctor.vector_check(status).text.removeprefix("sqlite-vec ")))
     embedding = doctor.embedding_check(status)
     if embedding is not None:

@@ -199,7 +199,8 @@ def test_status_summarises(fake_daemon: FakeDaemon, capsys: Capture) -> None:
     fake_daemon.reply(
         "GET", "/api/status", 200,
         {"vector": {"available": True, "version": "v0.1.9", "error": None},
-         "embedding": {"provider": "native", "model": "all-MiniLM-L6-v2", "dimensions": 384}},
+         "embedding": {"provider": "native", "model": "all-MiniLM-L6-v2", "dimensions": 384,
+                       "coverage": {"embedded": 5, "total": 7}}},
     )  # fmt: skip
     fake_daemon.reply(
         "GET", "/api/memories", 200,
@@ -209,9 +210,11 @@ def test_status_summarises(fake_daemon: FakeDaemon, capsys: Capture) -> None:
     out = capsys.readouterr().out
     assert f"daemon      {fake_daemon.url}" in out
     assert "ok (version 0.1.0, pid 42, up 1h 2m 5s)" in out
-    assert "memories    7 (1 pinned, 6 embedded)" in out
+    assert "memories    7 (1 pinned)\n" in out
     assert "sqlite-vec  loaded (v0.1.9)" in out
-    assert "native all-MiniLM-L6-v2 (384 dims)" in out
+    # One embedded figure only: the coverage, never the listing's differently-counted one.
+    assert "native all-MiniLM-L6-v2 (384 dims, coverage 5/7)" in out
+    assert "6 embedded" not in out
     assert call(fake_daemon, "status", "--json") == 0
     data = json.loads(capsys.readouterr().out)
     assert data["memories"]["total"] == 7 and data["url"] == fake_daemon.url
