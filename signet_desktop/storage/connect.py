@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,40 @@ def check_database_file(path: Path) -> None:
             f"{path} is not a SQLite database (bad header); refusing to open it. "
             "Move it aside or point --workspace at another directory; the file was not modified."
         )
+
+
+def connect_read_only(path: Path) -> Connection:
+    """A look at an existing database that writes nothing: no WAL switch, no new sidecar files.
+
+    `connect()` sets `journal_mode = WAL`, which rewrites the header of a rollback-journal
+    file, so every refusal is decided here first. A file without a `-wal` or `-journal`
+    beside it is opened `immutable` (otherwise SQLite would create `-wal`/`-shm` for a WAL
+    file and leave them behind); with one, plain read-only, so uncheckpointed pages are seen.
+    """
+    sidecars = (path.with_name(path.name + suffix) for suffix in ("-wal", "-journal"))
+    flags = "mode=ro" if any(p.exists() for p in sidecars) else "mode=ro&immutable=1"
+    try:
+        raw = sqlean.connect(f"{path.absolute().as_uri()}?{flags}", uri=True, isolation_level=None)
+    except sqlean.Error as exc:
+        raise DatabaseFileError(f"cannot open database file {path}: {exc}") from exc
+    raw.row_factory = sqlean.Row
+    conn: Connection = raw
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def create_private_file(path: Path) -> None:
+    """Create an empty database file readable by its owner only (0600), if there is none.
+
+    SQLite gives its `-wal`, `-shm` and `-journal` files the database file's mode, so they
+    are owner-only too. The directory is created 0700.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
 
 
 def load_vec(conn: Connection) -> VecStatus:

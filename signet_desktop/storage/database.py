@@ -7,13 +7,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import sqlean
+
 from signet_desktop.storage.connect import (
     Connection,
+    DatabaseFileError,
     check_database_file,
     connect,
+    connect_read_only,
+    create_private_file,
 )
 from signet_desktop.storage.guard import in_write_transaction, write_transaction_mark
-from signet_desktop.storage.migrate import apply_migrations
+from signet_desktop.storage.migrate import (
+    Migration,
+    apply_migrations,
+    check_schema,
+    load_migrations,
+)
 
 
 class Database:
@@ -22,8 +32,8 @@ class Database:
     def __init__(self, path: Path, *, with_vec: bool = True) -> None:
         self.path = path
         self._with_vec = with_vec
-        check_database_file(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        migrations = load_migrations()
+        refuse_unusable(path, migrations)
         self._write_conn, self.vec = connect(path, with_vec=with_vec)
         self._write_lock = threading.RLock()
         self._local = threading.local()
@@ -32,7 +42,7 @@ class Database:
         self._closed = False
         try:
             with self._write_lock:
-                self.applied_migrations = apply_migrations(self._write_conn)
+                self.applied_migrations = apply_migrations(self._write_conn, migrations)
         except BaseException:
             self._write_conn.close()
             raise
@@ -115,6 +125,25 @@ class Database:
         with self._write_lock:
             self._write_conn.execute("PRAGMA optimize")
             self._write_conn.close()
+
+
+def refuse_unusable(path: Path, migrations: list[Migration]) -> None:
+    """Run every refusal before the first write connection, or create the file owner-only.
+
+    Opening for writing switches the file to WAL (rewriting a rollback-journal header) and
+    checkpoints a leftover `-wal` on close, so a refused file must never get that far.
+    """
+    check_database_file(path)
+    if not path.exists() or path.stat().st_size == 0:
+        create_private_file(path)
+        return
+    probe = connect_read_only(path)
+    try:
+        check_schema(probe, migrations)
+    except sqlean.Error as exc:
+        raise DatabaseFileError(f"cannot read database file {path}: {exc}") from exc
+    finally:
+        probe.close()
 
 
 def open_database(path: Path, *, with_vec: bool = True) -> Database:

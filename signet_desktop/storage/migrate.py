@@ -133,12 +133,16 @@ def applied_count(conn: Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0])
 
 
-def apply_migrations(conn: Connection, migrations: list[Migration] | None = None) -> list[int]:
-    """Bring the schema up to date; returns the versions applied now."""
+def check_schema(conn: Connection, migrations: list[Migration] | None = None) -> None:
+    """Every refusal `apply_migrations` makes, as reads only (safe on a read-only connection).
+
+    A foreign schema, a changed checksum of an applied migration, or a migration this
+    version does not know (a newer database) raises MigrationError.
+    """
     migrations = load_migrations() if migrations is None else migrations
     check_foreign_schema(conn)
-    for statement in split_statements(BOOKKEEPING):
-        conn.execute(statement)
+    if not _has_bookkeeping(conn):
+        return
     applied = applied_checksums(conn)
     for migration in migrations:
         recorded = applied.get(migration.version)
@@ -155,6 +159,26 @@ def apply_migrations(conn: Connection, migrations: list[Migration] | None = None
             f"the database has migrations {newer} that this version does not know; "
             "it was written by a newer Signet Desktop"
         )
+
+
+def _has_bookkeeping(conn: Connection) -> bool:
+    row = conn.execute(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    return int(row[0]) > 0
+
+
+def apply_migrations(conn: Connection, migrations: list[Migration] | None = None) -> list[int]:
+    """Bring the schema up to date; returns the versions applied now.
+
+    The checks run again here (the caller ran them read-only first) so this stays safe on
+    its own; they write nothing, and the bookkeeping tables are created only after them.
+    """
+    migrations = load_migrations() if migrations is None else migrations
+    check_schema(conn, migrations)
+    for statement in split_statements(BOOKKEEPING):
+        conn.execute(statement)
+    applied = applied_checksums(conn)
     done: list[int] = []
     for migration in migrations:
         if migration.version not in applied:
