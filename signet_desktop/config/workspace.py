@@ -101,10 +101,15 @@ class WorkspacePaths:
         return self.memory_dir / harness_slug(harness) / "transcripts"
 
     def ensure(self) -> None:
-        """Create the root, memory/, .daemon/ and .daemon/logs/ (never a config file)."""
+        """Create the root, memory/, .daemon/ and .daemon/logs/ (never a config file).
+
+        memory/ and .daemon/ are created 0700; the database file itself is created 0600 by
+        `storage/connect.py: create_private_file`.
+        """
         self.root.mkdir(parents=True, exist_ok=True)
-        self.memory_dir.mkdir(exist_ok=True)
-        # .daemon holds the pid, logs and (later) the auth secret: owner-only.
+        # memory/ holds the database and transcripts, .daemon the pid, logs and (later) the
+        # auth secret: owner-only. Existing directories keep the mode their owner gave them.
+        self.memory_dir.mkdir(mode=0o700, exist_ok=True)
         self.daemon_dir.mkdir(mode=0o700, exist_ok=True)
         self.logs_dir.mkdir(mode=0o700, exist_ok=True)
 
