@@ -26,7 +26,6 @@ from signet_desktop.api.http.settings import (
 
 REQUEST_ID_HEADER = "x-signet-request-id"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
-MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PUBLIC_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
 # Headers the gate decides on: two copies could make it and the app disagree, so refuse them.
 SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-length"})
@@ -121,16 +120,24 @@ class RequestGate:
         await self.app(scope, _replay(body, receive), send)
 
     def check(self, scope: Scope, headers: dict[str, str]) -> JSONResponse | None:
-        """Host, then Origin, then bearer token; a response when the request is refused."""
+        """Host, then Origin, then bearer token; a response when the request is refused.
+
+        A wildcard bind answers any Host only for a caller that must show the token: one
+        served on trust alone (no token configured, or `hybrid` and on loopback) is what a
+        DNS-rebinding page in a local browser looks like, so its Host must be ours. A
+        cross-site Origin is refused whatever the method, so such a page can neither change
+        nor read anything.
+        """
+        presented = self.presents_token(headers)
+        on_trust = self.trusted_without_token(scope) and not presented
         host = split_host_header(headers.get("host", ""))
-        if host is None or not (self.any_host or host in self.allowed_hosts):
+        host_free = self.any_host and not on_trust
+        if host is None or not (host_free or host in self.allowed_hosts):
             return _refusal(403, "host not allowed", "host_not_allowed")
-        method = scope.get("method", "GET")
         origin = headers.get("origin")
-        checks_origin = method in MUTATING_METHODS or scope["type"] == "websocket"
-        if origin is not None and checks_origin and not self.origin_allowed(origin):
+        if origin is not None and not self.origin_allowed(origin):
             return _refusal(403, "cross-site request refused", "origin_not_allowed")
-        authenticated = self.authenticated(scope, headers)
+        authenticated = presented or on_trust
         scope["state"]["authenticated"] = authenticated
         if not authenticated and scope.get("path") not in PUBLIC_PATHS:
             return _refusal(
@@ -153,13 +160,17 @@ class RequestGate:
             return False
         return normalise_host(hostname) in self.allowed_hosts
 
-    def authenticated(self, scope: Scope, headers: dict[str, str]) -> bool:
-        """No token configured, a trusted loopback caller, or the right bearer token."""
+    def trusted_without_token(self, scope: Scope) -> bool:
+        """No token configured, or `hybrid` mode and a caller on a loopback address."""
+        if not self.settings.auth_token:
+            return True
+        return self.settings.trust_loopback_clients and _client_is_loopback(scope)
+
+    def presents_token(self, headers: dict[str, str]) -> bool:
+        """The request carries `Authorization: Bearer <the configured token>`."""
         token = self.settings.auth_token
         if not token:
-            return True
-        if self.settings.trust_loopback_clients and _client_is_loopback(scope):
-            return True
+            return False
         scheme, _, presented = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer":
             return False

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
-from http_helpers import make_client, row_counts
+from http_helpers import make_client, remember, row_counts
 
 from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings, InsecureBindError, settings_from_auth
@@ -52,7 +52,7 @@ async def test_loopback_hosts_are_allowed(client: httpx.AsyncClient, host: str) 
     ["http://evil.example", "null", "https://localhost.evil.example", "file://", "http://127.0.0.1:abc",
      "chrome-extension://abcdef", "http://10.0.0.5:3850"],
 )  # fmt: skip
-async def test_cross_site_origin_cannot_mutate(
+async def test_cross_site_origin_is_refused_for_every_method(
     client: httpx.AsyncClient, service: SignetService, origin: str
 ) -> None:
     before = row_counts(service)
@@ -64,8 +64,9 @@ async def test_cross_site_origin_cannot_mutate(
         other = await client.request(method, "/api/memory/x", json={}, headers=headers)
         assert other.status_code == 403
     assert row_counts(service) == before
-    # Reads are not refused by Origin (a page cannot read the answer without CORS anyway).
-    assert (await client.get("/api/memories", headers=headers)).status_code == 200
+    # Reads too: no CORS means the page cannot read the answer, but nothing needs serving it.
+    for path in ("/api/memories", "/api/memory/search?q=x", "/api/status", "/api/events"):
+        assert (await client.get(path, headers=headers)).status_code == 403, path
 
 
 @pytest.mark.parametrize(
@@ -266,3 +267,90 @@ async def test_openapi_schema_is_served_and_docs_are_off(app: FastAPI) -> None:
         assert path in paths, path
     remember_schema = schema["components"]["schemas"]["RememberBody"]
     assert "content" in remember_schema["required"]
+
+
+# --- the loopback rebinding matrix: auth mode x bind x Host x Origin x method -----------------
+
+MODES = ("local", "team", "hybrid")
+BINDS = ("127.0.0.1", "::1", "localhost", "0.0.0.0", "::", "192.168.1.10")
+READS = ("/api/memories", "/api/memory/search?q=rebinding", "/api/status", "/health")
+FORGED_HOSTS = ("evil.example:3850", "attacker.test", "127.0.0.1.evil.example")
+CROSS_SITE = ("http://evil.example:3850", "null", "https://attacker.test")
+MATRIX = [(mode, bind, TOKEN) for mode in MODES for bind in BINDS] + [
+    ("local", bind, None) for bind in ("127.0.0.1", "::1", "localhost")
+]
+
+
+def _matrix_app(service: SignetService, mode: str, bind: str, token: str | None) -> FastAPI:
+    auth = AuthConfig.model_validate({"mode": mode, **({"token": token} if token else {})})
+    return create_app(service, settings_from_auth(auth, host=bind))
+
+
+async def _secret_memory(service: SignetService, app: FastAPI) -> None:
+    async with make_client(app, headers={"authorization": f"Bearer {TOKEN}"}) as client:
+        await remember(client, "the rebinding page must never read this")
+
+
+@pytest.mark.parametrize(("mode", "bind", "token"), MATRIX)
+async def test_forged_host_from_loopback_is_never_served(
+    service: SignetService, mode: str, bind: str, token: str | None
+) -> None:
+    """A DNS-rebinding page: a loopback peer, a foreign Host, no token."""
+    app = _matrix_app(service, mode, bind, token)
+    await _secret_memory(service, app)
+    before = row_counts(service)
+    async with make_client(app, client=("127.0.0.1", 50000)) as page:
+        for host in FORGED_HOSTS:
+            for method, path in [("GET", p) for p in READS] + [("POST", REMEMBER)]:
+                response = await page.request(
+                    method, path, json={"content": "rebound"}, headers={"host": host}
+                )
+                assert "rebinding page must never" not in response.text
+                if path == "/health" and response.status_code == 200:
+                    # A caller that must show a token gets health's public answer anywhere.
+                    assert not {"agentsDir", "pid"} & set(response.json()), (mode, bind)
+                    continue
+                assert response.status_code in (401, 403), (host, method, path, response.text)
+            # Served on trust alone (no token, or hybrid on loopback): the Host check is what
+            # stands between the page and the memories, so it must be a Host refusal.
+            honest = await page.get("/api/memories")
+            if honest.status_code == 200:
+                forged = await page.get("/api/memories", headers={"host": host})
+                assert forged.json()["code"] == "host_not_allowed"
+    assert row_counts(service) == before
+
+
+@pytest.mark.parametrize(("mode", "bind", "token"), MATRIX)
+async def test_cross_site_origin_is_refused_in_every_mode_and_bind(
+    service: SignetService, mode: str, bind: str, token: str | None
+) -> None:
+    app = _matrix_app(service, mode, bind, token)
+    await _secret_memory(service, app)
+    before = row_counts(service)
+    with_token = {"authorization": f"Bearer {TOKEN}"} if token else {}
+    requests = [("GET", "/api/memories"), ("GET", "/api/memory/search?q=x"), ("POST", REMEMBER),
+                ("PATCH", "/api/memory/x"), ("DELETE", "/api/memory/x")]  # fmt: skip
+    async with make_client(app, client=("127.0.0.1", 50000)) as page:
+        for origin in CROSS_SITE:
+            for auth in ({}, with_token):
+                for method, path in requests:
+                    response = await page.request(
+                        method, path, json={"content": "csrf"}, headers={"origin": origin, **auth}
+                    )
+                    assert response.status_code == 403, (origin, method, path, response.text)
+                    assert response.json()["code"] == "origin_not_allowed"
+    assert row_counts(service) == before
+
+
+async def test_wildcard_hybrid_still_serves_remote_token_holders(service: SignetService) -> None:
+    app = _matrix_app(service, "hybrid", "0.0.0.0", TOKEN)
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    lan = "http://192.168.1.10:3850"
+    async with make_client(app, client=("192.168.1.20", 4000), base_url=lan) as remote:
+        assert (await remote.get("/api/memories", headers=headers)).status_code == 200
+        assert (await remote.get("/api/memories")).status_code == 401
+        assert (await remote.get("/health")).json()["status"] == "ok"  # the public answer
+    async with make_client(app, client=("127.0.0.1", 4000), base_url=lan) as local:
+        # The token settles it: a loopback tool that shows it may use any name for the host.
+        assert (await local.get("/api/memories", headers=headers)).status_code == 200
+        assert (await local.get("/api/memories")).status_code == 403
