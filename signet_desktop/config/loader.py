@@ -20,7 +20,7 @@ from signet_desktop.config.compat import adopt_signet_defaults
 from signet_desktop.config.keys import KeyPath, dotted, is_secret_name
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.source import Position, YamlSyntaxError, parse_yaml
-from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.config.workspace import CONFIG_FILE_NAMES, WorkspacePaths
 
 _MAPPING_ERRORS = frozenset({"model_type", "model_attributes_type", "dict_type"})
 
@@ -45,6 +45,7 @@ class LoadedConfig:
 
 def load_config(paths: WorkspacePaths) -> LoadedConfig:
     """Load the workspace's config file (defaults when there is none)."""
+    _refuse_non_file(paths.root)
     file = paths.config_file()
     if file is None:
         return LoadedConfig(config=SignetConfig(), path=None)
@@ -59,6 +60,20 @@ def load_config(paths: WorkspacePaths) -> LoadedConfig:
             f"{file}: the config file is not UTF-8 text (bad byte at offset {exc.start})"
         ) from exc
     return _parse(text, str(file), file)
+
+
+def _refuse_non_file(root: Path) -> None:
+    """A config name that exists but is not a regular file (a directory, a FIFO, a dangling
+    symlink) is refused: skipping it would silently run on defaults or on the next name."""
+    for name in CONFIG_FILE_NAMES:
+        candidate = root / name
+        if candidate.is_file():
+            return
+        if candidate.exists() or candidate.is_symlink():
+            kind = "a directory" if candidate.is_dir() else "not a regular file"
+            raise ConfigError(
+                f"{candidate}: the config file is {kind}; make it a YAML file or remove it"
+            )
 
 
 def parse_config_text(text: str, source: str = "agent.yaml") -> LoadedConfig:
