@@ -6,6 +6,7 @@ so an in-process runtime (tests, the Qt shell) leaves the logging tree as it fou
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import logging.handlers
 import sys
@@ -23,14 +24,37 @@ _STDERR_FORMAT = "%(levelname)s %(name)s: %(message)s"
 _FILE_ONLY_LOGGERS = ("uvicorn.access",)
 
 
+class ForcedStopFilter(logging.Filter):
+    """After a forced stop, drop uvicorn's tracebacks of the tasks it cancelled on purpose.
+
+    A second Ctrl-C (or SIGTERM) tells uvicorn to cut open connections and the lifespan task;
+    each then logs a `CancelledError` traceback, which is the requested outcome, not an error.
+    Before a forced stop nothing is filtered.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.active = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.active or record.levelno < logging.ERROR:
+            return True
+        exc = record.exc_info[0] if record.exc_info else None
+        if exc is not None and issubclass(exc, asyncio.CancelledError):
+            return False
+        return "CancelledError" not in record.getMessage()
+
+
 @dataclass(slots=True)
 class LogHandle:
     """What `install` changed, to undo on shutdown."""
 
     handlers: list[tuple[logging.Logger, logging.Handler]] = field(default_factory=list)
     restored: list[tuple[logging.Logger, int, bool]] = field(default_factory=list)
+    forced_stop: ForcedStopFilter = field(default_factory=ForcedStopFilter)
 
     def close(self) -> None:
+        logging.getLogger("uvicorn.error").removeFilter(self.forced_stop)
         for logger, handler in self.handlers:
             logger.removeHandler(handler)
             handler.close()
@@ -66,6 +90,7 @@ def install(logs_dir: Path, level: str = "info", *, stderr: bool = True) -> LogH
         logger.setLevel(numeric)
         logger.propagate = False
         _attach(handle, logger, file_handler)
+    logging.getLogger("uvicorn.error").addFilter(handle.forced_stop)
     return handle
 
 

@@ -43,7 +43,11 @@ from signet_desktop.daemon.pidfile import (
     write_pid_file,
 )
 from signet_desktop.daemon.server import QuietServer, server_config
-from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, serve_with_signals
+from signet_desktop.daemon.signals import (
+    ignore_stop_signals,
+    interrupt_on_term,
+    serve_with_signals,
+)
 from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import HostFactory, WorkerThreads
 from signet_desktop.service.container import BuildOptions, build_service
@@ -371,7 +375,10 @@ class DaemonRuntime:
     def request_stop(self) -> None:
         """Ask the server to stop (a second request stops without waiting for connections)."""
         server = self._server
-        if server is not None and server.should_exit:
+        if server is not None and server.should_exit and not server.force_exit:
+            log.info("stop requested again: closing open connections without waiting")
+            if self._logs is not None:
+                self._logs.forced_stop.active = True
             server.force_exit = True
         first = not self._stop_requested
         self._stop_requested = True
@@ -415,7 +422,7 @@ class DaemonRuntime:
 def run_headless(options: RuntimeOptions) -> int:
     """The `--headless` process: start, serve until SIGINT/SIGTERM, stop cleanly."""
     runtime = DaemonRuntime(options)
-    previous = interrupt_on_term()
+    interrupt_on_term()
     try:
         try:
             runtime.open()
@@ -427,7 +434,7 @@ def run_headless(options: RuntimeOptions) -> int:
         return EXIT_OK
     finally:
         runtime.close()
-        restore_signals(previous)
+        ignore_stop_signals()  # the process ends here: no late signal may kill it
 
 
 def report_startup_error(exc: StartupError) -> None:

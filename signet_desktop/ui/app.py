@@ -22,7 +22,11 @@ from signet_desktop.daemon.runtime import (
     StartupError,
     report_startup_error,
 )
-from signet_desktop.daemon.signals import interrupt_on_term, restore_signals, serve_with_signals
+from signet_desktop.daemon.signals import (
+    ignore_stop_signals,
+    interrupt_on_term,
+    serve_with_signals,
+)
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
@@ -95,7 +99,7 @@ def run_desktop(options: RuntimeOptions) -> int:
     if options.worker_host is None:  # workers run in QThreads under the app
         options = dataclasses.replace(options, worker_host=QtWorkerHost)
     runtime = DaemonRuntime(options)
-    previous = interrupt_on_term()
+    interrupt_on_term()
     try:
         try:
             runtime.open()
@@ -108,7 +112,7 @@ def run_desktop(options: RuntimeOptions) -> int:
         return EXIT_OK
     finally:
         runtime.close()
-        restore_signals(previous)
+        ignore_stop_signals()  # the process ends here: no late signal may kill it
 
 
 def _run_shell(app: QApplication, runtime: DaemonRuntime) -> int:

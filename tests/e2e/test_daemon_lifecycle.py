@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ def test_first_run_remember_recall_stop_restart(launcher: Launcher) -> None:
     assert url == f"http://127.0.0.1:{pid_info['port']}"
     with httpx.Client(base_url=url, timeout=10) as client:
         health = client.get("/health")
-        assert health.status_code == 200 and health.json()["status"] == "ok"
+        assert health.status_code == 200 and health.json()["status"] == "healthy"
         stored = client.post("/api/memory/remember", json={"content": FACT})
         assert stored.status_code == 200, stored.text
         memory_id = stored.json()["id"]
@@ -89,6 +90,29 @@ def test_sigterm_during_startup_is_clean(launcher: Launcher) -> None:
     again = launcher.start(*args_for(workspace))
     again.wait_listening()
     assert again.signal() == 0
+
+
+def test_repeated_signals_during_shutdown_stop_cleanly(launcher: Launcher) -> None:
+    """Ctrl-C twice (then SIGTERM) while a client holds a request open: exit 0, no traceback."""
+    workspace = launcher.tmp_path / "ws"
+    daemon = launcher.start(*args_for(workspace))
+    url = daemon.wait_listening()
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as stalled:
+        # A body that never arrives keeps the graceful shutdown waiting for this connection.
+        stalled.sendall(
+            b"POST /api/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"
+        )
+        time.sleep(0.3)
+        daemon.proc.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        daemon.proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        if daemon.proc.poll() is None:
+            daemon.proc.send_signal(signal.SIGTERM)
+        assert daemon.wait() == 0, daemon.stderr()
+    no_traceback(daemon.stderr())
+    assert "closing open connections without waiting" in daemon.stderr()
 
 
 def test_headless_path_never_imports_qt(tmp_path: Path) -> None:
