@@ -10,7 +10,7 @@ import dataclasses
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +24,7 @@ from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.cli.main import main
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.daemon.server import server_config
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
@@ -44,19 +45,28 @@ def closed_loopback_url() -> str:
 
 
 @contextmanager
-def serve_app(service: SignetService, settings: HttpSettings | None = None) -> Iterator[str]:
+def serve_app(
+    service: SignetService,
+    settings: HttpSettings | None = None,
+    *,
+    server_options: Mapping[str, Any] | None = None,
+) -> Iterator[str]:
     """Serve `create_app(service, settings)` on a free loopback port; yield its base URL.
 
-    The settings' host and port become the bound socket's. The server stops (and the socket
-    closes) when the block ends; the service stays open, it is the caller's.
+    The settings' host and port become the bound socket's. With `server_options`, uvicorn
+    runs with the daemon's own `server_config(..., **server_options)` (its read deadline and
+    connection limit) instead of plain defaults. The server stops (and the socket closes)
+    when the block ends; the service stays open, it is the caller's.
     """
     with socket.socket() as sock:
         sock.bind((LOOPBACK, 0))
         port = sock.getsockname()[1]
         bound = dataclasses.replace(settings or HttpSettings(), host=LOOPBACK, port=port)
-        config = uvicorn.Config(
-            create_app(service, bound), log_config=None, log_level="error", lifespan="off"
-        )
+        app = create_app(service, bound)
+        if server_options is None:
+            config = uvicorn.Config(app, log_config=None, log_level="error", lifespan="off")
+        else:
+            config = server_config(app, LOOPBACK, port, **server_options)
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()

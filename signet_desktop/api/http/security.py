@@ -113,7 +113,10 @@ class RequestGate:
         send = _tag_responses(send, request_id)
         body = b""
         if refusal is None:
-            body, refusal = await self.read_body(receive, headers)
+            try:
+                body, refusal = await self.read_body(receive, headers)
+            except _ClientGone:
+                return  # a partial body must never reach a handler, and nobody awaits an answer
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -192,7 +195,7 @@ class RequestGate:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break  # client went away; the app will see the disconnect
+                raise _ClientGone  # went away (or the server's read deadline closed it)
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
@@ -211,6 +214,10 @@ class RequestGate:
                     "invalid_utf8",
                 )
         return body, None
+
+
+class _ClientGone(Exception):
+    """The client disconnected before its request body was complete."""
 
 
 def _too_large(limit: int) -> JSONResponse:
