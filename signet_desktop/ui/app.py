@@ -13,7 +13,7 @@ import sys
 
 import qasync
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from signet_desktop.daemon.runtime import (
     EXIT_OK,
@@ -30,6 +30,7 @@ from signet_desktop.daemon.signals import (
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
+from signet_desktop.ui.startup_error import show_startup_error
 from signet_desktop.ui.tray import TrayIcon
 from signet_desktop.ui.worker_host import QtWorkerHost
 
@@ -148,4 +149,4 @@ def _show_startup_error(app: QApplication, exc: StartupError) -> None:
     # Someone who started the app from a menu never sees stderr.
     if app.platformName() in _HEADLESS_PLATFORMS:
         return
-    QMessageBox.critical(None, f"{APP_NAME} did not start", exc.message)
+    show_startup_error(f"{APP_NAME} did not start", exc.message)
