@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.recall import RecallFilters
 
-MAX_TAG_FILTERS = 10
+MAX_TAG_FILTERS = 10  # each is an EXISTS over json_each; more are refused, never dropped
 
 
 def filter_sql(agent_id: str, filters: RecallFilters) -> tuple[str, dict[str, Any]]:
@@ -34,7 +35,12 @@ def filter_sql(agent_id: str, filters: RecallFilters) -> tuple[str, dict[str, An
     if filters.pinned is not None:
         clauses.append("m.pinned = :pinned")
         params["pinned"] = int(filters.pinned)
-    for index, tag in enumerate(filters.tags[:MAX_TAG_FILTERS]):
+    if len(filters.tags) > MAX_TAG_FILTERS:
+        raise InvalidInput(
+            f"at most {MAX_TAG_FILTERS} tag filters per recall, got {len(filters.tags)}",
+            code="tags_invalid",
+        )
+    for index, tag in enumerate(filters.tags):
         clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag_{index})")
         params[f"tag_{index}"] = tag
     return " AND ".join(clauses), params

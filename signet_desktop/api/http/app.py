@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
+from signet_desktop.api.http.openapi import error_responses, install_openapi
 from signet_desktop.api.http.routes import (
     embeddings,
     events,
@@ -42,7 +43,8 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.shutting_down = False
     install_error_handlers(app)
     for module in (health, status, memory, memories, embeddings, pipeline, events):
-        app.include_router(module.router)
+        app.include_router(module.router, responses=error_responses())
+    install_openapi(app)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.
     app.add_middleware(ErrorBoundary)
     app.add_middleware(RequestGate, settings=settings)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, SignetError, Unavailable
@@ -32,12 +35,69 @@ CODE_BY_STATUS = {
     415: "unsupported_media_type",
 }
 MAX_REPORTED_ERRORS = 10
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _FASTAPI_BODY_PARSE_DETAIL = "There was an error parsing the body"
 
 
-def error_response(status: int, message: str, code: str, **extra: Any) -> JSONResponse:
-    """The one error body shape."""
-    return JSONResponse({"error": message, "code": code, **extra}, status_code=status)
+# Control, format (bidi overrides, zero-width), separator and surrogate code points.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+class FieldProblem(BaseModel):
+    """One schema error of a 422: where, and what is wrong (never the input)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    path: str
+    in_: str = Field(alias="in", description="body, query, path or header")
+    message: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    """Every error response: `{"error", "code"}` plus, by case, `fields` or `requestId`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    error: str = Field(description="what went wrong, for a person (control characters escaped)")
+    code: str = Field(description="a stable machine-readable tag, e.g. not_found")
+    fields: list[FieldProblem] | None = Field(default=None, description="422 only")
+    requestId: str | None = Field(default=None, description="500 only")
+
+
+def escape_text(text: str) -> str:
+    """`text` with control, bidi and other invisible code points as `\\uXXXX` (one line)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in _UNSAFE_CATEGORIES else ch for ch in text
+    )
+
+
+def error_response(status: int, message: str, code: str, /, **extra: Any) -> JSONResponse:
+    """The one error body shape. The message may quote a caller's id: it is escaped here."""
+    body = {"error": escape_text(message), "code": code, **extra}
+    return JSONResponse(body, status_code=status)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (a 405's `Allow`), in a fixed order.
+
+    Asked of the router with a fresh scope per method, because Starlette's 405 names only the
+    first route whose path matched (GET for `/api/memory/{id}`, not PATCH and DELETE).
+    """
+    routes = request.app.router.routes
+    allowed = []
+    for method in HTTP_METHODS:
+        probe: Scope = {
+            "type": "http",
+            "method": method,
+            "path": request.scope["path"],
+            "root_path": request.scope.get("root_path", ""),
+        }
+        if any(route.matches(probe)[0] is Match.FULL for route in routes):
+            allowed.append(method)
+    return allowed
 
 
 def status_for(exc: SignetError) -> int:
@@ -82,7 +142,7 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(422, message, "invalid_request", fields=fields)
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
     if status == 400 and exc.detail == _FASTAPI_BODY_PARSE_DETAIL:
@@ -91,6 +151,8 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     response = error_response(status, message.lower(), CODE_BY_STATUS.get(status, "error"))
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
+    if status == 405:  # Starlette names only the first matching route's methods
+        response.headers["allow"] = ", ".join(allowed_methods(request))
     return response
 
 

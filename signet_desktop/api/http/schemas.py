@@ -12,10 +12,20 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
 
 from signet_desktop.domain.memory import MemoryPatch
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
+from signet_desktop.domain.scope import AGENT_ID_PATTERN
+from signet_desktop.recall.filters import MAX_TAG_FILTERS
 from signet_desktop.service.memories import RememberRequest
 
 MAX_NESTING = 32
@@ -58,11 +68,26 @@ def normalise_timestamp(value: str) -> str:
         ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    text = parsed.astimezone(UTC).isoformat(timespec="milliseconds")
-    return text.replace("+00:00", "Z")
+    try:
+        utc = parsed.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is in year 0 once in UTC
+        raise ValueError(TIMESTAMP_RANGE_MESSAGE) from None
+    return utc.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-Timestamp = Annotated[str, AfterValidator(normalise_timestamp)]
+TIMESTAMP_RANGE_MESSAGE = "must fall between 0001-01-01 and 9999-12-31 once converted to UTC"
+Timestamp = Annotated[
+    str,
+    AfterValidator(normalise_timestamp),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "description": "ISO-8601 date or timestamp (no offset means UTC), "
+            "between 0001-01-01 and 9999-12-31 in UTC",
+        }
+    ),
+]
 Score = Annotated[float, Field(ge=0.0, le=1.0)]
 Version = Annotated[int, Field(ge=1, le=MAX_VERSION)]
 
@@ -94,7 +119,42 @@ class Params(BaseModel):
 
 
 def _agent_field() -> Any:
-    return Field(default=None, validation_alias=_aliases("agentId", "agent_id"))
+    # The core checks the pattern (400 agent_id_invalid); the schema states it for clients.
+    return Field(
+        default=None,
+        validation_alias=_aliases("agentId", "agent_id"),
+        json_schema_extra={"pattern": f"^{AGENT_ID_PATTERN.pattern}$", "maxLength": 128},
+    )
+
+
+def _non_empty(what: str) -> Any:
+    """A required text the core refuses when blank (400), stated as minLength 1 for clients."""
+    return Field(json_schema_extra={"minLength": 1, "description": f"{what}; not blank"})
+
+
+def _check_tag_count(tags: TagsIn) -> TagsIn:
+    count = len(tags) if isinstance(tags, list) else len(split_tags(tags))
+    if count > MAX_TAG_FILTERS:
+        raise ValueError(f"at most {MAX_TAG_FILTERS} tag filters per recall, got {count}")
+    return tags
+
+
+TagsIn = list[str] | str | None
+# Recall applies every tag filter (all must match); more than MAX_TAG_FILTERS is refused
+# rather than silently dropped. (`maxItems` constrains the list form only.)
+TagFilters = Annotated[
+    TagsIn,
+    AfterValidator(_check_tag_count),
+    Field(
+        description=f"all must match; at most {MAX_TAG_FILTERS} (list or comma-separated)",
+        json_schema_extra={"maxItems": MAX_TAG_FILTERS},
+    ),
+]
+TagFilterText = Annotated[
+    str | None,
+    AfterValidator(_check_tag_count),
+    Field(description=f"comma-separated, all must match; at most {MAX_TAG_FILTERS}"),
+]
 
 
 # Signet remember fields the core has no column for yet: kept in metadata so nothing is lost.
@@ -107,7 +167,7 @@ PROVENANCE_FIELDS = (
 class RememberBody(Body):
     """POST /api/memory/remember (and /api/memory/save, /api/hook/remember)."""
 
-    content: str
+    content: str = _non_empty("the memory text (`critical:` and `[t1,t2]:` prefixes apply)")
     type: str | None = None
     tags: list[str] | str | None = None
     importance: Score | None = None
@@ -234,8 +294,8 @@ class RecallOptions(BaseModel):
 class RecallBody(RecallOptions, Body):
     """POST /api/memory/recall."""
 
-    query: str
-    tags: list[str] | str | None = None
+    query: str = _non_empty("the recall query")
+    tags: TagFilters = None
     session_key: str | None = Field(
         default=None, validation_alias=_aliases("sessionKey", "session_key")
     )
@@ -263,7 +323,7 @@ class SearchParams(RecallOptions, Params):
 
     q: str | None = None
     query: str | None = None
-    tags: str | None = None
+    tags: TagFilterText = None
 
     def to_query(self, agent_id: str) -> RecallQuery:
         """The core's recall query (an absent query is refused by the core as empty)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -154,6 +155,26 @@ CASES: list[tuple[str, tuple[str, str, dict[str, Any]], int, str]] = [
     ("id too long", ("GET", "/api/memory/" + "x" * 300, {}), 422, "invalid_request"),
     ("unknown route", ("GET", "/api/nothing-here", {}), 404, "not_found"),
     ("wrong method", ("PUT", f"/api/memory/{ID}", {"json": {}}), 405, "method_not_allowed"),
+    # Issue 8 part 2: each of these was a 500 (OverflowError, SQLite integer overflow).
+    ("createdAt before year 1 in UTC", post(REMEMBER, json={"content": "ok",
+     "createdAt": "0001-01-01T00:00:00+01:00"}), 422, "invalid_request"),
+    ("validUntil after 9999 in UTC", post(REMEMBER, json={"content": "ok",
+     "validUntil": "9999-12-31T23:59:59-01:00"}), 422, "invalid_request"),
+    ("recall until after 9999 in UTC", post(RECALL, json={"query": "x",
+     "until": "9999-12-31T23:59:59-01:00"}), 422, "invalid_request"),
+    ("recall time.start before year 1", post(RECALL, json={"query": "x",
+     "time": {"start": "0001-01-01T00:30:00+01:00"}}), 422, "invalid_request"),
+    ("search since before year 1", ("GET", "/api/memory/search?q=x&since=0001-01-01T00:00:00"
+     "%2B01:00", {}), 422, "invalid_request"),
+    ("resync generation 2^63", post("/api/repair/resync-vec", json={"generation": 2**63}), 422,
+     "invalid_request"),
+    # Issue 8 part 4: tag filters past the 10th were dropped without a word.
+    ("recall 11 tag filters", post(RECALL, json={"query": "x",
+     "tags": [f"t{i}" for i in range(11)]}), 422, "invalid_request"),
+    ("recall 11 comma-separated tags", post(RECALL, json={"query": "x",
+     "tags": ",".join(f"t{i}" for i in range(11))}), 422, "invalid_request"),
+    ("search 11 tag filters", ("GET", "/api/memory/search?q=x&tags="
+     + ",".join(f"t{i}" for i in range(11)), {}), 422, "invalid_request"),
 ]
 # fmt: on
 
@@ -217,3 +238,64 @@ async def test_fts_operators_match_as_words(client: httpx.AsyncClient) -> None:
     target = await remember(client, "Use NEAR and OR as words in this memory.")
     body = (await client.post(RECALL, json={"query": "NEAR( AND OR"})).json()
     assert [hit["id"] for hit in body["results"]] == [target["id"]]
+
+
+async def test_timestamps_at_the_calendar_limits_still_work(client: httpx.AsyncClient) -> None:
+    """The edge itself is fine: only a value that leaves years 1-9999 once in UTC is refused."""
+    low = await remember(client, "early", createdAt="0001-01-01T01:00:00+01:00")
+    high = await remember(client, "late", createdAt="9999-12-31T22:59:59-01:00")
+    assert low["id"] != high["id"]
+    response = await client.post(
+        RECALL, json={"query": "early", "since": "0001-01-01", "until": "9999-12-31T23:59:59Z"}
+    )
+    assert response.status_code == 200, response.text
+
+
+async def test_more_tag_filters_than_applied_are_refused_by_name(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.post(RECALL, json={"query": "x", "tags": [str(i) for i in range(11)]})
+    body = response.json()
+    assert response.status_code == 422
+    assert [f["path"] for f in body["fields"]] == ["tags"]
+    assert "at most 10 tag filters" in body["error"]
+
+
+async def test_ten_tag_filters_are_all_applied(client: httpx.AsyncClient) -> None:
+    tags = [f"t{i}" for i in range(10)]
+    everything = await remember(client, "tagged with all ten", tags=tags)
+    await remember(client, "tagged with the first nine", tags=tags[:9])
+    body = (await client.post(RECALL, json={"query": "tagged", "tags": tags})).json()
+    assert [hit["id"] for hit in body["results"]] == [everything["id"]]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/api/memory/abc", "GET, PATCH, DELETE"),
+        ("POST", "/api/memory/abc", "GET, PATCH, DELETE"),
+        ("GET", "/api/memory/abc/recover", "POST"),
+        ("DELETE", "/api/memories", "GET"),
+        ("PUT", "/api/memory/recall", "GET, POST, PATCH, DELETE"),
+    ],
+)
+async def test_method_not_allowed_lists_every_method_of_the_path(
+    client: httpx.AsyncClient, method: str, path: str, allowed: str
+) -> None:
+    """Starlette named only the first route whose path matched (`/api/memory/recall` is also
+    `/api/memory/{id}`, so all four methods are served there)."""
+    response = await client.request(method, path)
+    assert response.status_code == 405
+    assert response.headers["allow"] == allowed
+
+
+@pytest.mark.parametrize(
+    "raw_id", ["a\nb", "a\r\nX-Injected: 1", "\u202eevil", "zero\u200bwidth", "\u2066x\u2069"]
+)
+async def test_ids_echoed_in_errors_are_escaped(client: httpx.AsyncClient, raw_id: str) -> None:
+    response = await client.get(f"/api/memory/{quote(raw_id, safe='')}")
+    assert response.status_code == 404
+    message = response.json()["error"]
+    assert message.isprintable(), message
+    assert all(ch not in message for ch in "\n\r\u202e\u200b\u2066\u2069")
+    assert "\\u" in message  # still identifiable, as an escape

@@ -21,6 +21,8 @@ from signet_desktop.service.embeddings import DEFAULT_BACKFILL, MAX_BACKFILL
 
 router = APIRouter(tags=["embeddings"])
 
+MAX_GENERATION = 2**62  # generation ids are SQLite integers (signed 64-bit)
+
 
 class BackfillBody(Body):
     """POST /api/embeddings/backfill."""
@@ -32,7 +34,7 @@ class BackfillBody(Body):
 class ResyncBody(Body):
     """POST /api/repair/resync-vec."""
 
-    generation: int | None = Field(None, ge=1)
+    generation: int | None = Field(None, ge=1, le=MAX_GENERATION)
     full: bool = False
     dry_run: bool = Field(False, validation_alias=AliasChoices("dryRun", "dry_run"))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
+from signet_desktop.api.http.rendering import json_off_loop
 from signet_desktop.api.http.schemas import ListParams
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_agent
 from signet_desktop.api.views import page_json
@@ -15,10 +16,10 @@ router = APIRouter(tags=["memory"])
 
 
 @router.get("/api/memories", operation_id="list_memories")
-async def list_memories(params: Annotated[ListParams, Query()], request: Request) -> JSONResponse:
+async def list_memories(params: Annotated[ListParams, Query()], request: Request) -> Response:
     """Newest first; `stats` counts the whole scope, not the page."""
     agent_id = resolve_agent(request, params.agent_id)
     page = await off_loop(
         get_service(request).memories.list_page, agent_id, params.limit, params.offset
     )
-    return JSONResponse(page_json(page))
+    return await json_off_loop(lambda: page_json(page))  # megabytes at limit=1000

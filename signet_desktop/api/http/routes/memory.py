@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
+from signet_desktop.api.http.rendering import json_off_loop
 from signet_desktop.api.http.schemas import (
     AgentParams,
     ForgetBody,
@@ -63,19 +64,19 @@ for _path, _operation in REMEMBER_PATHS:
 @router.post("/api/memory/recall", operation_id="recall")
 async def recall(
     body: RecallBody, params: Annotated[AgentParams, Query()], request: Request
-) -> JSONResponse:
+) -> Response:
     """Ranked memories for a query, with per-channel evidence."""
     query = body.to_query(resolve_agent(request, first_set(body.agent_id, params.agent_id)))
     result = await off_loop(get_service(request).recall.search, query)
-    return JSONResponse(recall_json(result))
+    return await json_off_loop(lambda: recall_json(result))
 
 
 @router.get("/api/memory/search", operation_id="search")
-async def search(params: Annotated[SearchParams, Query()], request: Request) -> JSONResponse:
+async def search(params: Annotated[SearchParams, Query()], request: Request) -> Response:
     """GET alias of recall: `?q=...` plus the same filters as query parameters."""
     query = params.to_query(resolve_agent(request, params.agent_id))
     result = await off_loop(get_service(request).recall.search, query)
-    return JSONResponse(recall_json(result))
+    return await json_off_loop(lambda: recall_json(result))
 
 
 @router.get("/api/memory/{memory_id}", operation_id="get_memory")

@@ -1,0 +1,98 @@
+"""What /openapi.json says each route can answer besides 200: the error statuses, one body model.
+
+Every route may be refused by the request gate (400 bad header or body encoding, 401 token,
+403 Host/Origin, 413 size) or fail unexpectedly (500); routes with parameters or a body add
+422. The extras (404, 409, 503) are listed per operation id here, and a property test
+(`tests/integration/http/test_http_fuzz.py`) fails when a route answers a status its
+operation does not declare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from fastapi import FastAPI
+
+from signet_desktop.api.http.errors import ErrorBody
+
+DESCRIPTIONS = {
+    400: "Bad request: invalid_json, invalid_utf8, bad_request, or a core check "
+    "(content_empty, query_empty, tags_invalid, agent_id_invalid, reason_required, ...)",
+    401: "unauthorized: a token is required (WWW-Authenticate: Bearer)",
+    403: "host_not_allowed or origin_not_allowed",
+    404: "not_found: unknown id, another agent's, or deleted",
+    409: "version_conflict, pinned_requires_force, episodic_content_immutable, not_deleted, "
+    "retention_expired, duplicate_live_memory",
+    413: "payload_too_large: the body exceeds 1 MiB",
+    422: "invalid_request: the body or query string does not match the schema (`fields`)",
+    500: "internal_error, with requestId",
+    503: "unavailable: a needed subsystem is down (embedder_unavailable, vec_unavailable)",
+}
+COMMON_ERRORS = (400, 401, 403, 413, 422, 500)
+# Statuses only some operations answer, by operation id (404 is added to every operation
+# with a path parameter).
+EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
+    "remember": (409,),
+    "remember_save_alias": (409,),
+    "remember_hook_alias": (409,),
+    "modify_memory": (409,),
+    "forget_memory": (409,),
+    "recover_memory": (409,),
+    "embeddings_status": (503,),
+    "embeddings_backfill": (503,),
+    "repair_resync_vec": (404, 503),
+    "health_ready": (503,),
+}
+TOKEN_FREE_PREFIX = "/health"  # answered without a token: never 401
+_ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
+_READY_503 = {
+    "type": "object",
+    "properties": {"status": {"const": "unavailable"}, "error": {"type": "string"}},
+    "required": ["status", "error"],
+}
+
+
+def error_responses(statuses: Iterable[int] = COMMON_ERRORS) -> dict[int | str, dict[str, Any]]:
+    """FastAPI `responses=` for these statuses, each with the error body model."""
+    return {
+        status: {"model": ErrorBody, "description": DESCRIPTIONS[status]} for status in statuses
+    }
+
+
+def _declare(operation_id: str, path: str, operation: dict[str, Any]) -> None:
+    responses: dict[str, Any] = operation.setdefault("responses", {})
+    extras = set(EXTRA_ERRORS.get(operation_id, ()))
+    if "{" in path:
+        extras.add(404)
+    for status in sorted(extras):
+        content = _READY_503 if operation_id == "health_ready" else _ERROR_REF
+        responses.setdefault(
+            str(status),
+            {
+                "description": DESCRIPTIONS[status],
+                "content": {"application/json": {"schema": content}},
+            },
+        )
+    if path.startswith(TOKEN_FREE_PREFIX):
+        responses.pop("401", None)
+    if not operation.get("parameters") and "requestBody" not in operation:
+        responses.pop("422", None)  # nothing to validate
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Post-process the generated document once: per-operation error statuses."""
+    generate: Callable[[], dict[str, Any]] = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        document = generate()
+        for path, item in document.get("paths", {}).items():
+            for operation in item.values():
+                if isinstance(operation, dict) and "operationId" in operation:
+                    _declare(operation["operationId"], path, operation)
+        app.openapi_schema = document
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
