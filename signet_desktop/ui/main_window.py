@@ -168,6 +168,9 @@ class MainWindow(QMainWindow):
             item.setToolTip(explain_hit(hit))  # why it ranked: channels and context
             self.results.addItem(item)
         count = len(result.hits)
+        if not count:
+            self.message_label.setText(f"No memory matched ({result.total_ms:.0f} ms).")
+            return
         noun = "memory" if count == 1 else "memories"
         self.message_label.setText(f"{count} {noun} in {result.total_ms:.0f} ms ({result.method})")
 

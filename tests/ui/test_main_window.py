@@ -128,3 +128,13 @@ def test_status_follows_the_event_bus_without_polling(
 
     qt_loop.run_until_complete(scenario())
     assert window.count_label.text() == "1"
+
+
+def test_a_query_without_hits_says_no_match(
+    qtbot: QtBot, service: SignetService, qt_loop: asyncio.AbstractEventLoop
+) -> None:
+    service.memories.remember(RememberRequest(content="The frontend is Svelte."), Actor())
+    window = make_window(qtbot, service, hide_on_close=False)
+    qt_loop.run_until_complete(window.run_recall("kubernetes ingress"))
+    assert window.results.count() == 0
+    assert window.message_label.text().startswith("No memory matched")
