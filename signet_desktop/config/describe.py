@@ -8,15 +8,24 @@ from signet_desktop.config.keys import is_secret_name
 from signet_desktop.config.loader import LoadedConfig
 
 REDACTED = "**********"
+LOCAL_RATE_LIMITS = "auth.rateLimits (applied only in auth.mode team or hybrid)"
 
 
 def describe_config(loaded: LoadedConfig) -> dict[str, object]:
     """The config as YAML names, with every secret replaced by a fixed mask."""
     dumped = loaded.config.model_dump(mode="json", by_alias=True)
+    ignored = list(loaded.ignored_keys)
+    auth = loaded.config.auth
+    if auth.mode == "local":
+        # Signet applies no rate limit in local mode, and neither do we: show none, and say
+        # so when agent.yaml set some.
+        dumped["auth"].pop("rateLimits", None)
+        if "rate_limits" in auth.model_fields_set:
+            ignored.append(LOCAL_RATE_LIMITS)
     return {
         "path": None if loaded.path is None else str(loaded.path),
         "config": _redact(dumped),
-        "ignoredKeys": list(loaded.ignored_keys),
+        "ignoredKeys": ignored,
         "warnings": list(loaded.warnings),
     }
 

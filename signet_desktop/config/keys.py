@@ -131,6 +131,11 @@ IGNORED_KEYS: tuple[str, ...] = (
     f"{_P2}.reranker.useExtractionModel",
     f"{_P2}.worker.threadedExtraction",
     "memory.dreaming.surprisal",
+    # rate limits of Signet routes this build does not serve (LLM recall, the inference API)
+    "auth.rateLimits.recallLlm",
+    "auth.rateLimits.inferenceExplain",
+    "auth.rateLimits.inferenceExecute",
+    "auth.rateLimits.inferenceGateway",
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr
 
 from signet_desktop.config.base import CamelConfigModel
 
@@ -18,23 +18,31 @@ class RateLimitRule(CamelConfigModel):
     max: int = Field(ge=0, le=100_000)
 
 
-# Signet's per-minute defaults for the destructive and costly operations.
-DEFAULT_RATE_LIMITS: dict[str, int] = {
-    "forget": 30,
-    "modify": 60,
-    "batchForget": 5,
-    "forceDelete": 3,
-    "admin": 10,
-    "recallLlm": 60,
-    "inferenceExplain": 120,
-    "inferenceExecute": 20,
-    "inferenceGateway": 30,
-    "repair": 10,
-}
+def _per_minute(limit: int) -> RateLimitRule:
+    return RateLimitRule(max=limit)
 
 
-def _default_rate_limits() -> dict[str, RateLimitRule]:
-    return {name: RateLimitRule(max=limit) for name, limit in DEFAULT_RATE_LIMITS.items()}
+class RateLimitsConfig(CamelConfigModel):
+    """`auth.rateLimits`: the limits the daemon applies, per actor, in team and hybrid modes.
+
+    Signet's per-minute defaults. A key set in agent.yaml replaces that one rule. Signet's
+    `recallLlm` and `inference*` limits guard routes this build does not have: they are
+    listed as ignored keys (config/keys.py), never reported as applied.
+    """
+
+    forget: RateLimitRule = _per_minute(30)
+    modify: RateLimitRule = _per_minute(60)
+    batch_forget: RateLimitRule = _per_minute(5)
+    force_delete: RateLimitRule = _per_minute(3)
+    admin: RateLimitRule = _per_minute(10)
+    repair: RateLimitRule = _per_minute(10)
+
+    def by_name(self) -> dict[str, RateLimitRule]:
+        """Each rule under its agent.yaml name (`batchForget`, `forceDelete`, ...)."""
+        return {
+            str(info.alias or name): getattr(self, name)
+            for name, info in type(self).model_fields.items()
+        }
 
 
 class AuthConfig(CamelConfigModel):
@@ -44,13 +52,7 @@ class AuthConfig(CamelConfigModel):
     token: SecretStr | None = None
     default_token_ttl_seconds: int = Field(default=604_800, ge=60, le=31_536_000)
     session_token_ttl_seconds: int = Field(default=86_400, ge=60, le=31_536_000)
-    rate_limits: dict[str, RateLimitRule] = Field(default_factory=_default_rate_limits)
-
-    @field_validator("rate_limits", mode="after")
-    @classmethod
-    def _merge_defaults(cls, value: dict[str, RateLimitRule]) -> dict[str, RateLimitRule]:
-        # A user override replaces one operation's rule; the others keep their defaults.
-        return {**_default_rate_limits(), **value}
+    rate_limits: RateLimitsConfig = RateLimitsConfig()
 
 
 class SessionStartHookConfig(CamelConfigModel):

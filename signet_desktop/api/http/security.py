@@ -18,6 +18,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from signet_desktop.api.http.ratelimit import RateLimiter, retry_after, route_rules
 from signet_desktop.api.http.settings import (
     HttpSettings,
     is_wildcard_host,
@@ -25,6 +26,7 @@ from signet_desktop.api.http.settings import (
 )
 
 REQUEST_ID_HEADER = "x-signet-request-id"
+ACTOR_HEADER = "x-signet-actor"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 PUBLIC_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
 # Headers the gate decides on: two copies could make it and the app disagree, so refuse them.
@@ -88,6 +90,7 @@ class RequestGate:
         self.any_host = is_wildcard_host(settings.host)
         if not self.any_host:
             self.allowed_hosts.add(bind)
+        self.limiter = RateLimiter(settings.rate_limits) if settings.rate_limits else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -117,6 +120,8 @@ class RequestGate:
                 body, refusal = await self.read_body(receive, headers)
             except _ClientGone:
                 return  # a partial body must never reach a handler, and nobody awaits an answer
+        if refusal is None:
+            refusal = self.rate_limited(scope, headers, body)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -178,6 +183,31 @@ class RequestGate:
         if scheme.lower() != "bearer":
             return False
         return hmac.compare_digest(presented.strip().encode(), token.encode())
+
+    def rate_limited(
+        self, scope: Scope, headers: dict[str, str], body: bytes
+    ) -> JSONResponse | None:
+        """429 with Retry-After when this actor used up a limit of this route (team/hybrid)."""
+        if self.limiter is None:
+            return None
+        rules = route_rules(
+            scope.get("method", "GET"), scope.get("path", ""), scope.get("query_string", b""), body
+        )
+        if not rules:
+            return None
+        actor = "token" if self.presents_token(headers) else headers.get(ACTOR_HEADER, "")
+        exhausted = self.limiter.acquire(rules, f"actor:{actor}" if actor else "anonymous")
+        if exhausted is None:
+            return None
+        name, wait = exhausted
+        limit, seconds = self.limiter.limits[name], retry_after(wait)
+        return _refusal(
+            429,
+            f"rate limit exceeded: at most {limit.max} {name} calls per "
+            f"{limit.window_seconds:g} s (auth.rateLimits.{name}); retry after {seconds} s",
+            "rate_limited",
+            {"Retry-After": seconds},
+        )
 
     async def read_body(
         self, receive: Receive, headers: dict[str, str]

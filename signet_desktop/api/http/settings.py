@@ -5,9 +5,11 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 
+from signet_desktop.api.http.ratelimit import RateLimit
 from signet_desktop.config.sections import AuthConfig
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 
@@ -42,6 +44,8 @@ class HttpSettings:
     agents_dir: str = ""
     # Signet's `hybrid` auth mode: callers on a loopback address need no token.
     trust_loopback_clients: bool = False
+    # By agent.yaml name (`forget`, `batchForget`, ...); empty = none applied (`local` mode).
+    rate_limits: Mapping[str, RateLimit] = field(default_factory=dict)
 
     @property
     def uptime_seconds(self) -> float:
@@ -98,7 +102,8 @@ def settings_from_auth(
     `local` on a loopback bind needs no token; `team` demands it from everyone; `hybrid`
     demands it only from non-loopback callers. Any non-loopback bind demands it (and raises
     InsecureBindError without one). `team`/`hybrid` on loopback without a token is logged and
-    served without auth, as `local` would be.
+    served without auth, as `local` would be. `auth.rateLimits` apply in `team` and `hybrid`
+    only, as in Signet.
     """
     token = auth.token.get_secret_value() if auth.token is not None else None
     needs_token = auth.mode != "local" or not is_loopback_host(host)
@@ -114,6 +119,17 @@ def settings_from_auth(
         started_at=time.time() if started_at is None else started_at,
         agents_dir=agents_dir,
         trust_loopback_clients=auth.mode == "hybrid",
+        rate_limits=rate_limits_of(auth),
     )
     check_bind(settings)
     return settings
+
+
+def rate_limits_of(auth: AuthConfig) -> dict[str, RateLimit]:
+    """The limits the gate applies for this `auth` section: none in `local` mode."""
+    if auth.mode == "local":
+        return {}
+    return {
+        name: RateLimit(window_seconds=rule.window_ms / 1000, max=rule.max)
+        for name, rule in auth.rate_limits.by_name().items()
+    }

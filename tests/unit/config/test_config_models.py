@@ -169,6 +169,6 @@ def test_removed_executors_name_their_replacement() -> None:
 
 def test_auth_rate_limits_merge_with_defaults() -> None:
     auth = AuthConfig.model_validate({"rateLimits": {"forceDelete": {"max": 1}}})
-    assert auth.rate_limits["forceDelete"].max == 1
-    assert auth.rate_limits["forget"].max == 30
-    assert AuthConfig().rate_limits["modify"].window_ms == 60_000
+    assert auth.rate_limits.by_name()["forceDelete"].max == 1
+    assert auth.rate_limits.forget.max == 30
+    assert AuthConfig().rate_limits.modify.window_ms == 60_000

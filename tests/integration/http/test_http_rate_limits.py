@@ -1,0 +1,79 @@
+"""auth.rateLimits are enforced in team and hybrid modes: 429 with Retry-After, nothing done."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from http_helpers import make_client, memory_row, remember
+
+from signet_desktop.api.http.app import create_app
+from signet_desktop.api.http.settings import settings_from_auth
+from signet_desktop.config.sections import AuthConfig
+from signet_desktop.service.facade import SignetService
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "rate-limit-token"
+BEARER = {"authorization": f"Bearer {TOKEN}"}
+
+
+def _client(service: SignetService, mode: str, **limits: int) -> httpx.AsyncClient:
+    auth = AuthConfig.model_validate(
+        {
+            "mode": mode,
+            "token": TOKEN,
+            "rateLimits": {name: {"max": value} for name, value in limits.items()},
+        }
+    )
+    return make_client(create_app(service, settings_from_auth(auth)))
+
+
+async def test_forget_beyond_the_limit_is_429_and_deletes_nothing(service: SignetService) -> None:
+    async with _client(service, "team", forget=2) as client:
+        ids = [
+            (
+                await client.post("/api/memory/remember", json={"content": f"m{i}"}, headers=BEARER)
+            ).json()["id"]
+            for i in range(3)
+        ]
+        for memory_id in ids[:2]:
+            ok = await client.delete(f"/api/memory/{memory_id}?reason=r", headers=BEARER)
+            assert ok.status_code == 200, ok.text
+        refused = await client.delete(f"/api/memory/{ids[2]}?reason=r", headers=BEARER)
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "rate_limited"
+    assert "auth.rateLimits.forget" in refused.json()["error"]
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert memory_row(service, ids[2])["is_deleted"] == 0
+
+
+async def test_hybrid_limits_loopback_callers_per_actor(service: SignetService) -> None:
+    async with _client(service, "hybrid", modify=1) as client:
+        memory = await remember(client, "limited per actor")
+        path = f"/api/memory/{memory['id']}"
+        steps = (("alice", 200), ("alice", 429), ("bob", 200), ("", 200), ("", 429))
+        for index, (actor, expected) in enumerate(steps):
+            headers = {"x-signet-actor": actor} if actor else {}
+            body = {"importance": 0.1 + index / 10, "reason": "r"}
+            response = await client.patch(path, json=body, headers=headers)
+            assert response.status_code == expected, (actor, response.text)
+            if expected == 429:
+                assert "retry-after" in response.headers
+
+
+async def test_local_mode_applies_no_limit(service: SignetService) -> None:
+    async with _client(service, "local", modify=0) as client:
+        memory = await remember(client, "no limits locally")
+        response = await client.patch(
+            f"/api/memory/{memory['id']}", json={"importance": 0.4, "reason": "r"}
+        )
+    assert response.status_code == 200, response.text
+
+
+async def test_admin_limit_guards_pipeline_pause(service: SignetService) -> None:
+    async with _client(service, "team", admin=1) as client:
+        assert (await client.post("/api/pipeline/pause", headers=BEARER)).status_code == 200
+        again = await client.post("/api/pipeline/pause", headers=BEARER)
+        assert again.status_code == 429
+        # Reads are never limited.
+        assert (await client.get("/api/pipeline/status", headers=BEARER)).status_code == 200
