@@ -8,14 +8,24 @@ own dicts from domain values, so HTTP, MCP and the SSE stream cannot drift apart
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from signet_desktop.domain.events import Event
-from signet_desktop.domain.memory import HistoryEvent, Memory
+from signet_desktop.domain.memory import (
+    RECOVERY_WINDOW_DAYS,
+    ForgetBatchOutcome,
+    ForgetPreview,
+    HistoryEvent,
+    ItemOutcome,
+    Memory,
+    MemoryChange,
+)
 from signet_desktop.domain.recall import ChannelEvidence, ContextEvidence, RecallHit, RecallResult
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.tracker import Coverage
 from signet_desktop.embedding.vectors import ResyncReport
+from signet_desktop.queue.jobs import Job
 from signet_desktop.service.embeddings import (
     BackfillOutcome,
     EmbeddingAudit,
@@ -69,8 +79,9 @@ def memory_json(memory: Memory) -> dict[str, Any]:
 
 
 def history_event_json(event: HistoryEvent) -> dict[str, Any]:
-    """Signet's field names for a history row."""
-    return {
+    """A history row under both of Signet's spellings: the SDK's snake_case names and the
+    daemon docs' camelCase ones (`memoryId`, `oldContent`, ...) carry the same values."""
+    body: dict[str, Any] = {
         "id": event.id,
         "memory_id": event.memory_id,
         "event": event.event,
@@ -84,6 +95,14 @@ def history_event_json(event: HistoryEvent) -> dict[str, Any]:
         "request_id": event.request_id,
         "created_at": event.created_at,
     }
+    body.update({_camel(name): body[name] for name in HISTORY_CAMEL_FIELDS})
+    return body
+
+
+HISTORY_CAMEL_FIELDS = (
+    "memory_id", "old_content", "new_content", "changed_by", "actor_type", "session_id",
+    "request_id", "created_at",
+)  # fmt: skip
 
 
 def remember_json(outcome: RememberOutcome) -> dict[str, Any]:
@@ -126,14 +145,122 @@ def history_json(memory_id: str, events: list[HistoryEvent]) -> dict[str, Any]:
     }
 
 
-def change_json(status: str, memory: Memory) -> dict[str, Any]:
-    """PATCH / DELETE / recover: what happened, and the memory as it is now."""
+def change_json(status: str, change: MemoryChange) -> dict[str, Any]:
+    """DELETE / recover: Signet's `{id, status, currentVersion, newVersion}`, plus the memory
+    as it is now (`version` is `newVersion`, kept for older clients)."""
+    memory = change.memory
     return {
-        "status": status,
         "id": memory.id,
+        "status": status,
+        "currentVersion": change.previous_version,
+        "newVersion": change.new_version,
         "version": memory.version,
         "memory": memory_json(memory),
     }
+
+
+def modify_json(change: MemoryChange) -> dict[str, Any]:
+    """PATCH /api/memory/{id}: `updated`, or `no_changes` when every value was already so.
+
+    `embedded` says whether this change embedded new content (only a content change does).
+    """
+    status = "updated" if change.changed else "no_changes"
+    content_changed = "content" in change.changed
+    return {**change_json(status, change), "contentChanged": content_changed, "embedded": False}
+
+
+def recover_json(change: MemoryChange) -> dict[str, Any]:
+    """POST /api/memory/{id}/recover: the change plus the recovery window in days."""
+    return {**change_json("recovered", change), "retentionDays": RECOVERY_WINDOW_DAYS}
+
+
+def item_json(item: ItemOutcome) -> dict[str, Any]:
+    """One memory's line in a batch reply (Signet's status names)."""
+    body: dict[str, Any] = {"id": item.id, "status": item.status}
+    if item.current_version is not None:
+        body["currentVersion"] = item.current_version
+    if item.new_version is not None:
+        body["newVersion"] = item.new_version
+    if item.status in {"updated", "no_changes"}:
+        body.update(contentChanged="content" in item.changed, embedded=False)
+    if item.error is not None:
+        body["error"] = item.error
+    return body
+
+
+def modify_batch_json(items: tuple[ItemOutcome, ...]) -> dict[str, Any]:
+    """POST /api/memory/modify."""
+    return {
+        "total": len(items),
+        "updated": sum(1 for item in items if item.status == "updated"),
+        "results": [item_json(item) for item in items],
+    }
+
+
+def forget_preview_json(preview: ForgetPreview) -> dict[str, Any]:
+    """POST /api/memory/forget with mode preview."""
+    return {
+        "mode": "preview",
+        "count": len(preview.candidates),
+        "requiresConfirm": preview.requires_confirm,
+        "confirmToken": preview.confirm_token,
+        "candidates": [
+            {"id": c.id, "score": c.score, "pinned": c.pinned, "version": c.version}
+            for c in preview.candidates
+        ],
+    }
+
+
+def forget_batch_json(outcome: ForgetBatchOutcome) -> dict[str, Any]:
+    """POST /api/memory/forget with mode execute (the SDK's and the docs' fields both)."""
+    return {
+        "mode": "execute",
+        "count": outcome.candidates,
+        "requested": outcome.candidates,
+        "deleted": outcome.deleted,
+        "pinned": outcome.pinned,
+        "results": [item_json(item) for item in outcome.results],
+    }
+
+
+def job_json(job: Job) -> dict[str, Any]:
+    """GET /api/memory/jobs/{id}: a queue row in the SDK's JobStatus shape (no lease token).
+
+    A pending job that already failed an attempt is Signet's `retry_scheduled`.
+    """
+    status = job.status
+    if status == "pending" and job.attempts > 0:
+        status = "retry_scheduled"
+    return {
+        "id": job.id,
+        "agent_id": job.agent_id,
+        "memory_id": job.memory_id,
+        "document_id": job.document_id,
+        "job_type": job.job_type,
+        "status": status,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "next_attempt_at": job.run_after,
+        "leased_at": job.leased_at,
+        "completed_at": job.completed_at,
+        "failed_at": job.failed_at,
+        "error": job.error,
+        "result": job.result,
+        "created_at": job.created_at,
+        "updated_at": job.updated_at,
+    }
+
+
+def error_details_json(code: str, details: Mapping[str, Any]) -> dict[str, Any]:
+    """A core error's details as extra fields of its error body, camelCase (`currentVersion`).
+
+    Signet names a refused lifecycle change by `status` (e.g. `version_conflict` with the
+    `currentVersion`); errors that carry details get it beside our `code`, with the same value.
+    """
+    if not details:
+        return {}
+    extra = {_camel(name): value for name, value in details.items()}
+    return {**{k: v for k, v in extra.items() if k not in {"error", "code"}}, "status": code}
 
 
 # -- recall -------------------------------------------------------------------------------
@@ -296,6 +423,42 @@ def backfill_json(outcome: BackfillOutcome) -> dict[str, Any]:
     }
 
 
+def embedding_gaps_json(audit: EmbeddingAudit) -> dict[str, Any]:
+    """GET /api/repair/embedding-gaps: Signet's `{unembedded, total, coverage: "96.5%"}`.
+
+    Without an embedder there is no generation to cover: the counts are null.
+    """
+    coverage = audit.status.coverage
+    if coverage is None:
+        return {"unembedded": None, "total": None, "coverage": None, "generation": None}
+    return {
+        "unembedded": coverage.missing,
+        "total": coverage.total,
+        "coverage": f"{coverage.ratio * 100:.1f}%",
+        "generation": coverage.generation_id,
+    }
+
+
+def re_embed_json(outcome: BackfillOutcome, batch_size: int) -> dict[str, Any]:
+    """POST /api/repair/re-embed: Signet's RepairResult `{action, success, affected, message}`,
+    plus the backfill's own figures."""
+    if outcome.dry_run:
+        affected = min(outcome.missing_before, batch_size)
+        message = f"would re-embed {affected} of {outcome.missing_before} missing memories"
+    else:
+        affected = outcome.embedded
+        message = f"re-embedded {affected} memories"
+        if outcome.failed:
+            message += f"; {outcome.failed} failed"
+    return {
+        "action": "reEmbedMissingVectors",
+        "success": outcome.dry_run or outcome.error is None,
+        "affected": affected,
+        "message": message,
+        **backfill_json(outcome),
+    }
+
+
 def resync_json(report: ResyncReport) -> dict[str, Any]:
     """POST /api/repair/resync-vec."""
     return {
@@ -354,6 +517,54 @@ def service_status_json(status: ServiceStatus) -> dict[str, Any]:
         },
         "embedding": embedding_status_json(status.embedding),
         **status.process,
+    }
+
+
+HEALTHY_SCORE = 0.9
+DEGRADED_SCORE = 0.5
+
+
+def status_health_json(status: ServiceStatus, db_ok: bool) -> dict[str, Any]:
+    """Signet's composite `health: {score, status}` for /api/status, from what we know.
+
+    Weights: the database 0.5, vector search 0.2 (complete; 0.1 for the recent-window scan),
+    embedding coverage 0.2 (times the covered share), workers 0.1 (none crashed). Running
+    without an embedder is a choice, not a fault: it scores as complete. The status is
+    `healthy` from 0.9, `degraded` from 0.5, else `unhealthy`.
+    """
+    if not db_ok:
+        return {"score": 0.0, "status": "unhealthy"}
+    embedding = status.embedding
+    configured = embedding.provider != "none"
+    vector = {"complete": 0.2, "recent-window": 0.1}.get(embedding.vector_search, 0.0)
+    coverage = embedding.coverage.ratio if embedding.coverage is not None else 0.0
+    workers = status.process.get("workers") or {}
+    crashed = any(
+        isinstance(state, Mapping) and state.get("state") == "crashed" for state in workers.values()
+    )
+    score = 0.5 + (vector + 0.2 * coverage if configured else 0.4) + (0.0 if crashed else 0.1)
+    score = round(min(score, 1.0), 2)
+    label = (
+        "healthy"
+        if score >= HEALTHY_SCORE
+        else "degraded"
+        if score >= DEGRADED_SCORE
+        else "unhealthy"
+    )
+    return {"score": score, "status": label}
+
+
+def pipeline_flags_json(status: PipelineStatus) -> dict[str, Any]:
+    """/api/status `pipelineV2`: Signet's flags, as this daemon has them (no extraction,
+    graph or autonomous writer yet: those are off)."""
+    return {
+        "enabled": True,
+        "paused": status.mode == "paused",
+        "shadowMode": False,
+        "mutationsFrozen": False,
+        "graphEnabled": False,
+        "autonomousEnabled": False,
+        "extractionModel": None,
     }
 
 

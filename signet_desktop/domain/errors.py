@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
 
 class SignetError(Exception):
-    """Base of the errors a caller can act on. `code` is a stable machine-readable tag."""
+    """Base of the errors a caller can act on. `code` is a stable machine-readable tag.
+
+    `details` carries small facts a client can act on (snake_case names, plain JSON values),
+    e.g. the memory's `current_version` beside a version conflict; the edges render them.
+    """
 
     code = "error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, details: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
+        self.details: Mapping[str, Any] = MappingProxyType(dict(details or {}))
 
 
 class InvalidInput(SignetError):

@@ -117,3 +117,96 @@ class HistoryEvent:
     session_id: str | None
     request_id: str | None
     created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryChange:
+    """A lifecycle change: the memory as it is now, its version before, and what changed.
+
+    `changed` names the fields a modify changed (empty: nothing changed, the version stays).
+    """
+
+    memory: Memory
+    previous_version: int
+    changed: tuple[str, ...] = ()
+
+    @property
+    def new_version(self) -> int:
+        """The version after the change (equal to `previous_version` when nothing changed)."""
+        return self.memory.version
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySelector:
+    """Which live memories a batch forget targets; every given criterion must match.
+
+    `ids` None means "any id" (then at least one filter is needed); `order` ranks the result
+    (e.g. recall's ranking of a query) and `scores` carries that ranking's scores.
+    """
+
+    ids: tuple[str, ...] | None = None
+    type: str | None = None
+    tags: tuple[str, ...] = ()
+    who: str | None = None
+    source_type: str | None = None
+    since: str | None = None
+    until: str | None = None
+    limit: int = 20
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def has_filters(self) -> bool:
+        """Whether any column filter is set (beyond ids)."""
+        values = (self.type, self.who, self.source_type, self.since, self.until)
+        return bool(self.tags) or any(value is not None for value in values)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetCandidate:
+    """One live memory a batch forget would delete."""
+
+    id: str
+    score: float
+    pinned: bool
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetPreview:
+    """What a batch forget would delete, and the token an execute of it must present."""
+
+    candidates: tuple[ForgetCandidate, ...]
+    requires_confirm: bool
+    confirm_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemOutcome:
+    """What a batch did to one memory: a status (Signet's names) and the versions around it."""
+
+    id: str
+    status: str
+    current_version: int | None = None
+    new_version: int | None = None
+    changed: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetBatchOutcome:
+    """An executed batch forget: how many matched, were deleted, were skipped as pinned."""
+
+    candidates: int
+    deleted: int
+    pinned: int
+    results: tuple[ItemOutcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPatch:
+    """One entry of a batch modify: the memory, its patch, and its own reason/version."""
+
+    id: str
+    patch: MemoryPatch
+    reason: str | None = None
+    if_version: int | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,11 +23,19 @@ from signet_desktop.domain.memory import (
     DEFAULT_AGENT_ID,
     RECOVERY_WINDOW_DAYS,
     Actor,
+    BatchPatch,
+    ForgetBatchOutcome,
+    ForgetPreview,
     HistoryEvent,
+    ItemOutcome,
     Memory,
+    MemoryChange,
     MemoryPatch,
+    MemorySelector,
     NewMemory,
 )
+from signet_desktop.queue import jobs
+from signet_desktop.service import memory_batches as batches
 from signet_desktop.service.ports import MemoryVectors
 from signet_desktop.storage import history, memories
 from signet_desktop.storage.connect import Connection
@@ -160,14 +168,17 @@ class MemoryService:
             raise NotFound(f"memory {memory_id} not found")
         return memory
 
-    def list_page(self, agent_id: str, limit: int = 100, offset: int = 0) -> MemoryPage:
-        """Live memories newest first, with counts."""
+    def list_page(
+        self, agent_id: str, limit: int = 100, offset: int = 0, memory_type: str | None = None
+    ) -> MemoryPage:
+        """Live memories newest first (only `memory_type`, when given), with the scope's counts."""
         scope.check_agent_id(agent_id)
         if not 1 <= limit <= 1000 or offset < 0:
             raise InvalidInput("limit must be 1..1000 and offset >= 0", code="bad_paging")
+        memory_type = checks.check_text_field("type", memory_type)
         conn = self._db.reader()
         return MemoryPage(
-            memories.list_memories(conn, agent_id, limit, offset),
+            memories.list_memories(conn, agent_id, limit, offset, memory_type),
             memories.memory_stats(conn, agent_id),
         )
 
@@ -185,46 +196,53 @@ class MemoryService:
         reason: str,
         if_version: int | None,
         actor: Actor,
-    ) -> Memory:
-        """Change tags, importance or pinned (episodic content and type are immutable)."""
+    ) -> MemoryChange:
+        """Change tags, importance or pinned (episodic content and type are immutable).
+
+        Nothing changed (every value already as asked): no write, `changed` is empty.
+        """
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
         reason = _require_reason(reason)
         fields = _patch_fields(patch)
         with self._db.write() as conn:
-            memory = self._require_live(conn, agent_id, memory_id)
-            _check_version(memory, if_version)
-            if memory.memory_kind == "episodic" and ("content" in fields or "type" in fields):
-                raise Conflict(
-                    "episodic memories are evidence: content and type cannot be changed; "
-                    "forget it and remember the corrected text instead",
-                    code="episodic_content_immutable",
+            change = self._modify_in(conn, agent_id, memory_id, fields, reason, if_version, actor)
+        self._publish_updates((change,))
+        return change
+
+    def modify_batch(
+        self, agent_id: str, patches: Sequence[BatchPatch], *, reason: str | None, actor: Actor
+    ) -> tuple[ItemOutcome, ...]:
+        """Apply up to MAX_BATCH patches in one transaction (Signet's POST /api/memory/modify).
+
+        Every patch is validated before anything is written: one bad patch (no reason, an
+        empty or invalid patch, a repeated id) refuses the whole batch. A memory's state
+        (missing, another agent's, a version conflict, immutable content) only fails its own
+        item, which reports Signet's status; the others apply.
+        """
+        scope.check_agent_id(agent_id)
+        scope.check_actor(actor)
+        prepared = _prepare_patches(patches, reason)
+        outcomes: list[ItemOutcome] = []
+        changes: list[MemoryChange] = []
+        with self._db.write() as conn:
+            for item, fields, item_reason in prepared:
+                try:
+                    change = self._modify_in(
+                        conn, agent_id, item.id, fields, item_reason, item.if_version, actor
+                    )
+                except (NotFound, Conflict) as refused:
+                    outcomes.append(_refused_item(item.id, refused))
+                    continue
+                status = "updated" if change.changed else "no_changes"
+                outcomes.append(
+                    ItemOutcome(
+                        item.id, status, change.previous_version, change.new_version, change.changed
+                    )
                 )
-            changed = {k: v for k, v in fields.items() if getattr(memory, k) != v}
-            if not changed:
-                return memory
-            memories.update_memory_fields(conn, memory, changed, actor=actor.changed_by)
-            history.record_event(
-                conn,
-                memory_id=memory_id,
-                agent_id=agent_id,
-                event="modified",
-                actor=actor,
-                reason=reason,
-                old_content=memory.content,
-                new_content=changed.get("content", memory.content),
-                metadata={"changed": sorted(changed), "before": _before(memory, changed)},
-            )
-            updated = self._require(conn, agent_id, memory_id)
-        self._events.publish(
-            MemoryUpdated(
-                agent_id=agent_id,
-                memory_id=memory_id,
-                version=updated.version,
-                changed=tuple(sorted(changed)),
-            )
-        )
-        return updated
+                changes.append(change)
+        self._publish_updates(changes)
+        return tuple(outcomes)
 
     def forget(
         self,
@@ -235,57 +253,99 @@ class MemoryService:
         force: bool = False,
         if_version: int | None = None,
         actor: Actor,
-    ) -> Memory:
+    ) -> MemoryChange:
         """Soft-delete a memory; it stays recoverable for the recovery window."""
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
         reason = _require_reason(reason)
         with self._db.write() as conn:
-            memory = self._require_live(conn, agent_id, memory_id)
+            memory = self._require(conn, agent_id, memory_id)
+            if memory.is_deleted:
+                raise Conflict(
+                    "memory is already deleted", code="already_deleted", details=_state(memory)
+                )
             _check_version(memory, if_version)
             if memory.pinned and not force:
                 raise Conflict(
-                    "memory is pinned; pass force to forget it", code="pinned_requires_force"
+                    "memory is pinned; pass force to forget it",
+                    code="pinned_requires_force",
+                    details=_state(memory),
                 )
-            memories.set_deleted(conn, memory, deleted=True, reason=reason, actor=actor.changed_by)
-            history.record_event(
-                conn,
-                memory_id=memory_id,
-                agent_id=agent_id,
-                event="deleted",
-                actor=actor,
-                reason=reason,
-                old_content=memory.content,
-                metadata={"force": force},
-            )
-            deleted = self._require(conn, agent_id, memory_id)
-        self._events.publish(
-            MemoryDeleted(agent_id=agent_id, memory_id=memory_id, version=deleted.version)
-        )
-        return deleted
+            change = self._forget_in(conn, memory, reason=reason, force=force, actor=actor)
+        self._publish_deletes((change,))
+        return change
+
+    def preview_forget(self, agent_id: str, selector: MemorySelector) -> ForgetPreview:
+        """What a batch forget with this selector would delete (nothing is written)."""
+        scope.check_agent_id(agent_id)
+        return batches.preview(self._db.reader(), agent_id, batches.check_selector(selector))
+
+    def forget_batch(
+        self,
+        agent_id: str,
+        selector: MemorySelector,
+        *,
+        reason: str,
+        force: bool = False,
+        confirm_token: str | None = None,
+        actor: Actor,
+    ) -> ForgetBatchOutcome:
+        """Soft-delete every live memory the selector matches (at most MAX_BATCH), at once.
+
+        Above CONFIRM_ABOVE candidates the caller must present the preview's confirm token;
+        a token from another selection (the candidates or their versions changed) is refused.
+        Pinned memories are skipped unless `force`. Refusals write nothing.
+        """
+        scope.check_agent_id(agent_id)
+        scope.check_actor(actor)
+        reason = _require_reason(reason)
+        selector = batches.check_selector(selector)
+        changes: list[MemoryChange] = []
+        results: list[ItemOutcome] = []
+        with self._db.write() as conn:
+            preview = batches.preview(conn, agent_id, selector)
+            batches.check_confirm(preview, confirm_token)
+            live = memories.get_memories(conn, agent_id, [c.id for c in preview.candidates])
+            for candidate in preview.candidates:
+                memory = live[candidate.id]
+                if memory.pinned and not force:
+                    results.append(ItemOutcome(memory.id, "pinned_requires_force", memory.version))
+                    continue
+                change = self._forget_in(conn, memory, reason=reason, force=force, actor=actor)
+                changes.append(change)
+                results.append(
+                    ItemOutcome(memory.id, "deleted", change.previous_version, change.new_version)
+                )
+            results.extend(batches.unmatched_ids(conn, agent_id, selector, preview))
+        self._publish_deletes(changes)
+        pinned = sum(1 for item in results if item.status == "pinned_requires_force")
+        return ForgetBatchOutcome(len(preview.candidates), len(changes), pinned, tuple(results))
 
     def recover(
         self, agent_id: str, memory_id: str, *, reason: str, if_version: int | None, actor: Actor
-    ) -> Memory:
-        """Undo a soft delete within the recovery window."""
+    ) -> MemoryChange:
+        """Undo a soft delete within the recovery window (a reason is required, as in Signet)."""
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
+        reason = _require_reason(reason)
         with self._db.write() as conn:
             memory = memories.get_memory(conn, agent_id, memory_id)
             if memory is None:
                 raise NotFound(f"memory {memory_id} not found", code="not_found")
             if not memory.is_deleted:
-                raise Conflict("memory is not deleted", code="not_deleted")
+                raise Conflict("memory is not deleted", code="not_deleted", details=_state(memory))
             _check_version(memory, if_version)
             if _recovery_expired(memory.deleted_at):
                 raise Conflict(
                     f"memory was deleted more than {RECOVERY_WINDOW_DAYS} days ago",
                     code="retention_expired",
+                    details=_state(memory),
                 )
             if memories.find_duplicate(conn, _as_new(memory)):
                 raise Conflict(
                     "a live memory with the same content exists; recover would duplicate it",
                     code="duplicate_live_memory",
+                    details=_state(memory),
                 )
             memories.set_deleted(conn, memory, deleted=False, reason=None, actor=actor.changed_by)
             history.record_event(
@@ -294,14 +354,22 @@ class MemoryService:
                 agent_id=agent_id,
                 event="recovered",
                 actor=actor,
-                reason=reason or None,
+                reason=reason,
                 new_content=memory.content,
             )
             recovered = self._require(conn, agent_id, memory_id)
         self._events.publish(
             MemoryRecovered(agent_id=agent_id, memory_id=memory_id, version=recovered.version)
         )
-        return recovered
+        return MemoryChange(recovered, memory.version)
+
+    def job(self, agent_id: str, job_id: str) -> jobs.Job:
+        """One queue job of this agent (Signet's GET /api/memory/jobs/{id}); else NotFound."""
+        scope.check_agent_id(agent_id)
+        job = jobs.get_job(self._db.reader(), job_id)
+        if job is None or job.agent_id != agent_id:
+            raise NotFound(f"job {job_id} not found")
+        return job
 
     def history(self, agent_id: str, memory_id: str, limit: int = 200) -> list[HistoryEvent]:
         """Every lifecycle event of a memory in this scope (deleted ones included)."""
@@ -312,6 +380,82 @@ class MemoryService:
         if memories.get_memory(conn, agent_id, memory_id) is None:
             raise NotFound(f"memory {memory_id} not found")
         return history.list_events(conn, agent_id, memory_id, limit)
+
+    def _modify_in(
+        self,
+        conn: Connection,
+        agent_id: str,
+        memory_id: str,
+        fields: Mapping[str, Any],
+        reason: str,
+        if_version: int | None,
+        actor: Actor,
+    ) -> MemoryChange:
+        memory = self._require_live(conn, agent_id, memory_id)
+        _check_version(memory, if_version)
+        if memory.memory_kind == "episodic" and ("content" in fields or "type" in fields):
+            raise Conflict(
+                "episodic memories are evidence: content and type cannot be changed; "
+                "forget it and remember the corrected text instead",
+                code="episodic_content_immutable",
+                details=_state(memory),
+            )
+        changed = {k: v for k, v in fields.items() if getattr(memory, k) != v}
+        if not changed:
+            return MemoryChange(memory, memory.version)
+        memories.update_memory_fields(conn, memory, changed, actor=actor.changed_by)
+        history.record_event(
+            conn,
+            memory_id=memory_id,
+            agent_id=agent_id,
+            event="modified",
+            actor=actor,
+            reason=reason,
+            old_content=memory.content,
+            new_content=changed.get("content", memory.content),
+            metadata={"changed": sorted(changed), "before": _before(memory, changed)},
+        )
+        updated = self._require(conn, agent_id, memory_id)
+        return MemoryChange(updated, memory.version, tuple(sorted(changed)))
+
+    def _forget_in(
+        self, conn: Connection, memory: Memory, *, reason: str, force: bool, actor: Actor
+    ) -> MemoryChange:
+        memories.set_deleted(conn, memory, deleted=True, reason=reason, actor=actor.changed_by)
+        history.record_event(
+            conn,
+            memory_id=memory.id,
+            agent_id=memory.agent_id,
+            event="deleted",
+            actor=actor,
+            reason=reason,
+            old_content=memory.content,
+            metadata={"force": force},
+        )
+        deleted = self._require(conn, memory.agent_id, memory.id)
+        return MemoryChange(deleted, memory.version)
+
+    def _publish_updates(self, changes: Iterable[MemoryChange]) -> None:
+        for change in changes:
+            if change.changed:
+                self._events.publish(
+                    MemoryUpdated(
+                        agent_id=change.memory.agent_id,
+                        memory_id=change.memory.id,
+                        version=change.new_version,
+                        changed=change.changed,
+                    )
+                )
+
+    def _publish_deletes(self, changes: Iterable[MemoryChange]) -> None:
+        for change in changes:
+            self._events.publish(
+                MemoryDeleted(
+                    agent_id=change.memory.agent_id,
+                    memory_id=change.memory.id,
+                    version=change.new_version,
+                )
+            )
 
     def _require(self, conn: Connection, agent_id: str, memory_id: str) -> Memory:
         memory = memories.get_memory(conn, agent_id, memory_id)
@@ -340,7 +484,45 @@ def _check_version(memory: Memory, if_version: int | None) -> None:
             f"version conflict: memory is at version {memory.version}, request expected "
             f"{if_version}",
             code="version_conflict",
+            details=_state(memory),
         )
+
+
+def _state(memory: Memory) -> dict[str, Any]:
+    """The facts Signet sends beside a refused lifecycle change."""
+    return {"id": memory.id, "current_version": memory.version}
+
+
+def _refused_item(memory_id: str, refused: NotFound | Conflict) -> ItemOutcome:
+    current = refused.details.get("current_version")
+    return ItemOutcome(memory_id, refused.code, current, error=refused.message)
+
+
+def _prepare_patches(
+    patches: Sequence[BatchPatch], reason: str | None
+) -> list[tuple[BatchPatch, dict[str, Any], str]]:
+    """Validate every patch of a batch (nothing is written unless all pass)."""
+    if not 1 <= len(patches) <= batches.MAX_BATCH:
+        raise InvalidInput(
+            f"a batch holds 1..{batches.MAX_BATCH} patches, got {len(patches)}", code="bad_batch"
+        )
+    prepared: list[tuple[BatchPatch, dict[str, Any], str]] = []
+    seen: set[str] = set()
+    for index, item in enumerate(patches):
+        try:
+            if item.id in seen:
+                raise InvalidInput("the same id appears twice in the batch", code="duplicate_id")
+            seen.add(item.id)
+            fields = _patch_fields(item.patch)
+            item_reason = _require_reason(item.reason if item.reason is not None else reason)
+        except InvalidInput as refused:
+            raise InvalidInput(
+                f"patches[{index}]: {refused.message}",
+                code=refused.code,
+                details={"index": index, "id": item.id},
+            ) from None
+        prepared.append((item, fields, item_reason))
+    return prepared
 
 
 def _patch_fields(patch: MemoryPatch) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.domain.content import content_hash, normalize_content
-from signet_desktop.domain.memory import Memory, NewMemory, utc_now
+from signet_desktop.domain.memory import Memory, MemorySelector, NewMemory, utc_now
 from signet_desktop.storage.connect import Connection
 
 MEMORY_COLUMNS = (
@@ -53,8 +53,25 @@ GET_MEMORY = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = :agent_id 
 
 LIST_MEMORIES = f"""
 SELECT {MEMORY_COLUMNS} FROM memories
-WHERE agent_id = :agent_id AND is_deleted = 0
+WHERE agent_id = :agent_id AND is_deleted = 0 AND (:type IS NULL OR type = :type)
 ORDER BY created_at DESC, seq DESC LIMIT :limit OFFSET :offset
+"""
+
+# A batch forget's selection: live rows of the agent matching every given criterion. Each
+# fragment is fixed; a NULL parameter switches it off. Tags must all be present.
+SELECT_LIVE = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND is_deleted = 0
+  AND (:ids IS NULL OR id IN (SELECT value FROM json_each(:ids)))
+  AND (:type IS NULL OR type = :type)
+  AND (:who IS NULL OR who = :who)
+  AND (:source_type IS NULL OR source_type = :source_type)
+  AND (:since IS NULL OR created_at >= :since)
+  AND (:until IS NULL OR created_at <= :until)
+  AND (SELECT COUNT(*) FROM json_each(:tags) AS wanted
+       WHERE EXISTS (SELECT 1 FROM json_each(memories.tags) AS have
+                     WHERE have.value = wanted.value)) = json_array_length(:tags)
+ORDER BY created_at DESC, seq DESC LIMIT :limit
 """
 
 # Unary + on the scope columns keeps the planner on the id index; without it SQLite walks
@@ -200,12 +217,34 @@ def get_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[st
     return {row["id"]: row_to_memory(row) for row in rows}
 
 
-def list_memories(conn: Connection, agent_id: str, limit: int, offset: int) -> list[Memory]:
-    """Live memories, newest first."""
+def list_memories(
+    conn: Connection, agent_id: str, limit: int, offset: int, memory_type: str | None = None
+) -> list[Memory]:
+    """Live memories, newest first, optionally of one type."""
     rows = conn.execute(
-        LIST_MEMORIES, {"agent_id": agent_id, "limit": limit, "offset": offset}
+        LIST_MEMORIES,
+        {"agent_id": agent_id, "limit": limit, "offset": offset, "type": memory_type},
     ).fetchall()
     return [row_to_memory(r) for r in rows]
+
+
+def select_live(conn: Connection, agent_id: str, selector: MemorySelector) -> list[Memory]:
+    """The agent's live memories matching every criterion of `selector`, newest first.
+
+    `selector.ids` are matched within the agent only, so another agent's ids select nothing.
+    """
+    params = {
+        "agent_id": agent_id,
+        "ids": None if selector.ids is None else json.dumps(list(selector.ids)),
+        "type": selector.type,
+        "who": selector.who,
+        "source_type": selector.source_type,
+        "since": selector.since,
+        "until": selector.until,
+        "tags": json.dumps(list(selector.tags)),
+        "limit": selector.limit,
+    }
+    return [row_to_memory(r) for r in conn.execute(SELECT_LIVE, params).fetchall()]
 
 
 def count_live(conn: Connection, agent_id: str) -> int:

@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from signet_desktop.api.views import error_details_json
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, SignetError, Unavailable
 
 logger = logging.getLogger("signet_desktop.api.http")
@@ -126,7 +127,8 @@ def describe_validation(errors: Sequence[Any]) -> tuple[str, list[dict[str, str]
 
 async def _signet_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, SignetError)
-    return error_response(status_for(exc), exc.message, exc.code)
+    extra = error_details_json(exc.code, exc.details)
+    return error_response(status_for(exc), exc.message, exc.code, **extra)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:

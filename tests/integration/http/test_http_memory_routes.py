@@ -326,8 +326,10 @@ async def test_recover_unknown_id_is_404(client: httpx.AsyncClient, service: Sig
 
 async def test_recover_of_a_live_memory_is_409(client: httpx.AsyncClient) -> None:
     created = await remember(client, "Still alive.")
-    response = await client.post(f"/api/memory/{created['id']}/recover")
+    response = await client.post(f"/api/memory/{created['id']}/recover", json={"reason": "r"})
     assert response.status_code == 409 and response.json()["code"] == "not_deleted"
+    assert response.json()["status"] == "not_deleted"
+    assert response.json()["currentVersion"] == 1
 
 
 async def test_missing_reason_is_400(client: httpx.AsyncClient, service: SignetService) -> None:

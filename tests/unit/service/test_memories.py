@@ -95,7 +95,7 @@ def test_bad_remember_input_writes_nothing(
 
 def test_modify_with_version_check_and_history(service: MemoryService) -> None:
     memory = service.remember(RememberRequest(content="tune gc"), ACTOR).memory
-    changed = service.modify(
+    change = service.modify(
         "default",
         memory.id,
         MemoryPatch(tags=("jvm",), importance=0.9),
@@ -103,6 +103,8 @@ def test_modify_with_version_check_and_history(service: MemoryService) -> None:
         if_version=1,
         actor=ACTOR,
     )
+    assert change.previous_version == 1 and change.changed == ("importance", "tags")
+    changed = change.memory
     assert changed.version == 2 and changed.tags == ("jvm",) and changed.importance == 0.9
     with pytest.raises(Conflict) as raised:
         service.modify(
@@ -138,12 +140,14 @@ def test_modify_requires_reason_and_a_change(service: MemoryService) -> None:
 
 def test_forget_and_recover_round_trip(service: MemoryService, db: Database) -> None:
     memory = service.remember(RememberRequest(content="temporary note"), ACTOR).memory
-    deleted = service.forget("default", memory.id, reason="obsolete", actor=ACTOR)
+    deleted = service.forget("default", memory.id, reason="obsolete", actor=ACTOR).memory
     assert deleted.is_deleted and deleted.version == 2
     with pytest.raises(NotFound):
         service.get("default", memory.id)
     assert service.list_page("default").stats.total == 0
-    recovered = service.recover("default", memory.id, reason="oops", if_version=2, actor=ACTOR)
+    recovered = service.recover(
+        "default", memory.id, reason="oops", if_version=2, actor=ACTOR
+    ).memory
     assert not recovered.is_deleted and recovered.version == 3
     events = [e.event for e in service.history("default", memory.id)]
     assert events == ["created", "deleted", "recovered"]
@@ -154,15 +158,17 @@ def test_forget_pinned_requires_force(service: MemoryService) -> None:
     with pytest.raises(Conflict) as raised:
         service.forget("default", memory.id, reason="r", actor=ACTOR)
     assert raised.value.code == "pinned_requires_force"
-    assert service.forget("default", memory.id, reason="r", force=True, actor=ACTOR).is_deleted
+    assert service.forget(
+        "default", memory.id, reason="r", force=True, actor=ACTOR
+    ).memory.is_deleted
 
 
 def test_recover_statuses(service: MemoryService, db: Database) -> None:
     with pytest.raises(NotFound):
-        service.recover("default", "no-such-id", reason="", if_version=None, actor=ACTOR)
+        service.recover("default", "no-such-id", reason="r", if_version=None, actor=ACTOR)
     live = service.remember(RememberRequest(content="live"), ACTOR).memory
     with pytest.raises(Conflict) as raised:
-        service.recover("default", live.id, reason="", if_version=None, actor=ACTOR)
+        service.recover("default", live.id, reason="r", if_version=None, actor=ACTOR)
     assert raised.value.code == "not_deleted"
     service.forget("default", live.id, reason="r", actor=ACTOR)
     with db.write() as conn:
@@ -171,7 +177,7 @@ def test_recover_statuses(service: MemoryService, db: Database) -> None:
             {"id": live.id},
         )
     with pytest.raises(Conflict) as raised:
-        service.recover("default", live.id, reason="", if_version=None, actor=ACTOR)
+        service.recover("default", live.id, reason="r", if_version=None, actor=ACTOR)
     assert raised.value.code == "retention_expired"
 
 
@@ -180,7 +186,7 @@ def test_recover_refuses_to_duplicate_a_live_memory(service: MemoryService) -> N
     service.forget("default", old.id, reason="r", actor=ACTOR)
     service.remember(RememberRequest(content="same"), ACTOR)
     with pytest.raises(Conflict) as raised:
-        service.recover("default", old.id, reason="", if_version=None, actor=ACTOR)
+        service.recover("default", old.id, reason="r", if_version=None, actor=ACTOR)
     assert raised.value.code == "duplicate_live_memory"
 
 

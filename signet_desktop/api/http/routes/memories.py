@@ -17,9 +17,13 @@ router = APIRouter(tags=["memory"])
 
 @router.get("/api/memories", operation_id="list_memories")
 async def list_memories(params: Annotated[ListParams, Query()], request: Request) -> Response:
-    """Newest first; `stats` counts the whole scope, not the page."""
+    """Newest first (`?type=` keeps one memory type); `stats` counts the whole scope."""
     agent_id = resolve_agent(request, params.agent_id)
     page = await off_loop(
-        get_service(request).memories.list_page, agent_id, params.limit, params.offset
+        get_service(request).memories.list_page,
+        agent_id,
+        params.limit,
+        params.offset,
+        params.type,
     )
     return await json_off_loop(lambda: page_json(page))  # megabytes at limit=1000

@@ -1,4 +1,8 @@
-"""/api/memory/*: remember, recall, search, get, modify, forget, history and recover."""
+"""/api/memory/*: remember, recall, search, get, modify, forget, history and recover.
+
+Signet's fixed paths (`/api/memory/forget`, `/api/memory/modify`, `/api/memory/jobs/{id}`)
+are declared before `/api/memory/{memory_id}`, which would otherwise take them.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from signet_desktop.api.http.batch_schemas import BatchForgetBody, BatchModifyBody
+from signet_desktop.api.http.json_route import JsonBodyRoute
 from signet_desktop.api.http.rendering import json_off_loop
 from signet_desktop.api.http.schemas import (
     AgentParams,
@@ -29,13 +35,22 @@ from signet_desktop.api.http.scope import (
 )
 from signet_desktop.api.views import (
     change_json,
+    forget_batch_json,
+    forget_preview_json,
     history_json,
+    job_json,
     memory_json,
+    modify_batch_json,
+    modify_json,
     recall_json,
+    recover_json,
     remember_json,
 )
+from signet_desktop.domain.memory import MemorySelector
+from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
+from signet_desktop.service.facade import SignetService
 
-router = APIRouter(tags=["memory"])
+router = APIRouter(tags=["memory"], route_class=JsonBodyRoute)
 
 MemoryId = Annotated[str, Path(min_length=1, max_length=256)]
 REMEMBER_PATHS = (
@@ -79,6 +94,80 @@ async def search(params: Annotated[SearchParams, Query()], request: Request) -> 
     return await json_off_loop(lambda: recall_json(result))
 
 
+@router.post("/api/memory/forget", operation_id="forget_batch")
+async def forget_batch(
+    body: BatchForgetBody, params: Annotated[AgentParams, Query()], request: Request
+) -> JSONResponse:
+    """Signet's batch forget: `mode: preview` lists the candidates and a confirm token;
+    `execute` soft-deletes them (a reason is required; above 25 the token is too)."""
+    service = get_service(request)
+    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    selector = await off_loop(_forget_selector, service, agent_id, body)
+    if body.mode == "preview":
+        preview = await off_loop(service.memories.preview_forget, agent_id, selector)
+        return JSONResponse(forget_preview_json(preview))
+    outcome = await off_loop(
+        service.memories.forget_batch,
+        agent_id,
+        selector,
+        reason=header_reason(request, body.reason) or "",
+        force=body.force,
+        confirm_token=body.confirm_token,
+        actor=resolve_actor(request, body.changed_by),
+    )
+    return JSONResponse(forget_batch_json(outcome))
+
+
+def _forget_selector(
+    service: SignetService, agent_id: str, body: BatchForgetBody
+) -> MemorySelector:
+    """The body's selector; a `query` is ranked by recall first (with the same filters)."""
+    if body.query is None:
+        return body.to_selector()
+    selector = body.to_selector()
+    query = RecallQuery(
+        query=body.query,
+        agent_id=agent_id,
+        limit=min(body.limit, MAX_RECALL_LIMIT),
+        filters=RecallFilters(
+            type=selector.type,
+            tags=selector.tags,
+            who=selector.who,
+            since=selector.since,
+            until=selector.until,
+        ),
+    )
+    hits = service.recall.search(query).hits
+    ranked = tuple(hit.memory.id for hit in hits)
+    return body.to_selector(ranked, {hit.memory.id: hit.score for hit in hits})
+
+
+@router.post("/api/memory/modify", operation_id="modify_batch")
+async def modify_batch(
+    body: BatchModifyBody, params: Annotated[AgentParams, Query()], request: Request
+) -> JSONResponse:
+    """Signet's batch modify: up to 200 patches, each validated before anything is written."""
+    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    items = await off_loop(
+        get_service(request).memories.modify_batch,
+        agent_id,
+        [patch.to_patch() for patch in body.patches],
+        reason=header_reason(request, body.reason),
+        actor=resolve_actor(request, body.changed_by),
+    )
+    return JSONResponse(modify_batch_json(items))
+
+
+@router.get("/api/memory/jobs/{job_id}", operation_id="memory_job")
+async def memory_job(
+    job_id: MemoryId, params: Annotated[AgentParams, Query()], request: Request
+) -> JSONResponse:
+    """One queue job of the agent (another agent's: 404)."""
+    agent_id = resolve_agent(request, params.agent_id)
+    job = await off_loop(get_service(request).memories.job, agent_id, job_id)
+    return JSONResponse(job_json(job))
+
+
 @router.get("/api/memory/{memory_id}", operation_id="get_memory")
 async def get_memory(
     memory_id: MemoryId, params: Annotated[AgentParams, Query()], request: Request
@@ -98,7 +187,7 @@ async def modify_memory(
 ) -> JSONResponse:
     """Change tags, importance or pinned; needs a reason; `if_version` guards races."""
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
-    memory = await off_loop(
+    change = await off_loop(
         get_service(request).memories.modify,
         agent_id,
         memory_id,
@@ -107,7 +196,7 @@ async def modify_memory(
         if_version=body.if_version,
         actor=resolve_actor(request, body.changed_by),
     )
-    return JSONResponse(change_json("updated", memory))
+    return JSONResponse(modify_json(change))
 
 
 @router.delete("/api/memory/{memory_id}", operation_id="forget_memory")
@@ -122,7 +211,7 @@ async def forget_memory(
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     reason = first_set(body.reason, params.reason)
     force = first_set(body.force, params.force)
-    memory = await off_loop(
+    change = await off_loop(
         get_service(request).memories.forget,
         agent_id,
         memory_id,
@@ -131,7 +220,7 @@ async def forget_memory(
         if_version=first_set(body.if_version, params.if_version),
         actor=resolve_actor(request, body.changed_by),
     )
-    return JSONResponse(change_json("deleted", memory))
+    return JSONResponse(change_json("deleted", change))
 
 
 @router.get("/api/memory/{memory_id}/history", operation_id="memory_history")
@@ -156,7 +245,7 @@ async def recover_memory(
     """Undo a soft delete within the recovery window."""
     body = body or RecoverBody()
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
-    memory = await off_loop(
+    change = await off_loop(
         get_service(request).memories.recover,
         agent_id,
         memory_id,
@@ -164,4 +253,4 @@ async def recover_memory(
         if_version=body.if_version,
         actor=resolve_actor(request, body.changed_by),
     )
-    return JSONResponse(change_json("recovered", memory))
+    return JSONResponse(recover_json(change))
