@@ -1,9 +1,10 @@
 """Pydantic request models at the HTTP edge, with Signet's field names.
 
-Bodies are strict: unknown fields are refused by name, numbers are not read from strings, and
-booleans are not read from 0/1. Query-string models are lax about types (every query value is
-a string) but equally strict about unknown parameters. Models turn themselves into the core's
-frozen request dataclasses; the core still validates content, types and sizes.
+Bodies are strict about the fields they know: numbers are not read from strings and booleans
+not from 0/1. Unknown fields are ignored, as Signet ignores them, and logged once per name
+(`unknown_fields.py`). Query-string models are lax about types (every query value is a string).
+Models turn themselves into the core's frozen request dataclasses; the core still validates
+content, types and sizes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from signet_desktop.api.http.unknown_fields import note_unknown
 from signet_desktop.domain.memory import MemoryPatch
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
 from signet_desktop.domain.scope import AGENT_ID_PATTERN
@@ -101,21 +103,35 @@ def split_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 class Body(BaseModel):
-    """Base of JSON bodies: strict types, unknown fields refused, no NaN/Infinity."""
+    """Base of JSON bodies: strict types, unknown fields ignored (and logged), no NaN/Infinity."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+    model_config = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False, frozen=True)
 
     @model_validator(mode="before")
     @classmethod
     def _check_text(cls, data: Any) -> Any:
         check_json_text(data)
+        note_unknown(cls, data)
         return data
 
 
-class Params(BaseModel):
-    """Base of query-string models: values arrive as strings, unknown parameters refused."""
+class StrictBody(Body):
+    """A body of our own repair routes, which no Signet client sends: unknown fields refused,
+    so a typo such as `dryrun` is a 422 rather than a silent real run."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class Params(BaseModel):
+    """Base of query-string models: values arrive as strings, unknown parameters ignored."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_unknown(cls, data: Any) -> Any:
+        note_unknown(cls, data)
+        return data
 
 
 def _agent_field() -> Any:
@@ -342,6 +358,7 @@ class ListParams(AgentParams):
 
     limit: int = Field(100, ge=1, le=MAX_LIST_LIMIT)
     offset: int = Field(0, ge=0, le=2**53)
+    type: str | None = Field(default=None, max_length=200, description="only this memory type")
 
 
 class HistoryParams(AgentParams):

@@ -81,15 +81,11 @@ CASES: list[tuple[str, tuple[str, str, dict[str, Any]], int, str]] = [
      "invalid_request"),
     ("metadata nested too deep", post(REMEMBER, json={"content": "ok", "metadata":
      nested(40)}), 422, "invalid_request"),
-    ("unknown field", post(REMEMBER, json={"content": "ok", "contnet": "typo"}), 422,
-     "invalid_request"),
     ("invalid JSON", post(REMEMBER, **raw(b'{"content": "ok"')), 400, "invalid_json"),
     ("JSON array body", post(REMEMBER, json=[{"content": "ok"}]), 422, "invalid_request"),
     ("empty body", post(REMEMBER, **raw(b"")), 422, "invalid_request"),
     ("JSON nested 100k deep", post(REMEMBER, **raw(b"[" * 100_000 + b"]" * 100_000)), 400,
      "invalid_json"),
-    ("text/plain body", post(REMEMBER, **raw(b'{"content": "ok"}', "text/plain")), 422,
-     "invalid_request"),
     ("bad agentId", post(REMEMBER, json={"content": "ok", "agentId": "../etc"}), 400,
      "agent_id_invalid"),
     ("empty agentId", post(REMEMBER, json={"content": "ok", "agentId": ""}), 400,
@@ -98,8 +94,6 @@ CASES: list[tuple[str, tuple[str, str, dict[str, Any]], int, str]] = [
      "headers": {"x-signet-agent-id": "a b"}}), 400, "agent_id_invalid"),
     ("bad actor type", ("POST", REMEMBER, {"json": {"content": "ok"},
      "headers": {"x-signet-actor-type": "Robot!"}}), 400, "actor_invalid"),
-    ("unknown query parameter", post(REMEMBER + "?debug=1", json={"content": "ok"}), 422,
-     "invalid_request"),
     ("recall negative limit", post(RECALL, json={"query": "x", "limit": -1}), 422,
      "invalid_request"),
     ("recall zero limit", post(RECALL, json={"query": "x", "limit": 0}), 422, "invalid_request"),
@@ -109,8 +103,6 @@ CASES: list[tuple[str, tuple[str, str, dict[str, Any]], int, str]] = [
      "invalid_request"),
     ("recall empty query", post(RECALL, json={"query": "   "}), 400, "query_empty"),
     ("recall null byte", post(RECALL, json={"query": "a\u0000"}), 400, "query_invalid"),
-    ("recall unknown field", post(RECALL, json={"query": "x", "top_k": 5}), 422,
-     "invalid_request"),
     ("recall bad since", post(RECALL, json={"query": "x", "since": "last week"}), 422,
      "invalid_request"),
     ("recall min_score > 1", post(RECALL, json={"query": "x", "minScore": 2}), 422,
@@ -131,8 +123,6 @@ CASES: list[tuple[str, tuple[str, str, dict[str, Any]], int, str]] = [
      "invalid_request"),
     ("patch wrong types", ("PATCH", f"/api/memory/{ID}", {"json": {"tags": "x", "pinned": "no",
      "reason": "r"}}), 422, "invalid_request"),
-    ("patch unknown field", ("PATCH", f"/api/memory/{ID}", {"json": {"reason": "r",
-     "agent": "x"}}), 422, "invalid_request"),
     ("patch nothing to change", ("PATCH", f"/api/memory/{ID}", {"json": {"reason": "r"}}), 400,
      "empty_patch"),
     ("patch if_version as string", ("PATCH", f"/api/memory/{ID}", {"json": {"reason": "r",
@@ -206,11 +196,12 @@ async def test_bad_input_is_refused_and_writes_nothing(
 
 
 async def test_validation_errors_name_the_field(client: httpx.AsyncClient) -> None:
+    # Unknown fields are ignored as Signet ignores them (test_http_signet_compat.py).
     response = await client.post(REMEMBER, json={"content": "ok", "contnet": "x", "pinned": 1})
     body = response.json()
     assert response.status_code == 422
-    assert "contnet: unknown field" in body["error"]
-    assert {f["path"] for f in body["fields"]} == {"contnet", "pinned"}
+    assert "pinned" in body["error"] and "contnet" not in body["error"]
+    assert {f["path"] for f in body["fields"]} == {"pinned"}
     assert "x" * 10 not in response.text  # the input is never echoed
 
 
