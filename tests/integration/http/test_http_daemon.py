@@ -52,7 +52,7 @@ def test_daemon_serves_the_api_over_a_socket(tmp_path: Path) -> None:
     finally:
         runtime.close()
     assert seen["exit"] == 0
-    assert seen["health"]["status"] == "ok" and seen["health"]["port"] == runtime.port
+    assert seen["health"]["status"] == "healthy" and seen["health"]["port"] == runtime.port
     assert seen["health"]["agentsDir"] == str(tmp_path)
     assert seen["remember"] == 200
     assert seen["recall"] == ["Served over a real socket."]

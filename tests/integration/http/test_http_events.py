@@ -118,6 +118,6 @@ def test_a_client_that_never_reads_costs_a_bounded_buffer_and_health_keeps_answe
         subscription = next(iter(bus._subscriptions))
         assert subscription.pending() <= STREAM_BUFFER
         health = httpx.get(f"{daemon.url}/health", timeout=5)
-        assert health.status_code == 200 and health.json()["status"] == "ok"
+        assert health.status_code == 200 and health.json()["status"] == "healthy"
     finally:
         stuck.close()

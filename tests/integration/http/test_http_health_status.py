@@ -19,7 +19,7 @@ pytestmark = pytest.mark.anyio
 
 async def test_health_document(client: httpx.AsyncClient, tmp_path: object) -> None:
     body = (await client.get("/health")).json()
-    assert body["status"] == "ok" and body["db"] is True and body["shuttingDown"] is False
+    assert body["status"] == "healthy" and body["db"] is True and body["shuttingDown"] is False
     assert body["port"] == 3850 and body["agentsDir"] == str(tmp_path)
     assert isinstance(body["pid"], int) and body["uptime"] >= 0 and body["version"]
 
@@ -48,7 +48,7 @@ async def test_status_merges_service_facts_and_the_status_board(
 ) -> None:
     service.status_board.set("config", {"path": None, "embedding": "native"})
     body = (await client.get("/api/status")).json()
-    assert body["status"] == "ok" and body["port"] == 3850
+    assert body["status"] == "running" and body["port"] == 3850
     assert body["database"]["migrations"] >= 1 and "available" in body["vector"]
     assert body["config"] == {"path": None, "embedding": "native"}
     assert body["auth"] == {"tokenRequired": False, "trustLoopbackClients": False}

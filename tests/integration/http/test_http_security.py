@@ -199,7 +199,7 @@ async def test_right_token_is_accepted(token_client: httpx.AsyncClient) -> None:
 
 async def test_health_needs_no_token_but_hides_details(token_client: httpx.AsyncClient) -> None:
     anonymous = await token_client.get("/health")
-    assert anonymous.status_code == 200 and anonymous.json()["status"] == "ok"
+    assert anonymous.status_code == 200 and anonymous.json()["status"] == "healthy"
     assert "agentsDir" not in anonymous.json() and "pid" not in anonymous.json()
     for path in ("/health/live", "/health/ready"):
         assert (await token_client.get(path)).status_code == 200
@@ -349,7 +349,7 @@ async def test_wildcard_hybrid_still_serves_remote_token_holders(service: Signet
     async with make_client(app, client=("192.168.1.20", 4000), base_url=lan) as remote:
         assert (await remote.get("/api/memories", headers=headers)).status_code == 200
         assert (await remote.get("/api/memories")).status_code == 401
-        assert (await remote.get("/health")).json()["status"] == "ok"  # the public answer
+        assert (await remote.get("/health")).json()["status"] == "healthy"  # the public answer
     async with make_client(app, client=("127.0.0.1", 4000), base_url=lan) as local:
         # The token settles it: a loopback tool that shows it may use any name for the host.
         assert (await local.get("/api/memories", headers=headers)).status_code == 200

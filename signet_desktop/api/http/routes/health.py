@@ -25,7 +25,7 @@ async def health(request: Request) -> JSONResponse:
     settings = _settings(request)
     db_ok = await off_loop(get_service(request).ping)
     body: dict[str, Any] = {
-        "status": "ok" if db_ok else "degraded",
+        "status": "healthy" if db_ok else "degraded",  # Signet's clients expect `healthy`
         "uptime": round(settings.uptime_seconds, 3),
         "version": settings.version,
         "port": settings.port,

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.encoders import jsonable_encoder
@@ -10,21 +13,34 @@ from fastapi.responses import JSONResponse
 
 from signet_desktop.api.http.scope import get_service, off_loop
 from signet_desktop.api.http.settings import HttpSettings
-from signet_desktop.api.views import service_status_json
+from signet_desktop.api.views import (
+    pipeline_flags_json,
+    service_status_json,
+    status_health_json,
+)
 
 router = APIRouter(tags=["status"])
 
 
 @router.get("/api/status", operation_id="status")
 async def status(request: Request) -> JSONResponse:
-    """Database, vector index and worker facts, and how this server is bound."""
+    """Database, vector index and worker facts, how this server is bound, and Signet's
+    `startedAt`, `memoryDb`, `pipelineV2` and composite `health{score, status}`."""
     settings: HttpSettings = request.app.state.settings
-    facts = service_status_json(await off_loop(get_service(request).status))
+    service = get_service(request)
+    db_ok = await off_loop(service.ping)
+    service_status = await off_loop(service.status)
+    pipeline = await off_loop(service.pipeline.status)
+    facts = service_status_json(service_status)
     body = {
-        "status": "ok",
+        "status": "running",
         "version": settings.version,
         "pid": os.getpid(),
         "uptime": round(settings.uptime_seconds, 3),
+        "startedAt": _started_at(service_status.process, settings),
+        "memoryDb": db_ok,
+        "pipelineV2": pipeline_flags_json(pipeline),
+        "health": status_health_json(service_status, db_ok),
         "host": settings.host,
         "port": settings.port,
         "agentsDir": settings.agents_dir,
@@ -36,3 +52,12 @@ async def status(request: Request) -> JSONResponse:
         **facts,
     }
     return JSONResponse(jsonable_encoder(body))
+
+
+def _started_at(process: Mapping[str, Any], settings: HttpSettings) -> str:
+    """When the daemon started: the runtime's own record, else when this app was built."""
+    runtime = process.get("runtime")
+    if isinstance(runtime, Mapping) and runtime.get("startedAt"):
+        return str(runtime["startedAt"])
+    moment = datetime.fromtimestamp(settings.started_at, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
