@@ -163,7 +163,7 @@ def test_status_and_doctor(daemon: CliDaemon, capsys: Capture) -> None:
     code, out, _ = daemon.cli(capsys, "status")
     assert code == 0
     assert f"daemon      {daemon.url}" in out
-    assert out.splitlines()[1].startswith("health      ok (version ")
+    assert out.splitlines()[1].startswith("health      healthy (version ")
     assert "memories    1" in out
     assert "sqlite-vec  loaded" in out
     code, out, _ = daemon.cli(capsys, "status", "--json")
