@@ -172,7 +172,7 @@ def test_status_and_doctor(daemon: CliDaemon, capsys: Capture) -> None:
     code, out, _ = daemon.cli(capsys, "doctor", "--workspace", str(daemon.workspace))
     assert code == 0, out
     assert f"✓ workspace {daemon.workspace}" in out
-    assert "is SQLite" in out and "✓ daemon ok at" in out and "✓ sqlite-vec loaded" in out
+    assert "is SQLite" in out and "✓ daemon healthy at" in out and "✓ sqlite-vec loaded" in out
 
 
 def test_daemon_down_exit_3(capsys: Capture) -> None:

@@ -70,11 +70,16 @@ def test_remember_body_maps_to_the_core_request() -> None:
 @pytest.mark.parametrize(
     "fields",
     [{"pinned": 1}, {"pinned": "true"}, {"importance": "0.5"}, {"importance": True},
-     {"tags": 5}, {"content": 5}, {"nope": 1}, {"importance": float("inf")}],
+     {"tags": 5}, {"content": 5}, {"importance": float("inf")}],
 )  # fmt: skip
 def test_remember_body_is_strict(fields: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         RememberBody.model_validate({"content": "x", **fields})
+
+
+def test_unknown_fields_are_ignored_as_signet_does() -> None:
+    body = RememberBody.model_validate({"content": "x", "mode": "sync", "harness": "codex"})
+    assert body.content == "x" and not hasattr(body, "harness")
 
 
 def test_recall_body_aliases_and_time_window() -> None:
