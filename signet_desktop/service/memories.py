@@ -164,8 +164,10 @@ class MemoryService:
         """A live memory; NotFound when missing, deleted or another agent's."""
         scope.check_agent_id(agent_id)
         memory = memories.get_memory(self._db.reader(), agent_id, memory_id)
-        if memory is None or memory.is_deleted:
+        if memory is None:
             raise NotFound(f"memory {memory_id} not found")
+        if memory.is_deleted:
+            raise NotFound(_deleted_message(memory))
         return memory
 
     def list_page(
@@ -545,6 +547,19 @@ def _patch_fields(patch: MemoryPatch) -> dict[str, Any]:
 def _before(memory: Memory, changed: Mapping[str, Any]) -> dict[str, Any]:
     values = {name: getattr(memory, name) for name in changed}
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _deleted_message(memory: Memory) -> str:
+    """Why a deleted memory is not shown, and how long it can still be brought back."""
+    if memory.deleted_at is None or _recovery_expired(memory.deleted_at):
+        return f"memory {memory.id} was deleted and can no longer be recovered"
+    deleted = datetime.fromisoformat(memory.deleted_at.replace("Z", "+00:00"))
+    until = (deleted + timedelta(days=RECOVERY_WINDOW_DAYS)).date().isoformat()
+    return (
+        f"memory {memory.id} was deleted on {deleted.date().isoformat()}; it can be recovered "
+        f"until {until} (`signet memory recover {memory.id}`, or POST "
+        f"/api/memory/{memory.id}/recover)"
+    )
 
 
 def _recovery_expired(deleted_at: str | None) -> bool:

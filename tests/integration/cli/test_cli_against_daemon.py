@@ -94,7 +94,9 @@ def test_get_history_forget_recover_flow(daemon: CliDaemon, capsys: Capture) -> 
     assert (code, err) == (0, "")
     assert out.startswith(f"Forgot {memory_id}")
     code, _, err = daemon.cli(capsys, "memory", "get", memory_id)
-    assert code == 2 and "not found" in err.lower()
+    # A forgotten memory says so, and how to bring it back, instead of a bare "not found".
+    assert code == 2 and "was deleted on" in err and "[not_found]" in err
+    assert f"signet memory recover {memory_id}" in err
     assert daemon.cli(capsys, "recall", "force-push main")[1] == "No memories matched.\n"
 
     code, out, _ = daemon.cli(capsys, "memory", "recover", memory_id, "--reason", "oops")

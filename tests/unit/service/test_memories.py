@@ -222,3 +222,18 @@ def test_count_is_scoped_and_skips_deleted(service: MemoryService) -> None:
     assert service.count("default") == 1 == service.list_page("default").stats.total
     assert service.count("b") == 1
     assert service.get("default", kept.id).id == kept.id
+
+
+def test_getting_a_forgotten_memory_says_until_when_it_can_be_recovered(
+    service: MemoryService,
+) -> None:
+    memory = service.remember(RememberRequest(content="temporary note"), ACTOR).memory
+    service.forget("default", memory.id, reason="done", actor=ACTOR)
+    with pytest.raises(NotFound) as caught:
+        service.get("default", memory.id)
+    message = caught.value.message
+    assert caught.value.code == "not_found"  # still a 404 for Signet's clients
+    assert "was deleted on" in message and "can be recovered until" in message
+    assert f"signet memory recover {memory.id}" in message
+    with pytest.raises(NotFound, match="not found"):
+        service.get("default", "no-such-id")
