@@ -109,6 +109,17 @@ def status_for(exc: SignetError) -> int:
     return 400
 
 
+# pydantic prefixes messages raised by our validators; a user needs only what follows.
+_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+def _plain(message: object) -> str:
+    text = str(message)
+    for prefix in _PYDANTIC_PREFIXES:
+        text = text.removeprefix(prefix)
+    return text
+
+
 def describe_validation(errors: Sequence[Any]) -> tuple[str, list[dict[str, str]]]:
     """A readable one-line summary plus per-field details (never echoing the input)."""
     fields: list[dict[str, str]] = []
@@ -117,7 +128,7 @@ def describe_validation(errors: Sequence[Any]) -> tuple[str, list[dict[str, str]
         where = loc[0] if loc else "body"
         path = ".".join(loc[1:]) or where
         kind = str(error.get("type", "invalid"))
-        message = "unknown field" if kind == "extra_forbidden" else str(error.get("msg", kind))
+        message = "unknown field" if kind == "extra_forbidden" else _plain(error.get("msg", kind))
         fields.append({"path": path, "in": where, "message": message, "type": kind})
     summary = "; ".join(f"{f['path']}: {f['message']}" for f in fields)
     if len(errors) > MAX_REPORTED_ERRORS:

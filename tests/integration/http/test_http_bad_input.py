@@ -205,6 +205,14 @@ async def test_validation_errors_name_the_field(client: httpx.AsyncClient) -> No
     assert "x" * 10 not in response.text  # the input is never echoed
 
 
+async def test_validator_messages_carry_no_pydantic_prefix(client: httpx.AsyncClient) -> None:
+    response = await client.post(REMEMBER, json={"content": "ok", "createdAt": "last week"})
+    body = response.json()
+    assert response.status_code == 422
+    assert "ISO-8601" in body["error"]
+    assert "Value error" not in response.text
+
+
 FTS_QUERIES = [
     '"', '""', '"unbalanced', "*", "pre*", "NEAR(", "NEAR(a b", "AND OR", "OR", "NOT",
     "a AND OR b", "(", ")", "col:value", "^start", "-minus", "{a b}", "a + b", "'; DROP TABLE "
