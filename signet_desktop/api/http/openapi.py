@@ -2,7 +2,7 @@
 
 Every route may be refused by the request gate (400 bad header or body encoding, 401 token,
 403 Host/Origin, 413 size) or fail unexpectedly (500); routes with parameters or a body add
-422. The extras (404, 409, 503) are listed per operation id here, and a property test
+422. The extras (404, 409, 429, 503) are listed per operation id here, and a property test
 (`tests/integration/http/test_http_fuzz.py`) fails when a route answers a status its
 operation does not declare.
 """
@@ -25,6 +25,7 @@ DESCRIPTIONS = {
     409: "version_conflict, pinned_requires_force, episodic_content_immutable, not_deleted, "
     "retention_expired, duplicate_live_memory",
     413: "payload_too_large: the body exceeds 1 MiB",
+    429: "rate_limited: auth.rateLimits (team and hybrid modes) refused it; see Retry-After",
     422: "invalid_request: the body or query string does not match the schema (`fields`)",
     500: "internal_error, with requestId",
     503: "unavailable: a needed subsystem is down (embedder_unavailable, vec_unavailable)",
@@ -36,12 +37,18 @@ EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
     "remember": (409,),
     "remember_save_alias": (409,),
     "remember_hook_alias": (409,),
-    "modify_memory": (409,),
-    "forget_memory": (409,),
+    "modify_memory": (409, 429),
+    "forget_memory": (409, 429),
     "recover_memory": (409,),
+    "forget_batch": (409, 429),
+    "modify_batch": (429,),
+    "pipeline_pause": (429,),
+    "pipeline_resume": (429,),
     "embeddings_status": (503,),
-    "embeddings_backfill": (503,),
-    "repair_resync_vec": (404, 503),
+    "embeddings_backfill": (429, 503),
+    "repair_resync_vec": (404, 429, 503),
+    "repair_embedding_gaps": (503,),
+    "repair_re_embed": (429, 503),
     "health_ready": (503,),
 }
 TOKEN_FREE_PREFIX = "/health"  # answered without a token: never 401

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from http_helpers import make_client, memory_row, remember
 
 from signet_desktop.api.http.app import create_app
+from signet_desktop.api.http.ratelimit import route_rules
 from signet_desktop.api.http.settings import settings_from_auth
 from signet_desktop.config.sections import AuthConfig
 from signet_desktop.service.facade import SignetService
@@ -77,3 +79,14 @@ async def test_admin_limit_guards_pipeline_pause(service: SignetService) -> None
         assert again.status_code == 429
         # Reads are never limited.
         assert (await client.get("/api/pipeline/status", headers=BEARER)).status_code == 200
+
+
+def test_every_rate_limited_route_declares_429_in_openapi(app: FastAPI) -> None:
+    """/openapi.json promises 429 exactly where the gate can answer it."""
+    document = app.openapi()
+    for path, operations in document["paths"].items():
+        concrete = path.replace("{memory_id}", "m1").replace("{job_id}", "j1")
+        for method, operation in operations.items():
+            limited = route_rules(method.upper(), concrete, b"", b"")
+            declared = "429" in operation["responses"]
+            assert declared == bool(limited), f"{method.upper()} {path}: 429 {declared=}"
