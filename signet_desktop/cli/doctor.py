@@ -47,6 +47,7 @@ def workspace_check(root: Path) -> Check:
 
 def config_checks(root: Path) -> list[Check]:
     """agent.yaml parses; ignored Signet keys are listed, unknown keys warned about."""
+    from signet_desktop.config.describe import ignored_keys
     from signet_desktop.config.loader import ConfigError, load_config
     from signet_desktop.config.workspace import WorkspacePaths
 
@@ -56,11 +57,9 @@ def config_checks(root: Path) -> list[Check]:
         return [Check(Level.FAIL, f"config: {exc}")]
     text = f"config {loaded.path} parsed" if loaded.path else "no agent.yaml: using defaults"
     details: tuple[str, ...] = ()
-    if loaded.ignored_keys:
-        details = (
-            "ignored (Signet keys this build does not implement): "
-            + ", ".join(loaded.ignored_keys),
-        )
+    ignored = ignored_keys(loaded)
+    if ignored:
+        details = ("ignored (Signet keys this build does not apply): " + ", ".join(ignored),)
     checks = [Check(Level.OK, text, details)]
     checks.extend(Check(Level.WARN, f"config: {warning}") for warning in loaded.warnings)
     return checks

@@ -11,17 +11,22 @@ REDACTED = "**********"
 LOCAL_RATE_LIMITS = "auth.rateLimits (applied only in auth.mode team or hybrid)"
 
 
+def ignored_keys(loaded: LoadedConfig) -> list[str]:
+    """Settings in agent.yaml that this daemon does not apply (for status and `doctor`)."""
+    ignored = list(loaded.ignored_keys)
+    auth = loaded.config.auth
+    # Signet applies no rate limit in local mode, and neither do we: say so when set.
+    if auth.mode == "local" and "rate_limits" in auth.model_fields_set:
+        ignored.append(LOCAL_RATE_LIMITS)
+    return ignored
+
+
 def describe_config(loaded: LoadedConfig) -> dict[str, object]:
     """The config as YAML names, with every secret replaced by a fixed mask."""
     dumped = loaded.config.model_dump(mode="json", by_alias=True)
-    ignored = list(loaded.ignored_keys)
-    auth = loaded.config.auth
-    if auth.mode == "local":
-        # Signet applies no rate limit in local mode, and neither do we: show none, and say
-        # so when agent.yaml set some.
-        dumped["auth"].pop("rateLimits", None)
-        if "rate_limits" in auth.model_fields_set:
-            ignored.append(LOCAL_RATE_LIMITS)
+    if loaded.config.auth.mode == "local":
+        dumped["auth"].pop("rateLimits", None)  # none apply: show none
+    ignored = ignored_keys(loaded)
     return {
         "path": None if loaded.path is None else str(loaded.path),
         "config": _redact(dumped),

@@ -129,3 +129,13 @@ def test_vector_embedding_startup_levels() -> None:
     assert [t.level for t in tasks] == [Level.FAIL, Level.WARN]
     assert doctor.failed(tasks)
     assert doctor.render(tasks)[0] == "✗ startup task a failed: boom"
+
+
+def test_doctor_says_rate_limits_do_not_apply_in_local_mode(tmp_path: Path) -> None:
+    (tmp_path / "agent.yaml").write_text(
+        "auth:\n  mode: local\n  rateLimits:\n    forget:\n      windowMs: 60000\n      max: 5\n"
+    )
+    check = doctor.config_checks(tmp_path)[0]
+    assert any(
+        "auth.rateLimits (applied only in auth.mode team or hybrid)" in d for d in check.details
+    )
