@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC
 from typing import Any
 from urllib.parse import quote
@@ -68,6 +69,8 @@ def known(service: SignetService) -> str:
 
 
 # The fixtures are built once per test and shared by its examples, on purpose.
+# The long run: 500 cases in the suite (~5 s); SIGNET_FUZZ_EXAMPLES=5000 for a deeper one.
+LONG_EXAMPLES = int(os.environ.get("SIGNET_FUZZ_EXAMPLES", "500"))
 SHARED = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -229,7 +232,7 @@ def test_no_operation_answers_5xx_or_an_undeclared_status(
 
 
 @pytest.mark.slow
-@settings(SHARED, max_examples=1500)
+@settings(SHARED, max_examples=LONG_EXAMPLES)
 @given(data=st.data())
 def test_no_operation_answers_5xx_or_an_undeclared_status_long(
     app: FastAPI, document: dict[str, Any], known: str, data: Any
