@@ -3,19 +3,27 @@
 Vectors match sentence-transformers' for the same model (cosine >= 0.999, checked against a
 fixture). The model loads lazily on first use, or explicitly via `load()`, which callers on an
 event loop run in a worker thread. Inference is batched with length bucketing: texts are sorted
-by token count and each batch is padded only to its own longest text.
+by token count and each batch is padded only to its own longest text; a single text (a recall
+query) skips the bucketing and runs unpadded on the caller's thread.
+
+Two engines compute the same function from the same shipped weights: onnxruntime over a graph
+built in memory (`embedding/onnx_bert.py`, the default: a short query in ~4 ms instead of ~11)
+and the numpy forward pass (`embedding/bert.py`, the reference, and the fallback when
+onnxruntime cannot be imported).
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import json
+import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +39,8 @@ from signet_desktop.embedding.provider import (
 )
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
+log = logging.getLogger(__name__)
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
@@ -42,11 +52,16 @@ DEFAULT_MAX_BATCH_TOKENS = 4096
 # single-threaded). Two keeps a desktop responsive; see bench/embedder.py for the numbers.
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
 
+Engine = Literal["onnx", "numpy"]
+# (ids, mask) of shape (batch, seq) -> unit-norm mean-pooled rows
+Encode = Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.float32]]
+
 
 @dataclass(frozen=True, slots=True)
 class _Loaded:
     tokenizer: Tokenizer
-    weights: BertWeights
+    encode: Encode
+    engine: Engine
 
 
 def default_model_dir() -> Path:
@@ -74,6 +89,7 @@ class NativeMiniLM:
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         workers: int | None = None,
+        engine: Engine = "onnx",
     ) -> None:
         workers = workers if workers is not None else DEFAULT_WORKERS
         if batch_size < 1 or max_batch_tokens < MAX_SEQ_LENGTH or workers < 1:
@@ -82,6 +98,7 @@ class NativeMiniLM:
         self._batch_size = batch_size
         self._max_batch_tokens = max_batch_tokens
         self._workers = workers
+        self._engine: Engine = engine
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
         self._pool: ThreadPoolExecutor | None = None
@@ -94,6 +111,11 @@ class NativeMiniLM:
         """True once weights and tokenizer are in memory."""
         return self._loaded is not None
 
+    @property
+    def engine(self) -> Engine | None:
+        """The engine in use once loaded (`numpy` if onnxruntime was asked for but missing)."""
+        return self._loaded.engine if self._loaded is not None else None
+
     def load(self) -> None:
         """Load tokenizer and weights (about 0.3 s); idempotent and safe from any thread."""
         self._ensure_loaded()
@@ -105,13 +127,15 @@ class NativeMiniLM:
         if not items:
             return empty_vectors(DIMENSIONS)
         loaded = self._ensure_loaded()
+        if len(items) == 1:
+            return self._embed_one(loaded, items[0])
         encodings = loaded.tokenizer.encode_batch([t.strip() for t in items])
         lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
         out = np.empty((len(items), DIMENSIONS), dtype=np.float32)
 
         def run(batch: npt.NDArray[np.intp]) -> None:
             ids, mask = _pad([encodings[i] for i in batch], int(lengths[batch].max()))
-            out[batch] = encode_mean_pooled(loaded.weights, ids, mask)  # disjoint rows
+            out[batch] = loaded.encode(ids, mask)  # disjoint rows
 
         batches = _buckets(lengths, self._batch_size, self._max_batch_tokens)
         if self._workers > 1 and len(batches) > 1:
@@ -120,6 +144,12 @@ class NativeMiniLM:
             for batch in batches:
                 run(batch)
         return out
+
+    @staticmethod
+    def _embed_one(loaded: _Loaded, text: str) -> Vectors:
+        """One text: no bucketing, no padding, no pool hop (the recall query path)."""
+        ids = np.array([loaded.tokenizer.encode(text.strip()).ids], dtype=np.int64)
+        return loaded.encode(ids, np.ones_like(ids))
 
     def close(self) -> None:
         """Stop the batch worker threads, if any (a later embed() starts new ones)."""
@@ -140,11 +170,11 @@ class NativeMiniLM:
             return loaded
         with self._lock:
             if self._loaded is None:
-                self._loaded = _load(self._model_dir or default_model_dir())
+                self._loaded = _load(self._model_dir or default_model_dir(), self._engine)
             return self._loaded
 
 
-def _load(model_dir: Path) -> _Loaded:
+def _load(model_dir: Path, engine: Engine = "onnx") -> _Loaded:
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -163,7 +193,27 @@ def _load(model_dir: Path) -> _Loaded:
     )
     if bert.hidden_size != DIMENSIONS:
         raise EmbeddingError(f"native: {model_dir} has hidden size {bert.hidden_size}, not 384")
-    return _Loaded(tokenizer=tokenizer, weights=load_weights(tensors, bert))
+    weights = load_weights(tensors, bert)
+    del tensors  # the float32 copies in `weights` are all that is used from here
+    return _Loaded(tokenizer, *_engine(weights, engine))
+
+
+def _engine(weights: BertWeights, engine: Engine) -> tuple[Encode, Engine]:
+    if engine == "onnx":
+        try:
+            from signet_desktop.embedding.onnx_bert import OnnxBert
+        except ImportError as exc:
+            log.warning("native: onnxruntime unavailable (%s); using the numpy engine", exc)
+        else:
+            try:
+                return OnnxBert(weights).encode, "onnx"
+            except Exception as exc:  # onnxruntime raises its own bare exception types
+                raise EmbeddingError(f"native: onnxruntime cannot run {MODEL_NAME}: {exc}") from exc
+
+    def encode(ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        return encode_mean_pooled(weights, ids, mask)
+
+    return encode, "numpy"
 
 
 def _buckets(
