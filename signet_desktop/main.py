@@ -7,10 +7,11 @@ only when it is asked for, so servers and CI run without a display or PySide6.
 from __future__ import annotations
 
 import argparse
+import ctypes.util
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from signet_desktop.daemon.address import AddressError, parse_port
@@ -138,7 +139,29 @@ def options_from(args: argparse.Namespace) -> RuntimeOptions:
     )
 
 
+# Qt's xcb platform plugin aborts the process (no exception to catch) without these.
+XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xcb-icccm": "libxcb-icccm4"}
+
+
+def missing_xcb_packages(env: Mapping[str, str], find: Callable[[str], str | None]) -> list[str]:
+    """Debian package names of the X11 libraries Qt needs and this machine lacks."""
+    if not sys.platform.startswith("linux") or not env.get("DISPLAY"):
+        return []
+    if env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM", "xcb") != "xcb":
+        return []
+    return [package for library, package in XCB_LIBRARIES.items() if find(library) is None]
+
+
 def _run_desktop(options: RuntimeOptions) -> int:
+    missing = missing_xcb_packages(os.environ, ctypes.util.find_library)
+    if missing:
+        print(
+            "signet-desktop: Qt cannot open an X11 window on this machine: it needs "
+            f"{', '.join(missing)} (e.g. `sudo apt install {' '.join(missing)}`); "
+            "run `signet-desktop --headless` for the daemon without a GUI",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY")
         or os.environ.get("WAYLAND_DISPLAY")
