@@ -6,7 +6,9 @@ Each round runs one child process per build (the base with its own .venv), alter
 see the same machine load. A child loads the native MiniLM as the daemon does (one BLAS thread,
 set by `signet_desktop/__init__.py`), warms it, then times distinct short recall questions:
 
-- `embed`: `NativeMiniLM.embed([text])`, the embedder alone;
+- `embed`: `NativeMiniLM.embed([text])`, the embedder alone, wall time and the calling thread's
+  CPU time (`cpu`: both builds run the model on the calling thread, so it is what the wall
+  time would be on an idle machine, and robust to other load);
 - `embed_query stage`: what recall's semantic channel waits for, `pool.submit(channel._embed,
   text).result()` on a one-thread pool as the recall engine does (thread hop included);
 - `batch sent/s`: 1,000 short sentences in one `embed` call (2 workers), so throughput is seen
@@ -51,16 +53,17 @@ def measure(root: Path, count: int) -> dict[str, float]:
     embedder.load()
     load_s = time.perf_counter() - started
     channel = SemanticChannel(embedder, vec_available=True)
-    embed_ms, stage_ms = [], []
+    embed_ms, cpu_ms, stage_ms = [], [], []
     with ThreadPoolExecutor(1, thread_name_prefix="recall") as pool:
         for i, text in enumerate(qs):
-            t0 = time.perf_counter()
+            c0, t0 = time.thread_time(), time.perf_counter()
             embedder.embed([text])
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.thread_time()
             pool.submit(channel._embed, text + " ?").result()  # a different text: no reuse
             t2 = time.perf_counter()
             if i >= WARMUP:
                 embed_ms.append((t1 - t0) * 1000)
+                cpu_ms.append((c1 - c0) * 1000)
                 stage_ms.append((t2 - t1) * 1000)
     texts = sentences(1000)
     embedder.embed(texts[:64])
@@ -72,6 +75,7 @@ def measure(root: Path, count: int) -> dict[str, float]:
         "load_s": load_s,
         "embed_p50": _pct(embed_ms, 0.5),
         "embed_p95": _pct(embed_ms, 0.95),
+        "cpu_p50": _pct(cpu_ms, 0.5),
         "stage_p50": _pct(stage_ms, 0.5),
         "stage_p95": _pct(stage_ms, 0.95),
         "batch_rate": rate,
@@ -86,9 +90,10 @@ def run_child(python: str, root: Path, count: int) -> dict[str, float]:
     return result
 
 
-COLUMNS = ("load_s", "embed_p50", "embed_p95", "stage_p50", "stage_p95", "batch_rate")
+COLUMNS = ("load_s", "embed_p50", "embed_p95", "cpu_p50", "stage_p50", "stage_p95", "batch_rate")
 HEADER = (
-    f"{'build':<7} {'load s':>7} {'embed p50':>9} {'p95':>6} {'stage p50':>9} {'p95':>6} "
+    f"{'build':<7} {'load s':>7} {'embed p50':>9} {'p95':>6} {'cpu p50':>7} "
+    f"{'stage p50':>9} {'p95':>6} "
     f"{'batch sent/s':>12}"
 )
 
@@ -96,7 +101,8 @@ HEADER = (
 def _row(label: str, r: dict[str, float]) -> str:
     return (
         f"{label:<7} {r['load_s']:>7.2f} {r['embed_p50']:>9.2f} {r['embed_p95']:>6.2f} "
-        f"{r['stage_p50']:>9.2f} {r['stage_p95']:>6.2f} {r['batch_rate']:>12.0f}"
+        f"{r['cpu_p50']:>7.2f} {r['stage_p50']:>9.2f} {r['stage_p95']:>6.2f} "
+        f"{r['batch_rate']:>12.0f}"
     )
 
 
