@@ -106,7 +106,12 @@ HISTORY_CAMEL_FIELDS = (
 
 
 def remember_json(outcome: RememberOutcome) -> dict[str, Any]:
-    """The remember response (`structured` is accepted but not applied yet)."""
+    """The remember response (`structured` is accepted but not applied yet).
+
+    `vectorStatus` says what `embedded: false` means: `pending` (committed, the vector follows
+    from the batcher within moments; lexical recall finds it already), `queued` (a backfill
+    job will make it), `none` (no embedder), `existing` (deduped), or `stored`.
+    """
     memory = outcome.memory
     return {
         "id": memory.id,
@@ -116,6 +121,7 @@ def remember_json(outcome: RememberOutcome) -> dict[str, Any]:
         "importance": memory.importance,
         "content": memory.content,
         "embedded": outcome.embedded,
+        "vectorStatus": outcome.vector,
         "entities_linked": 0,
         "hints_written": 0,
         "structured": None,

@@ -32,12 +32,15 @@ class BuildOptions:
     """Knobs tests and benchmarks use; production leaves them at their defaults.
 
     `embedder` replaces the configured one (tests pass a HashEmbedder or a fake);
-    `no_embedder` runs without any (as `embedding.provider: none`).
+    `no_embedder` runs without any (as `embedding.provider: none`); `inline_vectors` embeds
+    each remember before its write instead of acknowledging it and letting the vector follow
+    from the batcher (the build before the Speed issue; tests that need the vector at once).
     """
 
     with_vec: bool = True
     embedder: EmbeddingProvider | None = None
     no_embedder: bool = False
+    inline_vectors: bool = False
 
 
 def configured_embedder(config: SignetConfig) -> EmbeddingProvider | None:
@@ -75,7 +78,7 @@ def build_embedding_parts(
             tracker, index, poll_s=tracker_config.poll_ms / 1000, events=events
         )
     vectors = EmbeddingVectors(
-        index, embedder, generation, prepare_timeout_s=config.embedding.timeout_ms / 1000
+        index, embedder, generation, prepare_timeout_s=config.embedding.timeout_ms / 1000, db=db
     )
     return EmbeddingParts(index, embedder, tracker, vectors, worker, window)
 
@@ -93,7 +96,8 @@ def build_service(
     parts = build_embedding_parts(db, config, embedder, bus)
     declared = [] if parts.worker is None else [embedding_worker.declaration(parts.worker)]
     pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
-    memory_service = MemoryService(db, parts.vectors, bus)
+    follow = None if options.inline_vectors else parts.vectors
+    memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
     semantic = SemanticChannel(
         embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
     )

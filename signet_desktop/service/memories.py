@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,6 +37,7 @@ from signet_desktop.domain.memory import (
 from signet_desktop.queue import jobs
 from signet_desktop.service import memory_batches as batches
 from signet_desktop.service.ports import MemoryVectors
+from signet_desktop.service.vector_batches import VectorFollow
 from signet_desktop.storage import history, memories
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
@@ -67,13 +68,23 @@ class RememberRequest:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
+# What a remember did about the memory's vector (`vectorStatus` on the wire).
+VECTOR_STORED = "stored"  # written with the memory
+VECTOR_PENDING = "pending"  # the memory is committed; its vector follows from the batcher
+VECTOR_QUEUED = "queued"  # the embedder failed: an embedding_backfill job will make it
+VECTOR_NONE = "none"  # no embedder configured
+VECTOR_EXISTING = "existing"  # deduped: the existing memory's vector is unchanged
+BULK_CHUNK = 500  # memories per write transaction in remember_many
+
+
 @dataclass(frozen=True, slots=True)
 class RememberOutcome:
-    """The stored (or already existing) memory, and whether this call deduped."""
+    """The stored (or already existing) memory, whether this call deduped, and its vector."""
 
     memory: Memory
     deduped: bool
     embedded: bool
+    vector: str = VECTOR_NONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,48 +128,119 @@ class MemoryService:
         db: Database,
         vectors: MemoryVectors | None = None,
         events: EventSink | None = None,
+        follow: VectorFollow | None = None,
     ) -> None:
         self._db = db
         self._vectors = vectors
+        self._follow = follow
         self._events: EventSink = events or DiscardEvents()
 
     def remember(self, request: RememberRequest, actor: Actor) -> RememberOutcome:
-        """Store a memory unless it duplicates a live one (sourceId, idempotencyKey, content)."""
+        """Store a memory unless it duplicates a live one (sourceId, idempotencyKey, content).
+
+        With vectors that follow (the daemon), the memory is acknowledged once committed and
+        its vector is `pending`; otherwise it is embedded first and stored with it.
+        """
         new = build_new_memory(request)
         scope.check_actor(actor)
         # Cheap dedupe check first, so repeats never pay for the embedder.
         existing = memories.find_duplicate(self._db.reader(), new)
         if existing:
-            return RememberOutcome(existing, deduped=True, embedded=False)
+            return _deduped(existing)
+        if self._follow is not None:
+            outcome = self._write_many([new], actor)[0]
+            if not outcome.deduped:
+                self._follow.follow([outcome.memory])
+            return outcome
         prepared = self._vectors.prepare(new.content) if self._vectors else None
         memory_id = str(uuid.uuid4())
         with self._db.write() as conn:
             existing = memories.find_duplicate(conn, new)
             if existing:
-                return RememberOutcome(existing, deduped=True, embedded=False)
-            memories.insert_memory(
-                conn, memory_id, new, actor=actor.changed_by, embedding_model=None
-            )
-            memory = self._require(conn, new.agent_id, memory_id)
-            history.record_event(
-                conn,
-                memory_id=memory_id,
-                agent_id=new.agent_id,
-                event="created",
-                actor=actor,
-                new_content=new.content,
-                metadata={"source_type": new.source_type, "source_id": new.source_id},
-            )
+                return _deduped(existing)
+            memory = self._insert(conn, memory_id, new, actor)
             embedded = self._vectors.attach(conn, memory, prepared) if self._vectors else False
-        self._events.publish(
-            MemoryCreated(
-                agent_id=memory.agent_id,
-                memory_id=memory.id,
-                memory_type=memory.type,
-                embedded=embedded,
-            )
+        self._publish_created([memory], embedded=embedded)
+        if self._vectors is None:
+            vector = VECTOR_NONE
+        else:
+            vector = VECTOR_STORED if embedded else VECTOR_QUEUED
+        return RememberOutcome(memory, deduped=False, embedded=embedded, vector=vector)
+
+    def remember_many(
+        self, requests: Sequence[RememberRequest], actor: Actor
+    ) -> list[RememberOutcome]:
+        """Remember many memories (importers, ingest, benches): outcomes in request order.
+
+        Every request is validated first; one invalid request refuses the call and nothing is
+        written. Memories are written BULK_CHUNK per transaction (each deduped against the live
+        ones and the earlier items), then embedded in the remember batcher's batches before
+        this returns; a batch the embedder refuses leaves backfill jobs (`vector: queued`).
+        """
+        scope.check_actor(actor)
+        news = []
+        for number, request in enumerate(requests):
+            try:
+                news.append(build_new_memory(request))
+            except InvalidInput as exc:
+                raise InvalidInput(
+                    f"item {number}: {exc.message}", code=exc.code, details=exc.details
+                ) from None
+        if self._follow is None:
+            return [self.remember(request, actor) for request in requests]
+        outcomes: list[RememberOutcome] = []
+        for start in range(0, len(news), BULK_CHUNK):
+            chunk = self._write_many(news[start : start + BULK_CHUNK], actor, publish=False)
+            created = [o.memory for o in chunk if not o.deduped]
+            done = self._follow.store_now(created)
+            self._publish_created([m for m in created if m.id in done], embedded=True)
+            self._publish_created([m for m in created if m.id not in done], embedded=False)
+            outcomes.extend(_with_vector(o, done) for o in chunk)
+        return outcomes
+
+    def _write_many(
+        self, news: Sequence[NewMemory], actor: Actor, *, publish: bool = True
+    ) -> list[RememberOutcome]:
+        """Commit memories without vectors in one transaction (each deduped inside it)."""
+        outcomes: list[RememberOutcome] = []
+        with self._db.write() as conn:
+            for new in news:
+                existing = memories.find_duplicate(conn, new)
+                if existing:
+                    outcomes.append(_deduped(existing))
+                    continue
+                memory = self._insert(conn, str(uuid.uuid4()), new, actor)
+                outcomes.append(
+                    RememberOutcome(memory, deduped=False, embedded=False, vector=VECTOR_PENDING)
+                )
+        if publish:
+            self._publish_created([o.memory for o in outcomes if not o.deduped], embedded=False)
+        return outcomes
+
+    def _insert(self, conn: Connection, memory_id: str, new: NewMemory, actor: Actor) -> Memory:
+        memories.insert_memory(conn, memory_id, new, actor=actor.changed_by, embedding_model=None)
+        memory = self._require(conn, new.agent_id, memory_id)
+        history.record_event(
+            conn,
+            memory_id=memory_id,
+            agent_id=new.agent_id,
+            event="created",
+            actor=actor,
+            new_content=new.content,
+            metadata={"source_type": new.source_type, "source_id": new.source_id},
         )
-        return RememberOutcome(memory, deduped=False, embedded=embedded)
+        return memory
+
+    def _publish_created(self, created: Iterable[Memory], *, embedded: bool) -> None:
+        for memory in created:
+            self._events.publish(
+                MemoryCreated(
+                    agent_id=memory.agent_id,
+                    memory_id=memory.id,
+                    memory_type=memory.type,
+                    embedded=embedded,
+                )
+            )
 
     def get(self, agent_id: str, memory_id: str) -> Memory:
         """A live memory; NotFound when missing, deleted or another agent's."""
@@ -547,6 +629,19 @@ def _patch_fields(patch: MemoryPatch) -> dict[str, Any]:
 def _before(memory: Memory, changed: Mapping[str, Any]) -> dict[str, Any]:
     values = {name: getattr(memory, name) for name in changed}
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _deduped(existing: Memory) -> RememberOutcome:
+    return RememberOutcome(existing, deduped=True, embedded=False, vector=VECTOR_EXISTING)
+
+
+def _with_vector(outcome: RememberOutcome, done: set[str]) -> RememberOutcome:
+    """A bulk outcome once its batch was embedded: stored, or queued for backfill."""
+    if outcome.deduped:
+        return outcome
+    embedded = outcome.memory.id in done
+    vector = VECTOR_STORED if embedded else VECTOR_QUEUED
+    return replace(outcome, embedded=embedded, vector=vector)
 
 
 def _deleted_message(memory: Memory) -> str:

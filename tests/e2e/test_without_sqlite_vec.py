@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 
 import httpx
 import pytest
@@ -10,6 +11,16 @@ import pytest
 from tests.e2e.launcher import Launcher, args_for, clean_env, no_traceback
 
 pytestmark = pytest.mark.slow
+
+
+def wait_for_vectors(client: httpx.Client, count: int, timeout_s: float = 20.0) -> None:
+    """Until `count` memories have a vector (they follow the remember from the batcher)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if client.get("/api/memories").json()["stats"]["withEmbeddings"] >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} vectors after {timeout_s} s")
 
 
 def test_daemon_runs_on_the_bounded_fallback_and_reports_it(launcher: Launcher) -> None:
@@ -22,7 +33,8 @@ def test_daemon_runs_on_the_bounded_fallback_and_reports_it(launcher: Launcher) 
         stored = client.post(
             "/api/memory/remember", json={"content": "The staging cluster runs on ARM nodes."}
         )
-        assert stored.status_code == 200 and stored.json()["embedded"] is True
+        assert stored.status_code == 200 and stored.json()["vectorStatus"] == "pending"
+        wait_for_vectors(client, 1)
         body = client.post(
             "/api/memory/recall", json={"query": "what hardware does staging use"}
         ).json()

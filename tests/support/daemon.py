@@ -124,7 +124,7 @@ def run_daemon(
     """build_service over a workspace at `root`, served by `serve_app`; closed afterwards."""
     paths = WorkspacePaths.for_root(root)
     paths.ensure()
-    options = BuildOptions(with_vec=with_vec, embedder=embedder)
+    options = BuildOptions(with_vec=with_vec, embedder=embedder, inline_vectors=True)
     service = build_service(paths, SignetConfig.model_validate(config or {}), options)
     try:
         with serve_app(service, HttpSettings(agents_dir=str(paths.root))) as url:

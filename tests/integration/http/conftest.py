@@ -27,7 +27,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[SignetService]:
     """The real service; the deterministic hash embedder stands in for MiniLM (speed)."""
-    options = BuildOptions(embedder=HashEmbedder(64))
+    options = BuildOptions(embedder=HashEmbedder(64), inline_vectors=True)
     svc = build_service(WorkspacePaths.for_root(tmp_path), SignetConfig(), options)
     yield svc
     svc.close()

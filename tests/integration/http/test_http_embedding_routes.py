@@ -40,7 +40,9 @@ def embedder() -> SwitchableEmbedder:
 def service(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[SignetService]:
     """The real service over the switchable embedder (overrides the conftest's)."""
     svc = build_service(
-        WorkspacePaths.for_root(tmp_path), SignetConfig(), BuildOptions(embedder=embedder)
+        WorkspacePaths.for_root(tmp_path),
+        SignetConfig(),
+        BuildOptions(embedder=embedder, inline_vectors=True),
     )
     yield svc
     svc.close()
@@ -312,7 +314,9 @@ async def test_resync_bad_input_is_422_and_changes_nothing(
 
 
 async def test_resync_without_sqlite_vec_is_503_with_a_clear_error(bare_client: Any) -> None:
-    client, service = await bare_client(BuildOptions(with_vec=False, embedder=SwitchableEmbedder()))
+    client, service = await bare_client(
+        BuildOptions(with_vec=False, embedder=SwitchableEmbedder(), inline_vectors=True)
+    )
     async with client:
         await remember(client, "stored without the extension")
         before = snapshot(service)

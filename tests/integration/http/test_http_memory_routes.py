@@ -12,7 +12,7 @@ pytestmark = pytest.mark.anyio
 
 REMEMBER_KEYS = {
     "id", "type", "tags", "pinned", "importance", "content", "embedded", "entities_linked",
-    "hints_written", "structured", "structured_applied", "deduped",
+    "hints_written", "structured", "structured_applied", "deduped", "vectorStatus",
 }  # fmt: skip
 HIT_KEYS = {
     "id", "content", "content_length", "truncated", "score", "source", "source_id",
@@ -37,7 +37,7 @@ async def test_remember_returns_signet_fields_and_applies_prefixes(
     assert body["tags"] == ["infra", "db"]
     assert body["content"] == "We run PostgreSQL 16 for billing."
     assert body["deduped"] is False and body["structured_applied"] is False
-    assert body["embedded"] is True
+    assert body["embedded"] is True and body["vectorStatus"] == "stored"
     assert body["entities_linked"] == 0 and body["structured"] is None
     row = memory_row(service, body["id"])
     assert row["who"] == "claude-code" and row["project"] == "/work/billing"

@@ -36,7 +36,11 @@ def embedder() -> SwitchableEmbedder:
 @pytest.fixture
 def service(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[SignetService]:
     config = SignetConfig.model_validate(FAST_TRACKER)
-    svc = build_service(WorkspacePaths.for_root(tmp_path), config, BuildOptions(embedder=embedder))
+    svc = build_service(
+        WorkspacePaths.for_root(tmp_path),
+        config,
+        BuildOptions(embedder=embedder, inline_vectors=True),
+    )
     yield svc
     svc.close()
 

@@ -30,7 +30,12 @@ def make_service(tmp_path: Path) -> Iterator[Factory]:
     def factory(
         embedder: Any = None, *, with_vec: bool = True, config: dict[str, Any] | None = None
     ) -> SignetService:
-        options = BuildOptions(with_vec=with_vec, embedder=embedder, no_embedder=embedder is None)
+        options = BuildOptions(
+            with_vec=with_vec,
+            embedder=embedder,
+            no_embedder=embedder is None,
+            inline_vectors=True,
+        )
         svc = build_service(
             WorkspacePaths.for_root(tmp_path), SignetConfig.model_validate(config or {}), options
         )

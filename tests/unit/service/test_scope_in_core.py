@@ -26,7 +26,9 @@ ACTOR = Actor(changed_by="tester")
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[SignetService]:
     svc = build_service(
-        WorkspacePaths.for_root(tmp_path), SignetConfig(), BuildOptions(embedder=HashEmbedder(64))
+        WorkspacePaths.for_root(tmp_path),
+        SignetConfig(),
+        BuildOptions(embedder=HashEmbedder(64), inline_vectors=True),
     )
     yield svc
     svc.close()
