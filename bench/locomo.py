@@ -43,6 +43,8 @@ from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.recall.lexical import fts_rows, plan_terms, query_ceiling
+from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
@@ -250,12 +252,21 @@ def collect_candidates(
                 "dia": dia_of[h.memory.id],
                 "score": h.channels[channel].score,
                 "rank": h.channels[channel].rank,
+                "raw": h.channels[channel].raw,
             }
             for h in result.hits
         ]
+    out["lexical_ceiling"] = lexical_ceiling(service, question.text)
     seen = {item["dia"] for channel in CHANNELS for item in out[channel]}
     out["context"] = {dia: facts[dia] for dia in seen if dia in facts}
     return out
+
+
+def lexical_ceiling(service: SignetService, text: str) -> float:
+    """The query's lexical ceiling (sum of its terms' IDF), for replaying score calibrations."""
+    conn = service._db.reader()  # read underneath the facade, as context_facts does
+    plan = plan_terms(conn, query_tokens(text))
+    return query_ceiling(plan.counts, fts_rows(conn))
 
 
 def context_facts(service: SignetService, dia_of: dict[str, str]) -> dict[str, dict[str, Any]]:

@@ -84,6 +84,60 @@ def with_context(who_boost: float, session_weight: float) -> Callable[[dict[str,
     return rank
 
 
+# Score calibrations replayed from each hit's raw value: lexical "batch" (|bm25| / the batch's
+# best, before issue 9) or "ceiling" (|bm25| / the query's ceiling, capped at 1); semantic
+# floor f maps a cosine to max(0, (cos - f) / (1 - f)) (0: the cosine clipped, as before).
+CALIBRATIONS = (
+    ("batch", 0.0, 0.7), ("ceiling", 0.0, 0.7), ("ceiling", 0.2, 0.7), ("ceiling", 0.25, 0.7),
+    ("ceiling", 0.3, 0.7), ("ceiling", 0.35, 0.7), ("ceiling", 0.3, 0.6), ("ceiling", 0.3, 0.5),
+    ("ceiling", 0.3, 0.8), ("batch", 0.3, 0.7),
+)  # fmt: skip
+
+
+def _lexical_scores(candidate: dict[str, Any], mode: str) -> list[Hit]:
+    items = candidate["lexical"]
+    if not items:
+        return []
+    scale = max(abs(i["raw"]) for i in items) if mode == "batch" else candidate["lexical_ceiling"]
+    scale = scale or 1.0
+    return [
+        Hit(i["dia"], ChannelEvidence(min(1.0, abs(i["raw"]) / scale), i["rank"], i["raw"]))
+        for i in items
+    ]
+
+
+def _semantic_scores(candidate: dict[str, Any], floor: float) -> list[Hit]:
+    return [
+        Hit(i["dia"], ChannelEvidence(max(0.0, min(1.0, (i["raw"] - floor) / (1 - floor))),
+                                      i["rank"], i["raw"]))
+        for i in candidate["semantic"]
+    ]  # fmt: skip
+
+
+def calibrated(
+    mode: str, floor: float, alpha: float, context: bool = True
+) -> Callable[[dict[str, Any]], list[str]]:
+    """Rescore both channels from their raw values, fuse (both ran), then the default context."""
+
+    def rank(candidate: dict[str, Any]) -> list[str]:
+        channels = {
+            "lexical": _lexical_scores(candidate, mode),
+            "semantic": _semantic_scores(candidate, floor),
+        }
+        fused = fuse(
+            channels, channel_weights(alpha), single=DEFAULT_SINGLE, depth=CANDIDATES, ran=CHANNELS
+        )
+        if context:
+            facts = {
+                dia: CandidateContext(f["who"], f["previous"], f["next"])
+                for dia, f in candidate.get("context", {}).items()
+            }
+            fused = apply_context(fused, facts, candidate.get("question", ""), ContextWeights())
+        return [h.memory_id for h in fused[:LIMIT]]
+
+    return rank
+
+
 def rrf(candidate: dict[str, Any]) -> list[str]:
     scores: dict[str, float] = {}
     for channel in CHANNELS:
@@ -127,6 +181,12 @@ def print_sweep(candidates: list[dict[str, Any]]) -> None:
         (f"floor a={DEFAULT_ALPHA} + context who={g} session={w}", with_context(g, w))
         for g, w in CONTEXT_WEIGHTS
     ]
+    if candidates and "lexical_ceiling" in candidates[0]:
+        variants += [
+            (f"calibrated lexical={m} floor={f} a={a}{c}", calibrated(m, f, a, not c))
+            for m, f, a in CALIBRATIONS
+            for c in ("", " fusion only")
+        ]
     print(f"\nfusion sweep over {len(candidates)} questions (offline replay of channel top-50)\n")
     print("| variant | hit@5 | recall@5 | recall@10 | MRR |")
     print("| --- | ---: | ---: | ---: | ---: |")

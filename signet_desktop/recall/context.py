@@ -27,8 +27,8 @@ from signet_desktop.domain.recall import ContextEvidence
 from signet_desktop.recall.fusion import FusedHit, order_key
 from signet_desktop.storage.recall_context import CandidateContext
 
-DEFAULT_WHO_BOOST = 0.1
-DEFAULT_SESSION_WEIGHT = 0.15
+DEFAULT_WHO_BOOST = 0.15
+DEFAULT_SESSION_WEIGHT = 0.25
 MIN_WHO_CHARS = 2
 
 

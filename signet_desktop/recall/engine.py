@@ -133,7 +133,8 @@ class RecallEngine:
         outcomes = {name: finish(clock) for name, finish in finishes}
         with clock.stage("fusion"):
             hits = {name: outcome.hits for name, outcome in outcomes.items()}
-            fused = fuse(hits, self._weights, single=self._single, depth=k)
+            ran = [name for name, outcome in outcomes.items() if outcome.available]
+            fused = fuse(hits, self._weights, single=self._single, depth=k, ran=ran)
         if query.context and self._context.enabled and fused:
             with clock.stage("context"):
                 facts = candidate_context(conn, query.agent_id, [h.memory_id for h in fused])

@@ -18,10 +18,14 @@ chosen by `single`:
   neither rewards nor punishes a memory for falling just outside one channel's list. A channel
   that returned fewer than `depth` had nothing more to give: the stand-in is then 0.
 
-A channel that returned nothing at all (not asked, unavailable, or no match) takes no part, so
-when only one channel returned anything every candidate keeps its one score: there is nothing
-to blend with. Active channels whose weights are all 0 weigh equally. With the two channels
-and `channel_weights(alpha)` = {semantic: alpha, lexical: 1 - alpha} this is exactly
+A channel that returned nothing at all takes no part, so when only one channel returned
+anything every candidate keeps its one score: there is nothing to blend with. `ran` changes
+that for channels that ran and matched nothing: with calibrated scores (a channel's score
+means the same for every query) "no match" is evidence, so such a channel takes part with 0
+for every memory, and a query only one channel can match scores no higher than that
+channel's share. The engine passes the channels that ran; the default (None) is the rule
+above. Active channels whose weights are all 0 weigh equally. With the two channels and
+`channel_weights(alpha)` = {semantic: alpha, lexical: 1 - alpha} this is exactly
 `alpha * semantic + (1 - alpha) * lexical` (the two weights already sum to 1).
 
 `source` names who saw a memory: `hybrid` (two or more channels), else that one channel's
@@ -47,7 +51,7 @@ from signet_desktop.domain.recall import (
 
 SingleChannelRule = Literal["raw", "zero", "floor"]
 
-DEFAULT_ALPHA = 0.7
+DEFAULT_ALPHA = 0.5
 DEFAULT_SINGLE: SingleChannelRule = "floor"
 HYBRID = "hybrid"
 
@@ -123,16 +127,21 @@ def fuse(
     *,
     single: SingleChannelRule = DEFAULT_SINGLE,
     depth: int | None = None,
+    ran: Collection[str] | None = None,
 ) -> list[FusedHit]:
     """Union of every channel's candidates, best first (ties: best channel rank, then id).
 
     `channels` maps each channel name to its hits, in the order evidence is listed; `depth`
-    is how many candidates each channel was asked for (None: treat every list as truncated).
+    is how many candidates each channel was asked for (None: treat every list as truncated);
+    `ran`: channels that take part (at 0) even when they returned nothing.
     """
     check_weights(channels.keys(), weights)
     seen = {name: {h.memory_id: h.evidence for h in hits} for name, hits in channels.items()}
-    active = tuple(name for name, found in seen.items() if found)
-    stand_in = {name: _stand_in(seen[name], single, depth) for name in active}
+    ran = () if ran is None else ran
+    active = tuple(name for name, found in seen.items() if found or name in ran)
+    stand_in = {
+        name: _stand_in(seen[name], single, depth) if seen[name] else 0.0 for name in active
+    }
     shares: dict[tuple[str, ...], dict[str, float]] = {}  # by the channels blended
     fused: list[FusedHit] = []
     for memory_id in {memory_id for name in active for memory_id in seen[name]}:

@@ -1,4 +1,16 @@
-"""The lexical channel: BM25 over memories_fts, scoped and filtered, normalised per batch.
+"""The lexical channel: BM25 over memories_fts, scoped and filtered, scored against the query.
+
+Calibration: a hit's score is its |bm25| divided by the query's *ceiling*, the sum of every
+query term's IDF (the BM25 of a memory of average length holding each term once), capped at 1:
+
+    score = min(1, |bm25| / sum(idf(t) for t in query terms))
+    idf(t) = max(1e-6, ln((N - n_t + 0.5) / (n_t + 0.5)))      (FTS5's own IDF)
+
+with N the rows of the FTS index (read from its averages record) and n_t each term's document
+count. Terms no memory holds count too (n_t = 0): a memory matching one word of a five-word
+question covers only that word's share. So the score says how much of what the query asks a
+memory holds, independent of the other hits: the same number means the same thing for every
+query, and a batch with one weak match no longer scores it 1.0. `raw` keeps FTS5's bm25.
 
 Cost is bounded by a postings budget: query terms are admitted rarest first until their
 document counts would pass POSTINGS_BUDGET; the most common remaining terms (lowest IDF) are
@@ -9,6 +21,8 @@ newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +38,10 @@ LEXICAL_TOP_K = 50
 OVERFETCH = 4  # the fast path ranks k * OVERFETCH index rows before scope and filters
 POSTINGS_BUDGET = 10_000
 SATURATED_WINDOW = 20_000
+MIN_IDF = 1e-6  # FTS5's floor for a term in more than half of the rows
+
+# FTS5's averages record (id 1 of the %_data table): varints, the row count first.
+FTS_AVERAGES = "SELECT block FROM memories_fts_data WHERE id = 1"
 
 # Fast path: rank inside the FTS index alone, then scope/filter the small ranked pool.
 BM25_RANKED_POOL = """
@@ -65,6 +83,7 @@ class TermPlan:
     matched: tuple[str, ...]
     dropped: tuple[str, ...]
     min_seq: int
+    counts: Mapping[str, int]  # every query term's (capped) document count, 0 when absent
 
 
 def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = None) -> TermPlan:
@@ -87,7 +106,32 @@ def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = N
         newest = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()[0]
         min_seq = max(0, int(newest) - SATURATED_WINDOW + 1)
     dropped = tuple(t for t in present if t not in matched)
-    return TermPlan(tuple(matched), dropped, min_seq)
+    return TermPlan(tuple(matched), dropped, min_seq, counts)
+
+
+def fts_rows(conn: Connection) -> int:
+    """Rows in the FTS index (every agent's, as FTS5's IDF counts them), from its averages."""
+    row = conn.execute(FTS_AVERAGES).fetchone()
+    if row is None or not row[0]:
+        return 0
+    value = 0
+    for i, byte in enumerate(bytes(row[0])[:9]):  # an SQLite varint: 7 bits a byte, 9th whole
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            break
+    return value
+
+
+def idf(documents: int, rows: int) -> float:
+    """FTS5's BM25 IDF of a term found in `documents` of `rows`."""
+    return max(MIN_IDF, math.log((rows - documents + 0.5) / (documents + 0.5)))
+
+
+def query_ceiling(counts: Mapping[str, int], rows: int) -> float:
+    """What the query could score: the sum of its terms' IDF (matched, dropped or absent)."""
+    return sum(idf(n, max(rows, n)) for n in counts.values())
 
 
 def lexical_search(
@@ -98,7 +142,7 @@ def lexical_search(
     k: int = LEXICAL_TOP_K,
     term_counts: TermCounts | None = None,
 ) -> list[LexicalHit]:
-    """Top-k memories by BM25; scores normalised by the batch's best |bm25| into (0, 1].
+    """Top-k memories by BM25, scored against the query's ceiling into (0, 1].
 
     `term_counts` remembers the planning counts between calls (the engine keeps one).
     """
@@ -111,7 +155,7 @@ def lexical_search(
     rows = _ranked_pool(conn, where, params, pool=k * OVERFETCH)
     if rows is None:
         rows = conn.execute(BM25_FILTERED.format(filters=where), params).fetchall()
-    return _normalise(rows)
+    return _calibrate(rows, query_ceiling(plan.counts, fts_rows(conn)))
 
 
 def _ranked_pool(
@@ -134,14 +178,16 @@ def _pool_size(conn: Connection, params: dict[str, Any], pool: int) -> int:
     return int(row[0])
 
 
-def _normalise(rows: list[Any]) -> list[LexicalHit]:
+def _calibrate(rows: list[Any], ceiling: float) -> list[LexicalHit]:
     if not rows:
         return []
-    best = max(abs(float(r["bm25"])) for r in rows) or 1.0
+    ceiling = ceiling or max(abs(float(r["bm25"])) for r in rows) or 1.0
     return [
         LexicalHit(
             str(r["id"]),
-            ChannelEvidence(score=abs(float(r["bm25"])) / best, rank=i + 1, raw=float(r["bm25"])),
+            ChannelEvidence(
+                score=min(1.0, abs(float(r["bm25"])) / ceiling), rank=i + 1, raw=float(r["bm25"])
+            ),
         )
         for i, r in enumerate(rows)
     ]

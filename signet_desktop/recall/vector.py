@@ -54,6 +54,10 @@ EXACT_KNN_MAX_ROWS = 20_000
 PREFILTER_CANDIDATES = 2000
 DEFAULT_FALLBACK_WINDOW = 10_000
 PARTITION_SIZE_TTL_S = 60.0
+# Cosines of all-MiniLM-L6-v2 between unrelated texts (LoCoMo questions against other
+# conversations' turns) sit at 0.12 median, 0.28 at the 95th percentile: at or below the floor
+# a cosine says nothing, and the channel scores it 0 (docs/RECALL.md, "Calibrated scores").
+SEMANTIC_FLOOR = 0.3
 
 EXACT_KNN = """
 WITH knn AS MATERIALIZED (
@@ -93,7 +97,7 @@ SELECT COUNT(*) FROM embeddings WHERE agent_id = :agent_id AND generation_id = :
 
 @dataclass(frozen=True, slots=True)
 class SemanticHit:
-    """A memory id with its semantic evidence (score = cosine similarity clipped to [0, 1])."""
+    """A memory id with its semantic evidence (score = `calibrated(cosine)`, raw = cosine)."""
 
     memory_id: str
     evidence: ChannelEvidence
@@ -144,9 +148,14 @@ class UnconfiguredSemantic:
         return lambda clock: channel_outcome(unavailable(NOT_CONFIGURED_NOTE))
 
 
+def calibrated(cosine: float, floor: float = SEMANTIC_FLOOR) -> float:
+    """A cosine as the channel's score: 0 up to `floor` (noise), then linear up to 1 at 1."""
+    return min(1.0, max(0.0, (cosine - floor) / (1.0 - floor)))
+
+
 def _hits(ranked: list[tuple[str, float]]) -> list[SemanticHit]:
     return [
-        SemanticHit(mid, ChannelEvidence(score=min(1.0, max(0.0, sim)), rank=i + 1, raw=sim))
+        SemanticHit(mid, ChannelEvidence(score=calibrated(sim), rank=i + 1, raw=sim))
         for i, (mid, sim) in enumerate(ranked)
     ]
 

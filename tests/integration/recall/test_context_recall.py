@@ -44,7 +44,7 @@ def test_the_answer_borrows_from_the_question_it_follows(service: SignetService)
     lent = hits[answer].context
     # The question scored best among the answer's neighbours, so it is the one that lends.
     assert lent is not None and lent.neighbour_id == question
-    assert lent.session == pytest.approx(0.15 * plain[question].score)
+    assert lent.session == pytest.approx(0.25 * plain[question].score)
     assert hits[answer].score == pytest.approx(plain[answer].score + lent.session)
     assert "context" in [stage.name for stage in recall(service, "camping trip").timings]
 
@@ -52,7 +52,7 @@ def test_the_answer_borrows_from_the_question_it_follows(service: SignetService)
 def test_naming_the_speaker_boosts_what_they_said(service: SignetService) -> None:
     question, answer, thanks = converse(service)
     hits = by_id(recall(service, "what did Caroline recommend"))
-    assert hits[answer].context is not None and hits[answer].context.who == 0.1
+    assert hits[answer].context is not None and hits[answer].context.who == 0.15
     for melanie in (question, thanks):
         context = hits[melanie].context if melanie in hits else None
         assert context is None or context.who == 0.0

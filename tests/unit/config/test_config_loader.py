@@ -28,7 +28,7 @@ def _error(text: str) -> ConfigError:
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:
     loaded = load_config(WorkspacePaths.for_root(tmp_path))
     assert loaded.path is None
-    assert loaded.config.search.alpha == 0.7
+    assert loaded.config.search.alpha == 0.5
     assert loaded.ignored_keys == () and loaded.warnings == ()
 
 
@@ -285,7 +285,7 @@ def test_signets_recall_boosts_we_do_not_apply_are_listed_not_silently_taken() -
 def test_unknown_keys_warn_with_did_you_mean(text: str, warning: str) -> None:
     loaded = parse_config_text(text)
     assert loaded.warnings == (warning,)
-    assert loaded.config.search.alpha == 0.7  # the misspelt value was not applied
+    assert loaded.config.search.alpha == 0.5  # the misspelt value was not applied
 
 
 def test_unknown_keys_do_not_block_the_rest() -> None:

@@ -53,11 +53,11 @@ def test_pipeline_has_no_extraction_runtime() -> None:
 
 def test_search_and_embedding_defaults() -> None:
     config = SignetConfig()
-    assert config.search.alpha == 0.7
+    assert config.search.alpha == 0.5
     assert config.search.top_k == 50
     assert config.search.min_score == 0.1
     assert config.search.vector_fallback_window == 10_000
-    assert (config.search.who_boost, config.search.session_weight) == (0.1, 0.15)
+    assert (config.search.who_boost, config.search.session_weight) == (0.15, 0.25)
     assert config.embedding.provider == "native"
     assert config.embedding.model == "all-MiniLM-L6-v2"
     assert config.embedding.dimensions == 384

@@ -78,7 +78,7 @@ def test_hybrid_recall_fuses_both_channels(engine: RecallEngine) -> None:
     assert top.memory.content == TEXTS[0] and top.source == "hybrid"
     assert list(top.channels) == ["lexical", "semantic"]
     lexical, semantic = top.channels["lexical"], top.channels["semantic"]
-    assert top.score == pytest.approx(0.7 * semantic.score + 0.3 * lexical.score)
+    assert top.score == pytest.approx(0.5 * semantic.score + 0.5 * lexical.score)  # alpha 0.5
     assert (top.lexical, top.semantic) == (lexical, semantic)  # the two-channel views
     assert {"lexical", "embed_query", "semantic", "fusion", "hydrate"} <= set(stage_names(result))
     assert result.notes == ()

@@ -256,3 +256,20 @@ def test_two_channels_give_exactly_the_legacy_scores_and_order(
     assert [(h.memory_id, h.score, h.source) for h in fused] == [row[:3] for row in expected]
     for hit, row in zip(fused, expected, strict=True):
         assert (hit.channels.get("lexical"), hit.channels.get("semantic")) == row[3:]
+
+
+def test_a_channel_that_ran_and_matched_nothing_counts_as_zero() -> None:
+    """With calibrated scores "no match" is evidence: the lone channel keeps only its share."""
+    lexical, semantic = hits(), hits(("a", 0.6), ("b", 0.2))
+    alone = fuse({"lexical": lexical, "semantic": semantic}, channel_weights(0.7))
+    assert scores(alone) == {"a": 0.6, "b": 0.2}  # default: nothing to blend with
+    ran = fuse(
+        {"lexical": lexical, "semantic": semantic},
+        channel_weights(0.7),
+        depth=2,
+        ran=("lexical", "semantic"),
+    )
+    assert scores(ran) == pytest.approx({"a": 0.7 * 0.6, "b": 0.7 * 0.2})
+    assert [h.source for h in ran] == ["vector", "vector"]
+    only = fuse({"lexical": lexical, "semantic": semantic}, channel_weights(0.7), ran=("semantic",))
+    assert scores(only) == {"a": 0.6, "b": 0.2}  # lexical did not run: no part in the blend

@@ -59,11 +59,54 @@ def test_tokens_drop_stop_words_and_syntax() -> None:
     assert fts_match_expression("billing db") == '"billing" OR "db"'
 
 
-def test_scores_are_normalised_and_ranked(seeded: Database) -> None:
+def test_scores_are_calibrated_and_ranked(seeded: Database) -> None:
     hits = lexical_search(seeded.reader(), "billing postgres", "default", RecallFilters())
-    assert hits[0].evidence.score == 1.0 and hits[0].evidence.rank == 1
+    assert hits[0].evidence.rank == 1 and hits[0].evidence.raw < 0  # raw: FTS5's bm25
     assert all(0 < h.evidence.score <= 1 for h in hits)
     assert [h.evidence.rank for h in hits] == list(range(1, len(hits) + 1))
+    # A memory holding only "billing" covers a small share of the query, not 1.0 because it
+    # happens to be the best of its batch.
+    [only] = lexical_search(seeded.reader(), "billing zebra", "default", RecallFilters(), k=1)
+    assert only.evidence.score < 0.5
+
+
+def test_the_score_is_what_the_query_could_score(db: Database) -> None:
+    """|bm25| over the sum of the query terms' IDF, FTS5's own numbers, capped at 1."""
+    from signet_desktop.recall import lexical
+
+    service = MemoryService(db)
+    for text in ("alpha beta", "gamma delta", "alpha delta", "epsilon zeta"):
+        service.remember(RememberRequest(content=text), Actor())
+    conn = db.reader()
+    assert lexical.fts_rows(conn) == 4
+    # "alpha beta" has the average length and holds each term once: BM25 = the sum of IDFs.
+    [best, *_] = lexical_search(conn, "alpha beta", "default", RecallFilters())
+    ceiling = lexical.idf(2, 4) + lexical.idf(1, 4)
+    assert -best.evidence.raw == pytest.approx(ceiling, rel=1e-6)
+    assert best.evidence.score == pytest.approx(1.0)
+    # A term no memory holds still counts: the query asked for it.
+    [half, *_] = lexical_search(conn, "beta omega", "default", RecallFilters())
+    assert half.evidence.score == pytest.approx(
+        lexical.idf(1, 4) / (lexical.idf(1, 4) + lexical.idf(0, 4)), rel=1e-6
+    )
+
+
+def test_a_memory_scores_the_same_whatever_else_matches(db: Database) -> None:
+    """Scores are not relative to the batch: a better match elsewhere changes nothing."""
+    service = MemoryService(db)
+    service.remember(RememberRequest(content="billing runs on Postgres 16"), Actor())
+    for i in range(3):
+        service.remember(RememberRequest(content=f"unrelated filler note {i}"), Actor())
+
+    def score_of(content: str) -> float:
+        hits = lexical_search(db.reader(), "billing postgres", "default", RecallFilters())
+        rows = dict(db.reader().execute("SELECT id, content FROM memories").fetchall())
+        return next(h.evidence.score for h in hits if rows[h.memory_id] == content)
+
+    alone = score_of("billing runs on Postgres 16")
+    service.remember(RememberRequest(content="Billing: Postgres, Postgres, billing"), Actor())
+    assert score_of("billing runs on Postgres 16") == pytest.approx(alone, rel=0.2)
+    assert alone < 1.0
 
 
 def test_scope_and_agent_isolation(seeded: Database) -> None:

@@ -14,7 +14,7 @@ from signet_desktop.embedding import vectors
 from signet_desktop.embedding.generations import Generation, register_generation
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
-from signet_desktop.recall.vector import SemanticChannel
+from signet_desktop.recall.vector import SEMANTIC_FLOOR, SemanticChannel, calibrated
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.vectors import EmbeddingVectors
 from signet_desktop.storage.database import open_database
@@ -96,7 +96,15 @@ def test_knn_ranks_by_cosine_with_evidence(store: Store) -> None:
     assert sims == sorted(sims, reverse=True)
     expected = float(EMBEDDER.embed(["postgres billing"])[0] @ EMBEDDER.embed([TEXTS[0]])[0])
     assert outcome.hits[0].evidence.raw == pytest.approx(expected, abs=1e-5)
-    assert all(0.0 <= h.evidence.score <= 1.0 for h in outcome.hits)
+    assert all(h.evidence.score == calibrated(h.evidence.raw) for h in outcome.hits)
+
+
+def test_cosines_are_calibrated_against_the_noise_floor() -> None:
+    """Up to the floor a cosine is noise (score 0); above it the score rises linearly to 1."""
+    assert calibrated(-0.2) == 0.0 and calibrated(SEMANTIC_FLOOR) == 0.0
+    assert calibrated(0.25, floor=0.3) == 0.0
+    assert calibrated(0.65, floor=0.3) == pytest.approx(0.5)
+    assert calibrated(1.0) == 1.0 and calibrated(1.00001) == 1.0
 
 
 def test_k_bounds_the_hits(store: Store) -> None:
