@@ -143,7 +143,7 @@ async def test_recall_shows_the_context_signals_behind_a_score(client: httpx.Asy
     ).json()
     hits = {hit["id"]: hit for hit in body["results"]}
     context = hits[answer["id"]]["context"]
-    assert context["who"] == 0.1 and context["neighbourId"] == question["id"]
+    assert context["who"] == 0.15 and context["neighbourId"] == question["id"]
     assert context["session"] > 0
     assert "context" in {stage["name"] for stage in body["meta"]["timings"]["stages"]}
 

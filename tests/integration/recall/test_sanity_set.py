@@ -7,6 +7,7 @@ first, and queries about nothing in the workspace must return nothing at the def
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,8 +111,18 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignetService]
     for fact in FACTS:
         outcome = built.memories.remember(RememberRequest(content=fact), Actor())
         assert outcome.memory.id
+    _wait_for_vectors(built, len(FACTS))
     yield built
     built.close()
+
+
+def _wait_for_vectors(service: SignetService, count: int, timeout_s: float = 30.0) -> None:
+    """Vectors may follow the acknowledged remember: wait until every fact has one."""
+    deadline = time.monotonic() + timeout_s
+    query = RecallQuery(query="facts", limit=100, channels=("semantic",), min_score=0.0)
+    while len(service.recall.search(query).hits) < count:
+        assert time.monotonic() < deadline, "the facts were not embedded in time"
+        time.sleep(0.05)
 
 
 def test_the_facts_are_embedded_by_the_native_model(service: SignetService) -> None:
