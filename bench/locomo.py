@@ -150,10 +150,10 @@ def turn_content(turn: dict[str, Any], captions: bool) -> str:
 def ingest(
     service: SignetService, sample: dict[str, Any], captions: bool = False
 ) -> dict[str, str]:
-    """Remember every turn; returns memory id -> dia_id."""
-    dia_of: dict[str, str] = {}
+    """Remember every turn (one `remember_many`, as an importer would); memory id -> dia_id."""
+    requests, dia_ids = [], []
     for session, date, turn in turns(sample["conversation"]):
-        outcome = service.memories.remember(
+        requests.append(
             RememberRequest(
                 content=turn_content(turn, captions),
                 who=turn["speaker"],
@@ -162,11 +162,11 @@ def ingest(
                 metadata={"dia_id": turn["dia_id"], "session": session},
                 source_type="locomo",
                 source_id=f"{sample['sample_id']}:{turn['dia_id']}",
-            ),
-            Actor(changed_by="bench"),
+            )
         )
-        dia_of[outcome.memory.id] = turn["dia_id"]
-    return dia_of
+        dia_ids.append(turn["dia_id"])
+    outcomes = service.memories.remember_many(requests, Actor(changed_by="bench"))
+    return {outcome.memory.id: dia for outcome, dia in zip(outcomes, dia_ids, strict=True)}
 
 
 def ranked_dia_ids(
