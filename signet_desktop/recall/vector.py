@@ -25,7 +25,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -108,7 +108,7 @@ class SemanticOutcome:
     """The channel's hits and how complete its view of the vectors was."""
 
     hits: list[SemanticHit]
-    completeness: str  # complete | recent-window | unavailable
+    completeness: str  # complete | partial (vectors pending) | recent-window | unavailable
     searched_window: int | None = None
     note: str | None = None
     strategy: str | None = None  # exact | prefilter | recent-window
@@ -187,8 +187,11 @@ class SemanticChannel:
         exact_max_rows: int = EXACT_KNN_MAX_ROWS,
         prefilter_candidates: int = PREFILTER_CANDIDATES,
         embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
+        pending: Callable[[str], int] | None = None,
     ) -> None:
         self.embedder = embedder
+        # Memories of an agent acknowledged but not embedded yet (their vectors follow).
+        self._pending = pending
         self.embed_timeout_s = embed_timeout_s
         self._vec = vec_available
         self._window = fallback_window
@@ -285,9 +288,23 @@ class SemanticChannel:
         size = self._partition_size(conn, generation, agent_id)
         if size > self._exact_max_rows and generation.has_bits:
             ranked = self._prefilter(conn, generation, query, where, params, k)
-            return SemanticOutcome(_hits(ranked), "complete", None, None, "prefilter")
+            return self._complete_unless_pending(ranked, agent_id, "prefilter")
         ranked = self._exact(conn, generation, where, params, k, size)
-        return SemanticOutcome(_hits(ranked), "complete", None, None, "exact")
+        return self._complete_unless_pending(ranked, agent_id, "exact")
+
+    def _complete_unless_pending(
+        self, ranked: list[tuple[str, float]], agent_id: str, strategy: str
+    ) -> SemanticOutcome:
+        """`complete`, or `partial` while some of the agent's memories wait for vectors."""
+        waiting = self._pending(agent_id) if self._pending is not None else 0
+        if not waiting:
+            return SemanticOutcome(_hits(ranked), "complete", None, None, strategy)
+        noun = "memory was" if waiting == 1 else "memories were"
+        note = (
+            f"{waiting} {noun} saved moments ago and not embedded yet; keyword recall "
+            "already finds them, vector recall will shortly"
+        )
+        return SemanticOutcome(_hits(ranked), "partial", None, note, strategy)
 
     def _exact(
         self,

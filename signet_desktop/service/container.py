@@ -99,7 +99,10 @@ def build_service(
     follow = None if options.inline_vectors else parts.vectors
     memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
     semantic = SemanticChannel(
-        embedder, vec_available=db.vec.available, fallback_window=parts.fallback_window
+        embedder,
+        vec_available=db.vec.available,
+        fallback_window=parts.fallback_window,
+        pending=None if parts.vectors is None else parts.vectors.batcher.pending_for,
     )
     engine = RecallEngine(
         db,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -96,12 +96,18 @@ class VectorBatcher:
         self._thread: threading.Thread | None = None
         self.dropped = 0
         self.batches = 0
+        self._per_agent: Counter[str] = Counter()  # queued + in flight, for recall's honesty
 
     @property
     def pending(self) -> int:
         """Vectors queued or being embedded right now."""
         with self._cond:
             return len(self._queue) + (1 if self._busy else 0)
+
+    def pending_for(self, agent_id: str) -> int:
+        """This agent's vectors still to be written (queued or being embedded)."""
+        with self._cond:
+            return self._per_agent.get(agent_id, 0)
 
     def submit(self, items: Sequence[PendingVector]) -> int:
         """Queue vectors to follow; returns how many were accepted (the rest wait for the scan)."""
@@ -111,6 +117,7 @@ class VectorBatcher:
             room = max(0, self._max_queued - len(self._queue))
             accepted = list(items[:room])
             self._queue.extend(accepted)
+            self._per_agent.update(item.agent_id for item in accepted)
             dropped = len(items) - len(accepted)
             self.dropped += dropped
             if self._autostart and self._thread is None:
@@ -133,6 +140,8 @@ class VectorBatcher:
         finally:
             with self._cond:
                 self._busy = False
+                self._per_agent.subtract(item.agent_id for item in batch)
+                self._per_agent += Counter()  # drop agents at zero
                 self._cond.notify_all()
         return True
 
@@ -151,6 +160,7 @@ class VectorBatcher:
             self._closed = True
             left = len(self._queue)
             self._queue.clear()
+            self._per_agent.clear()
             self._cond.notify_all()
         if left:
             log.info("%d pending vectors left to the embedding tracker at shutdown", left)

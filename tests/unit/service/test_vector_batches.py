@@ -10,10 +10,13 @@ from support.fakes import ScriptedEmbedder
 
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor
+from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.generations import list_generations
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import BACKFILL_JOB, EmbeddingTracker
 from signet_desktop.queue import jobs
+from signet_desktop.recall.engine import RecallEngine
+from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.vector_batches import PendingVector, VectorBatcher, split_batches
 from signet_desktop.service.vectors import EmbeddingVectors
@@ -188,3 +191,23 @@ def test_a_model_change_with_vectors_in_flight_never_mixes_generations(db: Datab
     assert vector_ids(db) == dict.fromkeys(ids, "model-b")
     assert old.calls == 0
     assert {g.model for g in list_generations(db.reader())} == {"model-a", "model-b"}
+
+
+def test_recall_says_partial_while_the_agents_vectors_are_pending(db: Database) -> None:
+    """vectorCompleteness never claims `complete` while remembered memories wait for vectors."""
+    embedder = ScriptedEmbedder()
+    service, port = following(db, embedder)
+    channel = SemanticChannel(embedder, vec_available=True, pending=port.batcher.pending_for)
+    engine = RecallEngine(db, semantic=channel)
+    service.remember(RememberRequest(content="kafka retention is seven days"), Actor())
+    service.remember(RememberRequest(content="another agent's note", agent_id="bob"), Actor())
+    assert (port.batcher.pending_for("default"), port.batcher.pending_for("bob")) == (1, 1)
+    first = engine.recall(RecallQuery(query="kafka retention"))
+    assert first.vector_completeness == "partial"
+    assert any("not embedded yet" in note for note in first.notes)
+    assert [hit.memory.content for hit in first.hits] == ["kafka retention is seven days"]
+    while port.batcher.run_once():
+        pass
+    assert port.batcher.pending_for("default") == 0
+    assert engine.recall(RecallQuery(query="kafka retention")).vector_completeness == "complete"
+    engine.close()
