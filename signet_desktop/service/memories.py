@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from signet_desktop.domain import remember as checks
@@ -36,6 +35,7 @@ from signet_desktop.domain.memory import (
 )
 from signet_desktop.queue import jobs
 from signet_desktop.service import memory_batches as batches
+from signet_desktop.service import memory_rules as rules
 from signet_desktop.service.ports import MemoryVectors
 from signet_desktop.service.vector_batches import VectorFollow
 from signet_desktop.storage import history, memories
@@ -249,7 +249,7 @@ class MemoryService:
         if memory is None:
             raise NotFound(f"memory {memory_id} not found")
         if memory.is_deleted:
-            raise NotFound(_deleted_message(memory))
+            raise NotFound(rules.deleted_message(memory))
         return memory
 
     def list_page(
@@ -287,8 +287,8 @@ class MemoryService:
         """
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
-        reason = _require_reason(reason)
-        fields = _patch_fields(patch)
+        reason = rules.require_reason(reason)
+        fields = rules.patch_fields(patch)
         with self._db.write() as conn:
             change = self._modify_in(conn, agent_id, memory_id, fields, reason, if_version, actor)
         self._publish_updates((change,))
@@ -306,7 +306,7 @@ class MemoryService:
         """
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
-        prepared = _prepare_patches(patches, reason)
+        prepared = rules.prepare_patches(patches, reason)
         outcomes: list[ItemOutcome] = []
         changes: list[MemoryChange] = []
         with self._db.write() as conn:
@@ -341,19 +341,19 @@ class MemoryService:
         """Soft-delete a memory; it stays recoverable for the recovery window."""
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
-        reason = _require_reason(reason)
+        reason = rules.require_reason(reason)
         with self._db.write() as conn:
             memory = self._require(conn, agent_id, memory_id)
             if memory.is_deleted:
                 raise Conflict(
-                    "memory is already deleted", code="already_deleted", details=_state(memory)
+                    "memory is already deleted", code="already_deleted", details=rules.state(memory)
                 )
-            _check_version(memory, if_version)
+            rules.check_version(memory, if_version)
             if memory.pinned and not force:
                 raise Conflict(
                     "memory is pinned; pass force to forget it",
                     code="pinned_requires_force",
-                    details=_state(memory),
+                    details=rules.state(memory),
                 )
             change = self._forget_in(conn, memory, reason=reason, force=force, actor=actor)
         self._publish_deletes((change,))
@@ -382,7 +382,7 @@ class MemoryService:
         """
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
-        reason = _require_reason(reason)
+        reason = rules.require_reason(reason)
         selector = batches.check_selector(selector)
         changes: list[MemoryChange] = []
         results: list[ItemOutcome] = []
@@ -411,25 +411,27 @@ class MemoryService:
         """Undo a soft delete within the recovery window (a reason is required, as in Signet)."""
         scope.check_agent_id(agent_id)
         scope.check_actor(actor)
-        reason = _require_reason(reason)
+        reason = rules.require_reason(reason)
         with self._db.write() as conn:
             memory = memories.get_memory(conn, agent_id, memory_id)
             if memory is None:
                 raise NotFound(f"memory {memory_id} not found", code="not_found")
             if not memory.is_deleted:
-                raise Conflict("memory is not deleted", code="not_deleted", details=_state(memory))
-            _check_version(memory, if_version)
-            if _recovery_expired(memory.deleted_at):
+                raise Conflict(
+                    "memory is not deleted", code="not_deleted", details=rules.state(memory)
+                )
+            rules.check_version(memory, if_version)
+            if rules.recovery_expired(memory.deleted_at):
                 raise Conflict(
                     f"memory was deleted more than {RECOVERY_WINDOW_DAYS} days ago",
                     code="retention_expired",
-                    details=_state(memory),
+                    details=rules.state(memory),
                 )
-            if memories.find_duplicate(conn, _as_new(memory)):
+            if memories.find_duplicate(conn, rules.as_new(memory)):
                 raise Conflict(
                     "a live memory with the same content exists; recover would duplicate it",
                     code="duplicate_live_memory",
-                    details=_state(memory),
+                    details=rules.state(memory),
                 )
             memories.set_deleted(conn, memory, deleted=False, reason=None, actor=actor.changed_by)
             history.record_event(
@@ -476,13 +478,13 @@ class MemoryService:
         actor: Actor,
     ) -> MemoryChange:
         memory = self._require_live(conn, agent_id, memory_id)
-        _check_version(memory, if_version)
+        rules.check_version(memory, if_version)
         if memory.memory_kind == "episodic" and ("content" in fields or "type" in fields):
             raise Conflict(
                 "episodic memories are evidence: content and type cannot be changed; "
                 "forget it and remember the corrected text instead",
                 code="episodic_content_immutable",
-                details=_state(memory),
+                details=rules.state(memory),
             )
         changed = {k: v for k, v in fields.items() if getattr(memory, k) != v}
         if not changed:
@@ -497,7 +499,7 @@ class MemoryService:
             reason=reason,
             old_content=memory.content,
             new_content=changed.get("content", memory.content),
-            metadata={"changed": sorted(changed), "before": _before(memory, changed)},
+            metadata={"changed": sorted(changed), "before": rules.before(memory, changed)},
         )
         updated = self._require(conn, agent_id, memory_id)
         return MemoryChange(updated, memory.version, tuple(sorted(changed)))
@@ -554,81 +556,9 @@ class MemoryService:
         return memory
 
 
-def _require_reason(reason: str | None) -> str:
-    if reason is None or not reason.strip():
-        raise InvalidInput("reason is required", code="reason_required")
-    if len(reason) > 2000 or "\x00" in reason:
-        raise InvalidInput("reason is too long or invalid", code="reason_invalid")
-    return reason.strip()
-
-
-def _check_version(memory: Memory, if_version: int | None) -> None:
-    if if_version is not None and if_version != memory.version:
-        raise Conflict(
-            f"version conflict: memory is at version {memory.version}, request expected "
-            f"{if_version}",
-            code="version_conflict",
-            details=_state(memory),
-        )
-
-
-def _state(memory: Memory) -> dict[str, Any]:
-    """The facts Signet sends beside a refused lifecycle change."""
-    return {"id": memory.id, "current_version": memory.version}
-
-
 def _refused_item(memory_id: str, refused: NotFound | Conflict) -> ItemOutcome:
     current = refused.details.get("current_version")
     return ItemOutcome(memory_id, refused.code, current, error=refused.message)
-
-
-def _prepare_patches(
-    patches: Sequence[BatchPatch], reason: str | None
-) -> list[tuple[BatchPatch, dict[str, Any], str]]:
-    """Validate every patch of a batch (nothing is written unless all pass)."""
-    if not 1 <= len(patches) <= batches.MAX_BATCH:
-        raise InvalidInput(
-            f"a batch holds 1..{batches.MAX_BATCH} patches, got {len(patches)}", code="bad_batch"
-        )
-    prepared: list[tuple[BatchPatch, dict[str, Any], str]] = []
-    seen: set[str] = set()
-    for index, item in enumerate(patches):
-        try:
-            if item.id in seen:
-                raise InvalidInput("the same id appears twice in the batch", code="duplicate_id")
-            seen.add(item.id)
-            fields = _patch_fields(item.patch)
-            item_reason = _require_reason(item.reason if item.reason is not None else reason)
-        except InvalidInput as refused:
-            raise InvalidInput(
-                f"patches[{index}]: {refused.message}",
-                code=refused.code,
-                details={"index": index, "id": item.id},
-            ) from None
-        prepared.append((item, fields, item_reason))
-    return prepared
-
-
-def _patch_fields(patch: MemoryPatch) -> dict[str, Any]:
-    fields: dict[str, Any] = {}
-    if patch.content is not None:
-        fields["content"] = checks.check_content(patch.content)
-    if patch.type is not None:
-        fields["type"] = checks.check_type(patch.type)
-    if patch.tags is not None:
-        fields["tags"] = checks.check_tags(patch.tags)
-    if patch.importance is not None:
-        fields["importance"] = checks.check_importance(patch.importance)
-    if patch.pinned is not None:
-        fields["pinned"] = patch.pinned
-    if not fields:
-        raise InvalidInput("nothing to change", code="empty_patch")
-    return fields
-
-
-def _before(memory: Memory, changed: Mapping[str, Any]) -> dict[str, Any]:
-    values = {name: getattr(memory, name) for name in changed}
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
 
 def _deduped(existing: Memory) -> RememberOutcome:
@@ -642,32 +572,3 @@ def _with_vector(outcome: RememberOutcome, done: set[str]) -> RememberOutcome:
     embedded = outcome.memory.id in done
     vector = VECTOR_STORED if embedded else VECTOR_QUEUED
     return replace(outcome, embedded=embedded, vector=vector)
-
-
-def _deleted_message(memory: Memory) -> str:
-    """Why a deleted memory is not shown, and how long it can still be brought back."""
-    if memory.deleted_at is None or _recovery_expired(memory.deleted_at):
-        return f"memory {memory.id} was deleted and can no longer be recovered"
-    deleted = datetime.fromisoformat(memory.deleted_at.replace("Z", "+00:00"))
-    until = (deleted + timedelta(days=RECOVERY_WINDOW_DAYS)).date().isoformat()
-    return (
-        f"memory {memory.id} was deleted on {deleted.date().isoformat()}; it can be recovered "
-        f"until {until} (`signet memory recover {memory.id}`, or POST "
-        f"/api/memory/{memory.id}/recover)"
-    )
-
-
-def _recovery_expired(deleted_at: str | None) -> bool:
-    if deleted_at is None:
-        return False
-    deleted = datetime.fromisoformat(deleted_at.replace("Z", "+00:00"))
-    return datetime.now(UTC) - deleted > timedelta(days=RECOVERY_WINDOW_DAYS)
-
-
-def _as_new(memory: Memory) -> NewMemory:
-    return NewMemory(
-        agent_id=memory.agent_id,
-        content=memory.content,
-        visibility=memory.visibility,
-        scope=memory.scope,
-    )
