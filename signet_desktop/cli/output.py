@@ -80,11 +80,21 @@ def remember_lines(answer: Mapping[str, Any]) -> list[str]:
         extras.append("tags: " + _cell(answer["tags"]))
     if extras:
         lines[0] += f" ({'; '.join(extras)})"
-    if answer.get("embedded") is False:
-        lines.append(
-            "  not embedded yet: keyword recall finds it now, vector recall after backfill"
-        )
+    note = _VECTOR_NOTES.get(str(answer.get("vectorStatus")))
+    if note is None and answer.get("embedded") is False:  # a daemon without vectorStatus
+        note = _VECTOR_NOTES["queued"]
+    if note is not None:
+        lines.append(f"  {note}")
     return lines
+
+
+# What `embedded: false` means, by the daemon's `vectorStatus` (stored and existing need none).
+_VECTOR_NOTES = {
+    "pending": "vector follows in a moment: keyword recall finds it now",
+    "queued": "not embedded yet (embedder unavailable): keyword recall finds it now, "
+    "vector recall once the backfill runs",
+    "none": "no embedder configured: keyword recall only",
+}
 
 
 def recall_lines(answer: Mapping[str, Any]) -> list[str]:

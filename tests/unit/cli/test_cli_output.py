@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from signet_desktop.cli import output
 
 
@@ -43,7 +45,26 @@ def test_remember_lines() -> None:
         {"id": "a", "pinned": True, "tags": ["x", "y"], "embedded": False}
     )
     assert lines[0] == "Saved a (pinned; tags: x, y)"
-    assert "not embedded yet" in lines[1]
+    assert "not embedded yet" in lines[1]  # an older daemon without vectorStatus
+
+
+@pytest.mark.parametrize(
+    ("status", "note"),
+    [
+        ("pending", "vector follows in a moment"),
+        ("queued", "once the backfill runs"),
+        ("none", "keyword recall only"),
+        ("stored", None),
+        ("existing", None),
+    ],
+)
+def test_remember_says_what_not_embedded_means(status: str, note: str | None) -> None:
+    embedded = status in ("stored", "existing")
+    lines = output.remember_lines({"id": "a", "embedded": embedded, "vectorStatus": status})
+    if note is None:
+        assert lines == ["Saved a"]
+    else:
+        assert len(lines) == 2 and note in lines[1]
 
 
 def test_memory_lines_show_fields_then_content() -> None:
