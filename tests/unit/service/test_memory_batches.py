@@ -14,16 +14,6 @@ ACTOR = Actor(changed_by="tester")
 
 
 @pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
-
-
-@pytest.fixture
-def events(bus: EventBus) -> Subscription:
-    return bus.subscribe(agent_id=None)
-
-
-@pytest.fixture
 def service(db: Database, bus: EventBus) -> MemoryService:
     return MemoryService(db, events=bus)
 
