@@ -34,6 +34,7 @@ from signet_desktop.service.embeddings import (
 )
 from signet_desktop.service.events import Delivery
 from signet_desktop.service.facade import ServiceStatus
+from signet_desktop.service.health import Health
 from signet_desktop.service.memories import MemoryPage, RememberOutcome
 from signet_desktop.service.pipeline import PipelineStatus
 from signet_desktop.service.workers import WorkerSnapshot
@@ -526,38 +527,9 @@ def service_status_json(status: ServiceStatus) -> dict[str, Any]:
     }
 
 
-HEALTHY_SCORE = 0.9
-DEGRADED_SCORE = 0.5
-
-
-def status_health_json(status: ServiceStatus, db_ok: bool) -> dict[str, Any]:
-    """Signet's composite `health: {score, status}` for /api/status, from what we know.
-
-    Weights: the database 0.5, vector search 0.2 (complete; 0.1 for the recent-window scan),
-    embedding coverage 0.2 (times the covered share), workers 0.1 (none crashed). Running
-    without an embedder is a choice, not a fault: it scores as complete. The status is
-    `healthy` from 0.9, `degraded` from 0.5, else `unhealthy`.
-    """
-    if not db_ok:
-        return {"score": 0.0, "status": "unhealthy"}
-    embedding = status.embedding
-    configured = embedding.provider != "none"
-    vector = {"complete": 0.2, "recent-window": 0.1}.get(embedding.vector_search, 0.0)
-    coverage = embedding.coverage.ratio if embedding.coverage is not None else 0.0
-    workers = status.process.get("workers") or {}
-    crashed = any(
-        isinstance(state, Mapping) and state.get("state") == "crashed" for state in workers.values()
-    )
-    score = 0.5 + (vector + 0.2 * coverage if configured else 0.4) + (0.0 if crashed else 0.1)
-    score = round(min(score, 1.0), 2)
-    label = (
-        "healthy"
-        if score >= HEALTHY_SCORE
-        else "degraded"
-        if score >= DEGRADED_SCORE
-        else "unhealthy"
-    )
-    return {"score": score, "status": label}
+def health_json(health: Health) -> dict[str, Any]:
+    """Signet's composite `health: {score, status}` (computed by `service/health.py`)."""
+    return {"score": health.score, "status": health.status}
 
 
 def pipeline_flags_json(status: PipelineStatus) -> dict[str, Any]:

@@ -14,10 +14,13 @@ from fastapi.responses import JSONResponse
 from signet_desktop.api.http.scope import get_service, off_loop
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.api.views import (
+    health_json,
     pipeline_flags_json,
     service_status_json,
-    status_health_json,
 )
+from signet_desktop.service.facade import ServiceStatus, SignetService
+from signet_desktop.service.health import health_of
+from signet_desktop.service.pipeline import PipelineStatus
 
 router = APIRouter(tags=["status"])
 
@@ -28,9 +31,7 @@ async def status(request: Request) -> JSONResponse:
     `startedAt`, `memoryDb`, `pipelineV2` and composite `health{score, status}`."""
     settings: HttpSettings = request.app.state.settings
     service = get_service(request)
-    db_ok = await off_loop(service.ping)
-    service_status = await off_loop(service.status)
-    pipeline = await off_loop(service.pipeline.status)
+    db_ok, service_status, pipeline = await off_loop(_facts, service)
     facts = service_status_json(service_status)
     body = {
         "status": "running",
@@ -40,7 +41,7 @@ async def status(request: Request) -> JSONResponse:
         "startedAt": _started_at(service_status.process, settings),
         "memoryDb": db_ok,
         "pipelineV2": pipeline_flags_json(pipeline),
-        "health": status_health_json(service_status, db_ok),
+        "health": health_json(health_of(service_status, db_ok)),
         "host": settings.host,
         "port": settings.port,
         "agentsDir": settings.agents_dir,
@@ -52,6 +53,11 @@ async def status(request: Request) -> JSONResponse:
         **facts,
     }
     return JSONResponse(jsonable_encoder(body))
+
+
+def _facts(service: SignetService) -> tuple[bool, ServiceStatus, PipelineStatus]:
+    """Everything /api/status reads, in one trip to the thread pool."""
+    return service.ping(), service.status(), service.pipeline.status()
 
 
 def _started_at(process: Mapping[str, Any], settings: HttpSettings) -> str:
