@@ -33,7 +33,6 @@ from signet_desktop.domain.memory import (
     MemorySelector,
     NewMemory,
 )
-from signet_desktop.queue import jobs
 from signet_desktop.service import memory_batches as batches
 from signet_desktop.service import memory_rules as rules
 from signet_desktop.service.ports import MemoryVectors
@@ -448,14 +447,6 @@ class MemoryService:
             MemoryRecovered(agent_id=agent_id, memory_id=memory_id, version=recovered.version)
         )
         return MemoryChange(recovered, memory.version)
-
-    def job(self, agent_id: str, job_id: str) -> jobs.Job:
-        """One queue job of this agent (Signet's GET /api/memory/jobs/{id}); else NotFound."""
-        scope.check_agent_id(agent_id)
-        job = jobs.get_job(self._db.reader(), job_id)
-        if job is None or job.agent_id != agent_id:
-            raise NotFound(f"job {job_id} not found")
-        return job
 
     def history(self, agent_id: str, memory_id: str, limit: int = 200) -> list[HistoryEvent]:
         """Every lifecycle event of a memory in this scope (deleted ones included)."""

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from signet_desktop.domain import scope
+from signet_desktop.domain.errors import NotFound
 from signet_desktop.queue import jobs
 from signet_desktop.service.workers import WorkerDeclaration, WorkerHost, WorkerSnapshot
 from signet_desktop.storage.database import Database
@@ -82,6 +84,14 @@ class PipelineService:
         if host is not None:
             host.resume()
         return self.status()
+
+    def job(self, agent_id: str, job_id: str) -> jobs.Job:
+        """One queue job of this agent (Signet's GET /api/memory/jobs/{id}); else NotFound."""
+        scope.check_agent_id(agent_id)
+        job = jobs.get_job(self._db.reader(), job_id)
+        if job is None or job.agent_id != agent_id:
+            raise NotFound(f"job {job_id} not found")
+        return job
 
     def status(self) -> PipelineStatus:
         """Workers as hosted now, and queue counts per state."""

@@ -164,7 +164,7 @@ async def memory_job(
 ) -> JSONResponse:
     """One queue job of the agent (another agent's: 404)."""
     agent_id = resolve_agent(request, params.agent_id)
-    job = await off_loop(get_service(request).memories.job, agent_id, job_id)
+    job = await off_loop(get_service(request).pipeline.job, agent_id, job_id)
     return JSONResponse(job_json(job))
 
 
