@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.responses import Response
 
 from signet_desktop.api.http.scope import off_loop
+
+T = TypeVar("T")
 
 
 def encode_json(render: Callable[[], Any]) -> bytes:
@@ -22,6 +24,7 @@ def encode_json(render: Callable[[], Any]) -> bytes:
     return json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
-async def json_off_loop(render: Callable[[], Any]) -> Response:
-    """A JSON response whose body is rendered and encoded off the event loop."""
-    return Response(await off_loop(encode_json, render), media_type="application/json")
+async def json_off_loop(fetch: Callable[[], T], render: Callable[[T], Any]) -> Response:
+    """Fetch, render and encode in one trip to the thread pool (recall is on the hot path)."""
+    body = await off_loop(lambda: encode_json(lambda: render(fetch())))
+    return Response(body, media_type="application/json")

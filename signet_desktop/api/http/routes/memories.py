@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -9,7 +10,7 @@ from fastapi.responses import Response
 
 from signet_desktop.api.http.rendering import json_off_loop
 from signet_desktop.api.http.schemas import ListParams
-from signet_desktop.api.http.scope import get_service, off_loop, resolve_agent
+from signet_desktop.api.http.scope import get_service, resolve_agent
 from signet_desktop.api.views import page_json
 
 router = APIRouter(tags=["memory"])
@@ -19,11 +20,11 @@ router = APIRouter(tags=["memory"])
 async def list_memories(params: Annotated[ListParams, Query()], request: Request) -> Response:
     """Newest first (`?type=` keeps one memory type); `stats` counts the whole scope."""
     agent_id = resolve_agent(request, params.agent_id)
-    page = await off_loop(
+    fetch = partial(
         get_service(request).memories.list_page,
         agent_id,
         params.limit,
         params.offset,
         params.type,
     )
-    return await json_off_loop(lambda: page_json(page))  # megabytes at limit=1000
+    return await json_off_loop(fetch, page_json)  # megabytes at limit=1000

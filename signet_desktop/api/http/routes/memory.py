@@ -6,6 +6,7 @@ are declared before `/api/memory/{memory_id}`, which would otherwise take them.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Path, Query, Request
@@ -82,16 +83,14 @@ async def recall(
 ) -> Response:
     """Ranked memories for a query, with per-channel evidence."""
     query = body.to_query(resolve_agent(request, first_set(body.agent_id, params.agent_id)))
-    result = await off_loop(get_service(request).recall.search, query)
-    return await json_off_loop(lambda: recall_json(result))
+    return await json_off_loop(partial(get_service(request).recall.search, query), recall_json)
 
 
 @router.get("/api/memory/search", operation_id="search")
 async def search(params: Annotated[SearchParams, Query()], request: Request) -> Response:
     """GET alias of recall: `?q=...` plus the same filters as query parameters."""
     query = params.to_query(resolve_agent(request, params.agent_id))
-    result = await off_loop(get_service(request).recall.search, query)
-    return await json_off_loop(lambda: recall_json(result))
+    return await json_off_loop(partial(get_service(request).recall.search, query), recall_json)
 
 
 @router.post("/api/memory/forget", operation_id="forget_batch")
