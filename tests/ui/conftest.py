@@ -17,6 +17,9 @@ from PySide6.QtWidgets import QApplication
 from signet_desktop.config import SignetConfig, WorkspacePaths
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
+from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.pane import PaneContext
+from signet_desktop.ui.tasks import TaskRunner
 
 
 @pytest.fixture
@@ -37,3 +40,41 @@ def service(tmp_path: Path) -> Iterator[SignetService]:
     built = build_service(paths, SignetConfig(), BuildOptions(no_embedder=True))
     yield built
     built.close()
+
+
+class RecordingNavigator:
+    """A `Navigator` that records what a pane asked the shell for."""
+
+    def __init__(self) -> None:
+        self.panes: list[tuple[str, dict[str, object]]] = []
+        self.opened: list[str] = []
+
+    def show_pane(self, key: str, **reveal: object) -> None:
+        self.panes.append((key, reveal))
+
+    def open_memory(self, memory_id: str) -> None:
+        self.opened.append(memory_id)
+
+
+@pytest.fixture
+def navigator() -> RecordingNavigator:
+    return RecordingNavigator()
+
+
+@pytest.fixture
+def pane_context(
+    qapp: QApplication, service: SignetService, navigator: RecordingNavigator, tmp_path: Path
+) -> Iterator[PaneContext]:
+    """A `PaneContext` over the real test facade (events bridged, tasks on the qasync loop)."""
+    bridge = EventBridge(service.events)
+    tasks = TaskRunner()
+    yield PaneContext(
+        service=service,
+        events=bridge,
+        tasks=tasks,
+        navigator=navigator,
+        workspace=tmp_path / "ws",
+        url="http://127.0.0.1:3850",
+    )
+    tasks.cancel_all()
+    bridge.close()

@@ -1,0 +1,78 @@
+"""Run facade calls off the GUI thread and deliver results back on it.
+
+`TaskRunner.call(fn, *args, done=..., failed=...)` runs `fn` in a worker thread
+(`asyncio.to_thread` on the qasync loop) and calls `done(result)` or `failed(exc)` on the GUI
+thread. Pending tasks are tracked so a closing window cancels them; a pane never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class TaskRunner:
+    """Tracks the coroutines a window spawned; cancels what is left on `cancel_all`."""
+
+    def __init__(self) -> None:
+        self._pending: set[asyncio.Future[Any]] = set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        """Schedule `coro` on the running (qasync) loop."""
+        task = asyncio.ensure_future(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def call(
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        done: Callable[[T], None] | None = None,
+        failed: Callable[[BaseException], None] | None = None,
+    ) -> asyncio.Future[Any]:
+        """Run `fn(*args)` in a thread; `done`/`failed` run on the loop's (GUI) thread."""
+
+        async def run() -> None:
+            try:
+                result = await asyncio.to_thread(fn, *args)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if failed is None:
+                    log.error("background call %s failed", _name(fn), exc_info=exc)
+                else:
+                    failed(exc)
+                return
+            if done is not None:
+                done(result)
+
+        return self.spawn(run())
+
+    async def wait_idle(self) -> None:
+        """Await every pending task (tests: let the GUI settle)."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
+
+    def cancel_all(self) -> None:
+        for task in list(self._pending):
+            task.cancel()
+
+    def _finished(self, task: asyncio.Future[Any]) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("window task failed", exc_info=task.exception())
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__qualname__", repr(fn))
