@@ -32,7 +32,8 @@ from signet_desktop.domain.events import Event
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.event_bridge import EventBridge
-from signet_desktop.ui.status_view import StatusView, explain_hit, format_hit, read_status
+from signet_desktop.ui.hit_format import explain_hit, format_hit
+from signet_desktop.ui.status_view import StatusView, read_status
 
 log = logging.getLogger(__name__)
 

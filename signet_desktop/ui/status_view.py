@@ -6,10 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
-from signet_desktop.domain.recall import RecallHit, channel_label
 from signet_desktop.service.facade import ServiceStatus, SignetService
-
-_PREVIEW_CHARS = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,27 +44,3 @@ def _warming_up(startup: dict[str, Any]) -> tuple[str, ...]:
             if isinstance(task, dict) and task.get("state") in ("pending", "running")
         )
     )
-
-
-def format_hit(hit: RecallHit) -> str:
-    """One result line: score, type, tags and a one-line preview of the content."""
-    memory = hit.memory
-    text = " ".join(memory.content.split())
-    if len(text) > _PREVIEW_CHARS:
-        text = text[: _PREVIEW_CHARS - 1] + "…"
-    tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
-    return f"{hit.score:.2f}  {memory.type}{tags}  {text}"
-
-
-def explain_hit(hit: RecallHit) -> str:
-    """Why a hit ranked where it did: each channel's rank and score, and any context boost."""
-    parts = [
-        f"{channel_label(name)} #{evidence.rank} ({evidence.score:.2f})"
-        for name, evidence in hit.channels.items()
-    ]
-    context = hit.context
-    if context is not None and context.who:
-        parts.append(f"names {hit.memory.who} +{context.who:.2f}")
-    if context is not None and context.session:
-        parts.append(f"session neighbour +{context.session:.2f}")
-    return f"score {hit.score:.2f}: " + " · ".join(parts or ["no channel evidence"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.domain.recall import ChannelEvidence, ContextEvidence, RecallHit
-from signet_desktop.ui.status_view import explain_hit
+from signet_desktop.ui.hit_format import explain_hit
 
 
 def memory(who: str | None = "Caroline") -> Memory:
