@@ -9,6 +9,7 @@ from typing import Any
 
 from signet_desktop.domain import remember as checks
 from signet_desktop.domain import scope
+from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.events import (
     DiscardEvents,
@@ -269,6 +270,33 @@ class MemoryService:
         """Live memories in this scope (cheap: no embedding join, unlike list_page's stats)."""
         scope.check_agent_id(agent_id)
         return memories.count_live(self._db.reader(), agent_id)
+
+    def inspect(self, agent_id: str, memory_id: str) -> Memory:
+        """The memory in this scope, deleted or not (the inspector offers Recover on those)."""
+        scope.check_agent_id(agent_id)
+        return self._require(self._db.reader(), agent_id, memory_id)
+
+    def browse(
+        self, agent_id: str, query: BrowseQuery, limit: int = 200, offset: int = 0
+    ) -> list[Memory]:
+        """One page of the memories table: `query`'s order and filters, live or deleted rows."""
+        scope.check_agent_id(agent_id)
+        if not 1 <= limit <= 1000 or offset < 0:
+            raise InvalidInput("limit must be 1..1000 and offset >= 0", code="bad_paging")
+        return memories.browse_memories(
+            self._db.reader(), agent_id, check_browse(query), limit, offset
+        )
+
+    def browse_count(self, agent_id: str, query: BrowseQuery) -> int:
+        """How many rows `browse` has for `query`."""
+        scope.check_agent_id(agent_id)
+        return memories.browse_count(self._db.reader(), agent_id, check_browse(query))
+
+    def browse_position(self, agent_id: str, query: BrowseQuery, memory_id: str) -> int | None:
+        """The 0-based row of a memory in `browse(query)`; None when the browse lacks it."""
+        scope.check_agent_id(agent_id)
+        query = check_browse(query)
+        return memories.browse_position(self._db.reader(), agent_id, query, memory_id)
 
     def modify(
         self,
@@ -545,6 +573,22 @@ class MemoryService:
         if memory.is_deleted:
             raise NotFound(f"memory {memory_id} not found")
         return memory
+
+
+def check_browse(query: BrowseQuery) -> BrowseQuery:
+    """A browse query with a known sort and bounded filter values (blank filters: off)."""
+    if query.sort not in memories.BROWSE_SORTS:
+        known = ", ".join(sorted(memories.BROWSE_SORTS))
+        raise InvalidInput(f"sort must be one of {known}", code="bad_sort")
+    tag = checks.check_text_field("tag", query.tag)
+    return replace(
+        query,
+        type=checks.check_text_field("type", query.type),
+        text=checks.check_text_field("text", query.text),
+        tag=None if tag is None else checks.check_tags((tag,))[0],
+        who=checks.check_text_field("who", query.who),
+        project=checks.check_text_field("project", query.project),
+    )
 
 
 def _refused_item(memory_id: str, refused: NotFound | Conflict) -> ItemOutcome:
