@@ -1,81 +1,44 @@
-"""`signet doctor`'s checks: local ones (workspace, config, database header) and daemon ones.
+"""`signet doctor`'s checks: the shared ones of `service/diagnostics.py` plus the daemon's.
 
-Each check returns `Check` values; rendering and the exit status live in status_commands. The
-local checks read files only (no database connection is opened); the daemon checks interpret
-`/health` and `/api/status` answers, so they are plain functions over dicts.
+The local checks (workspace, config, database header) and the judgement of `/api/status` live
+in `service/diagnostics.py`, shared with the inspector's Health pane; this module adds the
+check only the CLI makes (did a daemon answer `/health`, on which workspace). Rendering and
+the exit status live in status_commands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from signet_desktop.cli.output import duration_text
+from signet_desktop.service.diagnostics import (
+    Check,
+    Level,
+    config_checks,
+    database_check,
+    embedding_check,
+    failed,
+    render,
+    startup_checks,
+    vector_check,
+    workspace_check,
+)
 
-
-class Level(Enum):
-    """A check's outcome; only FAIL makes doctor exit non-zero."""
-
-    OK = "✓"
-    WARN = "!"
-    FAIL = "✗"
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One checklist line plus indented detail lines."""
-
-    level: Level
-    text: str
-    details: tuple[str, ...] = ()
-
-
-def workspace_check(root: Path) -> Check:
-    """The workspace directory exists."""
-    if root.is_dir():
-        return Check(Level.OK, f"workspace {root}")
-    if root.exists():
-        return Check(Level.FAIL, f"workspace {root} exists but is not a directory")
-    return Check(
-        Level.FAIL,
-        f"workspace {root} does not exist (`signet-desktop --headless` creates it on first start)",
-    )
-
-
-def config_checks(root: Path) -> list[Check]:
-    """agent.yaml parses; ignored Signet keys are listed, unknown keys warned about."""
-    from signet_desktop.config.describe import ignored_keys
-    from signet_desktop.config.loader import ConfigError, load_config
-    from signet_desktop.config.workspace import WorkspacePaths
-
-    try:
-        loaded = load_config(WorkspacePaths.for_root(root))
-    except ConfigError as exc:
-        return [Check(Level.FAIL, f"config: {exc}")]
-    text = f"config {loaded.path} parsed" if loaded.path else "no agent.yaml: using defaults"
-    details: tuple[str, ...] = ()
-    ignored = ignored_keys(loaded)
-    if ignored:
-        details = ("ignored (Signet keys this build does not apply): " + ", ".join(ignored),)
-    checks = [Check(Level.OK, text, details)]
-    checks.extend(Check(Level.WARN, f"config: {warning}") for warning in loaded.warnings)
-    return checks
-
-
-def database_check(db_path: Path) -> Check:
-    """The database file, if present, starts with the SQLite header (read-only check)."""
-    from signet_desktop.service.preflight import database_file_problem
-
-    if not db_path.exists():
-        return Check(Level.WARN, f"database {db_path} not created yet (the daemon creates it)")
-    problem = database_file_problem(db_path)
-    if problem is not None:
-        return Check(Level.FAIL, f"database: {problem}")
-    size_mb = db_path.stat().st_size / 1_048_576
-    return Check(Level.OK, f"database {db_path} is SQLite ({size_mb:.1f} MB)")
+__all__ = [
+    "Check",
+    "Level",
+    "config_checks",
+    "daemon_check",
+    "database_check",
+    "embedding_check",
+    "failed",
+    "render",
+    "startup_checks",
+    "vector_check",
+    "workspace_check",
+]
 
 
 def daemon_check(url: str, health: Mapping[str, Any], root: Path) -> list[Check]:
@@ -98,86 +61,3 @@ def daemon_check(url: str, health: Mapping[str, Any], root: Path) -> list[Check]
             )
         )
     return checks
-
-
-def vector_check(status: Mapping[str, Any]) -> Check:
-    """sqlite-vec loaded in the daemon (from /api/status `vector`)."""
-    vector = status.get("vector")
-    if not isinstance(vector, Mapping):
-        return Check(Level.WARN, "sqlite-vec: the daemon does not report vector status")
-    if vector.get("available"):
-        return Check(Level.OK, f"sqlite-vec loaded ({vector.get('version') or 'unknown version'})")
-    reason = vector.get("error") or "not loaded"
-    return Check(
-        Level.WARN,
-        f"sqlite-vec not loaded: {reason}",
-        ("recall falls back to a bounded cosine scan of the newest vectors and says so",),
-    )
-
-
-def embedding_check(status: Mapping[str, Any]) -> Check | None:
-    """The embedding model's state, when the daemon reports one."""
-    embedding = status.get("embedding")
-    if not isinstance(embedding, Mapping):
-        return None
-    name = " ".join(
-        str(embedding[key]) for key in ("provider", "model") if embedding.get(key) is not None
-    )
-    facts = []
-    if embedding.get("dimensions"):
-        facts.append(f"{embedding['dimensions']} dims")
-    if embedding.get("coverage") is not None:
-        facts.append(f"coverage {_coverage_text(embedding['coverage'])}")
-    if embedding.get("state"):
-        facts.append(str(embedding["state"]))
-    text = f"embedding {name or 'model'}" + (f" ({', '.join(facts)})" if facts else "")
-    if embedding.get("error"):
-        return Check(Level.FAIL, f"{text}: {embedding['error']}")
-    if embedding.get("available") is False:
-        return Check(Level.WARN, f"{text}: not available; memories are saved, embedded later")
-    return Check(Level.OK, text)
-
-
-def _coverage_text(coverage: Any) -> str:
-    if isinstance(coverage, Mapping):
-        done = coverage.get("embedded", coverage.get("done"))
-        total = coverage.get("total")
-        if done is not None and total is not None:
-            return f"{done}/{total}"
-        ratio = coverage.get("ratio")
-        return _coverage_text(ratio) if ratio is not None else "?"
-    if isinstance(coverage, int | float) and not isinstance(coverage, bool):
-        return f"{coverage:.0%}" if coverage <= 1 else f"{coverage:g}%"
-    return str(coverage)
-
-
-def startup_checks(status: Mapping[str, Any]) -> list[Check]:
-    """Background start-up tasks (model loading, ...): failed ✗, still running !, done ✓."""
-    startup = status.get("startup")
-    if not isinstance(startup, Mapping):
-        return []
-    checks = []
-    for name, task in startup.items():
-        state = str(task.get("state", "?")) if isinstance(task, Mapping) else str(task)
-        error = task.get("error") if isinstance(task, Mapping) else None
-        if state == "failed":
-            checks.append(Check(Level.FAIL, f"startup task {name} failed: {error or 'no reason'}"))
-        elif state == "done":
-            checks.append(Check(Level.OK, f"startup task {name} done"))
-        else:
-            checks.append(Check(Level.WARN, f"startup task {name} {state}"))
-    return checks
-
-
-def render(checks: list[Check]) -> list[str]:
-    """`✓ text` lines with indented details."""
-    lines = []
-    for check in checks:
-        lines.append(f"{check.level.value} {check.text}")
-        lines.extend(f"    {detail}" for detail in check.details)
-    return lines
-
-
-def failed(checks: list[Check]) -> bool:
-    """Whether any check failed."""
-    return any(check.level is Level.FAIL for check in checks)
