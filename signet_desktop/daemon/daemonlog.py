@@ -1,4 +1,5 @@
-"""Daemon logging: a rotating `.daemon/logs/daemon.log` plus concise lines on stderr.
+"""Daemon logging: a rotating `.daemon/logs/daemon.log`, concise lines on stderr, and the
+in-memory ring of recent lines the inspector's Health pane shows (`logring.py`).
 
 Only the runtime calls `install`; the handle it returns removes exactly the handlers it added,
 so an in-process runtime (tests, the Qt shell) leaves the logging tree as it found it.
@@ -12,6 +13,8 @@ import logging.handlers
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from signet_desktop.daemon.logring import log_ring
 
 LOG_FILE_NAME = "daemon.log"
 MAX_BYTES = 5 * 1024 * 1024
@@ -57,7 +60,8 @@ class LogHandle:
         logging.getLogger("uvicorn.error").removeFilter(self.forced_stop)
         for logger, handler in self.handlers:
             logger.removeHandler(handler)
-            handler.close()
+            if handler is not log_ring():  # the ring outlives a runtime (the pane keeps it)
+                handler.close()
         self.handlers.clear()
         for logger, level, propagate in self.restored:
             logger.setLevel(level)
@@ -84,6 +88,7 @@ def install(logs_dir: Path, level: str = "info", *, stderr: bool = True) -> LogH
         _attach(handle, logger, file_handler)
         if stream_handler is not None:
             _attach(handle, logger, stream_handler)
+        _attach(handle, logger, log_ring())  # recent lines for the Health pane
     for name in _FILE_ONLY_LOGGERS:
         logger = logging.getLogger(name)
         handle.restored.append((logger, logger.level, logger.propagate))
