@@ -21,6 +21,7 @@ from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
+from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.vectors import EmbeddingVectors
@@ -120,4 +121,5 @@ def build_service(
         events=bus,
         status=status,
         pipeline=pipeline,
+        projection=ProjectionService(db, bus),
     )

@@ -3,9 +3,9 @@
 Surfaces (HTTP, MCP, hooks, the CLI through HTTP, the inspector in-process) call
 `service.<capability>.<operation>(...)`; every method takes and returns domain values and checks
 scope itself (`domain/scope.py`). Methods block on SQLite or a provider: call them off the
-event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`; plus `events`
-(the bus, in-process), `stream` (scoped subscriptions for outside readers) and `status()` /
-`ping()` / `close()` for the process.
+event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`, `projection`
+(the embedding map); plus `events` (the bus, in-process), `stream` (scoped subscriptions for
+outside readers) and `status()` / `ping()` / `close()` for the process.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
+from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
@@ -63,6 +64,7 @@ class SignetService:
         events: EventBus,
         status: StatusBoard,
         pipeline: PipelineService | None = None,
+        projection: ProjectionService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -72,6 +74,7 @@ class SignetService:
         self.stream = EventStream(events)
         self.status_board = status
         self.pipeline = pipeline or PipelineService(db, ())
+        self.projection = projection or ProjectionService(db, events)
         self._closed = False
 
     def ping(self) -> bool:
@@ -94,6 +97,7 @@ class SignetService:
         if self._closed:
             return
         self._closed = True
+        self.projection.close()
         self.recall.close()
         self.embeddings.close()
         self._db.close()

@@ -18,6 +18,7 @@ OWNERS: dict[str, str] = {
     "memory_jobs": "queue/jobs.py",
     "embeddings": "embedding/vectors.py",
     "embedding_generations": "embedding/generations.py",
+    "umap_cache": "storage/projections.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }
