@@ -328,6 +328,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "method": result.method,
         "vectorCompleteness": result.vector_completeness,
         "searchedWindow": result.searched_window,
+        "vectorIndex": result.vector_index,
         "meta": {
             "totalReturned": len(result.hits),
             "hasSupplementary": False,

@@ -127,6 +127,9 @@ class RecallResult:
     hits: tuple[RecallHit, ...]
     timings: tuple[StageTiming, ...]
     total_ms: float
-    vector_completeness: str | None = None  # complete | recent-window | unavailable
+    # complete | partial | approximate | recent-window | unavailable
+    vector_completeness: str | None = None
     searched_window: int | None = None
+    # exact-in-memory | exact-vec0 | binary-prefilter | recent-window (None: no vector search)
+    vector_index: str | None = None
     notes: tuple[str, ...] = ()  # why a channel was skipped or partial, for meta.notes

@@ -68,7 +68,8 @@ class ChannelOutcome:
 
     `available`: False when the channel could not run (the result's method then leaves it
     out). `completeness` and `searched_window` become the result's `vectorCompleteness` and
-    `searchedWindow` (the semantic channel reports them); `note` goes to `meta.notes`.
+    `searchedWindow` (the semantic channel reports them), `index` the result's `vectorIndex`;
+    `note` goes to `meta.notes`.
     """
 
     hits: Sequence[ChannelHit]
@@ -76,6 +77,7 @@ class ChannelOutcome:
     completeness: str | None = None
     searched_window: int | None = None
     note: str | None = None
+    index: str | None = None  # what the semantic channel searched (`vectorIndex`)
 
 
 Finish = Callable[[StageClock], ChannelOutcome]

@@ -173,6 +173,7 @@ class RecallEngine:
             total_ms=clock.total_ms,
             vector_completeness=coverage.completeness if coverage else None,
             searched_window=coverage.searched_window if coverage else None,
+            vector_index=coverage.index if coverage else None,
             notes=notes,
         )
 

@@ -1,16 +1,18 @@
-"""The semantic channel: query embedding, vec0 KNN (or the bounded fallback scan), filters.
+"""The semantic channel: query embedding, exact in-memory search (or vec0), filters.
 
 Rule for which vectors a query may meet: only the generation whose (model, dimensions) equal
 the configured embedder's, and only once that generation is `active`. While a new model's
 generation is still building, the semantic channel is skipped and the result says why
 (`vectorCompleteness: "unavailable"`); vectors of two models are never compared.
 
-With sqlite-vec loaded the KNN runs on the generation's vec0 mirror (`AND k = :k`, agent
-partition) inside a MATERIALIZED CTE, then joins `memories` through the shared filter
-fragments: exact float KNN for partitions up to `exact_max_rows`; above that the Hamming
-distance to every binary code of the partition (`recall/codes.py`) keeps the best
-`PREFILTER_CANDIDATES`, rescored exactly from the canonical float vectors (this sqlite-vec
-build's float KNN has no SIMD: ~90 ms at 100k x 384). Without
+With sqlite-vec loaded, partitions (generation x agent) up to `exact_max_rows` (200k) are
+searched exactly in memory (`recall/matrix.py`: a numpy matrix of the canonical vectors kept
+in step with the table; `vectorIndex: "exact-in-memory"`); candidates join `memories`
+through the shared filter fragments. Above that, the Hamming distance to every binary code
+of the partition (`recall/codes.py`) keeps the best `PREFILTER_CANDIDATES`, rescored exactly
+from the canonical float vectors — an approximation, reported as
+`vectorCompleteness: "approximate"`, `vectorIndex: "binary-prefilter"`. With `in_memory`
+off, exact search is vec0's float KNN (no SIMD in this build: ~90 ms at 100k x 384). Without
 sqlite-vec it scans the newest `fallback_window` canonical vectors and says so
 (`vectorCompleteness: "recent-window"`, `searchedWindow`).
 
@@ -41,6 +43,7 @@ from signet_desktop.embedding.vectors import blob_matrix
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.codes import BinaryCodes
 from signet_desktop.recall.filters import filter_sql
+from signet_desktop.recall.matrix import MATRIX_MAX_ROWS, VectorMatrices
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
@@ -50,7 +53,7 @@ SEMANTIC_TOP_K = 50
 DEFAULT_EMBED_TIMEOUT_S = 5.0
 NOT_CONFIGURED_NOTE = "semantic recall is not configured"
 KNN_MAX_K = 4096  # sqlite-vec's ceiling for `k`
-EXACT_KNN_MAX_ROWS = 20_000
+EXACT_KNN_MAX_ROWS = MATRIX_MAX_ROWS
 PREFILTER_CANDIDATES = 2000
 DEFAULT_FALLBACK_WINDOW = 10_000
 PARTITION_SIZE_TTL_S = 60.0
@@ -58,6 +61,13 @@ PARTITION_SIZE_TTL_S = 60.0
 # conversations' turns) sit at 0.12 median, 0.28 at the 95th percentile: at or below the floor
 # a cosine says nothing, and the channel scores it 0 (docs/RECALL.md, "Calibrated scores").
 SEMANTIC_FLOOR = 0.3
+# What each strategy searched, as `vectorIndex` reports it.
+VECTOR_INDEX = {
+    "matrix": "exact-in-memory",
+    "exact": "exact-vec0",
+    "prefilter": "binary-prefilter",
+    "recent-window": "recent-window",
+}
 
 EXACT_KNN = """
 WITH knn AS MATERIALIZED (
@@ -70,6 +80,14 @@ JOIN embeddings e ON e.id = knn.embedding_id
 JOIN memories m ON m.id = e.source_id
 WHERE e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
 ORDER BY knn.distance
+"""
+
+MATRIX_CANDIDATES = """
+SELECT m.id AS id, e.id AS embedding_id
+FROM embeddings e
+JOIN memories m ON m.id = e.source_id
+WHERE e.id IN (SELECT value FROM json_each(:ids))
+  AND +e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
 """
 
 CANDIDATE_ROWS = """
@@ -111,7 +129,7 @@ class SemanticOutcome:
     completeness: str  # complete | partial (vectors pending) | recent-window | unavailable
     searched_window: int | None = None
     note: str | None = None
-    strategy: str | None = None  # exact | prefilter | recent-window
+    strategy: str | None = None  # matrix | exact | prefilter | recent-window
 
 
 def unavailable(note: str) -> SemanticOutcome:
@@ -127,6 +145,7 @@ def channel_outcome(outcome: SemanticOutcome) -> ChannelOutcome:
         completeness=outcome.completeness,
         searched_window=outcome.searched_window,
         note=outcome.note,
+        index=VECTOR_INDEX.get(outcome.strategy or ""),
     )
 
 
@@ -188,6 +207,7 @@ class SemanticChannel:
         prefilter_candidates: int = PREFILTER_CANDIDATES,
         embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
         pending: Callable[[str], int] | None = None,
+        in_memory: bool = True,
     ) -> None:
         self.embedder = embedder
         # Memories of an agent acknowledged but not embedded yet (their vectors follow).
@@ -200,6 +220,8 @@ class SemanticChannel:
         self._sizes: dict[tuple[str, int], tuple[float, int]] = {}
         self._sizes_lock = threading.Lock()
         self._codes = BinaryCodes()
+        # Exact search up to `exact_max_rows`: a numpy matrix, or vec0 KNN when switched off.
+        self._matrices = VectorMatrices(exact_max_rows) if in_memory else None
 
     def generation(self, conn: Connection) -> Generation | str:
         """The generation this embedder's queries may search, or why there is none."""
@@ -289,6 +311,9 @@ class SemanticChannel:
         if size > self._exact_max_rows and generation.has_bits:
             ranked = self._prefilter(conn, generation, query, where, params, k)
             return self._complete_unless_pending(ranked, agent_id, "prefilter")
+        if self._matrices is not None and size <= self._exact_max_rows:
+            ranked = self._matrix(conn, generation, query, where, params, k)
+            return self._complete_unless_pending(ranked, agent_id, "matrix")
         ranked = self._exact(conn, generation, where, params, k, size)
         return self._complete_unless_pending(ranked, agent_id, "exact")
 
@@ -298,13 +323,39 @@ class SemanticChannel:
         """`complete`, or `partial` while some of the agent's memories wait for vectors."""
         waiting = self._pending(agent_id) if self._pending is not None else 0
         if not waiting:
-            return SemanticOutcome(_hits(ranked), "complete", None, None, strategy)
+            # The binary prefilter may miss a vector the exact search would rank: say so.
+            state = "approximate" if strategy == "prefilter" else "complete"
+            return SemanticOutcome(_hits(ranked), state, None, None, strategy)
         noun = "memory was" if waiting == 1 else "memories were"
         note = (
             f"{waiting} {noun} saved moments ago and not embedded yet; keyword recall "
             "already finds them, vector recall will shortly"
         )
         return SemanticOutcome(_hits(ranked), "partial", None, note, strategy)
+
+    def _matrix(
+        self,
+        conn: Connection,
+        generation: Generation,
+        query: npt.NDArray[np.float32],
+        where: str,
+        params: dict[str, object],
+        k: int,
+    ) -> list[tuple[str, float]]:
+        assert self._matrices is not None
+        view = self._matrices.current(conn, generation, str(params["agent_id"]))
+        sql = MATRIX_CANDIDATES.format(filters=where)
+        count = max(2 * k, k + 20)
+        while True:
+            scored = view.top(query, count)
+            ids = [embedding_id for embedding_id, _ in scored]
+            rows = conn.execute(sql, {**params, "ids": json.dumps(ids)}).fetchall()
+            # Filters, deleted and superseded rows thin the candidates: widen until k survive.
+            if len(rows) >= k or count >= len(view):
+                live = {int(r["embedding_id"]): str(r["id"]) for r in rows}
+                ranked = [(live[eid], sim) for eid, sim in scored if eid in live]
+                return ranked[:k]
+            count *= 4
 
     def _exact(
         self,

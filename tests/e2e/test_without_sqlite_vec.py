@@ -39,6 +39,7 @@ def test_daemon_runs_on_the_bounded_fallback_and_reports_it(launcher: Launcher) 
             "/api/memory/recall", json={"query": "what hardware does staging use"}
         ).json()
         assert body["vectorCompleteness"] == "recent-window"
+        assert body["vectorIndex"] == "recent-window"
         assert body["searchedWindow"] == 10_000
         assert [hit["id"] for hit in body["results"]] == [stored.json()["id"]]
     assert daemon.signal(signal.SIGTERM) == 0

@@ -128,6 +128,7 @@ async def test_recall_returns_ranked_hits_with_channel_evidence(client: httpx.As
     assert {stage["name"] for stage in meta["timings"]["stages"]} >= {"lexical", "semantic"}
     assert meta["timings"]["totalMs"] >= 0
     assert body["vectorCompleteness"] == "complete" and "searchedWindow" in body
+    assert body["vectorIndex"] == "exact-in-memory"
 
 
 async def test_recall_shows_the_context_signals_behind_a_score(client: httpx.AsyncClient) -> None:

@@ -1,8 +1,9 @@
-"""The semantic channel: vec0 KNN, the binary prefilter, the recent-window fallback, scope."""
+"""The semantic channel: in-memory exact search, vec0 KNN, the binary prefilter, the
+recent-window fallback, scope."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +89,7 @@ def ranked_texts(store: Store, outcome) -> list[str]:  # type: ignore[no-untyped
 def test_knn_ranks_by_cosine_with_evidence(store: Store) -> None:
     outcome = search(store, "postgres billing")
     assert (outcome.completeness, outcome.strategy, outcome.searched_window) == (
-        "complete", "exact", None,
+        "complete", "matrix", None,
     )  # fmt: skip
     assert ranked_texts(store, outcome)[0] == "the billing service uses postgres"
     assert [h.evidence.rank for h in outcome.hits] == list(range(1, len(outcome.hits) + 1))
@@ -164,7 +165,7 @@ def test_the_binary_prefilter_agrees_with_exact_search(store: Store) -> None:
         "postgres note",
         channel=SemanticChannel(EMBEDDER, vec_available=True, exact_max_rows=0),
     )
-    assert prefilter.strategy == "prefilter" and prefilter.completeness == "complete"
+    assert prefilter.strategy == "prefilter" and prefilter.completeness == "approximate"
     # Same scores in the same order (equal-score neighbours may swap places).
     for a, b in zip(prefilter.hits, exact.hits, strict=True):
         assert a.evidence.raw == pytest.approx(b.evidence.raw, abs=1e-5)
@@ -215,16 +216,54 @@ def prefilter_channel() -> SemanticChannel:
     return SemanticChannel(EMBEDDER, vec_available=True, exact_max_rows=0)
 
 
-def test_the_prefilter_sees_memories_written_after_it_loaded(store: Store) -> None:
-    channel = prefilter_channel()
+def matrix_channel() -> SemanticChannel:
+    return SemanticChannel(EMBEDDER, vec_available=True)
+
+
+# Both in-memory copies (binary codes, float matrix) load once and must follow later writes.
+IN_MEMORY = pytest.mark.parametrize("make_channel", [prefilter_channel, matrix_channel])
+
+
+def test_the_matrix_matches_vec0_exact_knn(store: Store) -> None:
+    for i in range(40):
+        store.remember(f"note {i} about {'postgres' if i % 3 else 'svelte'} and more {i}")
+    vec0 = SemanticChannel(EMBEDDER, vec_available=True, in_memory=False)
+    matrix = search(store, "postgres note", channel=matrix_channel())
+    exact = search(store, "postgres note", channel=vec0)
+    assert (matrix.strategy, exact.strategy) == ("matrix", "exact")
+    # Same scores in the same order (equal-score neighbours may swap places).
+    assert np.allclose(
+        [h.evidence.raw for h in matrix.hits], [h.evidence.raw for h in exact.hits], atol=1e-5
+    )
+    assert matrix.hits[0].memory_id == exact.hits[0].memory_id
+
+
+def test_the_matrix_widens_past_filtered_candidates(store: Store) -> None:
+    for i in range(60):
+        store.remember(f"postgres fact {i}")
+    rare = store.remember("a svelte component for maps", who="rare")
+    outcome = search(
+        store, "postgres fact", channel=matrix_channel(), filters=RecallFilters(who="rare"), k=1
+    )
+    assert [h.memory_id for h in outcome.hits] == [rare]
+
+
+@IN_MEMORY
+def test_the_in_memory_copy_sees_memories_written_after_it_loaded(
+    store: Store, make_channel: Callable[[], SemanticChannel]
+) -> None:
+    channel = make_channel()
     search(store, "postgres", channel=channel)  # loads the partition's codes
     late = store.remember("kubernetes upgrade checklist")
     outcome = search(store, "kubernetes upgrade checklist", channel=channel)
     assert outcome.hits[0].memory_id == late
 
 
-def test_the_prefilter_follows_a_replaced_vector(store: Store) -> None:
-    channel = prefilter_channel()
+@IN_MEMORY
+def test_the_in_memory_copy_follows_a_replaced_vector(
+    store: Store, make_channel: Callable[[], SemanticChannel]
+) -> None:
+    channel = make_channel()
     memory_id = store.ids[TEXTS[3]]
     search(store, "green tea", channel=channel)
     with store.db.write() as conn:
@@ -251,9 +290,12 @@ def test_the_prefilter_widens_past_filtered_candidates(store: Store) -> None:
     assert [h.memory_id for h in outcome.hits] == [rare]
 
 
-def test_the_prefilter_keeps_agents_apart(store: Store) -> None:
+@IN_MEMORY
+def test_the_in_memory_copy_keeps_agents_apart(
+    store: Store, make_channel: Callable[[], SemanticChannel]
+) -> None:
     other = store.remember("the billing service uses postgres", agent_id="other-agent")
-    channel = prefilter_channel()
+    channel = make_channel()
     assert other not in {h.memory_id for h in search(store, "billing", channel=channel).hits}
     theirs = search(store, "billing", channel=channel, agent="other-agent")
     assert [h.memory_id for h in theirs.hits] == [other]

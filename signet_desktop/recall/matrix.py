@@ -1,0 +1,133 @@
+"""An in-memory float32 matrix of each partition's canonical vectors, for exact semantic search.
+
+sqlite-vec's float KNN on this build has no SIMD (~90 ms at 100k x 384); one BLAS
+matrix-vector product over the same vectors in numpy takes ~8 ms. So up to
+`MATRIX_MAX_ROWS` vectors per (generation, agent) the semantic channel scores every vector
+exactly here; the canonical `embeddings` table stays the source and sqlite-vec the derived
+mirror the spec names.
+
+The copy is kept in step the way `codes.py` keeps the binary codes: embedding ids only grow (a
+changed vector is a new row), so before each search the rows with a higher id are appended
+(one index seek on `idx_embeddings_agent_generation`, usually empty) into a buffer with
+spare capacity, so an append never copies the whole matrix. Rows whose embedding was deleted
+or superseded linger until the periodic reload; they cost a candidate slot, never a wrong
+answer, because candidates are joined back to live memories with a matching content hash.
+
+Memory: 4 bytes x dimensions per vector (~154 MB per 100k MiniLM vectors), loaded on the
+first search of a partition, never for an empty workspace.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from signet_desktop.embedding.generations import Generation
+from signet_desktop.storage.connect import Connection
+
+MATRIX_MAX_ROWS = 200_000
+RELOAD_AFTER_S = 600.0
+_MIN_CAPACITY = 1024
+
+NEWER_VECTORS = """
+SELECT id, vector FROM embeddings
+WHERE agent_id = :agent_id AND generation_id = :generation_id AND id > :after
+ORDER BY id
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixView:
+    """A consistent snapshot: the first `len(ids)` rows of the buffer."""
+
+    ids: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def top(self, query: npt.NDArray[np.float32], count: int) -> list[tuple[int, float]]:
+        """Embedding ids of the `count` best cosines (unit vectors: dot products), best first."""
+        if not len(self.ids) or count <= 0:
+            return []
+        sims = self.vectors @ query
+        if count < len(sims):
+            chosen = np.argpartition(-sims, count - 1)[:count]
+            chosen = chosen[np.argsort(-sims[chosen], kind="stable")]
+        else:
+            chosen = np.argsort(-sims, kind="stable")
+        return [(int(self.ids[i]), float(sims[i])) for i in chosen]
+
+
+class _Partition:
+    """A growable buffer of one partition's vectors (appends under the owner's lock)."""
+
+    def __init__(self, dimensions: int) -> None:
+        self.dimensions = dimensions
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, dimensions), dtype=np.float32)
+        self.size = 0
+        self.max_id = -1
+        self.loaded_at = time.monotonic()
+
+    def append(self, ids: list[int], blobs: list[bytes]) -> None:
+        count = len(ids)
+        if not count:
+            return
+        needed = self.size + count
+        if needed > len(self.ids):
+            capacity = max(_MIN_CAPACITY, needed, 2 * len(self.ids))
+            grown_ids = np.zeros(capacity, dtype=np.int64)
+            grown = np.zeros((capacity, self.dimensions), dtype=np.float32)
+            grown_ids[: self.size] = self.ids[: self.size]
+            grown[: self.size] = self.vectors[: self.size]
+            self.ids, self.vectors = grown_ids, grown
+        block = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(count, self.dimensions)
+        self.vectors[self.size : needed] = block
+        self.ids[self.size : needed] = ids
+        self.size = needed
+        self.max_id = ids[-1]
+
+    def view(self) -> MatrixView:
+        # Rows past `size` may be written by a later append; the snapshot never sees them.
+        return MatrixView(self.ids[: self.size], self.vectors[: self.size])
+
+
+class VectorMatrices:
+    """Per (generation, agent) vector matrices, refreshed incrementally; thread-safe."""
+
+    def __init__(self, max_rows: int = MATRIX_MAX_ROWS) -> None:
+        self.max_rows = max_rows
+        self._parts: dict[tuple[int, str], _Partition] = {}
+        self._lock = threading.Lock()
+
+    def current(self, conn: Connection, generation: Generation, agent_id: str) -> MatrixView:
+        """The partition's vectors as of now (loads or appends what is new first)."""
+        key = (generation.id, agent_id)
+        with self._lock:
+            part = self._parts.get(key)
+            if part is None or time.monotonic() - part.loaded_at > RELOAD_AFTER_S:
+                part = _Partition(generation.dimensions)
+                self._parts[key] = part
+            rows = conn.execute(
+                NEWER_VECTORS,
+                {"agent_id": agent_id, "generation_id": generation.id, "after": part.max_id},
+            ).fetchall()
+            if rows:
+                part.append([int(r[0]) for r in rows], [bytes(r[1]) for r in rows])
+            return part.view()
+
+    def drop(self, generation_id: int | None = None) -> None:
+        """Forget loaded partitions (all, or one generation's): the next search reloads."""
+        with self._lock:
+            for key in [k for k in self._parts if generation_id in (None, k[0])]:
+                del self._parts[key]
+
+    def loaded_rows(self) -> int:
+        """Vectors held in memory across partitions (for status and the RSS report)."""
+        with self._lock:
+            return sum(part.size for part in self._parts.values())
