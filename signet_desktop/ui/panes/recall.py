@@ -1,0 +1,364 @@
+"""The Recall pane: the search box people keep open, its results and why each one ranked.
+
+A query runs through `service.recall.search` on a worker thread (`TaskRunner.call`); every run
+gets a sequence number and only the newest run's answer is shown, so a slow earlier query never
+overwrites a later one. The pane re-runs the shown query when the bus says a shown memory was
+updated or deleted (no polling). What the rows and the explanation say comes from
+`ui/hit_format.py`; the rows are painted by `ui/recall_delegate.py`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from PySide6.QtCore import QEvent, QItemSelection, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from signet_desktop.domain.events import Event
+from signet_desktop.domain.recall import RecallHit, RecallQuery, RecallResult
+from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.hit_format import (
+    EMPTY_PROMPT,
+    explanation_rows,
+    no_match_text,
+    summary_line,
+)
+from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel
+from signet_desktop.ui.recall_filters import RecallFiltersBar
+
+RECALL_LIMIT = 30
+REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
+REFRESH_ON = ("memory.updated", "memory.deleted")
+_EMPTY, _NO_MATCH, _RESULTS = 0, 1, 2
+_ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+
+class Explanation(QFrame):
+    """ "Why this ranked" for the selected hit, and what to do with it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("recallExplanation")
+        self.setMinimumWidth(240)
+        title = QLabel("Why this ranked")
+        title.setProperty("role", "heading")
+        self.rows = QGridLayout()
+        self.rows.setHorizontalSpacing(14)
+        self.rows.setVerticalSpacing(4)
+        self.open_button = QPushButton("Open memory")
+        self.open_button.setObjectName("recallOpenMemory")
+        self.open_button.setProperty("primary", True)
+        self.map_button = QPushButton("Show on map")
+        self.map_button.setObjectName("recallShowOnMap")
+        self.hint = QLabel("Select a result to see its channels and boosts.")
+        self.hint.setProperty("role", "muted")
+        self.hint.setWordWrap(True)
+        rule = QFrame()
+        rule.setFrameShape(QFrame.Shape.HLine)
+        actions = QHBoxLayout()
+        actions.addWidget(self.open_button)
+        actions.addWidget(self.map_button)
+        actions.addStretch(1)
+        column = QVBoxLayout(self)
+        column.addWidget(title)
+        column.addWidget(self.hint)
+        column.addLayout(self.rows)
+        column.addWidget(rule)
+        column.addLayout(actions)
+        column.addStretch(1)
+        self.show_hit(None)
+
+    def show_hit(self, hit: RecallHit | None) -> None:
+        """Fill the grid for `hit` (None: the hint and disabled actions)."""
+        while self.rows.count():
+            item = self.rows.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self._lines: list[str] = []
+        self.hint.setVisible(hit is None)
+        self.open_button.setEnabled(hit is not None)
+        self.map_button.setEnabled(hit is not None)
+        if hit is None:
+            return
+        for line, row in enumerate(explanation_rows(hit)):
+            cells = (row.label, row.rank, row.value, row.note)
+            self._lines.append(" ".join(cell for cell in cells if cell))
+            for column, text in enumerate(cells):
+                label = QLabel(text)
+                if column in (1, 2):
+                    label.setAlignment(Qt.AlignmentFlag.AlignRight)
+                if column in (0, 3):
+                    label.setProperty("role", "muted")
+                self.rows.addWidget(label, line, column)
+
+    def text(self) -> str:
+        """What the grid says, one line per row (tests, accessibility)."""
+        return "\n".join(self._lines)
+
+
+class RecallPane(PaneWidget):
+    """Query box, filters, ranked results and the explanation of the selected one."""
+
+    recall_finished = Signal()  # a result (or an error) of the newest query is on screen
+
+    def __init__(self, context: PaneContext) -> None:
+        super().__init__(context)
+        self.setObjectName("recallPane")
+        self._seq = 0  # the newest run; an answer for an older one is dropped
+        self._shown: RecallQuery | None = None
+        self._shown_seq = 0  # the run whose answer is on screen
+        self._build()
+        self._refresh = QTimer(self)
+        self._refresh.setSingleShot(True)
+        self._refresh.setInterval(REFRESH_DEBOUNCE_MS)
+        self._refresh.timeout.connect(self._rerun)
+        self.query_box.returnPressed.connect(self.run_query)
+        self.query_box.installEventFilter(self)
+        self.results.installEventFilter(self)
+        self.results.doubleClicked.connect(lambda _index: self.open_selected())
+        self.filters.changed.connect(self._filters_changed)
+        self.filters_button.toggled.connect(self.filters.setVisible)
+        self.explanation.open_button.clicked.connect(self.open_selected)
+        self.explanation.map_button.clicked.connect(self.show_selected_on_map)
+        self.map_all_button.clicked.connect(self.show_all_on_map)
+        self.context.events.event_published.connect(self._event)
+
+    def _build(self) -> None:
+        self.query_box = QLineEdit()
+        self.query_box.setObjectName("recallQuery")
+        self.query_box.setPlaceholderText("Search memory…  (Enter to search, ↓ to the results)")
+        self.query_box.setClearButtonEnabled(True)
+        self.filters_button = QPushButton("Filters")
+        self.filters_button.setObjectName("recallFiltersButton")
+        self.filters_button.setToolTip("Narrow by type, tags, who, project, time or pinned")
+        self.filters_button.setCheckable(True)
+        self.filters = RecallFiltersBar()
+        self.filters.hide()
+        self.summary = QLabel("")
+        self.summary.setObjectName("recallSummary")
+        self.summary.setProperty("role", "muted")
+        self.map_all_button = QPushButton("Show all on map")
+        self.map_all_button.setObjectName("recallShowAllOnMap")
+        self.map_all_button.setEnabled(False)
+        self.banner = Banner()
+        self.model = HitListModel(self)
+        self.results = QListView()
+        self.results.setObjectName("recallResults")
+        self.results.setModel(self.model)
+        self.results.setItemDelegate(HitDelegate(self.results))
+        self.results.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.results.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap previews on resize
+        self.results.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.explanation = Explanation()
+        self.empty = EmptyState("recall.svg", "Search your memories", EMPTY_PROMPT)
+        self.no_match = EmptyState("search.svg", "")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.results)
+        split.addWidget(self.explanation)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.stack = QStackedWidget()
+        for page in (self.empty, self.no_match, split):
+            self.stack.addWidget(page)
+        top = QHBoxLayout()
+        top.addWidget(self.query_box, 1)
+        top.addWidget(self.filters_button)
+        info = QHBoxLayout()
+        info.addWidget(self.summary, 1)
+        info.addWidget(self.map_all_button)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(16, 12, 16, 12)
+        for part in (top, self.filters, info, self.banner, self.stack):
+            if isinstance(part, QWidget):
+                column.addWidget(part, 1 if part is self.stack else 0)
+            else:
+                column.addLayout(part)
+
+    @property
+    def refresh_scheduled(self) -> bool:
+        """A shown memory changed and the re-run is waiting for the burst to end."""
+        return self._refresh.isActive()
+
+    # -- the shell's hooks ------------------------------------------------------------------
+
+    def activated(self) -> None:
+        self.query_box.setFocus()
+        self.query_box.selectAll()
+
+    def reveal(self, **reveal: Any) -> None:
+        """`query=text` fills the box and runs it (the command palette, the tray)."""
+        query = reveal.get("query")
+        if isinstance(query, str):
+            self.query_box.setText(query)
+            self.run_query()
+        self.query_box.setFocus()
+
+    def shutdown(self) -> None:
+        self._refresh.stop()
+        self._seq += 1  # whatever is still in flight is now stale
+        self.context.events.event_published.disconnect(self._event)
+
+    # -- running a query --------------------------------------------------------------------
+
+    def run_query(self) -> None:
+        """Recall what the box and the filters say (an empty box shows the prompt)."""
+        text = self.query_box.text().strip()
+        if not text:
+            self._seq += 1
+            self._shown = None
+            self._show_results(None)
+            self.stack.setCurrentIndex(_EMPTY)
+            self.summary.setText("")
+            self.recall_finished.emit()
+            return
+        query = RecallQuery(
+            query=text,
+            agent_id=self.context.agent_id,
+            limit=RECALL_LIMIT,
+            filters=self.filters.filters(),
+        )
+        self._start(query)
+
+    def _start(self, query: RecallQuery, keep: str | None = None) -> None:
+        self._seq += 1
+        seq = self._seq
+        self.summary.setText("Searching…")
+        self.context.tasks.call(
+            self.context.service.recall.search,
+            query,
+            done=partial(self._finished, seq, query, keep),
+            failed=partial(self._failed, seq),
+        )
+
+    def _finished(
+        self, seq: int, query: RecallQuery, keep: str | None, result: RecallResult
+    ) -> None:
+        if seq != self._seq:
+            return  # a newer query was asked meanwhile
+        self.banner.clear()
+        self._shown, self._shown_seq = query, seq
+        self.summary.setText(summary_line(result))
+        self.summary.setToolTip("\n".join(result.notes))
+        if not result.hits:
+            self._show_results(None)
+            self.no_match.set_text(no_match_text(query.query), self._no_match_hint())
+            self.stack.setCurrentIndex(_NO_MATCH)
+        else:
+            self._show_results(result, keep)
+            self.stack.setCurrentIndex(_RESULTS)
+        self.recall_finished.emit()
+
+    def _failed(self, seq: int, exc: BaseException) -> None:
+        if seq != self._seq:
+            return
+        self.summary.setText("")
+        self.banner.show_message(f"Recall failed: {exc}")
+        self.recall_finished.emit()
+
+    def _show_results(self, result: RecallResult | None, keep: str | None = None) -> None:
+        self.model.set_hits(result.hits if result is not None else ())
+        self.map_all_button.setEnabled(self.model.rowCount() > 0)
+        row = self.model.row_of(keep) if keep else -1
+        if self.model.rowCount():
+            self.results.setCurrentIndex(self.model.index(max(row, 0)))
+        else:
+            self.explanation.show_hit(None)
+
+    def _no_match_hint(self) -> str:
+        count = self.filters.active_count()
+        if not count:
+            return "Nothing scored above the noise floor."
+        noun = "filter is" if count == 1 else "filters are"
+        return f"{count} {noun} narrowing the search — clear them to search everything."
+
+    def _filters_changed(self) -> None:
+        count = self.filters.active_count()
+        self.filters_button.setText(f"Filters ({count})" if count else "Filters")
+        if self.query_box.text().strip():
+            self.run_query()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _event(self, event: Event) -> None:
+        if event.kind not in REFRESH_ON or event.agent_id != self.context.agent_id:
+            return
+        if self._shown is not None and getattr(event, "memory_id", None) in self.model.ids():
+            self._refresh.start()
+
+    def _rerun(self) -> None:
+        # A newer query in flight will show fresh rows anyway; re-running the old one would
+        # make that newer answer stale.
+        if self._shown is not None and self._shown_seq == self._seq:
+            selected = self.selected_hit()
+            self._start(self._shown, keep=selected.memory.id if selected else None)
+
+    # -- selection and actions --------------------------------------------------------------
+
+    def selected_hit(self) -> RecallHit | None:
+        return self.model.hit(self.results.currentIndex().row())
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        self.explanation.show_hit(self.selected_hit())
+
+    def open_selected(self) -> None:
+        hit = self.selected_hit()
+        if hit is not None:
+            self.context.navigator.open_memory(hit.memory.id)
+
+    def show_selected_on_map(self) -> None:
+        hit = self.selected_hit()
+        if hit is not None:
+            self.context.navigator.show_pane("map", highlight=[hit.memory.id])
+
+    def show_all_on_map(self) -> None:
+        ids = self.model.ids()
+        if ids:
+            self.context.navigator.show_pane("map", highlight=ids)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """↓ from the box into the results; Enter on a result opens it; ↑ from the top back."""
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return super().eventFilter(watched, event)
+        key = event.key()
+        if watched is self.query_box and key == Qt.Key.Key_Down and self.model.rowCount():
+            self.results.setFocus()
+            if not self.results.currentIndex().isValid():
+                self.results.setCurrentIndex(self.model.index(0))
+            return True
+        if watched is self.results and key in _ENTER_KEYS:
+            self.open_selected()
+            return True
+        at_top = self.results.currentIndex().row() <= 0
+        if watched is self.results and key == Qt.Key.Key_Up and at_top:
+            self.query_box.setFocus()
+            return True
+        return super().eventFilter(watched, event)
+
+
+PANE = PaneSpec(
+    key="recall",
+    title="Recall",
+    icon="recall.svg",
+    order=10,
+    factory=RecallPane,
+    shortcut="Ctrl+1",
+)
