@@ -1,204 +1,355 @@
-"""The minimal main window: daemon status labels and a recall search box.
+"""The inspector window: a navigation rail of registered panes, the pane area and a status bar.
 
-Every facade call runs in a worker thread (`asyncio.to_thread` on the qasync loop): the UI thread
-only formats results. The status labels refresh when the event bus says something changed
-(through the Qt `EventBridge`), never on a timer. The full inspector replaces this window later.
+The rail lists whatever `discover_panes()` found (or the specs a test passes); the shell names no
+pane. Panes are built on first show into a QStackedWidget and reached by click, arrow keys,
+Ctrl+1..9, Ctrl+Tab or the command palette (Ctrl+K). The window is the panes' `Navigator`.
+The status bar is re-read off the GUI thread when an event says something changed (debounced),
+never on a timer. A pane that fails to build or act shows a banner; the window keeps working.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QPushButton,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import Event
-from signet_desktop.domain.recall import RecallQuery, RecallResult
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.service.facade import SignetService
+from signet_desktop.ui.command_palette import CommandPalette
+from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.event_bridge import EventBridge
-from signet_desktop.ui.hit_format import explain_hit, format_hit
+from signet_desktop.ui.icon import icon
+from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget, discover_panes
+from signet_desktop.ui.settings import ShellSettings
+from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
+from signet_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
-STATUS_DEBOUNCE_MS = 200  # a burst of events (an import, a backfill) costs one refresh
-REFRESH_ON = ("memory.", "status.changed", "worker.state", "embedding.progress")
-RECALL_LIMIT = 20
+STATUS_DEBOUNCE_MS = 250  # a burst of events (an import, a backfill) costs one read
+REFRESH_ON = ("memory.", "status.changed", "worker.state", "embedding.progress", "job.")
+RECALL_PANE = "recall"
+MEMORIES_PANE = "memories"
+DEFAULT_SIZE = QSize(1120, 720)
+RAIL_WIDTH = 196
+_KEY = Qt.ItemDataRole.UserRole
 
 
 class MainWindow(QMainWindow):
-    """Status of the running daemon and a search box over recall."""
+    """The shell: rail + panes + status bar; implements `Navigator` for its panes."""
 
     quit_requested = Signal()
-    status_refreshed = Signal()
-    recall_finished = Signal()
+    hidden_to_tray = Signal()  # closed while the tray keeps the daemon
+    pane_shown = Signal(str)
+    status_read = Signal(object)  # a fresh StatusView (the tray follows it too)
 
     def __init__(
         self,
         service: SignetService,
-        url: str,
-        workspace: str,
         *,
-        hide_on_close: bool,
-        events: EventBridge | None = None,
+        events: EventBridge,
+        settings: ShellSettings,
+        url: str = "",
+        workspace: Path | str = "",
+        specs: Sequence[PaneSpec] | None = None,
+        tasks: TaskRunner | None = None,
+        hide_on_close: bool = False,
+        agent_id: str = DEFAULT_AGENT_ID,
     ) -> None:
         super().__init__()
-        self._service = service
-        self._events = events or EventBridge(service.events, self)
+        self.service = service
+        self.events = events
+        self.settings = settings
+        self.tasks = tasks or TaskRunner()
+        self.hide_on_close = hide_on_close
+        self.agent_id = agent_id
+        self.specs: list[PaneSpec] = list(discover_panes() if specs is None else specs)
+        self.context = PaneContext(
+            service=service,
+            events=events,
+            tasks=self.tasks,
+            navigator=self,
+            workspace=Path(workspace),
+            url=url,
+            agent_id=agent_id,
+        )
+        self.panes: dict[str, QWidget] = {}  # built lazily: a PaneWidget, or its failure
+        self.current_key: str | None = None
         self._listening = False
-        self._hide_on_close = hide_on_close
-        self._pending: set[asyncio.Task[None]] = set()
+        self._reading = False
+        self._stale = False
         self.setWindowTitle("Signet Desktop")
-        self.resize(720, 480)
+        self._build()
+        self.status.set_url(url)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(STATUS_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.refresh_status)
+        self._restore()
 
-        self.url_label = QLabel(url)
-        self.workspace_label = QLabel(workspace)
-        self.count_label = QLabel("…")
-        self.vector_label = QLabel("…")
-        self.state_label = QLabel("starting")
-        for label in (self.url_label, self.workspace_label):
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.search_box = QLineEdit()
-        self.search_box.setPlaceholderText("Recall: what do you want to remember?")
-        self.search_button = QPushButton("Recall")
-        self.results = QListWidget()
-        self.results.setWordWrap(True)
-        self.message_label = QLabel("")
-        self.setCentralWidget(self._layout())
+    # -- layout -----------------------------------------------------------------------------
 
-        self.search_box.returnPressed.connect(self._search_clicked)
-        self.search_button.clicked.connect(self._search_clicked)
-        self._timer = QTimer(self)  # debounces event-driven refreshes
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(STATUS_DEBOUNCE_MS)
-        self._timer.timeout.connect(self._refresh_clicked)
+    def _build(self) -> None:
+        self.rail = QListWidget()
+        self.rail.setObjectName("rail")
+        self.rail.setIconSize(QSize(20, 20))
+        self.rail.setFixedWidth(RAIL_WIDTH)
+        for index, spec in enumerate(self.specs):
+            item = QListWidgetItem(icon(spec.icon), spec.title)
+            item.setData(_KEY, spec.key)
+            shortcut = self.shortcut_of(index)
+            item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
+            self.rail.addItem(item)
+        self.rail.currentRowChanged.connect(self._rail_changed)
+        self.search_button = QPushButton(icon("search"), "  Search…   Ctrl+K")
+        self.search_button.setObjectName("railSearch")
+        self.search_button.setToolTip("Search memory or jump to a pane (Ctrl+K)")
+        self.search_button.clicked.connect(lambda: self.open_palette())
+        self.command_palette = CommandPalette(self.specs, self)
+        self.command_palette.search_chosen.connect(self.search_memory)
+        self.command_palette.pane_chosen.connect(lambda key: self.show_pane(key))
 
-    def _layout(self) -> QWidget:
-        facts = QFormLayout()
-        facts.addRow("Daemon:", self.url_label)
-        facts.addRow("Workspace:", self.workspace_label)
-        facts.addRow("Memories:", self.count_label)
-        facts.addRow("Vectors:", self.vector_label)
-        facts.addRow("State:", self.state_label)
-        search = QHBoxLayout()
-        search.addWidget(self.search_box, 1)
-        search.addWidget(self.search_button)
-        column = QVBoxLayout()
-        column.addLayout(facts)
-        column.addLayout(search)
-        column.addWidget(self.results, 1)
-        column.addWidget(self.message_label)
-        body = QWidget()
-        body.setLayout(column)
-        return body
+        rail_column = QVBoxLayout()
+        rail_column.setContentsMargins(0, 0, 0, 0)
+        rail_column.setSpacing(0)
+        title = QLabel("SIGNET")
+        title.setObjectName("railTitle")
+        rail_column.addWidget(title)
+        search_row = QHBoxLayout()
+        search_row.setContentsMargins(8, 4, 8, 4)
+        search_row.addWidget(self.search_button)
+        rail_column.addLayout(search_row)
+        rail_column.addWidget(self.rail, 1)
+        rail_box = QWidget()
+        rail_box.setObjectName("railBox")
+        rail_box.setFixedWidth(RAIL_WIDTH)
+        rail_box.setLayout(rail_column)
+
+        self.banner = Banner()
+        self.stack = QStackedWidget()
+        self.no_panes = EmptyState(
+            "palette",
+            "No panes installed",
+            "Panes are modules under signet_desktop/ui/panes that define PANE; none was found.",
+        )
+        self.stack.addWidget(self.no_panes)
+        content = QVBoxLayout()
+        content.setContentsMargins(12, 12, 12, 8)
+        content.addWidget(self.banner)
+        content.addWidget(self.stack, 1)
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        body.addWidget(rail_box)
+        body.addLayout(content, 1)
+        central = QWidget()
+        central.setLayout(body)
+        self.setCentralWidget(central)
+        self.status = StatusBar(self)
+        self.setStatusBar(self.status)
+        self._shortcuts()
+
+    def _shortcuts(self) -> None:
+        QShortcut(QKeySequence("Ctrl+K"), self, lambda: self.open_palette())
+        QShortcut(QKeySequence("Ctrl+Tab"), self, lambda: self.step_pane(1))
+        QShortcut(QKeySequence("Ctrl+Shift+Tab"), self, lambda: self.step_pane(-1))
+        for index, spec in enumerate(self.specs):
+            sequence = self.shortcut_of(index)
+            if sequence:
+                QShortcut(QKeySequence(sequence), self, _shower(self, spec.key))
+
+    def shortcut_of(self, index: int) -> str | None:
+        """The pane's own shortcut, else Ctrl+<position> for the first nine."""
+        spec = self.specs[index]
+        if spec.shortcut:
+            return spec.shortcut
+        return f"Ctrl+{index + 1}" if index < 9 else None
+
+    # -- Navigator ----------------------------------------------------------------------------
+
+    def show_pane(self, key: str, **reveal: Any) -> None:
+        """Switch to pane `key` (building it on first show) and pass it `reveal`."""
+        spec = self._spec(key)
+        if spec is None:
+            self.show_failure(f"There is no “{key}” pane in this build.")
+            return
+        widget = self.panes.get(key) or self._create(spec)
+        if self.current_key != key:
+            self._call_hook(self.current_key, "deactivated")
+            self.stack.setCurrentWidget(widget)
+            self.current_key = key
+            self._select_rail(key)
+            self._call_hook(key, "activated")
+            self.settings.set_last_pane(key)
+        if reveal:
+            self._call_hook(key, "reveal", **reveal)
+        self.pane_shown.emit(key)
+
+    def open_memory(self, memory_id: str) -> None:
+        self.show_pane(MEMORIES_PANE, memory_id=memory_id)
+
+    def search_memory(self, text: str) -> None:
+        """The Recall pane, searching `text`."""
+        self.show_pane(RECALL_PANE, query=text)
+
+    def step_pane(self, step: int) -> None:
+        if self.specs:
+            row = (max(self.rail.currentRow(), 0) + step) % len(self.specs)
+            self.show_pane(self.specs[row].key)
+
+    def open_palette(self, text: str = "") -> None:
+        self.command_palette.open_over(self, text)
+
+    def show_failure(self, text: str) -> None:
+        """An inline error banner above the pane area."""
+        log.warning("%s", text)
+        self.banner.show_message(text, "error")
+
+    def _spec(self, key: str) -> PaneSpec | None:
+        return next((spec for spec in self.specs if spec.key == key), None)
+
+    def _create(self, spec: PaneSpec) -> QWidget:
+        widget: QWidget
+        try:
+            widget = spec.factory(self.context)
+        except Exception as exc:  # a broken pane must not take the window down
+            log.exception("pane %s failed to build", spec.key)
+            self.show_failure(f"The {spec.title} pane could not open: {exc}")
+            widget = EmptyState(spec.icon, f"{spec.title} is unavailable", str(exc))
+        self.panes[spec.key] = widget
+        self.stack.addWidget(widget)
+        return widget
+
+    def _call_hook(self, key: str | None, hook: str, **kwargs: Any) -> None:
+        pane = self.panes.get(key) if key is not None else None
+        if not isinstance(pane, PaneWidget):
+            return
+        try:
+            getattr(pane, hook)(**kwargs)
+        except Exception as exc:
+            log.exception("pane %s: %s failed", key, hook)
+            self.show_failure(f"{self._title(key)}: {exc}")
+
+    def _title(self, key: str | None) -> str:
+        spec = self._spec(key or "")
+        return spec.title if spec is not None else str(key)
+
+    def _select_rail(self, key: str) -> None:
+        for row in range(self.rail.count()):
+            if self.rail.item(row).data(_KEY) == key:
+                self.rail.blockSignals(True)
+                self.rail.setCurrentRow(row)
+                self.rail.blockSignals(False)
+                return
+
+    def _rail_changed(self, row: int) -> None:
+        if 0 <= row < len(self.specs):
+            self.show_pane(self.specs[row].key)
+
+    # -- status -------------------------------------------------------------------------------
 
     def start_refreshing(self) -> None:
-        """Refresh the status now and whenever an event says it changed (once the loop runs)."""
-        self._refresh_clicked()
+        """Read the status now and whenever an event says it changed (once the loop runs)."""
         if not self._listening:
-            self._events.event_published.connect(self._event_published)
+            self.events.event_published.connect(self._event_published)
             self._listening = True
+        self.refresh_status()
 
     def stop_refreshing(self) -> None:
         if self._listening:
-            self._events.event_published.disconnect(self._event_published)
+            self.events.event_published.disconnect(self._event_published)
             self._listening = False
-        self._timer.stop()
-        for task in list(self._pending):
-            task.cancel()
+        self._debounce.stop()
 
-    async def refresh_status(self) -> None:
-        """Re-read the status labels' facts in a worker thread and show them."""
-        try:
-            view = await asyncio.to_thread(read_status, self._service)
-        except (SignetError, RuntimeError) as exc:  # a closed database during shutdown
-            self.state_label.setText(f"status unavailable: {exc}")
-        else:
-            self._show_status(view)
-        self.status_refreshed.emit()
-
-    def _show_status(self, view: StatusView) -> None:
-        self.count_label.setText(str(view.memory_count))
-        self.vector_label.setText(view.vector)
-        if view.warming_up:
-            self.state_label.setText("ready (warming up: " + ", ".join(view.warming_up) + ")")
-        else:
-            self.state_label.setText("ready")
-
-    async def run_recall(self, text: str) -> None:
-        """Recall `text` in a worker thread and list the hits."""
-        query = text.strip()
-        if not query:
-            self.message_label.setText("Type something to recall.")
-            self.recall_finished.emit()
+    def refresh_status(self) -> None:
+        """Re-read the status facts in a worker thread (one read at a time; coalesced)."""
+        if self._reading:
+            self._stale = True
             return
-        self.search_button.setEnabled(False)
-        self.message_label.setText("Searching…")
-        try:
-            result = await asyncio.to_thread(
-                self._service.recall.search, RecallQuery(query=query, limit=RECALL_LIMIT)
-            )
-        except SignetError as exc:
-            self.message_label.setText(f"Recall failed: {exc.message}")
-        else:
-            self._show_result(result)
-        finally:
-            self.search_button.setEnabled(True)
-        self.recall_finished.emit()
+        self._reading = True
+        self.tasks.call(
+            read_status,
+            self.service,
+            self.agent_id,
+            done=self._status_done,
+            failed=self._status_failed,
+        )
 
-    def _show_result(self, result: RecallResult) -> None:
-        self.results.clear()
-        for hit in result.hits:
-            item = QListWidgetItem(format_hit(hit))
-            item.setToolTip(explain_hit(hit))  # why it ranked: channels and context
-            self.results.addItem(item)
-        count = len(result.hits)
-        if not count:
-            self.message_label.setText(f"No memory matched ({result.total_ms:.0f} ms).")
-            return
-        noun = "memory" if count == 1 else "memories"
-        self.message_label.setText(f"{count} {noun} in {result.total_ms:.0f} ms ({result.method})")
+    def _status_done(self, view: StatusView) -> None:
+        self._reading = False
+        self.status.show_view(view)
+        self.status_read.emit(view)
+        self._again()
+
+    def _status_failed(self, exc: BaseException) -> None:
+        self._reading = False
+        log.warning("status unavailable: %s", exc)
+        self.status.show_failure(f"status unavailable: {exc}")
+        self._again()
+
+    def _again(self) -> None:
+        if self._stale:
+            self._stale = False
+            self._debounce.start()
 
     def _event_published(self, event: Event) -> None:
-        if event.kind.startswith(REFRESH_ON) and not self._timer.isActive():
-            self._timer.start()
+        self.status.note_event(event)
+        if event.kind.startswith(REFRESH_ON) and not self._debounce.isActive():
+            self._debounce.start()
 
-    def _search_clicked(self) -> None:
-        self._spawn(self.run_recall(self.search_box.text()))
+    # -- lifetime -----------------------------------------------------------------------------
 
-    def _refresh_clicked(self) -> None:
-        self._spawn(self.refresh_status())
+    def _restore(self) -> None:
+        geometry = self.settings.geometry()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(DEFAULT_SIZE)
+        if not self.specs:
+            return
+        last = self.settings.last_pane()
+        self.show_pane(last if last and self._spec(last) else self.specs[0].key)
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._pending.add(task)
-        task.add_done_callback(self._finished)
+    def save_state(self) -> None:
+        self.settings.set_geometry(self.saveGeometry())
+        if self.current_key is not None:
+            self.settings.set_last_pane(self.current_key)
+        self.settings.sync()
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._pending.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("window task failed", exc_info=task.exception())
+    def shutdown(self) -> None:
+        """Stop listening, let every built pane clean up, cancel what is still running."""
+        self.save_state()
+        self.stop_refreshing()
+        self.status.stop()
+        for key in list(self.panes):
+            self._call_hook(key, "shutdown")
+        self.tasks.cancel_all()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self._hide_on_close:
+        self.save_state()
+        if self.hide_on_close:
             event.ignore()
             self.hide()
+            self.hidden_to_tray.emit()
             return
         event.accept()
         self.quit_requested.emit()
+
+
+def _shower(window: MainWindow, key: str) -> Callable[[], None]:
+    return lambda: window.show_pane(key)
