@@ -105,8 +105,9 @@ class UmapRun:
                 process = self._start(source, target, errors)
                 if process is None:
                     raise ProjectionCancelled("cancelled before the worker started")
-                error = self._follow(process)
-                code = process.wait()
+                with process:  # closes the stdout pipe and reaps the child
+                    error = self._follow(process)
+                    code = process.wait()
                 errors.seek(0)
                 stderr = errors.read()
             if self._cancelled:
