@@ -8,7 +8,7 @@ own dicts from domain values, so HTTP, MCP and the SSE stream cannot drift apart
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from signet_desktop.domain.events import Event
@@ -25,6 +25,7 @@ from signet_desktop.domain.recall import ChannelEvidence, ContextEvidence, Recal
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.tracker import Coverage
 from signet_desktop.embedding.vectors import ResyncReport
+from signet_desktop.projection.source import MapPoint
 from signet_desktop.queue.jobs import Job
 from signet_desktop.service.embeddings import (
     BackfillOutcome,
@@ -37,6 +38,7 @@ from signet_desktop.service.facade import ServiceStatus
 from signet_desktop.service.health import Health
 from signet_desktop.service.memories import MemoryPage, RememberOutcome
 from signet_desktop.service.pipeline import PipelineStatus
+from signet_desktop.service.projection import JobStatus, ProjectionAnswer
 from signet_desktop.service.workers import WorkerSnapshot
 
 RATIO_DIGITS = 4
@@ -566,3 +568,63 @@ def event_json(event: Event, seq: int | None = None) -> dict[str, Any]:
 def delivery_json(delivery: Delivery) -> dict[str, Any]:
     """One delivered event with its bus sequence number."""
     return event_json(delivery.event, delivery.seq)
+
+
+# -- projection (the embedding map) ------------------------------------------------------------
+
+
+def projection_node_json(point: MapPoint, coords: Sequence[float]) -> dict[str, Any]:
+    """One node of Signet's projection: a memory's facts and its place (x, y[, z])."""
+    node: dict[str, Any] = {"id": point.id, "x": float(coords[0]), "y": float(coords[1])}
+    if len(coords) == 3:
+        node["z"] = float(coords[2])
+    node.update(
+        content=point.preview,
+        who=point.who or "unknown",
+        importance=point.importance,
+        type=point.type,
+        tags=list(point.tags),
+        pinned=point.pinned,
+        sourceType=point.source_type or "memory",
+        sourceId=point.source_id or point.id,
+        createdAt=point.created_at,
+    )
+    return node
+
+
+def _projection_job_json(job: JobStatus) -> dict[str, Any]:
+    return {
+        "state": job.state,
+        "phase": job.phase,
+        "fraction": round(job.fraction, RATIO_DIGITS),
+        "points": job.points,
+        "startedAt": job.started_at,
+        "finishedAt": job.finished_at,
+        "error": job.error,
+    }
+
+
+def projection_json(answer: ProjectionAnswer) -> dict[str, Any]:
+    """GET /api/embeddings/projection: `ready` with nodes and edges, or `computing`."""
+    total = len(answer.points)
+    body: dict[str, Any] = {"status": answer.status, "dimensions": answer.dimensions}
+    if answer.layout is None:
+        body.update(
+            total=total,
+            message=f"UMAP projection of {total} vectors is computing; ask again shortly",
+            progress=_projection_job_json(answer.job),
+        )
+        return body
+    coords = answer.layout.coords.tolist()
+    body.update(
+        count=total,
+        total=total,
+        limit=total,
+        offset=0,
+        hasMore=False,
+        method=answer.layout.method,
+        cachedAt=answer.layout.cached_at,
+        nodes=[projection_node_json(p, c) for p, c in zip(answer.points, coords, strict=True)],
+        edges=[[a, b] for a, b in answer.layout.edges],
+    )
+    return body

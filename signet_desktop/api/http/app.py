@@ -13,6 +13,7 @@ from signet_desktop.api.http.routes import (
     memories,
     memory,
     pipeline,
+    projection,
     status,
 )
 from signet_desktop.api.http.security import RequestGate
@@ -42,7 +43,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.settings = settings
     app.state.shutting_down = False
     install_error_handlers(app)
-    for module in (health, status, memory, memories, embeddings, pipeline, events):
+    for module in (health, status, memory, memories, embeddings, projection, pipeline, events):
         app.include_router(module.router, responses=error_responses())
     install_openapi(app)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.

@@ -28,7 +28,8 @@ DESCRIPTIONS = {
     429: "rate_limited: auth.rateLimits (team and hybrid modes) refused it; see Retry-After",
     422: "invalid_request: the body or query string does not match the schema (`fields`)",
     500: "internal_error, with requestId",
-    503: "unavailable: a needed subsystem is down (embedder_unavailable, vec_unavailable)",
+    503: "unavailable: a needed subsystem is down (embedder_unavailable, vec_unavailable, "
+    "projection_failed)",
 }
 COMMON_ERRORS = (400, 401, 403, 413, 422, 500)
 # Statuses only some operations answer, by operation id (404 is added to every operation
@@ -45,6 +46,7 @@ EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
     "pipeline_pause": (429,),
     "pipeline_resume": (429,),
     "embeddings_status": (503,),
+    "embeddings_projection": (503,),
     "embeddings_backfill": (429, 503),
     "repair_resync_vec": (404, 429, 503),
     "repair_embedding_gaps": (503,),
