@@ -13,15 +13,14 @@ import logging
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 log = logging.getLogger(__name__)
 
 FOCUS = b"focus\n"
 ACK = b"ok\n"
-CONNECT_TIMEOUT_MS = 1000
-REPLY_TIMEOUT_MS = 3000
+REPLY_TIMEOUT_MS = 3000  # a running instance answers within a loop turn
 
 
 def server_name(workspace: Path) -> str:
@@ -31,24 +30,37 @@ def server_name(workspace: Path) -> str:
     return "signet-desktop-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 
-def ask_running_instance(name: str, *, connect_ms: int = CONNECT_TIMEOUT_MS) -> bool:
+def ask_running_instance(name: str, *, timeout_ms: int = REPLY_TIMEOUT_MS) -> bool:
     """Ask the instance listening on `name` to show its window; True when it said so.
 
-    Blocking (it runs before the event loop exists, or in a worker thread in tests).
+    Waits in a local event loop (up to `timeout_ms`), not in blocking socket calls: it runs
+    before the application's loop exists, and on the same thread as a server in tests.
     """
     socket = QLocalSocket()
+    loop = QEventLoop()
+    reply = bytearray()
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+
+    def received() -> None:
+        reply.extend(bytes(socket.readAll().data()))
+        if ACK in reply:
+            loop.quit()
+
+    socket.connected.connect(lambda: socket.write(FOCUS))
+    socket.readyRead.connect(received)
+    socket.errorOccurred.connect(lambda _error: loop.quit())
+    socket.disconnected.connect(loop.quit)
     socket.connectToServer(name)
-    if not socket.waitForConnected(connect_ms):
-        return False
     try:
-        socket.write(FOCUS)
-        if not socket.waitForBytesWritten(REPLY_TIMEOUT_MS):
-            return False
-        reply = b""
-        while ACK not in reply and socket.waitForReadyRead(REPLY_TIMEOUT_MS):
-            reply += bytes(socket.readAll().data())
+        if socket.state() == QLocalSocket.LocalSocketState.UnconnectedState:
+            return False  # nobody listens (refused at once)
+        timer.start(timeout_ms)
+        loop.exec()
         return ACK in reply
     finally:
+        timer.stop()
         socket.abort()
 
 
@@ -93,6 +105,8 @@ class InstanceServer(QObject):
             self._buffers[socket] = b""
             socket.readyRead.connect(lambda s=socket: self._read(s))
             socket.disconnected.connect(lambda s=socket: self._forget(s))
+            if socket.bytesAvailable():  # arrived before readyRead was connected
+                self._read(socket)
 
     def _read(self, socket: QLocalSocket) -> None:
         data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())
