@@ -1,0 +1,173 @@
+"""What the Health pane shows, gathered off the GUI thread from the facade (no Qt here).
+
+The checks are `signet doctor`'s (`service/diagnostics.py`) over the same facts: the local
+ones read the workspace's files, the status ones judge `/api/status`'s wire shape, rendered
+in-process from `service.status()` by `api/views.py` so the pane and the CLI never disagree.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signet_desktop.api.views import service_status_json
+from signet_desktop.domain.events import Event, JobCompleted, JobDead, JobFailed
+from signet_desktop.service import diagnostics
+from signet_desktop.service.diagnostics import Check, Level
+from signet_desktop.service.facade import SignetService
+from signet_desktop.service.pipeline import MEMORY_QUEUE, QUEUE_STATES
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingFacts:
+    """The embedder and how far its generation covers the live memories."""
+
+    provider: str
+    model: str | None
+    dimensions: int | None
+    generation: int | None
+    generation_status: str | None
+    embedded: int
+    total: int
+    vector_search: str
+
+    @property
+    def configured(self) -> bool:
+        return self.provider != "none"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRow:
+    """One hosted worker as the pipeline reports it."""
+
+    name: str
+    state: str
+    paused: bool
+    job_types: tuple[str, ...]
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HealthReport:
+    """One consistent reading of everything the pane shows."""
+
+    checks: tuple[Check, ...]
+    embedding: EmbeddingFacts
+    workers: tuple[WorkerRow, ...]
+    paused: bool
+    hosted: bool
+    queue: Mapping[str, int]
+    read_at: float = field(default_factory=time.time)
+
+    @property
+    def problems(self) -> int:
+        return sum(1 for check in self.checks if check.level is not Level.OK)
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for check in self.checks if check.level is Level.FAIL)
+
+
+def read_health(service: SignetService, workspace: Path) -> HealthReport:
+    """Run the doctor's checks and read the pipeline (blocks: call it in a worker thread)."""
+    status = service_status_json(service.status())
+    pipeline = service.pipeline.status()
+    return HealthReport(
+        checks=tuple(health_checks(workspace, status)),
+        embedding=embedding_facts(status),
+        workers=tuple(
+            WorkerRow(w.name, w.state, w.paused, w.job_types, w.error) for w in pipeline.workers
+        ),
+        paused=pipeline.mode == "paused",
+        hosted=pipeline.hosted,
+        queue={s: pipeline.queues.get(MEMORY_QUEUE, {}).get(s, 0) for s in QUEUE_STATES},
+    )
+
+
+def health_checks(workspace: Path, status: Mapping[str, Any]) -> list[Check]:
+    """`signet doctor`'s checklist for an in-process service (no daemon round trip)."""
+    checks = [diagnostics.workspace_check(workspace)]
+    if workspace.is_dir():
+        checks.extend(diagnostics.config_checks(workspace))
+    database = status.get("database")
+    if isinstance(database, Mapping) and database.get("path"):
+        checks.append(diagnostics.database_check(Path(str(database["path"]))))
+    optional = (
+        diagnostics.schema_check(status),
+        diagnostics.vector_check(status),
+        diagnostics.completeness_check(status),
+        diagnostics.embedding_check(status),
+    )
+    checks.extend(check for check in optional if check is not None)
+    checks.extend(diagnostics.startup_checks(status))
+    checks.extend(diagnostics.worker_checks(status))
+    return checks
+
+
+def embedding_facts(status: Mapping[str, Any]) -> EmbeddingFacts:
+    """The `embedding` block of /api/status as typed facts."""
+    embedding = status.get("embedding")
+    block: Mapping[str, Any] = embedding if isinstance(embedding, Mapping) else {}
+    generation = block.get("generation")
+    coverage = block.get("coverage")
+    gen: Mapping[str, Any] = generation if isinstance(generation, Mapping) else {}
+    cov: Mapping[str, Any] = coverage if isinstance(coverage, Mapping) else {}
+    return EmbeddingFacts(
+        provider=str(block.get("provider") or "none"),
+        model=block.get("model"),
+        dimensions=block.get("dimensions"),
+        generation=gen.get("id"),
+        generation_status=gen.get("status"),
+        embedded=int(cov.get("embedded") or 0),
+        total=int(cov.get("total") or 0),
+        vector_search=str(block.get("vectorSearch") or "unavailable"),
+    )
+
+
+def coverage_text(embedded: int, total: int) -> str:
+    """`312 / 400 (78%)`; an empty store is fully covered."""
+    ratio = 1.0 if total == 0 else embedded / total
+    return f"{embedded:,} / {total:,} ({ratio:.0%})"
+
+
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    """The last job a worker finished, as the pane heard it on the bus."""
+
+    at: float
+    outcome: str  # completed | failed | dead
+    job_type: str
+    error: str | None = None
+
+
+def last_run_of(event: Event) -> tuple[str, LastRun] | None:
+    """(worker, last run) for a finished-job event, else None."""
+    if isinstance(event, JobCompleted | JobFailed | JobDead) and event.worker:
+        error = getattr(event, "error", None)
+        outcome = event.kind.removeprefix("job.")
+        return event.worker, LastRun(time.time(), outcome, event.job_type, error)
+    return None
+
+
+def ago_text(then: float, now: float) -> str:
+    """`just now`, `42 s ago`, `5 min ago`, `3 h ago`."""
+    seconds = max(0.0, now - then)
+    if seconds < 2:
+        return "just now"
+    if seconds < 60:
+        return f"{seconds:.0f} s ago"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min ago"
+    return f"{seconds / 3600:.0f} h ago"
+
+
+LOG_LEVELS: tuple[tuple[str, int], ...] = (
+    ("Debug", logging.DEBUG),
+    ("Info", logging.INFO),
+    ("Warning", logging.WARNING),
+    ("Error", logging.ERROR),
+)
