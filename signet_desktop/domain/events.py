@@ -144,6 +144,15 @@ class EmbeddingProgress(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemoriesEmbedded(Event):
+    """Vectors of just-remembered memories were written (one event per batch and agent)."""
+
+    kind: ClassVar[str] = "memory.embedded"
+    memory_ids: tuple[str, ...]
+    generation: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatusChanged(Event):
     """A fact on the status board changed (`key` is its top-level name in /api/status)."""
 

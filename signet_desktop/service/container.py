@@ -79,7 +79,12 @@ def build_embedding_parts(
             tracker, index, poll_s=tracker_config.poll_ms / 1000, events=events
         )
     vectors = EmbeddingVectors(
-        index, embedder, generation, prepare_timeout_s=config.embedding.timeout_ms / 1000, db=db
+        index,
+        embedder,
+        generation,
+        prepare_timeout_s=config.embedding.timeout_ms / 1000,
+        db=db,
+        events=events,
     )
     return EmbeddingParts(index, embedder, tracker, vectors, worker, window)
 

@@ -22,6 +22,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
+from signet_desktop.domain.events import DiscardEvents, EventSink, MemoriesEmbedded
 from signet_desktop.domain.memory import Memory
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.index import VectorIndex
@@ -60,11 +61,13 @@ class EmbeddingVectors:
         prepare_timeout_s: float = DEFAULT_PREPARE_TIMEOUT_S,
         db: Database | None = None,
         autostart: bool = True,
+        events: EventSink | None = None,
     ) -> None:
         if (embedder.model, embedder.dimensions) != (generation.model, generation.dimensions):
             raise ValueError("the generation does not belong to this embedder")
         self._index = index
         self._db = db
+        self._events = events or DiscardEvents()
         self._model = generation.model
         self._embedder = embedder
         self._generation = generation
@@ -112,7 +115,20 @@ class EmbeddingVectors:
         with self._db_write() as conn:
             self._index.store(conn, self._generation, writes)
             memories.set_embedding_model(conn, [w.source_id for w in writes], self._model)
+        self._publish_embedded(writes)
         return {w.source_id for w in writes}
+
+    def _publish_embedded(self, writes: Sequence[VectorWrite]) -> None:
+        """After the commit: one `memory.embedded` per agent of the batch."""
+        by_agent: dict[str, list[str]] = {}
+        for write in writes:
+            by_agent.setdefault(write.agent_id, []).append(write.source_id)
+        for agent_id, ids in by_agent.items():
+            self._events.publish(
+                MemoriesEmbedded(
+                    agent_id=agent_id, memory_ids=tuple(ids), generation=self._generation.id
+                )
+            )
 
     def prepare(self, text: str) -> PreparedVector | None:
         """The text's vector, or None when the embedder fails or misses the deadline."""

@@ -9,6 +9,7 @@ import pytest
 from support.fakes import ScriptedEmbedder
 
 from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.events import Event, MemoriesEmbedded
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.generations import list_generations
@@ -43,11 +44,23 @@ def db(tmp_path: Path) -> Iterator[Database]:
     database.close()
 
 
-def following(db: Database, embedder: ScriptedEmbedder) -> tuple[MemoryService, EmbeddingVectors]:
+class Recorded:
+    """An event sink that keeps what was published."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def publish(self, event: Event) -> None:
+        self.events.append(event)
+
+
+def following(
+    db: Database, embedder: ScriptedEmbedder, events: Recorded | None = None
+) -> tuple[MemoryService, EmbeddingVectors]:
     """A memory service whose vectors follow from a batcher that only runs when told."""
     index = VectorIndex(db)
     generation = EmbeddingTracker(db, index, embedder).start()
-    port = EmbeddingVectors(index, embedder, generation, db=db, autostart=False)
+    port = EmbeddingVectors(index, embedder, generation, db=db, autostart=False, events=events)
     return MemoryService(db, port, follow=port), port
 
 
@@ -107,6 +120,31 @@ def test_concurrent_remembers_share_one_provider_call(db: Database) -> None:
     ]
     assert port.batcher.run_once() and not port.batcher.run_once()
     assert embedder.calls == 1 and set(vector_ids(db)) == set(ids)
+
+
+def test_a_stored_batch_publishes_memory_embedded_per_agent_after_the_commit(
+    db: Database,
+) -> None:
+    recorded = Recorded()
+    service, port = following(db, ScriptedEmbedder(), recorded)
+    mine = service.remember(RememberRequest(content="mine"), Actor()).memory.id
+    theirs = service.remember(RememberRequest(content="theirs", agent_id="other"), Actor())
+    assert port.batcher.run_once()
+    embedded = [e for e in recorded.events if isinstance(e, MemoriesEmbedded)]
+    assert {(e.agent_id, e.memory_ids) for e in embedded} == {
+        ("default", (mine,)),
+        ("other", (theirs.memory.id,)),
+    }
+    assert all(e.kind == "memory.embedded" for e in embedded)
+    assert set(vector_ids(db)) == {mine, theirs.memory.id}  # visible when the event is out
+
+
+def test_a_refused_batch_publishes_no_memory_embedded(db: Database) -> None:
+    recorded = Recorded()
+    service, port = following(db, PoisonEmbedder(), recorded)
+    service.remember(RememberRequest(content="poison pill"), Actor())
+    assert port.batcher.run_once()
+    assert not [e for e in recorded.events if isinstance(e, MemoriesEmbedded)]
 
 
 def test_the_embedder_failing_mid_batch_keeps_the_memories_and_queues_their_jobs(
