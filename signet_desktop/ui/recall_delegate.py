@@ -30,7 +30,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QTextLayout
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -69,9 +68,14 @@ class HitRow:
     tooltip: str
 
 
-def hit_row(hit: RecallHit, now: datetime) -> HitRow:
-    text = preview(hit.memory.content, PREVIEW_CHARS)
-    return HitRow(hit, text, meta_line(hit, now), badges(hit), explain_hit(hit))
+def hit_rows(hits: Sequence[RecallHit], now: datetime | None = None) -> tuple[HitRow, ...]:
+    """Every row's strings (plain Python, no Qt: the pane builds them on its worker thread)."""
+    moment = now or datetime.now(UTC)
+    return tuple(
+        HitRow(h, preview(h.memory.content, PREVIEW_CHARS), meta_line(h, moment), badges(h),
+               explain_hit(h))
+        for h in hits
+    )  # fmt: skip
 
 
 class HitListModel(QAbstractListModel):
@@ -81,11 +85,14 @@ class HitListModel(QAbstractListModel):
         super().__init__(parent)
         self._rows: list[HitRow] = []
 
-    def set_hits(self, hits: Sequence[RecallHit], now: datetime | None = None) -> None:
-        moment = now or datetime.now(UTC)
+    def set_rows(self, rows: Sequence[HitRow]) -> None:
+        """Show `rows` (from `hit_rows`) in place of the current list."""
         self.beginResetModel()
-        self._rows = [hit_row(hit, moment) for hit in hits]
+        self._rows = list(rows)
         self.endResetModel()
+
+    def set_hits(self, hits: Sequence[RecallHit], now: datetime | None = None) -> None:
+        self.set_rows(hit_rows(hits, now))
 
     def hits(self) -> list[RecallHit]:
         return [row.hit for row in self._rows]
@@ -122,15 +129,14 @@ class HitDelegate(QStyledItemDelegate):
     """Paints a hit: score bar and score, a two-line preview, the meta line, channel badges."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        """One or two preview lines (as the view's width allows), the meta line, the badges."""
+        """Room for two preview lines, the meta line and the badges; the same for every row.
+
+        The view is in uniform-size mode, so this runs once per reset instead of once per row:
+        under a busy worker every Python call from the GUI thread may wait for the GIL, and the
+        per-row version cost the bench tens of milliseconds per answer (bench/gui_stall.py).
+        """
         metrics = QFontMetrics(option.font)
-        row = index.data(ROW_ROLE)
-        view = self.parent()
-        width = view.viewport().width() if isinstance(view, QAbstractItemView) else 0
-        lines = 2
-        if isinstance(row, HitRow) and width > 0:
-            lines = len(_two_lines(row.preview, option.font, _text_width(width))) or 1
-        height = PAD * 2 + metrics.height() * (lines + 1) + _badge_height(metrics) + 5
+        height = PAD * 2 + metrics.height() * 3 + 2 + _badge_height(metrics) + 3
         return QSize(TEXT_LEFT + 200, height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
@@ -204,6 +210,9 @@ def _text_width(row_width: int) -> int:
 
 def _two_lines(text: str, font: QFont, width: int) -> list[str]:
     """`text` wrapped to `width`: the first line as laid out, the rest elided onto a second."""
+    metrics = QFontMetrics(font)
+    if metrics.horizontalAdvance(text) <= width:
+        return [text] if text else []
     layout = QTextLayout(text, font)
     layout.beginLayout()
     first = layout.createLine()
@@ -216,7 +225,7 @@ def _two_lines(text: str, font: QFont, width: int) -> list[str]:
     head, rest = text[:cut].rstrip(), text[cut:].strip()
     if not rest:
         return [head]
-    return [head, QFontMetrics(font).elidedText(rest, Qt.TextElideMode.ElideRight, width)]
+    return [head, metrics.elidedText(rest, Qt.TextElideMode.ElideRight, width)]
 
 
 def _badge_height(metrics: QFontMetrics) -> int:

@@ -9,6 +9,7 @@ updated or deleted (no polling). What the rows and the explanation say comes fro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -39,7 +40,7 @@ from signet_desktop.ui.hit_format import (
     summary_line,
 )
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
-from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel
+from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel, HitRow, hit_rows
 from signet_desktop.ui.recall_filters import RecallFiltersBar
 
 RECALL_LIMIT = 30
@@ -47,6 +48,7 @@ REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
 REFRESH_ON = ("memory.updated", "memory.deleted")
 _EMPTY, _NO_MATCH, _RESULTS = 0, 1, 2
 _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+Answer = tuple[RecallResult, tuple[HitRow, ...]]
 
 
 class Explanation(QFrame):
@@ -61,6 +63,8 @@ class Explanation(QFrame):
         self.rows = QGridLayout()
         self.rows.setHorizontalSpacing(14)
         self.rows.setVerticalSpacing(4)
+        self._cells: list[list[QLabel]] = []
+        self._lines: list[str] = []
         self.open_button = QPushButton("Open memory")
         self.open_button.setObjectName("recallOpenMemory")
         self.open_button.setProperty("primary", True)
@@ -85,28 +89,35 @@ class Explanation(QFrame):
         self.show_hit(None)
 
     def show_hit(self, hit: RecallHit | None) -> None:
-        """Fill the grid for `hit` (None: the hint and disabled actions)."""
-        while self.rows.count():
-            item = self.rows.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self._lines: list[str] = []
+        """Fill the grid for `hit` (None: the hint and disabled actions).
+
+        Labels are made once and reused: this runs on the GUI thread at every answer.
+        """
+        rows = explanation_rows(hit) if hit is not None else ()
+        self._lines = [" ".join(c for c in (r.label, r.rank, r.value, r.note) if c) for r in rows]
+        while len(self._cells) < len(rows):
+            self._cells.append(self._grid_row(len(self._cells)))
+        for line, cells in enumerate(self._cells):
+            row = rows[line] if line < len(rows) else None
+            texts = (row.label, row.rank, row.value, row.note) if row else ("", "", "", "")
+            for label, text in zip(cells, texts, strict=True):
+                label.setText(text)
+                label.setVisible(row is not None)
         self.hint.setVisible(hit is None)
         self.open_button.setEnabled(hit is not None)
         self.map_button.setEnabled(hit is not None)
-        if hit is None:
-            return
-        for line, row in enumerate(explanation_rows(hit)):
-            cells = (row.label, row.rank, row.value, row.note)
-            self._lines.append(" ".join(cell for cell in cells if cell))
-            for column, text in enumerate(cells):
-                label = QLabel(text)
-                if column in (1, 2):
-                    label.setAlignment(Qt.AlignmentFlag.AlignRight)
-                if column in (0, 3):
-                    label.setProperty("role", "muted")
-                self.rows.addWidget(label, line, column)
+
+    def _grid_row(self, line: int) -> list[QLabel]:
+        cells = []
+        for column in range(4):
+            label = QLabel()
+            if column in (1, 2):
+                label.setAlignment(Qt.AlignmentFlag.AlignRight)
+            if column in (0, 3):
+                label.setProperty("role", "muted")
+            self.rows.addWidget(label, line, column)
+            cells.append(label)
+        return cells
 
     def text(self) -> str:
         """What the grid says, one line per row (tests, accessibility)."""
@@ -165,7 +176,7 @@ class RecallPane(PaneWidget):
         self.results.setItemDelegate(HitDelegate(self.results))
         self.results.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.results.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap previews on resize
+        self.results.setUniformItemSizes(True)  # one sizeHint per answer, not one per row
         self.results.selectionModel().selectionChanged.connect(self._selection_changed)
         self.explanation = Explanation()
         self.empty = EmptyState("recall.svg", "Search your memories", EMPTY_PROMPT)
@@ -225,7 +236,7 @@ class RecallPane(PaneWidget):
         if not text:
             self._seq += 1
             self._shown = None
-            self._show_results(None)
+            self._show_results(())
             self.stack.setCurrentIndex(_EMPTY)
             self.summary.setText("")
             self.recall_finished.emit()
@@ -243,27 +254,31 @@ class RecallPane(PaneWidget):
         seq = self._seq
         self.summary.setText("Searching…")
         self.context.tasks.call(
-            self.context.service.recall.search,
+            self._search,
             query,
             done=partial(self._finished, seq, query, keep),
             failed=partial(self._failed, seq),
         )
 
-    def _finished(
-        self, seq: int, query: RecallQuery, keep: str | None, result: RecallResult
-    ) -> None:
+    def _search(self, query: RecallQuery) -> Answer:
+        """On the worker thread: the recall and every row's strings (the GUI only lays out)."""
+        result = self.context.service.recall.search(query)
+        return result, hit_rows(result.hits)
+
+    def _finished(self, seq: int, query: RecallQuery, keep: str | None, answer: Answer) -> None:
+        result, rows = answer
         if seq != self._seq:
             return  # a newer query was asked meanwhile
         self.banner.clear()
         self._shown, self._shown_seq = query, seq
         self.summary.setText(summary_line(result))
         self.summary.setToolTip("\n".join(result.notes))
-        if not result.hits:
-            self._show_results(None)
+        if not rows:
+            self._show_results(())
             self.no_match.set_text(no_match_text(query.query), self._no_match_hint())
             self.stack.setCurrentIndex(_NO_MATCH)
         else:
-            self._show_results(result, keep)
+            self._show_results(rows, keep)
             self.stack.setCurrentIndex(_RESULTS)
         self.recall_finished.emit()
 
@@ -274,8 +289,8 @@ class RecallPane(PaneWidget):
         self.banner.show_message(f"Recall failed: {exc}")
         self.recall_finished.emit()
 
-    def _show_results(self, result: RecallResult | None, keep: str | None = None) -> None:
-        self.model.set_hits(result.hits if result is not None else ())
+    def _show_results(self, rows: Sequence[HitRow], keep: str | None = None) -> None:
+        self.model.set_rows(rows)
         self.map_all_button.setEnabled(self.model.rowCount() > 0)
         row = self.model.row_of(keep) if keep else -1
         if self.model.rowCount():
