@@ -13,20 +13,19 @@ import logging
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSplitter,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QTreeWidget,
@@ -67,6 +66,8 @@ REFRESH_ON = frozenset(
     }
 )
 DEFAULT_LOG_LEVEL = logging.INFO
+MAX_CHECK_ROWS = 14
+MAX_WORKER_ROWS = 6
 _WORKER_COLUMNS = ("Worker", "State", "Last job", "Error")
 
 
@@ -111,6 +112,13 @@ class ChecksView(QTreeWidget):
         self.setWordWrap(True)
         self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.header().setStretchLastSection(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    def sizeHint(self) -> QSize:
+        """Tall enough for every line (up to MAX_CHECK_ROWS; it scrolls beyond)."""
+        rows = min(max(self.topLevelItemCount(), 4), MAX_CHECK_ROWS)
+        row_height = self.sizeHintForRow(0) if self.topLevelItemCount() else 20
+        return QSize(super().sizeHint().width(), rows * max(row_height, 18) + 8)
 
     def show_checks(self, checks: tuple[Check, ...]) -> None:
         self.clear()
@@ -126,6 +134,7 @@ class ChecksView(QTreeWidget):
                 child = QTreeWidgetItem(self, ["", detail])
                 child.setForeground(1, muted)
                 child.setToolTip(1, detail)
+        self.updateGeometry()
 
     def texts(self) -> list[str]:
         """`✓ text` / `    detail` lines, as `signet doctor` prints them (tests, copy)."""
@@ -147,8 +156,10 @@ class EmbeddingCard(Section):
         column = self.body
         self.model = QLabel("—")
         self.model.setObjectName("healthModel")
+        self.model.setWordWrap(True)
         self.generation = QLabel("")
         self.generation.setProperty("role", "muted")
+        self.generation.setWordWrap(True)
         self.search = QLabel("")
         self.search.setProperty("role", "muted")
         self.search.setWordWrap(True)
@@ -215,10 +226,13 @@ class WorkersCard(Section):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.queue = QLabel("")
+        self.queue.setWordWrap(True)
         self.queue.setProperty("role", "muted")
         column.addWidget(self.mode)
-        column.addWidget(self.table, 1)
+        column.addWidget(self.table)
         column.addWidget(self.queue)
 
     def set_paused(self, paused: bool, hosted: bool) -> None:
@@ -247,6 +261,15 @@ class WorkersCard(Section):
         state_item.setForeground(QBrush(level_colour(level)))
         self.table.setItem(row, 1, state_item)
         self.table.setItem(row, 3, QTableWidgetItem(error or ""))
+        self._fit_rows()
+
+    def _fit_rows(self) -> None:
+        rows = min(max(self.table.rowCount(), 1), MAX_WORKER_ROWS)
+        height = (
+            self.table.horizontalHeader().height()
+            + rows * self.table.verticalHeader().defaultSectionSize()
+        )
+        self.table.setFixedHeight(height + 2 * self.table.frameWidth())
 
     def set_last_run(self, name: str, run: LastRun) -> None:
         row = self._row_of(name)
@@ -378,29 +401,23 @@ class HealthPane(PaneWidget):
         right = QWidget()
         right_column = QVBoxLayout(right)
         right_column.setContentsMargins(0, 0, 0, 0)
+        right_column.setSpacing(12)
         right_column.addWidget(self.embedding)
-        right_column.addWidget(self.workers, 1)
-        top = QWidget()
-        grid = QGridLayout(top)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(12)
-        grid.addWidget(checks_frame, 0, 0)
-        grid.addWidget(right, 0, 1)
-        grid.setColumnStretch(0, 3)
-        grid.setColumnStretch(1, 2)
+        right_column.addWidget(self.workers)
+        right_column.addStretch(1)
+        top = QHBoxLayout()
+        top.setSpacing(12)
+        top.addWidget(checks_frame, 5)
+        top.addWidget(right, 4)
         self.log = LogView(self.log_bridge)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(top)
-        splitter.addWidget(self.log)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        self.setStyleSheet(card_style())
         column = QVBoxLayout(self)
-        column.setContentsMargins(20, 16, 20, 16)
+        column.setContentsMargins(4, 4, 4, 4)
         column.setSpacing(10)
         column.addLayout(header)
         column.addWidget(self.banner)
-        column.addWidget(splitter, 1)
+        column.addLayout(top)
+        column.addWidget(self.log, 1)
 
     # -- the shell's hooks ----------------------------------------------------------------
 
@@ -453,7 +470,7 @@ class HealthPane(PaneWidget):
                 self.workers.set_last_run(worker.name, self._last_runs[worker.name])
         queue = report.queue
         self.workers.queue.setText(
-            "Queue: " + " · ".join(f"{state} {queue[state]:,}" for state in queue)
+            "Queue: " + " · ".join(f"{queue[state]:,} {state}" for state in queue)
         )
         if not report.workers:
             self.workers.queue.setText(self.workers.queue.text() + " · no workers declared")
@@ -503,6 +520,19 @@ class HealthPane(PaneWidget):
     def _pipeline_done(self, status: PipelineStatus) -> None:
         self.workers.set_paused(status.mode == "paused", status.hosted)
         self._schedule()
+
+
+def card_style() -> str:
+    """The pane's cards on the theme's surface; lists inside them drop their own frame."""
+    t = current_theme()
+    return f"""
+QFrame#healthSection {{ background: {t.surface}; border: 1px solid {t.border};
+    border-radius: 8px; }}
+QFrame#healthSection QTreeWidget, QFrame#healthSection QTableWidget {{ border: none;
+    background: {t.surface}; }}
+QFrame#healthSection QPlainTextEdit {{ background: {t.window}; }}
+QFrame#healthSection QHeaderView::section {{ background: {t.surface}; }}
+"""
 
 
 def summary_text(report: HealthReport) -> str:
