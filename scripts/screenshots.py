@@ -1,0 +1,240 @@
+"""Render every inspector pane offscreen over a demo workspace into docs/screenshots/.
+
+    uv run python scripts/screenshots.py                       # light and dark, 1280×800
+    uv run python scripts/screenshots.py --themes light --size 1440x900 --out /tmp/shots
+
+Builds the demo workspace of `scripts/demo_workspace.py` in a temporary directory (native
+vectors), hosts its workers on threads and installs the daemon's logging (so the Health pane
+and the status bar show a live daemon), then opens the real main window with whatever panes
+`discover_panes()` finds, shows each in turn (with a realistic `reveal`: a recall query, a
+memory with history), lets it settle and saves `QWidget.grab()` as `<pane>.png` and
+`<pane>-dark.png`. A pane that fails to build shows as the shell shows it (its banner).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_SCALE_FACTOR", "1")
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QProgressBar, QWidget
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from demo_workspace import Demo, build
+
+from signet_desktop.config import WorkspacePaths
+from signet_desktop.daemon import daemonlog
+from signet_desktop.daemon.startup import StartupTasks
+from signet_desktop.daemon.workers import WorkerThreads
+from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.main_window import MainWindow
+from signet_desktop.ui.settings import ShellSettings
+from signet_desktop.ui.style import DARK, LIGHT, Theme, apply_style
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "docs" / "screenshots"
+URL = "http://127.0.0.1:3850"
+QUERY = "which database does billing use?"
+DETAIL = "billing runs on Postgres 16"  # pinned, retagged: a history worth showing
+SETTLE_S = 1.5  # quiet time after the last task before the grab
+PANE_TIMEOUT_S = {"map": 45.0}  # the map's UMAP runs in a child process
+DEFAULT_TIMEOUT_S = 15.0
+
+
+def reveals(demo: Demo) -> dict[str, dict[str, Any]]:
+    """What each pane is asked to show (panes that do not know a key ignore it)."""
+    detail = demo.ids.get(DETAIL, "")
+    return {
+        "recall": {"query": QUERY},
+        "memories": {"memory_id": detail},
+        "map": {"highlight": [detail]},
+    }
+
+
+def palette_of(theme: Theme) -> QPalette:
+    """A system palette of the theme's colours (what a light or dark desktop hands Qt)."""
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: theme.window,
+        QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.Base: theme.surface,
+        QPalette.ColorRole.AlternateBase: theme.window,
+        QPalette.ColorRole.Text: theme.text,
+        QPalette.ColorRole.Button: theme.surface,
+        QPalette.ColorRole.ButtonText: theme.text,
+        QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.HighlightedText: theme.accent_text,
+        QPalette.ColorRole.ToolTipBase: theme.surface,
+        QPalette.ColorRole.ToolTipText: theme.text,
+        QPalette.ColorRole.PlaceholderText: theme.muted,
+    }
+    for role, colour in roles.items():
+        palette.setColor(role, QColor(colour))
+    return palette
+
+
+@contextmanager
+def live_daemon(root: Path, count: int, embedder: str) -> Iterator[Demo]:
+    """The demo workspace with logging, start-up tasks and workers as the daemon runs them."""
+    paths = WorkspacePaths.for_root(root)
+    paths.ensure()
+    logs = daemonlog.install(paths.logs_dir, "info", stderr=False)
+    started = time.perf_counter()
+    demo = build(root, count=count, embedder=embedder)
+    print(f"demo workspace: {root} ({time.perf_counter() - started:.1f}s)", flush=True)
+    service = demo.service
+    tasks = StartupTasks(service.status_board)
+    for declaration in service.pipeline.workers:
+        if declaration.warm_up is not None:
+            tasks.add(declaration.warm_up.name, declaration.warm_up.run)
+    tasks.start()
+    host = WorkerThreads(service.pipeline.workers, service.events)
+    service.pipeline.attach(host)
+    host.start()
+    try:
+        yield demo
+    finally:
+        host.stop(5)
+        service.pipeline.detach()
+        service.close()
+        logs.close()
+
+
+def busy(window: MainWindow) -> bool:
+    """A task is pending, or a visible progress bar is still short of its end (the map's UMAP)."""
+    if window.tasks.pending:
+        return True
+    pane = window.stack.currentWidget()
+    if pane is None:
+        return False
+    return any(
+        bar.isVisible() and bar.maximum() > 0 and bar.value() < bar.maximum()
+        for bar in pane.findChildren(QProgressBar)
+    )
+
+
+def settle(loop: asyncio.AbstractEventLoop, window: MainWindow, timeout: float) -> None:
+    """Run the loop until the pane has been idle for SETTLE_S (or `timeout` passes)."""
+
+    async def run() -> None:
+        deadline = loop.time() + timeout
+        quiet_since: float | None = None
+        while loop.time() < deadline:
+            await asyncio.sleep(0.05)
+            if busy(window):
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = loop.time()
+            elif loop.time() - quiet_since >= SETTLE_S:
+                return
+
+    loop.run_until_complete(run())
+
+
+def shoot(
+    app: QApplication,
+    loop: asyncio.AbstractEventLoop,
+    demo: Demo,
+    theme: Theme,
+    size: tuple[int, int],
+    out: Path,
+    settings_dir: Path,
+    only: set[str] | None = None,
+) -> list[Path]:
+    app.setPalette(palette_of(theme))
+    applied = apply_style(app)
+    assert applied.name == theme.name, f"the shell chose {applied.name} for a {theme.name} palette"
+    bridge = EventBridge(demo.service.events)
+    window = MainWindow(
+        demo.service,
+        events=bridge,
+        settings=ShellSettings.at(settings_dir / f"shell-{theme.name}.ini"),
+        url=URL,
+        workspace=demo.root,
+    )
+    window.resize(*size)
+    window.show()
+    window.start_refreshing()
+    suffix = "" if theme is LIGHT else f"-{theme.name}"
+    wanted = reveals(demo)
+    saved = []
+    try:
+        for spec in window.specs:
+            if only and spec.key not in only:
+                continue
+            window.show_pane(spec.key, **wanted.get(spec.key, {}))
+            settle(loop, window, PANE_TIMEOUT_S.get(spec.key, DEFAULT_TIMEOUT_S))
+            path = out / f"{spec.key}{suffix}.png"
+            if not grab(window).save(str(path)):
+                raise SystemExit(f"could not write {path}")
+            saved.append(path)
+            print(f"  {path.relative_to(REPO) if path.is_relative_to(REPO) else path}", flush=True)
+    finally:
+        window.shutdown()
+        window.deleteLater()
+        bridge.close()
+    return saved
+
+
+def grab(window: QWidget) -> Any:
+    app = QApplication.instance()
+    assert app is not None
+    app.processEvents()
+    return window.grab()
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    width, height = text.lower().split("x")
+    return int(width), int(height)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--size", type=parse_size, default=(1280, 800), help="WIDTHxHEIGHT")
+    parser.add_argument("--themes", default="light,dark", help="light, dark or both")
+    parser.add_argument("--count", type=int, default=300, help="demo memories")
+    parser.add_argument("--embedder", choices=("native", "hash", "none"), default="native")
+    parser.add_argument("--panes", default="", help="only these pane keys (comma-separated)")
+    args = parser.parse_args(argv)
+    themes = [{"light": LIGHT, "dark": DARK}[name.strip()] for name in args.themes.split(",")]
+    args.out.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setStyle("Fusion")  # the same widgets on every platform the script runs on
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with (
+        tempfile.TemporaryDirectory(prefix="signet-shots-") as tmp,
+        live_daemon(Path(tmp) / "demo", args.count, args.embedder) as demo,
+    ):
+        settle_workers(loop)
+        for theme in themes:
+            print(f"{theme.name}:", flush=True)
+            only = {key.strip() for key in args.panes.split(",") if key.strip()}
+            shoot(app, loop, demo, theme, args.size, args.out, Path(tmp), only)
+    loop.close()
+    return 0
+
+
+def settle_workers(loop: asyncio.AbstractEventLoop, seconds: float = 1.0) -> None:
+    """Give the hosted workers a moment to report `running` (their first worker.state)."""
+    loop.run_until_complete(asyncio.sleep(seconds))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
