@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PySide6.QtCore import (
@@ -32,8 +32,8 @@ from signet_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
-PAGE_SIZE = 200
-MAX_CACHED_PAGES = 30  # 6,000 rows in memory at most
+PAGE_SIZE = 100  # about three screens: a jump anywhere costs one small read
+MAX_CACHED_PAGES = 60  # 6,000 rows in memory at most
 WANTED_PAGES = 3  # how many requested-but-unfetched pages are kept (the rest were scrolled by)
 HOT_PAGES = 3  # the pages a refresh reads again at once (others reload when shown)
 PLACEHOLDER = "…"
@@ -52,7 +52,30 @@ COLUMNS = (
     ("created", "Created"),
 )
 _Index = QModelIndex | QPersistentModelIndex
-Pages = dict[int, list[Memory]]
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page's memories and their cell texts (made on the fetching thread)."""
+
+    memories: list[Memory]
+    cells: list[tuple[str, ...]]
+
+
+def _with_cells(memories: list[Memory]) -> Page:
+    names = [name for name, _title in COLUMNS]
+    return Page(memories, [tuple(cell_text(m, name) for name in names) for m in memories])
+
+
+Pages = dict[int, Page]
+_HANDLED_ROLES = frozenset(
+    {
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        MEMORY_ROLE,
+    }
+)
 
 
 class MemoryTableModel(QAbstractTableModel):
@@ -76,6 +99,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._generation = 0
         self._total = 0
         self._pages: OrderedDict[int, list[Memory]] = OrderedDict()
+        self._cells: dict[int, list[tuple[str, ...]]] = {}  # each page's texts, made off-thread
         self._wanted: OrderedDict[int, None] = OrderedDict()
         self._fetching = False
         self._has_loaded = False
@@ -116,15 +140,15 @@ class MemoryTableModel(QAbstractTableModel):
         """Find the row of `memory_id` in the current query (its page loaded); None: absent."""
         generation, query = self._generation, self._query
 
-        def find() -> tuple[int | None, list[Memory]]:
+        def find() -> tuple[int | None, Page]:
             row = self._memories.browse_position(self._agent_id, query, memory_id)
             if row is None:
-                return None, []
+                return None, Page([], [])
             page = row // PAGE_SIZE
             rows = self._memories.browse(self._agent_id, query, PAGE_SIZE, page * PAGE_SIZE)
-            return row, rows
+            return row, _with_cells(rows)
 
-        def found(result: tuple[int | None, list[Memory]]) -> None:
+        def found(result: tuple[int | None, Page]) -> None:
             row, rows = result
             if generation != self._generation:
                 return done(None if row is None else self.row_of(memory_id))
@@ -164,18 +188,21 @@ class MemoryTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < self._total:
+        # Called for every role of every visible cell on each paint: answer fast.
+        if role not in _HANDLED_ROLES or not index.isValid():
             return None
-        memory = self.memory_at(index.row())
-        if memory is None:
-            if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
-                self._want(index.row() // PAGE_SIZE)
+        row, page_number = index.row(), index.row() // PAGE_SIZE
+        page = self._pages.get(page_number)
+        if page is None or row % PAGE_SIZE >= len(page):
+            if role == Qt.ItemDataRole.DisplayRole and index.column() == 0 and row < self._total:
+                self._want(page_number)
                 return PLACEHOLDER
             return None
-        self._pages.move_to_end(index.row() // PAGE_SIZE)
+        memory = page[row % PAGE_SIZE]
+        self._pages.move_to_end(page_number)
         column = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_text(memory, column)
+            return self._cells[page_number][row % PAGE_SIZE][index.column()]
         if role == Qt.ItemDataRole.ToolTipRole and column == "content":
             return memory.content[:1000]
         if role == Qt.ItemDataRole.TextAlignmentRole and column == "importance":
@@ -222,7 +249,7 @@ class MemoryTableModel(QAbstractTableModel):
         def fetch() -> tuple[int | None, Pages]:
             total = memories.browse_count(agent_id, query) if with_count else None
             rows = {p: memories.browse(agent_id, query, PAGE_SIZE, p * PAGE_SIZE) for p in pages}
-            return total, rows
+            return total, {p: _with_cells(page) for p, page in rows.items()}
 
         def fetched(result: tuple[int | None, Pages]) -> None:
             self._fetching = False
@@ -246,13 +273,13 @@ class MemoryTableModel(QAbstractTableModel):
         self._wanted.clear()
         if reset:
             self.beginResetModel()
-            self._pages.clear()
+            self._clear()
             self._total = total
-            self._pages.update(rows)
+            self._put(rows)
             self.endResetModel()
         else:
-            self._pages.clear()
-            self._pages.update(rows)
+            self._clear()
+            self._put(rows)
             self._resize(total)
             if self._total:
                 last = self.index(self._total - 1, len(COLUMNS) - 1)
@@ -269,16 +296,26 @@ class MemoryTableModel(QAbstractTableModel):
             self._total = total
             self.endRemoveRows()
 
-    def _store(self, rows: Pages) -> None:
-        for page, memories in rows.items():
-            self._pages[page] = memories
-            self._pages.move_to_end(page)
-            first = page * PAGE_SIZE
-            last = min(self._total, first + len(memories)) - 1
-            if last >= first:
-                self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+    def _clear(self) -> None:
+        self._pages.clear()
+        self._cells.clear()
+
+    def _put(self, rows: Pages) -> None:
+        for number, page in rows.items():
+            self._pages[number] = page.memories
+            self._pages.move_to_end(number)
+            self._cells[number] = page.cells
         while len(self._pages) > MAX_CACHED_PAGES:
-            self._pages.popitem(last=False)
+            evicted, _ = self._pages.popitem(last=False)
+            self._cells.pop(evicted, None)
+
+    def _store(self, rows: Pages) -> None:
+        self._put(rows)
+        for number, page in rows.items():
+            first = number * PAGE_SIZE
+            last = min(self._total, first + len(page.memories)) - 1
+            if last >= first and number in self._pages:
+                self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
 
     def _failed(self, exc: BaseException) -> None:
         log.warning("memory table fetch failed: %s", exc)
