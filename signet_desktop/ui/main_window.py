@@ -49,6 +49,7 @@ RECALL_PANE = "recall"
 MEMORIES_PANE = "memories"
 DEFAULT_SIZE = QSize(1120, 720)
 RAIL_WIDTH = 196
+RAIL_ROW_HEIGHT = 36
 _KEY = Qt.ItemDataRole.UserRole
 
 
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         for index, spec in enumerate(self.specs):
             item = QListWidgetItem(icon(spec.icon), spec.title)
             item.setData(_KEY, spec.key)
+            item.setSizeHint(QSize(0, RAIL_ROW_HEIGHT))
             shortcut = self.shortcut_of(index)
             item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
             self.rail.addItem(item)
@@ -127,7 +129,7 @@ class MainWindow(QMainWindow):
         self.command_palette.pane_chosen.connect(lambda key: self.show_pane(key))
 
         rail_column = QVBoxLayout()
-        rail_column.setContentsMargins(0, 0, 0, 0)
+        rail_column.setContentsMargins(0, 0, 1, 0)  # 1 px: the rail's right border shows
         rail_column.setSpacing(0)
         title = QLabel("SIGNET")
         title.setObjectName("railTitle")
@@ -139,6 +141,7 @@ class MainWindow(QMainWindow):
         rail_column.addWidget(self.rail, 1)
         rail_box = QWidget()
         rail_box.setObjectName("railBox")
+        rail_box.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         rail_box.setFixedWidth(RAIL_WIDTH)
         rail_box.setLayout(rail_column)
 

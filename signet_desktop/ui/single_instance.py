@@ -121,5 +121,6 @@ class InstanceServer(QObject):
         self.focus_requested.emit()
 
     def _forget(self, socket: QLocalSocket) -> None:
+        # No deleteLater: the server owns accepted sockets and frees them when it goes, and a
+        # deferred delete of one the Python wrapper also tracks crashed the interpreter.
         self._buffers.pop(socket, None)
-        socket.deleteLater()

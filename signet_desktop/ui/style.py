@@ -8,6 +8,7 @@ instead of colours of their own. Icons take `Theme.icon` as their line colour.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
@@ -93,22 +94,24 @@ def current_theme() -> Theme:
     return theme_for(app.palette())
 
 
-def stylesheet(theme: Theme) -> str:
-    """The application stylesheet for `theme`."""
+def stylesheet(theme: Theme, combo_arrow: Path | None = None) -> str:
+    """The application stylesheet for `theme` (`combo_arrow`: the drop-down arrow image)."""
     t = theme
+    arrow = f'image: url("{combo_arrow.as_posix()}");' if combo_arrow is not None else ""
     return f"""
 QMainWindow, QDialog {{ background: {t.window}; color: {t.text}; }}
 QWidget {{ color: {t.text}; }}
 QToolTip {{ background: {t.surface}; color: {t.text}; border: 1px solid {t.border};
     padding: 4px 6px; }}
-QListWidget#rail {{ background: {t.rail}; border: none; border-right: 1px solid {t.border};
-    padding: 8px 6px; outline: none; }}
-QListWidget#rail::item {{ padding: 7px 10px; margin: 1px 0; border-radius: 6px; color: {t.text}; }}
+QWidget#railBox {{ background: {t.rail}; border-right: 1px solid {t.border}; }}
+QListWidget#rail {{ background: {t.rail}; border: none; padding: 4px 8px; outline: none; }}
+QListWidget#rail::item {{ padding: 0 8px; margin: 1px 0; border-radius: 6px; color: {t.text}; }}
 QListWidget#rail::item:hover {{ background: {t.selection}; }}
 QListWidget#rail::item:selected {{ background: {t.selection}; color: {t.text};
     font-weight: 600; }}
-QLabel#railTitle {{ color: {t.muted}; font-weight: 600; padding: 12px 16px 4px 16px;
-    background: {t.rail}; }}
+QLabel#railTitle {{ color: {t.muted}; font-weight: 600; letter-spacing: 1px;
+    padding: 14px 16px 6px 18px; }}
+QPushButton#railSearch {{ text-align: left; padding: 6px 10px; color: {t.muted}; }}
 QLineEdit, QPlainTextEdit, QTextEdit, QComboBox, QSpinBox, QDoubleSpinBox {{
     background: {t.surface}; border: 1px solid {t.border}; border-radius: 6px;
     padding: 5px 8px; selection-background-color: {t.accent};
@@ -128,7 +131,9 @@ QPushButton:disabled {{ color: {t.muted}; }}
 QPushButton[primary="true"] {{ background: {t.accent}; color: {t.accent_text};
     border-color: {t.accent}; font-weight: 600; }}
 QStatusBar {{ background: {t.rail}; color: {t.muted}; border-top: 1px solid {t.border}; }}
-QStatusBar QLabel {{ color: {t.muted}; padding: 0 6px; }}
+QStatusBar QLabel {{ color: {t.muted}; padding: 0 4px; }}
+QStatusBar::item {{ border: none; }}
+QStatusBar QLabel#statusDot {{ padding: 0 0 0 8px; }}
 QStatusBar QLabel#statusDot[state="ok"] {{ color: {t.ok}; }}
 QStatusBar QLabel#statusDot[state="warn"] {{ color: {t.warn}; }}
 QStatusBar QLabel#statusDot[state="error"] {{ color: {t.error}; }}
@@ -151,7 +156,10 @@ QDialog#commandPalette QListWidget::item:selected {{ background: {t.selection}; 
 QProgressBar {{ background: {t.window}; border: 1px solid {t.border}; border-radius: 4px;
     text-align: center; height: 10px; }}
 QProgressBar::chunk {{ background: {t.accent}; border-radius: 3px; }}
-QSplitter::handle {{ background: {t.border}; }}
+QComboBox::drop-down {{ border: none; width: 22px; }}
+QComboBox::down-arrow {{ {arrow} width: 12px; height: 12px; }}
+QSplitter::handle {{ background: transparent; }}
+QSplitter::handle:hover {{ background: {t.selection}; }}
 QScrollBar:vertical {{ background: transparent; width: 10px; margin: 2px; }}
 QScrollBar::handle:vertical {{ background: {t.border}; border-radius: 4px; min-height: 24px; }}
 QScrollBar:horizontal {{ background: transparent; height: 10px; margin: 2px; }}
@@ -167,5 +175,7 @@ def apply_style(app: QApplication) -> Theme:
     if font.pointSize() < BASE_POINT_SIZE:
         font.setPointSize(BASE_POINT_SIZE)
         app.setFont(font)
-    app.setStyleSheet(stylesheet(theme))
+    from signet_desktop.ui.icon import icon_path  # icon.py imports this module
+
+    app.setStyleSheet(stylesheet(theme, icon_path("combo-arrow")))
     return theme

@@ -1,0 +1,132 @@
+"""What the status bar and the tray say, from real status facts (pure functions, then the bar)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from signet_desktop.domain.events import MemoryCreated, StatusChanged
+from signet_desktop.domain.memory import Actor
+from signet_desktop.service.facade import SignetService
+from signet_desktop.service.memories import RememberRequest
+from signet_desktop.ui.status_bar import StatusBar
+from signet_desktop.ui.status_view import (
+    StatusView,
+    WorkerFact,
+    ago,
+    daemon_state,
+    read_status,
+    tray_state,
+    vectors_text,
+    workers_text,
+)
+
+pytestmark = pytest.mark.gui
+
+READY = StatusView(
+    memory_count=12431,
+    vector="sqlite-vec v0.1.9",
+    warming_up=(),
+    embedder="native",
+    embedded=12431,
+    embeddable=12431,
+    vector_search="complete",
+    workers=(WorkerFact("embedding", "running"), WorkerFact("documents", "running")),
+)
+
+
+def with_(**changes: object) -> StatusView:
+    return dataclasses.replace(READY, **changes)  # type: ignore[arg-type]
+
+
+def test_read_status_over_the_real_facade(service: SignetService) -> None:
+    service.memories.remember(RememberRequest(content="billing runs on Postgres 16"), Actor())
+    view = read_status(service)
+    assert view.memory_count == 1
+    assert view.database_ok and view.embedder == "none"
+    assert view.vector.startswith("sqlite-vec v")
+    assert not view.paused and view.workers == ()
+    service.pipeline.pause()
+    assert read_status(service).paused
+
+
+def test_the_status_line_reads_like_the_sketch() -> None:
+    assert daemon_state(READY) == "ready"
+    assert vectors_text(READY) == "vectors complete"
+    assert workers_text(READY) == "2 workers idle"
+    assert tray_state(READY).state == "healthy"
+    assert tray_state(READY).reason == "ready · 12,431 memories · vectors complete"
+
+
+def test_vectors_say_how_far_the_backfill_is() -> None:
+    assert vectors_text(with_(embedded=9000)) == "vectors 72% (3,431 to go)"
+    assert vectors_text(with_(embedder="none")) == "keyword only (no embedder)"
+    assert vectors_text(with_(vector_search="unavailable")) == "vector search unavailable"
+    assert vectors_text(with_(vector_search="recent-window")) == "vectors complete (recent-window)"
+
+
+def test_workers_text_covers_each_situation() -> None:
+    assert workers_text(with_(workers=())) == "no workers"
+    assert workers_text(with_(paused=True)) == "workers paused"
+    assert workers_text(with_(jobs_active=3)) == "2 workers working (3 queued)"
+    crashed = (WorkerFact("embedding", "crashed", "boom"), WorkerFact("documents", "running"))
+    assert workers_text(with_(workers=crashed)) == "1 of 2 workers crashed"
+    assert workers_text(with_(workers=(WorkerFact("e", "pending"),))) == "1 worker pending"
+
+
+@pytest.mark.parametrize(
+    ("changes", "state", "reason"),
+    [
+        ({"database_ok": False}, "error", "the database does not answer"),
+        (
+            {"workers": (WorkerFact("embedding", "crashed", "model missing"),), "paused": True},
+            "error",
+            "worker embedding crashed: model missing",
+        ),
+        ({"paused": True, "embedded": 10}, "paused", "workers paused"),
+        ({"health": "degraded", "embedded": 10}, "degraded", None),
+        ({"jobs_dead": 2}, "degraded", "2 dead jobs in the queue"),
+        ({"warming_up": ("embedder",)}, "working", "warming up (embedder)"),
+        ({"embedded": 9000}, "working", "vectors 72% (3,431 to go)"),
+        ({"jobs_active": 5}, "working", "5 jobs queued"),
+    ],
+)
+def test_the_worst_fact_decides_the_tray_state(
+    changes: dict[str, object], state: str, reason: str | None
+) -> None:
+    result = tray_state(with_(**changes))
+    assert result.state == state
+    if reason is not None:
+        assert result.reason == reason
+
+
+def test_ago_wording() -> None:
+    assert [ago(s) for s in (0.2, 3.9, 59, 61, 7200)] == [
+        "just now",
+        "3 s ago",
+        "59 s ago",
+        "1 min ago",
+        "2 h ago",
+    ]
+
+
+def test_the_bar_ages_the_last_event_from_stored_time(qtbot: QtBot) -> None:
+    now = [100.0]
+    bar = StatusBar(clock=lambda: now[0])
+    qtbot.addWidget(bar)
+    assert bar.last_text() == ""
+    bar.note_event(MemoryCreated(memory_id="m", memory_type="fact", embedded=False))
+    assert bar.last_label.text() == "· last: memory.created just now"
+    bar.note_event(StatusChanged(key="workers"))  # bookkeeping: not shown as "last"
+    now[0] += 3
+    qtbot.wait(1200)  # the 1 s ticker re-renders; it reads nothing
+    assert bar.last_label.text() == "· last: memory.created 3 s ago"
+    bar.show_view(with_(workers=(WorkerFact("embedding", "crashed"),)))
+    assert bar.dot_label.property("state") == "error"
+    assert bar.dot_label.toolTip() == "worker embedding crashed"
+    bar.show_view(READY)
+    assert bar.dot_label.property("state") == "ok"
+    assert bar.memories_label.text() == "· 12,431 memories"
+    bar.stop()
