@@ -83,6 +83,7 @@ class MemoryTableModel(QAbstractTableModel):
 
     loaded = Signal()  # a new query's (or a refresh's) count and first rows arrived
     failed = Signal(str)  # a fetch failed (shown inline by the pane)
+    pages_stored = Signal()  # pages asked for by a paint or `locate` arrived
 
     def __init__(
         self,
@@ -169,6 +170,11 @@ class MemoryTableModel(QAbstractTableModel):
         if page is None or row % PAGE_SIZE >= len(page):
             return None
         return page[row % PAGE_SIZE]
+
+    def ensure_row(self, row: int) -> None:
+        """Fetch the page of `row` unless cached (`pages_stored` follows)."""
+        if 0 <= row < self._total and self.memory_at(row) is None:
+            self._want(row // PAGE_SIZE)
 
     def row_of(self, memory_id: str) -> int | None:
         """The row of a cached memory."""
@@ -316,6 +322,7 @@ class MemoryTableModel(QAbstractTableModel):
             last = min(self._total, first + len(page.memories)) - 1
             if last >= first and number in self._pages:
                 self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+        self.pages_stored.emit()
 
     def _failed(self, exc: BaseException) -> None:
         log.warning("memory table fetch failed: %s", exc)

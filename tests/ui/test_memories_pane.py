@@ -209,6 +209,19 @@ def test_selecting_a_row_opens_its_detail(
     assert pane.detail.meta.text().startswith("fact · importance 0.80")
 
 
+def test_moving_onto_a_row_still_loading_opens_it_when_it_arrives(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    ids = fill(pane_context.service, 2 * PAGE_SIZE + 5)
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    assert pane.model.memory_at(len(ids) - 1) is None
+    pane.table.setFocus()
+    qtbot.keyClick(pane.table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    settle(qt_loop, pane_context, until=lambda: pane.detail.memory is not None)
+    assert pane.table.selectionModel().currentIndex().row() == len(ids) - 1
+    assert pane.detail.memory is not None and pane.detail.memory.id == ids[0]
+
+
 def test_a_change_from_another_client_updates_table_and_detail(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
 ) -> None:

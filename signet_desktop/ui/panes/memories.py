@@ -79,12 +79,14 @@ class MemoriesPane(PaneWidget):
         self._selected_id: str | None = None
         self._unlisted: str | None = None  # revealed but not in the table's list
         self._selecting = False
+        self._pending_row: int | None = None  # the current row while its page is on its way
         self.model = MemoryTableModel(context.service.memories, context.tasks, context.agent_id)
         self.detail = MemoryDetail(context)
         self._refresh_timer = self._single_shot(REFRESH_DELAY_MS, self.model.refresh)
         self._typing_timer = self._single_shot(TYPING_DELAY_MS, self.apply_filters)
         self._build()
         self.model.loaded.connect(self._on_loaded)
+        self.model.pages_stored.connect(self._on_pages_stored)
         self.model.failed.connect(lambda text: self.banner.show_message(text))
         self.detail.memory_shown.connect(lambda _memory: self._update_note())
         self.detail.memory_missing.connect(lambda _id: self._update_note())
@@ -332,11 +334,21 @@ class MemoriesPane(PaneWidget):
         if self._selecting or not current.isValid():
             return
         memory = self.model.memory_at(current.row())
+        self._pending_row = current.row() if memory is None else None
+        if memory is None:
+            self.model.ensure_row(current.row())
         if memory is not None:
             self._selected_id = memory.id
             self._unlisted = None
             self._update_note()
             self.detail.show_memory(memory.id)
+
+    def _on_pages_stored(self) -> None:
+        """Keyboard paging onto rows still loading: open the detail once they arrive."""
+        row = self._pending_row
+        current = self.table.selectionModel().currentIndex()
+        if row is not None and current.isValid() and current.row() == row:
+            self._on_current_row(current, current)
 
     def _on_event(self, event: Event) -> None:
         if not self._started or event.kind not in MEMORY_EVENTS:
