@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 MEMORY_EVENTS = frozenset(
     {"memory.created", "memory.updated", "memory.deleted", "memory.recovered"}
 )
+CONTENT_LINES = (2, 14)  # the content box grows with the text between these
 HISTORY_COLUMNS = ("When", "Event", "By", "Change", "Reason")
 PLACEHOLDER_TEXT = "Select a memory to read it in full, see its history and act on it."
 
@@ -129,6 +130,9 @@ class MemoryDetail(QWidget):
         self.content = QPlainTextEdit()
         self.content.setObjectName("memoryContent")
         self.content.setReadOnly(True)
+        font = self.content.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)  # the memory itself is the headline
+        self.content.setFont(font)
         self.content.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
@@ -172,13 +176,13 @@ class MemoryDetail(QWidget):
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(8)
         column.addWidget(self.notice)
-        column.addWidget(self.content, 3)
+        column.addWidget(self.content)
         column.addWidget(self.meta)
         column.addLayout(self.provenance)
         column.addLayout(buttons)
         column.addWidget(self.banner)
         column.addWidget(history_title)
-        column.addWidget(self.history, 2)
+        column.addWidget(self.history, 1)
         self._stack = QStackedLayout(self)
         self._stack.addWidget(self.placeholder)
         self._stack.addWidget(body)
@@ -248,6 +252,7 @@ class MemoryDetail(QWidget):
             self.notice.clear()
         if self.content.toPlainText() != memory.content:
             self.content.setPlainText(memory.content)
+            self._fit_content(memory.content)
         self.meta.setText(metadata_line(memory))
         while self.provenance.rowCount():
             self.provenance.removeRow(0)
@@ -270,6 +275,15 @@ class MemoryDetail(QWidget):
         self.forget_button.setVisible(live)
         self.recover_button.setVisible(not live)
         self.memory_shown.emit(memory)
+
+    def _fit_content(self, text: str) -> None:
+        """As tall as the text wants, between CONTENT_LINES (min, max); longer text scrolls."""
+        metrics = self.content.fontMetrics()
+        per_line = max(20, self.content.viewport().width() // max(1, metrics.averageCharWidth()))
+        lines = sum(1 + len(line) // per_line for line in text.splitlines() or [""])
+        low, high = CONTENT_LINES
+        height = metrics.lineSpacing() * min(high, max(low, lines)) + 16
+        self.content.setFixedHeight(height)
 
     def _on_event(self, event: Event) -> None:
         if event.kind not in MEMORY_EVENTS or event.agent_id != self._context.agent_id:
