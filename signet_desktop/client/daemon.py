@@ -180,6 +180,10 @@ class DaemonClient:
     def close(self) -> None:
         self._http.close()
 
+    def add_headers(self, headers: Mapping[str, str]) -> None:
+        """Send `headers` with every later request (the MCP shim names its actor this way)."""
+        self._http.headers.update(headers)
+
     def __enter__(self) -> DaemonClient:
         return self
 
