@@ -10,6 +10,7 @@ from signet_desktop.api.http.routes import (
     embeddings,
     events,
     health,
+    hooks,
     memories,
     memory,
     pipeline,
@@ -18,6 +19,7 @@ from signet_desktop.api.http.routes import (
 )
 from signet_desktop.api.http.security import RequestGate
 from signet_desktop.api.http.settings import HttpSettings, check_bind
+from signet_desktop.api.mcp.endpoint import mount_mcp
 from signet_desktop.service.facade import SignetService
 
 __all__ = ["HttpSettings", "create_app"]
@@ -43,8 +45,10 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.settings = settings
     app.state.shutting_down = False
     install_error_handlers(app)
-    for module in (health, status, memory, memories, embeddings, projection, pipeline, events):
+    routers = (health, status, memory, memories, embeddings, projection, pipeline, events, hooks)
+    for module in routers:
         app.include_router(module.router, responses=error_responses())
+    mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
     install_openapi(app)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.
     app.add_middleware(ErrorBoundary)

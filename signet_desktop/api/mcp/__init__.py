@@ -1,1 +1,1 @@
-"""mcp package."""
+"""The MCP server: Signet's memory tools over stdio (`signet-mcp`) and Streamable HTTP (`/mcp`)."""

@@ -1,0 +1,162 @@
+"""The in-process backend of the daemon's `/mcp`: the facade, as the HTTP routes call it.
+
+Each call does what its route does: the same pydantic body model (so a bad argument gets the
+route's 422 message), the same facade method with the agent and actor taken from the request's
+headers as HTTP takes them, the same view from `api/views.py`, encoded in the worker thread.
+Core refusals keep their message and code, escaped as HTTP escapes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+
+from signet_desktop.api.http.errors import describe_validation, escape_text
+from signet_desktop.api.http.rendering import encode_json
+from signet_desktop.api.http.schemas import (
+    ForgetBody,
+    ListParams,
+    PatchBody,
+    RecallBody,
+    RememberBody,
+)
+from signet_desktop.api.http.scope import (
+    ACTOR_HEADER,
+    ACTOR_TYPE_HEADER,
+    SESSION_HEADER,
+    off_loop,
+    resolve_agent,
+)
+from signet_desktop.api.mcp.backend import Body, ToolFailure
+from signet_desktop.api.views import (
+    change_json,
+    memory_json,
+    modify_json,
+    page_json,
+    recall_json,
+    remember_json,
+)
+from signet_desktop.domain.errors import SignetError
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
+from signet_desktop.domain.scope import make_actor
+from signet_desktop.service.facade import SignetService
+
+MCP_ACTOR = "mcp"  # changed_by when the client names no actor (x-signet-actor)
+MCP_ACTOR_TYPE = "agent"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is asking, as extracted from one HTTP request (the core checks the values)."""
+
+    agent_id: str
+    actor: str
+    actor_type: str
+    session_key: str | None = None
+    request_id: str | None = None
+
+    @classmethod
+    def of(cls, request: Request | None) -> Caller:
+        """From the request's headers, as HTTP resolves them (no request: the default agent)."""
+        if request is None:
+            return cls(DEFAULT_AGENT_ID, MCP_ACTOR, MCP_ACTOR_TYPE)
+        headers = request.headers
+        return cls(
+            agent_id=resolve_agent(request, None),
+            actor=headers.get(ACTOR_HEADER) or MCP_ACTOR,
+            actor_type=headers.get(ACTOR_TYPE_HEADER) or MCP_ACTOR_TYPE,
+            session_key=headers.get(SESSION_HEADER) or None,
+            request_id=request.scope.get("state", {}).get("request_id"),
+        )
+
+    def make_actor(self) -> Actor:
+        return make_actor(
+            self.actor, self.actor_type, request_id=self.request_id, session_id=self.session_key
+        )
+
+
+def parse(model: type[M], data: Body, where: str = "body") -> M:
+    """`data` as the route's model, or the route's 422 refusal."""
+    try:
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        errors = [{**error, "loc": (where, *error["loc"])} for error in exc.errors()]
+        message, _ = describe_validation(errors)
+        raise ToolFailure(message, "invalid_request") from None
+
+
+class FacadeBackend:
+    """The memory routes' work done in-process for one caller."""
+
+    def __init__(self, service: SignetService, caller: Caller) -> None:
+        self.service = service
+        self.caller = caller
+
+    async def _run(self, work: Callable[[], Any]) -> str:
+        """`work()` (facade call and view) and its encoding, in the worker thread pool."""
+        try:
+            encoded = await off_loop(lambda: encode_json(work))
+        except SignetError as exc:
+            raise ToolFailure(escape_text(exc.message), exc.code) from None
+        return encoded.decode("utf-8")
+
+    async def search(self, body: Body) -> str:
+        query = parse(RecallBody, body).to_query(self.caller.agent_id)
+        return await self._run(lambda: recall_json(self.service.recall.search(query)))
+
+    async def store(self, body: Body) -> str:
+        request = parse(RememberBody, body).to_request(self.caller.agent_id)
+        memories = self.service.memories
+        return await self._run(
+            lambda: remember_json(memories.remember(request, self.caller.make_actor()))
+        )
+
+    async def get(self, memory_id: str) -> str:
+        agent_id = self.caller.agent_id
+        return await self._run(lambda: memory_json(self.service.memories.get(agent_id, memory_id)))
+
+    async def list(self, params: Body) -> str:
+        page = parse(ListParams, params, "query")
+        agent_id = self.caller.agent_id
+        memories = self.service.memories
+        return await self._run(
+            lambda: page_json(memories.list_page(agent_id, page.limit, page.offset, page.type))
+        )
+
+    async def modify(self, memory_id: str, body: Body) -> str:
+        patch = parse(PatchBody, body)
+
+        def work() -> Any:
+            change = self.service.memories.modify(
+                self.caller.agent_id,
+                memory_id,
+                patch.to_patch(),
+                reason=patch.reason or "",
+                if_version=patch.if_version,
+                actor=self.caller.make_actor(),
+            )
+            return modify_json(change)
+
+        return await self._run(work)
+
+    async def forget(self, memory_id: str, body: Body) -> str:
+        forget = parse(ForgetBody, body)
+
+        def work() -> Any:
+            change = self.service.memories.forget(
+                self.caller.agent_id,
+                memory_id,
+                reason=forget.reason or "",
+                force=bool(forget.force),
+                if_version=forget.if_version,
+                actor=self.caller.make_actor(),
+            )
+            return change_json("deleted", change)
+
+        return await self._run(work)
