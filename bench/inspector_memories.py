@@ -233,6 +233,7 @@ def main() -> int:
             tasks.cancel_all()
             bridge.close()
             service.close()
+            loop.close()  # joins the executor's threads
     load = os.getloadavg()
     print(
         f"Memories pane on {args.size:,} memories ({seconds:.1f} s to write them); {args.runs} "
