@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -113,22 +114,21 @@ def has_row(model: MemoryTableModel, row: int) -> Callable[[], bool]:
     return lambda: model.has_loaded and model.memory_at(row) is not None
 
 
-async def until(model: MemoryTableModel, condition: Callable[[], bool]) -> None:
-    """Wait (without polling, as the app does) until a model signal makes `condition` true."""
-    woke = asyncio.Event()
+class Waker:
+    """Wakes `until` on the model's signals (connected once: no polling, as in the app)."""
 
-    def wake(*_args: object) -> None:
-        woke.set()
+    def __init__(self, model: MemoryTableModel) -> None:
+        self.woke = asyncio.Event()
+        model.loaded.connect(self.wake)
+        model.dataChanged.connect(self.wake)
 
-    model.loaded.connect(wake)
-    model.dataChanged.connect(wake)
-    try:
+    def wake(self, *_args: object) -> None:
+        self.woke.set()
+
+    async def until(self, condition: Callable[[], bool]) -> None:
         while not condition():
-            woke.clear()
-            await asyncio.wait_for(woke.wait(), timeout=30)
-    finally:
-        model.loaded.disconnect(wake)
-        model.dataChanged.disconnect(wake)
+            self.woke.clear()
+            await asyncio.wait_for(self.woke.wait(), timeout=30)
 
 
 async def gui_timings(context: PaneContext, runs: int) -> dict[str, list[float]]:
@@ -141,7 +141,8 @@ async def gui_timings(context: PaneContext, runs: int) -> dict[str, list[float]]
         pane.show()
         pane.activated()
         model = pane.model
-        await until(model, has_row(model, 0))
+        waker = Waker(model)
+        await waker.until(has_row(model, 0))
         pane.repaint()
         results["open"].append((time.perf_counter() - started) * 1000)
 
@@ -149,7 +150,7 @@ async def gui_timings(context: PaneContext, runs: int) -> dict[str, list[float]]
         started = time.perf_counter()
         bar.setValue(bar.maximum())
         pane.table.viewport().repaint()  # asks for the last page
-        await until(model, has_row(model, last))
+        await waker.until(has_row(model, last))
         pane.table.viewport().repaint()
         results["end"].append((time.perf_counter() - started) * 1000)
 
@@ -158,7 +159,7 @@ async def gui_timings(context: PaneContext, runs: int) -> dict[str, list[float]]
             bar.setValue(bar.maximum() * step // (JUMPS + 1))
             pane.table.viewport().repaint()
             shown = pane.table.rowAt(0)
-            await until(model, has_row(model, shown))
+            await waker.until(has_row(model, shown))
             pane.table.viewport().repaint()
             results["jumps"].append((time.perf_counter() - started) * 1000)
         await context.tasks.wait_idle()
@@ -233,7 +234,9 @@ def main() -> int:
             tasks.cancel_all()
             bridge.close()
             service.close()
-            loop.close()  # joins the executor's threads
+            loop.close()  # joins the executor's threads (Qt aborts on a running QThread)
+            asyncio.set_event_loop(None)
+            gc.collect()  # the panes go while the QApplication is still there
     load = os.getloadavg()
     print(
         f"Memories pane on {args.size:,} memories ({seconds:.1f} s to write them); {args.runs} "
