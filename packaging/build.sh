@@ -27,5 +27,6 @@ ln -sf signet-desktop "$ROOT/dist/signet-desktop/signet"
 du -sh "$ROOT/dist/signet-desktop"
 
 if [[ "$SMOKE" == 1 ]]; then
-    python3 packaging/smoke.py "$ROOT/dist/signet-desktop"
+    # The build environment's Python has numpy, which the UMAP check's input needs.
+    "$UV_PROJECT_ENVIRONMENT/bin/python" packaging/smoke.py "$ROOT/dist/signet-desktop"
 fi

@@ -170,3 +170,19 @@ def test_build_script_builds_with_the_packaging_group_and_smoke_tests() -> None:
     assert "packaging/pyinstaller/signet-desktop.spec" in text
     assert "packaging/smoke.py" in text
     ast.parse((REPO_ROOT / "packaging" / "smoke.py").read_text())
+
+
+def test_frozen_entry_runs_our_modules_like_python_dash_m(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The map starts its UMAP worker as `sys.executable -m ...`: frozen, that is this entry."""
+    entry = load_entry()
+    monkeypatch.delitem(sys.modules, "signet_desktop.main", raising=False)  # fresh, as `-m` runs
+    monkeypatch.setattr(sys, "argv", ["signet-desktop", "-m", "signet_desktop.main", "--version"])
+    with pytest.raises(SystemExit) as stopped:
+        entry.main()
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.startswith("signet-desktop ")
+    monkeypatch.setattr(sys, "argv", ["signet-desktop", "-m", "http.server"])
+    assert entry.main() == 2  # nothing outside the package
+    assert "signet_desktop.<module>" in capsys.readouterr().err
