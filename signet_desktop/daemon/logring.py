@@ -49,6 +49,11 @@ class LogRing(logging.Handler):
     def capacity(self) -> int:
         return self._lines.maxlen or 0
 
+    @property
+    def listener_count(self) -> int:
+        with self._guard:
+            return len(self._listeners)
+
     def emit(self, record: logging.LogRecord) -> None:
         try:
             message = record.getMessage()

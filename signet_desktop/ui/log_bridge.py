@@ -25,7 +25,10 @@ class LogBridge(QObject):
         self._unsubscribe: Callable[[], None] | None = ring.subscribe(self._forward)
 
     def _forward(self, line: LogLine) -> None:
-        self.line_logged.emit(line)
+        try:
+            self.line_logged.emit(line)
+        except RuntimeError:  # the Qt object is gone without close(): stop listening
+            self.close()
 
     def close(self) -> None:
         """Stop forwarding (idempotent); call before the object is deleted."""
