@@ -186,6 +186,8 @@ class DaemonRuntime:
         for name, fn in self._early_tasks:
             self._tasks.add(name, fn)
         self._early_tasks.clear()
+        # Canonical transcripts a crash left behind: adopt or cut, complete open sessions.
+        self._tasks.add("transcripts", self.service.transcripts.recover)
         self._host_workers(self.service)
         self._publish_runtime()
         self._app = self.options.app_factory(

@@ -153,6 +153,18 @@ class MemoriesEmbedded(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TranscriptCaptured(Event):
+    """A session's turns were retained (`appended` new ones; `completed` once it ended)."""
+
+    kind: ClassVar[str] = "transcript.captured"
+    session_key: str
+    harness: str
+    turns: int
+    appended: int
+    completed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatusChanged(Event):
     """A fact on the status board changed (`key` is its top-level name in /api/status)."""
 

@@ -19,11 +19,13 @@ from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
+from signet_desktop.service.hooks import HookService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
+from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
 from signet_desktop.service.vectors import EmbeddingVectors
 from signet_desktop.storage.database import Database, open_database
 
@@ -118,10 +120,24 @@ def build_service(
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
         depth=config.search.top_k,
     )
+    recall = RecallService(engine)
+    transcripts = TranscriptService(
+        db, paths.root, allowed_roots=default_transcript_roots(), events=bus
+    )
+    hooks = HookService(
+        db,
+        config.hooks,
+        memories_=memory_service,
+        recall=recall,
+        transcripts=transcripts,
+        workspace=paths.root,
+    )
     return SignetService(
         db,
         memories=memory_service,
-        recall=RecallService(engine),
+        recall=recall,
+        transcripts=transcripts,
+        hooks=hooks,
         embeddings=EmbeddingOps(db, parts),
         events=bus,
         status=status,

@@ -4,8 +4,10 @@ Surfaces (HTTP, MCP, hooks, the CLI through HTTP, the inspector in-process) call
 `service.<capability>.<operation>(...)`; every method takes and returns domain values and checks
 scope itself (`domain/scope.py`). Methods block on SQLite or a provider: call them off the
 event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`, `projection`
-(the embedding map); plus `events` (the bus, in-process), `stream` (scoped subscriptions for
-outside readers) and `status()` / `ping()` / `close()` for the process.
+(the embedding map), `transcripts` (retained harness sessions), `hooks` (what harnesses ask
+at session start, on each prompt, at the end and around compaction); plus `events` (the bus,
+in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
+`close()` for the process.
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from signet_desktop.config.sections import HooksConfig
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
+from signet_desktop.service.hooks import HookService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
+from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage.connect import VecStatus, sqlite_version
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.migrate import applied_count
@@ -65,6 +70,8 @@ class SignetService:
         status: StatusBoard,
         pipeline: PipelineService | None = None,
         projection: ProjectionService | None = None,
+        transcripts: TranscriptService | None = None,
+        hooks: HookService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -75,6 +82,17 @@ class SignetService:
         self.status_board = status
         self.pipeline = pipeline or PipelineService(db, ())
         self.projection = projection or ProjectionService(db, events)
+        # The workspace root holds memory/memories.db (config/workspace.py).
+        root = Path(db.path).parent.parent
+        self.transcripts = transcripts or TranscriptService(db, root, events=events)
+        self.hooks = hooks or HookService(
+            db,
+            HooksConfig(),
+            memories_=memories,
+            recall=recall,
+            transcripts=self.transcripts,
+            workspace=root,
+        )
         self._closed = False
 
     def ping(self) -> bool:

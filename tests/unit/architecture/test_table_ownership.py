@@ -19,13 +19,19 @@ OWNERS: dict[str, str] = {
     "embeddings": "embedding/vectors.py",
     "embedding_generations": "embedding/generations.py",
     "umap_cache": "storage/projections.py",
+    "hook_sessions": "storage/hook_sessions.py",
+    "session_context_ledger": "storage/hook_sessions.py",
+    "session_transcripts": "storage/transcripts.py",
+    "canonical_transcript_files": "storage/transcripts.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }
 # vec0 mirror tables are named per generation ({table}); embedding/vectors.py writes them.
 DYNAMIC_WRITERS = {"embedding/vectors.py"}
 WRITE = re.compile(
-    r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+([A-Za-z_{}]+)"
+    # `ON CONFLICT ... DO UPDATE SET` updates the row the INSERT named, not a table called SET.
+    r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|(?<!DO\s)UPDATE|DELETE\s+FROM|REPLACE\s+INTO)"
+    r"\s+([A-Za-z_{}]+)"
 )
 
 

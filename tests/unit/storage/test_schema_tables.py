@@ -63,6 +63,10 @@ EXPECTED_TABLES = {
     "dreaming_evidence_reviews",
     # agent registry
     "agents",
+    # hook sessions and canonical transcript bookkeeping (0008)
+    "hook_sessions",
+    "session_context_ledger",
+    "canonical_transcript_files",
 }
 
 FTS_TABLES = ("memories_fts", "session_transcripts_fts", "memory_artifacts_fts", "memory_hints_fts")
@@ -76,6 +80,7 @@ UNSCOPED_TABLES = {
     "embedding_generations",  # one row per (model, dimensions), shared by all agents
     "document_memories",  # link rows; scope comes from the document
     "agents",  # the scope registry itself: its id is the agent_id
+    "canonical_transcript_files",  # one row per harness file; each line names its agent
 } | {f"{fts}{suffix}" for fts in FTS_TABLES for suffix in FTS_SHADOW_SUFFIXES}
 
 

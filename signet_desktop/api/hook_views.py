@@ -1,0 +1,109 @@
+"""Wire shapes of the hook routes (Signet's field names), beside `views.py` for the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signet_desktop.domain.sessions import SessionTranscript
+from signet_desktop.service.hooks import (
+    CompactionResult,
+    PreCompactionResult,
+    PromptResult,
+    SessionEndResult,
+    SessionStartResult,
+)
+
+
+def session_start_json(result: SessionStartResult) -> dict[str, Any]:
+    """POST /api/hooks/session-start."""
+    body: dict[str, Any] = {
+        "identity": {"name": result.identity.name, "description": result.identity.description},
+        "memories": [
+            {
+                "id": m.id,
+                "content": m.content,
+                "type": m.type,
+                "importance": m.importance,
+                "created_at": m.created_at,
+            }
+            for m in result.memories
+        ],
+        "recentContext": result.recent_context,
+        "inject": result.inject,
+    }
+    if result.bypassed:
+        body["bypassed"] = True
+    return body
+
+
+def prompt_submit_json(result: PromptResult) -> dict[str, Any]:
+    """POST /api/hooks/user-prompt-submit."""
+    body: dict[str, Any] = {
+        "inject": result.inject,
+        "memoryCount": result.memory_count,
+        "queryTerms": list(result.query_terms),
+        "engine": result.engine,
+    }
+    if result.bypassed:
+        body["bypassed"] = True
+    return body
+
+
+def session_end_json(result: SessionEndResult) -> dict[str, Any]:
+    """POST /api/hooks/session-end: Signet's counters plus what was retained."""
+    capture = result.capture
+    body: dict[str, Any] = {
+        # No memories are extracted at session end: Dreaming reads completed transcripts.
+        "memoriesSaved": 0,
+        "queued": False,
+        "jobId": None,
+        "transcript": None
+        if capture is None
+        else {
+            "sessionKey": capture.session_key,
+            "turns": capture.turns,
+            "appended": capture.appended,
+            "completed": capture.completed,
+            "skippedLines": capture.skipped_lines,
+        },
+    }
+    if result.bypassed:
+        body["bypassed"] = True
+    return body
+
+
+def pre_compaction_json(result: PreCompactionResult) -> dict[str, Any]:
+    body: dict[str, Any] = {"summaryPrompt": result.summary_prompt, "guidelines": result.guidelines}
+    if result.bypassed:
+        body["bypassed"] = True
+    return body
+
+
+def compaction_complete_json(result: CompactionResult) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "success": result.memory_id is not None,
+        "memoryId": result.memory_id,
+        "contextEpoch": result.context_epoch,
+    }
+    if result.bypassed:
+        body["bypassed"] = True
+    return body
+
+
+def transcript_json(row: SessionTranscript, *, content: bool = True) -> dict[str, Any]:
+    """One retained session (GET /api/sessions, /api/sessions/{key})."""
+    body: dict[str, Any] = {
+        "sessionKey": row.session_key,
+        "agentId": row.agent_id,
+        "harness": row.harness,
+        "project": row.project,
+        "status": row.status,
+        "turns": row.turn_count,
+        "createdAt": row.created_at,
+        "updatedAt": row.updated_at,
+        "completedAt": row.completed_at,
+        "contentHash": row.content_hash,
+    }
+    if content:
+        body["content"] = row.content
+    return body

@@ -1,0 +1,387 @@
+"""/api/hooks/*: Signet's hook routes, Claude Code's native HTTP hooks, and /api/sessions.
+
+Signet's clients POST `{harness, …}` bodies and read Signet's shapes; Claude Code's HTTP hooks
+POST its own payload to `/api/hooks/claude-code/<event>` and read its JSON hook output
+(`hookSpecificOutput.additionalContext`), so no adapter process starts per prompt. A request
+with `x-signet-no-hooks: 1` gets the empty answer and writes nothing.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse, Response
+
+from signet_desktop.api.hook_views import (
+    compaction_complete_json,
+    pre_compaction_json,
+    prompt_submit_json,
+    session_end_json,
+    session_start_json,
+    transcript_json,
+)
+from signet_desktop.api.http.hook_schemas import (
+    ClaudeCodeHookBody,
+    CompactionCompleteBody,
+    HookBody,
+    HookRecallBody,
+    HookRememberBody,
+    PreCompactionBody,
+    PromptSubmitBody,
+    SessionEndBody,
+    SessionStartBody,
+)
+from signet_desktop.api.http.json_route import JsonBodyRoute
+from signet_desktop.api.http.rendering import json_off_loop
+from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
+from signet_desktop.api.views import recall_json
+from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.evidence.transcript_formats import message_turns
+from signet_desktop.harness.adapters import (
+    claude_code_context,
+    claude_code_output,
+    hooks_disabled,
+    signet_context,
+)
+from signet_desktop.service.hooks import (
+    CompactionResult,
+    HookContext,
+    Identity,
+    PreCompactionResult,
+    PromptResult,
+    SessionEndResult,
+    SessionStartResult,
+)
+from signet_desktop.service.memories import RememberRequest
+
+router = APIRouter(tags=["hooks"], route_class=JsonBodyRoute)
+
+SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
+HOOK_RECALL_LIMIT = 10
+
+
+def _context(request: Request, body: HookBody) -> HookContext:
+    return signet_context(
+        request.headers,
+        harness=body.harness,
+        agent_id=body.agent_id,
+        session_key=body.session_key,
+        session_id=body.session_id,
+        project=body.project,
+        runtime_path=body.runtime_path,
+        actor=resolve_actor(request, session_id=body.session_key or body.session_id),
+    )
+
+
+def _require_harness(body: HookBody) -> None:
+    if not body.harness:
+        raise InvalidInput(
+            "harness is required (claude-code, codex, opencode, …)", code="harness_required"
+        )
+
+
+EMPTY_START = SessionStartResult(Identity("Signet", ""), (), "", "")
+
+
+@router.post("/api/hooks/session-start", operation_id="hook_session_start")
+async def session_start(body: SessionStartBody, request: Request) -> JSONResponse:
+    """Identity, the memories that matter here, recent context and the text to inject."""
+    _require_harness(body)
+    if hooks_disabled(request.headers):
+        return JSONResponse(session_start_json(EMPTY_START))
+    hooks = get_service(request).hooks
+    result = await off_loop(hooks.session_start, _context(request, body))
+    return JSONResponse(session_start_json(result))
+
+
+@router.post("/api/hooks/user-prompt-submit", operation_id="hook_user_prompt_submit")
+async def user_prompt_submit(body: PromptSubmitBody, request: Request) -> JSONResponse:
+    """Memories relevant to this prompt that the session has not been shown yet."""
+    _require_harness(body)
+    if hooks_disabled(request.headers):
+        return JSONResponse(prompt_submit_json(PromptResult("", 0, (), "none")))
+    hooks = get_service(request).hooks
+    result = await off_loop(
+        hooks.user_prompt_submit, _context(request, body), body.user_message or ""
+    )
+    return JSONResponse(prompt_submit_json(result))
+
+
+@router.post("/api/hooks/session-end", operation_id="hook_session_end")
+async def session_end(body: SessionEndBody, request: Request) -> JSONResponse:
+    """Retain the transcript (canonical JSONL, completed row) and close the session."""
+    _require_harness(body)
+    if hooks_disabled(request.headers):
+        return JSONResponse(session_end_json(SessionEndResult(None)))
+    turns = None if body.transcript is None else message_turns(body.transcript)
+    hooks = get_service(request).hooks
+    result = await off_loop(
+        partial(
+            hooks.session_end,
+            _context(request, body),
+            transcript_path=body.transcript_path,
+            turns=turns,
+        )
+    )
+    return JSONResponse(session_end_json(result))
+
+
+@router.post("/api/hooks/pre-compaction", operation_id="hook_pre_compaction")
+async def pre_compaction(body: PreCompactionBody, request: Request) -> JSONResponse:
+    """The summary prompt for the harness's compaction (the epoch does not change yet)."""
+    _require_harness(body)
+    if hooks_disabled(request.headers):
+        return JSONResponse(pre_compaction_json(PreCompactionResult("", "")))
+    hooks = get_service(request).hooks
+    result = await off_loop(hooks.pre_compaction, _context(request, body))
+    return JSONResponse(pre_compaction_json(result))
+
+
+@router.post("/api/hooks/compaction-complete", operation_id="hook_compaction_complete")
+async def compaction_complete(body: CompactionCompleteBody, request: Request) -> JSONResponse:
+    """Keep the compaction summary and start the session's next context epoch."""
+    _require_harness(body)
+    if hooks_disabled(request.headers):
+        return JSONResponse(compaction_complete_json(CompactionResult(None, 0)))
+    hooks = get_service(request).hooks
+    result = await off_loop(hooks.compaction_complete, _context(request, body), body.summary or "")
+    return JSONResponse(compaction_complete_json(result))
+
+
+@router.post("/api/hooks/remember", operation_id="hook_remember")
+async def hook_remember(body: HookRememberBody, request: Request) -> JSONResponse:
+    """Signet's hook-side remember: `{saved, id}`."""
+    _require_harness(body)
+    if not body.content or not body.content.strip():
+        raise InvalidInput("content is required", code="content_required")
+    ctx = _context(request, body)
+    remember = RememberRequest(
+        content=body.content,
+        agent_id=ctx.agent_id,
+        who=body.who or ctx.harness,
+        project=ctx.project,
+        session_id=ctx.session_key,
+        idempotency_key=body.idempotency_key,
+    )
+    outcome = await off_loop(get_service(request).memories.remember, remember, ctx.actor)
+    return JSONResponse({"saved": True, "id": outcome.memory.id, "deduped": outcome.deduped})
+
+
+@router.post("/api/hooks/recall", operation_id="hook_recall")
+async def hook_recall(body: HookRecallBody, request: Request) -> Response:
+    """Signet's hook-side recall: the recall response plus its legacy `count`."""
+    _require_harness(body)
+    if not body.query or not body.query.strip():
+        raise InvalidInput("query is required", code="query_required")
+    ctx = _context(request, body)
+    query = RecallQuery(
+        query=body.query, agent_id=ctx.agent_id, limit=body.limit or HOOK_RECALL_LIMIT
+    )
+
+    def render(result: Any) -> dict[str, Any]:
+        answer = recall_json(result)
+        answer["count"] = len(answer["results"])
+        answer["memories"] = answer["results"]
+        return answer
+
+    return await json_off_loop(partial(get_service(request).recall.search, query), render)
+
+
+# -- Claude Code's own HTTP hooks ---------------------------------------------------------
+
+
+def _claude_context(request: Request, body: ClaudeCodeHookBody) -> HookContext:
+    return claude_code_context(
+        request.headers,
+        session_id=body.session_id,
+        cwd=body.cwd,
+        actor=resolve_actor(request, session_id=body.session_id),
+    )
+
+
+@router.post("/api/hooks/claude-code/session-start", operation_id="claude_code_session_start")
+async def claude_session_start(body: ClaudeCodeHookBody, request: Request) -> JSONResponse:
+    if hooks_disabled(request.headers):
+        return JSONResponse({})
+    hooks = get_service(request).hooks
+    result = await off_loop(hooks.session_start, _claude_context(request, body))
+    return JSONResponse(claude_code_output("SessionStart", result.inject))
+
+
+@router.post(
+    "/api/hooks/claude-code/user-prompt-submit", operation_id="claude_code_user_prompt_submit"
+)
+async def claude_prompt_submit(body: ClaudeCodeHookBody, request: Request) -> JSONResponse:
+    if hooks_disabled(request.headers):
+        return JSONResponse({})
+    hooks = get_service(request).hooks
+    result = await off_loop(
+        hooks.user_prompt_submit, _claude_context(request, body), body.prompt or ""
+    )
+    return JSONResponse(claude_code_output("UserPromptSubmit", result.inject))
+
+
+@router.post("/api/hooks/claude-code/pre-compact", operation_id="claude_code_pre_compact")
+async def claude_pre_compact(body: ClaudeCodeHookBody, request: Request) -> JSONResponse:
+    """Claude Code compacts on its own; retain what the transcript holds so far."""
+    if hooks_disabled(request.headers):
+        return JSONResponse({})
+    ctx = _claude_context(request, body)
+    service = get_service(request)
+    if body.transcript_path and ctx.session_key:
+        await off_loop(
+            partial(
+                service.transcripts.capture_file,
+                ctx.agent_id,
+                ctx.session_key,
+                ctx.harness,
+                body.transcript_path,
+                project=ctx.project,
+            )
+        )
+    return JSONResponse({})
+
+
+@router.post("/api/hooks/claude-code/session-end", operation_id="claude_code_session_end")
+async def claude_session_end(body: ClaudeCodeHookBody, request: Request) -> JSONResponse:
+    if hooks_disabled(request.headers):
+        return JSONResponse({})
+    hooks = get_service(request).hooks
+    await off_loop(
+        partial(
+            hooks.session_end,
+            _claude_context(request, body),
+            transcript_path=body.transcript_path,
+        )
+    )
+    return JSONResponse({})
+
+
+# -- retained sessions --------------------------------------------------------------------
+
+
+@router.get("/api/sessions", operation_id="sessions_list")
+async def sessions_list(
+    request: Request,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    harness: str | None = None,
+    project: str | None = None,
+    status: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> JSONResponse:
+    transcripts = get_service(request).transcripts
+    listing = await off_loop(
+        partial(
+            transcripts.sessions,
+            resolve_agent(request, agent_id),
+            harness=harness,
+            project=project,
+            status=status,
+            limit=limit,
+            offset=offset,
+        )
+    )
+    return JSONResponse(
+        {
+            "sessions": [transcript_json(row, content=False) for row in listing.rows],
+            "total": listing.total,
+            "limit": limit,
+            "offset": offset,
+        }
+    )
+
+
+@router.get("/api/sessions/{session_key}", operation_id="session_get")
+async def session_get(
+    session_key: SessionKey,
+    request: Request,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+) -> JSONResponse:
+    transcripts = get_service(request).transcripts
+    row = await off_loop(transcripts.get, resolve_agent(request, agent_id), session_key)
+    return JSONResponse(transcript_json(row))
+
+
+@router.get("/api/sessions/{session_key}/transcript", operation_id="session_transcript")
+async def session_transcript(
+    session_key: SessionKey,
+    request: Request,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+) -> JSONResponse:
+    """The session's retained turns from its canonical JSONL, in order."""
+    transcripts = get_service(request).transcripts
+    turns = await off_loop(transcripts.turns, resolve_agent(request, agent_id), session_key)
+    return JSONResponse(
+        {
+            "sessionKey": session_key,
+            "turns": [
+                {"id": t.turn_id, "role": t.role, "text": t.text, "timestamp": t.timestamp}
+                for t in turns
+            ],
+        }
+    )
+
+
+class SessionSearchBody(HookBody):
+    query: str | None = None
+    current_session_key: str | None = None
+    limit: int | None = None
+
+
+@router.post("/api/sessions/search", operation_id="sessions_search")
+async def sessions_search(body: SessionSearchBody, request: Request) -> JSONResponse:
+    """BM25 over retained transcripts: `{hits: [{sessionKey, project, updatedAt, excerpt}]}`."""
+    if not body.query or not body.query.strip():
+        raise InvalidInput("query is required", code="query_required")
+    transcripts = get_service(request).transcripts
+    hits = await off_loop(
+        partial(
+            transcripts.search,
+            resolve_agent(request, body.agent_id),
+            body.query,
+            session_key=body.session_key,
+            project=body.project,
+            limit=body.limit or 10,
+        )
+    )
+    return JSONResponse(
+        {
+            "hits": [
+                {
+                    "sessionKey": h.session_key,
+                    "project": h.project,
+                    "updatedAt": h.updated_at,
+                    "excerpt": h.excerpt,
+                    "rank": round(h.rank, 4),
+                }
+                for h in hits
+            ]
+        }
+    )
+
+
+class BypassBody(HookBody):
+    enabled: bool
+
+
+@router.post("/api/sessions/{session_key}/bypass", operation_id="session_bypass")
+async def session_bypass(
+    session_key: SessionKey, body: BypassBody, request: Request
+) -> JSONResponse:
+    """Turn hooks off (`enabled: true`) or back on for one session."""
+    ctx = signet_context(
+        request.headers,
+        harness=body.harness or "unknown",
+        agent_id=body.agent_id,
+        session_key=session_key,
+        session_id=None,
+        project=body.project,
+        runtime_path=None,
+        actor=resolve_actor(request),
+    )
+    session = await off_loop(get_service(request).hooks.set_bypass, ctx, body.enabled)
+    return JSONResponse({"sessionKey": session.session_key, "bypassed": session.bypassed})

@@ -1,0 +1,170 @@
+"""Harness transcript files -> conversation turns (user/assistant text; no tool traces).
+
+Claude Code and Codex write one JSON object per line and append while a session is live, so
+a last line may be torn: a line that does not parse is skipped and counted, never fatal.
+Tool calls, tool results, thinking and bookkeeping lines are not conversation and stay out
+(the spec keeps raw tool traces out of the semantic projection).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.sessions import Turn
+
+MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
+# Codex repeats these as user messages at the start of every session; they are not talk.
+_CODEX_BOILERPLATE = ("<environment_context>", "<user_instructions>", "<permissions")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedTranscript:
+    """The turns of one transcript and how many lines could not be read."""
+
+    turns: list[Turn]
+    skipped_lines: int
+
+
+def resolve_transcript_path(raw: object, roots: Sequence[Path]) -> Path:
+    """The transcript file `raw` names, if it is a regular file inside one of `roots`.
+
+    Symlinks are resolved first, so a link that leads out of the roots is refused.
+    """
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
+        raise InvalidInput("transcriptPath must be a file path", code="transcript_path_invalid")
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        raise InvalidInput("transcriptPath must be absolute", code="transcript_path_invalid")
+    resolved = path.resolve()
+    allowed = [root.resolve() for root in roots]
+    if not any(resolved.is_relative_to(root) for root in allowed):
+        raise InvalidInput(
+            "transcriptPath is outside the allowed directories (home, harness directories, "
+            "the workspace)",
+            code="transcript_path_forbidden",
+        )
+    if not resolved.is_file():
+        raise InvalidInput("transcriptPath is not a readable file", code="transcript_not_found")
+    size = resolved.stat().st_size
+    if size > MAX_TRANSCRIPT_BYTES:
+        raise InvalidInput(
+            f"transcript is {size / 2**20:.0f} MB; the limit is {MAX_TRANSCRIPT_BYTES // 2**20} MB",
+            code="transcript_too_large",
+        )
+    return resolved
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The JSON objects of a JSONL file and the number of lines that were not objects."""
+    records: list[dict[str, Any]] = []
+    skipped = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError:  # a torn last line of a live session, or garbage
+                skipped += 1
+                continue
+            if isinstance(value, dict):
+                records.append(value)
+            else:
+                skipped += 1
+    return records, skipped
+
+
+def parse_transcript(harness: str, path: Path) -> ParsedTranscript:
+    """Turns of a harness's own transcript file (Claude Code or Codex layout)."""
+    records, skipped = read_records(path)
+    if harness == "codex":
+        return ParsedTranscript(list(codex_turns(records)), skipped)
+    return ParsedTranscript(list(claude_code_turns(records)), skipped)
+
+
+def claude_code_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
+    """User and assistant text of a Claude Code session (main thread; sidechains left out)."""
+    for index, record in enumerate(records):
+        if record.get("type") not in ("user", "assistant") or record.get("isSidechain"):
+            continue
+        message = record.get("message")
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role") or record.get("type")
+        text = _text_of(message.get("content"), ("text",))
+        if role not in ("user", "assistant") or not text:
+            continue
+        turn_id = record.get("uuid")
+        yield Turn(
+            turn_id=str(turn_id) if turn_id else _turn_id(index, role, text),
+            role=role,
+            text=text,
+            timestamp=_str_or_none(record.get("timestamp")),
+        )
+
+
+def codex_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
+    """User and assistant messages of a Codex rollout (boilerplate and tool calls left out)."""
+    for index, record in enumerate(records):
+        payload = record.get("payload")
+        if record.get("type") != "response_item" or not isinstance(payload, dict):
+            continue
+        if payload.get("type") != "message":
+            continue
+        role = payload.get("role")
+        text = _text_of(payload.get("content"), ("input_text", "output_text", "text"))
+        if role not in ("user", "assistant") or not text:
+            continue
+        if role == "user" and text.lstrip().startswith(_CODEX_BOILERPLATE):
+            continue
+        yield Turn(
+            turn_id=_turn_id(index, role, text),
+            role=role,
+            text=text,
+            timestamp=_str_or_none(record.get("timestamp")),
+        )
+
+
+def message_turns(messages: object) -> list[Turn]:
+    """Turns from an inline `[{role, content}]` list (plugins that send the conversation)."""
+    if not isinstance(messages, list):
+        raise InvalidInput(
+            "transcript must be a list of {role, content}", code="transcript_invalid"
+        )
+    turns = []
+    for index, item in enumerate(messages):
+        if not isinstance(item, dict):
+            continue
+        role, text = item.get("role"), _text_of(item.get("content"), ("text",))
+        if role in ("user", "assistant") and text:
+            turns.append(Turn(_turn_id(index, str(role), text), str(role), text))
+    return turns
+
+
+def _text_of(content: object, kinds: tuple[str, ...]) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        str(block.get("text", "")).strip()
+        for block in content
+        if isinstance(block, dict) and block.get("type") in kinds
+    ]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _turn_id(index: int, role: str, text: str) -> str:
+    digest = hashlib.sha256(f"{index}\x00{role}\x00{text}".encode()).hexdigest()
+    return digest[:24]
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

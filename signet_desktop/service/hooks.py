@@ -1,0 +1,397 @@
+"""The hooks capability: what a harness asks at session start, on each prompt and at the end.
+
+Every hook call names its harness, agent and session. The first hook of a session claims it
+for one runtime path (`plugin` or `legacy`): the other path then gets 409, so a session is
+never driven twice. A bypassed session gets empty answers (`bypassed: true`). Injected text
+comes from `service/injection.py` only, within the `hooks.*` budgets, never another agent's
+or project's memory, and never repeats a memory within one context epoch (the ledger keyed by
+session key, agent and epoch; compaction-complete advances the epoch).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from signet_desktop.config.sections import HooksConfig
+from signet_desktop.domain import scope
+from signet_desktop.domain.errors import Conflict, InvalidInput
+from signet_desktop.domain.memory import Actor, Memory
+from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.domain.sessions import (
+    HookSession,
+    Turn,
+    check_runtime_path,
+    normalize_harness,
+)
+from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.service.injection import HARD_MAX_CHARS, bounded, in_scope, render_injection
+from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.recall import RecallService
+from signet_desktop.service.transcripts import CaptureOutcome, TranscriptService
+from signet_desktop.storage import hook_sessions, memories
+from signet_desktop.storage.database import Database
+
+log = logging.getLogger(__name__)
+
+CHARS_PER_TOKEN = 4
+IDENTITY_FILE = "IDENTITY.md"
+IDENTITY_CHARS = 600
+RECENT_CONTEXT_CHARS = 800
+REPEAT_INJECT = "[Signet] Memory for this session was loaded at its start; it still applies."
+MAX_PROMPT_CHARS = 20_000
+DEFAULT_GUIDELINES = (
+    "Summarise this session for long-term memory: decisions made and why, facts learned about "
+    "the project and the people, open questions and next steps. Leave out tool output and "
+    "anything secret. Plain sentences, one fact per line."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HookContext:
+    """Who is calling: agent, harness, session, project and runtime path (edge-extracted)."""
+
+    agent_id: str
+    harness: str
+    session_key: str | None = None
+    project: str | None = None
+    runtime_path: str | None = None
+    actor: Actor = field(default_factory=Actor)
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    name: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStartResult:
+    identity: Identity
+    memories: tuple[Memory, ...]
+    recent_context: str
+    inject: str
+    bypassed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PromptResult:
+    inject: str
+    memory_count: int
+    query_terms: tuple[str, ...]
+    engine: str
+    bypassed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEndResult:
+    capture: CaptureOutcome | None
+    bypassed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PreCompactionResult:
+    summary_prompt: str
+    guidelines: str
+    bypassed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    memory_id: str | None
+    context_epoch: int
+    bypassed: bool = False
+
+
+class HookService:
+    """Session start, prompt submit, session end and compaction for every harness."""
+
+    def __init__(
+        self,
+        db: Database,
+        config: HooksConfig,
+        *,
+        memories_: MemoryService,
+        recall: RecallService,
+        transcripts: TranscriptService,
+        workspace: Path,
+    ) -> None:
+        self._db = db
+        self._config = config
+        self._memories = memories_
+        self._recall = recall
+        self._transcripts = transcripts
+        self._workspace = workspace
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def _session(self, ctx: HookContext) -> HookSession | None:
+        """Claim or refresh the session (None without a session key); 409 on a path clash."""
+        scope.check_agent_id(ctx.agent_id)
+        harness = normalize_harness(ctx.harness)
+        runtime_path = check_runtime_path(ctx.runtime_path)
+        if ctx.session_key is None:
+            return None
+        key = scope.check_session_key(ctx.session_key)
+        assert key is not None
+        with self._db.write() as conn:
+            existing = hook_sessions.get_session(conn, ctx.agent_id, key)
+            if (
+                existing is not None
+                and runtime_path is not None
+                and existing.runtime_path is not None
+                and existing.runtime_path != runtime_path
+            ):
+                raise Conflict(
+                    f"session {key!r} is driven by the {existing.runtime_path} runtime path; "
+                    f"the {runtime_path} path may not drive it too",
+                    code="runtime_path_conflict",
+                )
+            return hook_sessions.touch_session(
+                conn, ctx.agent_id, key, harness, ctx.project, runtime_path
+            )
+
+    def set_bypass(self, ctx: HookContext, bypassed: bool) -> HookSession:
+        """Turn hooks off (or on) for one session."""
+        session = self._session(ctx)
+        if session is None:
+            raise InvalidInput("sessionKey is required", code="session_required")
+        with self._db.write() as conn:
+            hook_sessions.set_bypassed(conn, ctx.agent_id, session.session_key, bypassed)
+            found = hook_sessions.get_session(conn, ctx.agent_id, session.session_key)
+        assert found is not None
+        return found
+
+    # -- session start ---------------------------------------------------------------------
+
+    def session_start(self, ctx: HookContext) -> SessionStartResult:
+        """Identity, the memories that matter most here, recent context, and the inject text."""
+        session = self._session(ctx)
+        identity = self.identity()
+        if session is not None and session.bypassed:
+            return SessionStartResult(identity, (), "", "", bypassed=True)
+        config = self._config.session_start
+        budget = min(config.max_inject_tokens * CHARS_PER_TOKEN, HARD_MAX_CHARS)
+        if session is not None and self._already_started(session):
+            return SessionStartResult(identity, (), "", REPEAT_INJECT)
+        chosen = self._start_memories(ctx)
+        recent = self._recent_context(ctx) if config.include_recent_context else ""
+        preamble_parts = []
+        if config.include_identity and identity.description:
+            preamble_parts.append(f"You are {identity.name}. {identity.description}")
+        if recent:
+            preamble_parts.append(recent)
+        preamble = bounded("\n\n".join(preamble_parts), budget // 3)
+        injection = render_injection(
+            chosen,
+            agent_id=ctx.agent_id,
+            project=ctx.project,
+            max_chars=budget,
+            heading="Signet memory",
+            preamble=preamble,
+        )
+        if session is not None and injection.memory_ids:
+            with self._db.write() as conn:
+                hook_sessions.record_injected(
+                    conn,
+                    ctx.agent_id,
+                    session.session_key,
+                    session.context_epoch,
+                    injection.memory_ids,
+                )
+        shown = {memory_id for memory_id in injection.memory_ids}
+        return SessionStartResult(
+            identity, tuple(m for m in chosen if m.id in shown), recent, injection.text
+        )
+
+    def _already_started(self, session: HookSession) -> bool:
+        """A repeat session-start in the same epoch (resume, clear) gets the short inject."""
+        injected = hook_sessions.injected_ids(
+            self._db.reader(), session.agent_id, session.session_key, session.context_epoch
+        )
+        return bool(injected)
+
+    def _start_memories(self, ctx: HookContext) -> list[Memory]:
+        """Pinned first, then importance blended with recency over the newest candidates."""
+        config = self._config.session_start
+        if config.recall_limit == 0:
+            return []
+        pool = memories.list_memories(
+            self._db.reader(), ctx.agent_id, config.candidate_pool_limit, 0, None
+        )
+        eligible = [m for m in pool if in_scope(m, ctx.agent_id, ctx.project)]
+        count = max(1, len(eligible) - 1)
+        bias = config.recency_bias
+
+        def weight(item: tuple[int, Memory]) -> float:
+            position, memory = item  # 0 = newest
+            recency = 1.0 - position / count
+            return (2.0 if memory.pinned else 0.0) + bias * recency + (1 - bias) * memory.importance
+
+        ranked = sorted(enumerate(eligible), key=weight, reverse=True)
+        return [memory for _, memory in ranked[: config.recall_limit]]
+
+    def _recent_context(self, ctx: HookContext) -> str:
+        listing = self._transcripts.sessions(ctx.agent_id, project=ctx.project, limit=5)
+        previous = [
+            row for row in listing.rows if row.session_key != ctx.session_key and row.completed_at
+        ]
+        if not previous:
+            return ""
+        last = self._transcripts.get(ctx.agent_id, previous[0].session_key)
+        tail = last.content[-RECENT_CONTEXT_CHARS:]
+        return bounded(f"Last session ({last.updated_at[:10]}): …{tail}", RECENT_CONTEXT_CHARS + 40)
+
+    def identity(self) -> Identity:
+        """Name and description from the workspace's IDENTITY.md (first heading, first text)."""
+        path = self._workspace / IDENTITY_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return Identity("Signet", "")
+        name = "Signet"
+        description: list[str] = []
+        for raw in text.splitlines():
+            line = raw.strip()
+            named = re.match(r"(?i)^(?:#+\s*|name:\s*)(.+)$", line)
+            if named and name == "Signet":
+                name = named.group(1).strip()[:80]
+            elif line and not line.startswith("#"):
+                description.append(line)
+            elif description:
+                break
+        return Identity(name, bounded(" ".join(description), IDENTITY_CHARS))
+
+    # -- prompt submit ---------------------------------------------------------------------
+
+    def user_prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
+        """Recall for the prompt; inject what passes minScore and was not injected before."""
+        if not isinstance(prompt, str):
+            raise InvalidInput("userMessage must be text", code="prompt_invalid")
+        session = self._session(ctx)
+        config = self._config.user_prompt_submit
+        terms = tuple(query_tokens(prompt[:MAX_PROMPT_CHARS]))
+        if session is not None and session.bypassed:
+            return PromptResult("", 0, terms, "none", bypassed=True)
+        if not config.enabled or not terms:
+            return PromptResult("", 0, terms, "none")
+        result = self._recall.search(
+            RecallQuery(
+                query=prompt[:MAX_PROMPT_CHARS],
+                agent_id=ctx.agent_id,
+                limit=config.recall_limit,
+                min_score=config.min_score,
+            )
+        )
+        seen: set[str] = set()
+        if session is not None:
+            seen = hook_sessions.injected_ids(
+                self._db.reader(), ctx.agent_id, session.session_key, session.context_epoch
+            )
+        fresh = [hit.memory for hit in result.hits if hit.memory.id not in seen]
+        injection = render_injection(
+            fresh, agent_id=ctx.agent_id, project=ctx.project, max_chars=config.max_inject_chars
+        )
+        if session is not None and injection.memory_ids:
+            with self._db.write() as conn:
+                hook_sessions.record_injected(
+                    conn,
+                    ctx.agent_id,
+                    session.session_key,
+                    session.context_epoch,
+                    injection.memory_ids,
+                )
+        return PromptResult(injection.text, len(injection.memory_ids), terms, result.method)
+
+    # -- session end -----------------------------------------------------------------------
+
+    def session_end(
+        self,
+        ctx: HookContext,
+        *,
+        transcript_path: str | None = None,
+        turns: list[Turn] | None = None,
+    ) -> SessionEndResult:
+        """Retain the transcript (canonical JSONL + completed row) and close the session."""
+        session = self._session(ctx)
+        if session is None:
+            raise InvalidInput("sessionKey (or sessionId) is required", code="session_required")
+        if session.bypassed:
+            return SessionEndResult(None, bypassed=True)
+        harness = normalize_harness(ctx.harness)
+        capture: CaptureOutcome | None = None
+        if transcript_path is not None:
+            capture = self._transcripts.capture_file(
+                ctx.agent_id,
+                session.session_key,
+                harness,
+                transcript_path,
+                project=ctx.project,
+                complete=True,
+            )
+        elif turns is not None:
+            capture = self._transcripts.capture(
+                ctx.agent_id,
+                session.session_key,
+                harness,
+                turns,
+                project=ctx.project,
+                complete=True,
+            )
+        else:
+            self._transcripts.complete(ctx.agent_id, session.session_key)
+        with self._db.write() as conn:
+            hook_sessions.end_session(conn, ctx.agent_id, session.session_key)
+        return SessionEndResult(capture)
+
+    # -- compaction ------------------------------------------------------------------------
+
+    def pre_compaction(self, ctx: HookContext) -> PreCompactionResult:
+        """The prompt the harness uses to summarise before compacting (no epoch change)."""
+        session = self._session(ctx)
+        config = self._config.pre_compaction
+        guidelines = config.summary_guidelines or DEFAULT_GUIDELINES
+        if session is not None and session.bypassed:
+            return PreCompactionResult("", guidelines, bypassed=True)
+        prompt = guidelines
+        if config.include_recent_memories and config.memory_limit:
+            recent = memories.list_memories(
+                self._db.reader(), ctx.agent_id, config.memory_limit * 4, 0, None
+            )
+            block = render_injection(
+                recent[: config.memory_limit * 4],
+                agent_id=ctx.agent_id,
+                project=ctx.project,
+                max_chars=2_000,
+                heading="Already remembered (do not repeat)",
+            )
+            if block.text:
+                prompt = f"{guidelines}\n\n{block.text}"
+        return PreCompactionResult(bounded(prompt, HARD_MAX_CHARS), guidelines)
+
+    def compaction_complete(self, ctx: HookContext, summary: str) -> CompactionResult:
+        """Keep the compaction summary as a memory and start the session's next epoch."""
+        if not isinstance(summary, str) or not summary.strip():
+            raise InvalidInput("summary is required", code="summary_required")
+        session = self._session(ctx)
+        if session is not None and session.bypassed:
+            return CompactionResult(None, session.context_epoch, bypassed=True)
+        outcome = self._memories.remember(
+            RememberRequest(
+                content=summary.strip(),
+                agent_id=ctx.agent_id,
+                type="episodic",
+                tags=("compaction-summary",),
+                project=ctx.project,
+                source_type="compaction",
+                session_id=ctx.session_key,
+            ),
+            ctx.actor,
+        )
+        epoch = 0
+        if session is not None:
+            with self._db.write() as conn:
+                epoch = hook_sessions.advance_epoch(conn, ctx.agent_id, session.session_key)
+        return CompactionResult(outcome.memory.id, epoch)

@@ -1,0 +1,87 @@
+"""The one place prompt-facing text is built from memories: bounded, scoped, deterministic.
+
+Everything a harness puts in front of its model from Signet (session start, each prompt,
+the pre-compaction prompt) is rendered by `render_injection`, so the content-safety policy
+(a later issue) has one function to gate. Budgets are hard: the text never exceeds
+`max_chars`, a memory that does not fit whole is shortened with an ellipsis or left out, and
+Claude Code's ~10,000-character context preview is never exceeded (`HARD_MAX_CHARS`).
+Callers pass only memories of the asking agent and project; `render_injection` checks that
+again and drops anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from signet_desktop.domain.memory import Memory
+
+HARD_MAX_CHARS = 10_000
+MIN_ITEM_CHARS = 40  # a shortened memory shorter than this says nothing: leave it out
+_ELLIPSIS = "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Injection:
+    """The text and the memories whose content it carries (for the context ledger)."""
+
+    text: str
+    memory_ids: tuple[str, ...]
+
+
+def in_scope(memory: Memory, agent_id: str, project: str | None) -> bool:
+    """May this memory be shown to `agent_id` working on `project`? (global or same project)"""
+    if memory.agent_id != agent_id or memory.is_deleted:
+        return False
+    return memory.project is None or memory.project == project
+
+
+def render_injection(
+    memories: Sequence[Memory],
+    *,
+    agent_id: str,
+    project: str | None,
+    max_chars: int,
+    heading: str = "Relevant memories (Signet)",
+    preamble: str = "",
+) -> Injection:
+    """A Markdown block of `memories` (best first) within `max_chars` (capped at 10,000)."""
+    budget = max(0, min(max_chars, HARD_MAX_CHARS))
+    lines: list[str] = []
+    head = f"## {heading}\n"
+    if preamble:
+        head += preamble.strip() + "\n"
+    used = len(head)
+    ids: list[str] = []
+    for memory in memories:
+        if not in_scope(memory, agent_id, project):
+            continue
+        line = _line(memory)
+        room = budget - used - 1
+        if len(line) > room:
+            if room < MIN_ITEM_CHARS:
+                break
+            line = line[: room - len(_ELLIPSIS)].rstrip() + _ELLIPSIS
+        lines.append(line)
+        used += len(line) + 1
+        ids.append(memory.id)
+    if not lines:
+        return Injection("", ())
+    return Injection(head + "\n".join(lines), tuple(ids))
+
+
+def bounded(text: str, max_chars: int) -> str:
+    """Any other prompt-facing text (identity, recent context) cut to its budget."""
+    budget = max(0, min(max_chars, HARD_MAX_CHARS))
+    text = text.strip()
+    if len(text) <= budget:
+        return text
+    return text[: max(0, budget - len(_ELLIPSIS))].rstrip() + _ELLIPSIS
+
+
+def _line(memory: Memory) -> str:
+    text = " ".join(memory.content.split())
+    facts = [memory.type, memory.created_at[:10]]
+    if memory.pinned:
+        facts.insert(0, "pinned")
+    return f"- {text} ({', '.join(facts)})"

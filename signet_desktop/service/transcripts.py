@@ -1,0 +1,352 @@
+"""The transcripts capability: capture harness sessions as canonical evidence, read them back.
+
+Capture order (the spec's "canonical filesystem append happens before DB finalisation"):
+
+1. bring the harness's canonical file in step with the database (`_reconcile`: adopt
+   complete lines past the committed offset, cut a torn last line);
+2. append the session's turns the database does not have yet (by ordinal), fsync;
+3. one write transaction: the `session_transcripts` row (text, turn count, hash, completion)
+   and the file's committed offset.
+
+A crash after 2 leaves lines the next capture or start adopts; a crash inside 2 leaves a
+torn line that is cut; a retried session-end appends nothing twice. Session end, start-up
+recovery and the idle TTL mark rows complete directly: there is no summary job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from signet_desktop.domain import scope
+from signet_desktop.domain.errors import InvalidInput, NotFound
+from signet_desktop.domain.events import DiscardEvents, EventSink, TranscriptCaptured
+from signet_desktop.domain.memory import utc_now
+from signet_desktop.domain.sessions import SessionTranscript, Turn, normalize_harness
+from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
+from signet_desktop.evidence.transcript_formats import (
+    parse_transcript,
+    resolve_transcript_path,
+)
+from signet_desktop.recall.sanitize import fts_match_expression
+from signet_desktop.storage import transcripts as rows
+from signet_desktop.storage.database import Database
+
+log = logging.getLogger(__name__)
+
+ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
+MAX_LIST_LIMIT = 200
+MAX_SEARCH_LIMIT = 20
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureOutcome:
+    """What a capture did: turns seen, turns newly appended, whether the row is complete."""
+
+    session_key: str
+    turns: int
+    appended: int
+    completed: bool
+    skipped_lines: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryReport:
+    """What start-up recovery did."""
+
+    adopted_turns: int
+    cut_bytes: int
+    completed_sessions: int
+
+
+def render_content(turns: Sequence[Turn]) -> str:
+    """The row's searchable text: `User: …` / `Assistant: …` paragraphs."""
+    return "\n\n".join(f"{ROLE_LABELS.get(t.role, t.role)}: {t.text}" for t in turns)
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class TranscriptService:
+    """Capture (hooks, later importers) and scoped reads of retained transcripts."""
+
+    def __init__(
+        self,
+        db: Database,
+        workspace: Path,
+        *,
+        allowed_roots: Sequence[Path] = (),
+        events: EventSink | None = None,
+    ) -> None:
+        self._db = db
+        self._root = workspace
+        self._roots = [workspace, *allowed_roots]
+        self._events = events or DiscardEvents()
+        self._lock = threading.Lock()  # the daemon is the canonical files' only writer
+        self._opened_at = utc_now()  # rows last written before this were left by a crash
+        self._adopted: list[tuple[str, str]] = []  # sessions the last reconcile adopted into
+
+    # -- capture ---------------------------------------------------------------------------
+
+    def capture_file(
+        self,
+        agent_id: str,
+        session_key: str,
+        harness: str,
+        transcript_path: str,
+        *,
+        project: str | None = None,
+        complete: bool = False,
+    ) -> CaptureOutcome:
+        """Read a harness's transcript file (inside the allowed roots) and capture it."""
+        harness = normalize_harness(harness)
+        path = resolve_transcript_path(transcript_path, self._roots)
+        parsed = parse_transcript(harness, path)
+        outcome = self.capture(
+            agent_id, session_key, harness, parsed.turns, project=project, complete=complete
+        )
+        if parsed.skipped_lines:
+            log.info("transcript %s: %d unreadable lines skipped", path, parsed.skipped_lines)
+        return CaptureOutcome(
+            outcome.session_key,
+            outcome.turns,
+            outcome.appended,
+            outcome.completed,
+            parsed.skipped_lines,
+        )
+
+    def capture(
+        self,
+        agent_id: str,
+        session_key: str,
+        harness: str,
+        turns: Sequence[Turn],
+        *,
+        project: str | None = None,
+        complete: bool = False,
+    ) -> CaptureOutcome:
+        """Append the turns not yet retained, then commit the row (see the module docstring)."""
+        scope.check_agent_id(agent_id)
+        key = _require_session(session_key)
+        harness = normalize_harness(harness)
+        with self._lock:
+            canonical = CanonicalFile(self._root, harness)
+            self._reconcile(canonical)
+            self._adopted.clear()  # only start-up recovery completes what it adopts
+            existing = rows.get_transcript(self._db.reader(), agent_id, key)
+            committed = existing.turn_count if existing else 0
+            fresh = [
+                CanonicalTurn(agent_id, key, harness, project, ordinal, turn)
+                for ordinal, turn in enumerate(turns)
+                if ordinal >= committed
+            ]
+            size = canonical.append(fresh)
+            total = max(committed, len(turns))
+            content = (
+                render_content(turns)
+                if existing is None or len(turns) >= committed
+                else existing.content
+            )
+            with self._db.write() as conn:
+                rows.save_transcript(
+                    conn,
+                    agent_id=agent_id,
+                    session_key=key,
+                    harness=harness,
+                    project=project,
+                    content=content,
+                    turn_count=total,
+                    content_hash=_hash(content),
+                    complete=complete,
+                )
+                rows.set_committed_bytes(conn, canonical.relative, size)
+        completed = complete or bool(existing and existing.completed_at)
+        self._events.publish(
+            TranscriptCaptured(
+                agent_id=agent_id,
+                session_key=key,
+                harness=harness,
+                turns=total,
+                appended=len(fresh),
+                completed=completed,
+            )
+        )
+        return CaptureOutcome(key, total, len(fresh), completed)
+
+    def complete(self, agent_id: str, session_key: str) -> bool:
+        """Mark the session's row complete (no summary job); False when none was open."""
+        scope.check_agent_id(agent_id)
+        key = _require_session(session_key)
+        with self._db.write() as conn:
+            return rows.complete_transcript(conn, agent_id, key)
+
+    def recover(self) -> RecoveryReport:
+        """At start: reconcile every canonical file, then complete rows a crash left open."""
+        adopted = cut = 0
+        with self._lock:
+            self._adopted.clear()
+            for canonical in self._known_files():
+                a, c = self._reconcile(canonical)
+                adopted, cut = adopted + a, cut + c
+            with self._db.write() as conn:
+                completed = rows.complete_open_since_before(conn, self._opened_at)
+                # Rows just adopted were written now, but they too were left by the crash.
+                for agent_id, key in self._adopted:
+                    completed += rows.complete_transcript(conn, agent_id, key)
+        if adopted or cut or completed:
+            log.info(
+                "transcript recovery: %d turns adopted, %d torn bytes cut, %d sessions completed",
+                adopted,
+                cut,
+                completed,
+            )
+        return RecoveryReport(adopted, cut, completed)
+
+    def _known_files(self) -> list[CanonicalFile]:
+        harnesses = {
+            path.parent.parent.name
+            for path in (self._root / "memory").glob("*/transcripts/transcript.jsonl")
+        }
+        return [CanonicalFile(self._root, harness) for harness in sorted(harnesses)]
+
+    def _reconcile(self, canonical: CanonicalFile) -> tuple[int, int]:
+        """Adopt complete lines past the committed offset; cut a torn rest. (turns, bytes)"""
+        committed = rows.committed_bytes(self._db.reader(), canonical.relative)
+        size = canonical.size()
+        if size == committed:
+            return 0, 0
+        if size < committed:  # shrunk behind our back: nothing to adopt, follow the file
+            log.warning("%s is shorter than its committed offset", canonical.path)
+            with self._db.write() as conn:
+                rows.set_committed_bytes(conn, canonical.relative, size)
+            return 0, 0
+        tail = canonical.tail(committed)
+        if tail.torn_bytes:
+            canonical.cut(tail.complete_end)
+        adopted = self._adopt(tail.turns, canonical.relative, tail.complete_end)
+        return adopted, tail.torn_bytes
+
+    def _adopt(self, turns: Sequence[CanonicalTurn], relative: str, end: int) -> int:
+        by_session: dict[tuple[str, str], list[CanonicalTurn]] = {}
+        for turn in turns:
+            by_session.setdefault((turn.agent_id, turn.session_key), []).append(turn)
+        adopted = 0
+        with self._db.write() as conn:
+            for (agent_id, key), lines in by_session.items():
+                existing = rows.get_transcript(conn, agent_id, key)
+                committed = existing.turn_count if existing else 0
+                new = sorted((t for t in lines if t.ordinal >= committed), key=lambda t: t.ordinal)
+                if not new:
+                    continue
+                head = existing.content if existing else ""
+                extra = render_content([t.turn for t in new])
+                content = f"{head}\n\n{extra}" if head else extra
+                rows.save_transcript(
+                    conn,
+                    agent_id=agent_id,
+                    session_key=key,
+                    harness=new[0].harness,
+                    project=new[0].project,
+                    content=content,
+                    turn_count=new[-1].ordinal + 1,
+                    content_hash=_hash(content),
+                    complete=False,
+                )
+                adopted += len(new)
+                self._adopted.append((agent_id, key))
+            rows.set_committed_bytes(conn, relative, end)
+        return adopted
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def get(self, agent_id: str, session_key: str) -> SessionTranscript:
+        scope.check_agent_id(agent_id)
+        found = rows.get_transcript(self._db.reader(), agent_id, _require_session(session_key))
+        if found is None:
+            raise NotFound(f"no transcript for session {session_key!r}", code="session_not_found")
+        return found
+
+    def turns(self, agent_id: str, session_key: str) -> list[Turn]:
+        """The session's retained turns from its canonical file, in order."""
+        found = self.get(agent_id, session_key)
+        if not found.harness:
+            return []
+        lines = CanonicalFile(self._root, found.harness).read_session(agent_id, session_key)
+        by_ordinal = {line.ordinal: line.turn for line in lines}
+        return [by_ordinal[i] for i in sorted(by_ordinal)]
+
+    def sessions(
+        self,
+        agent_id: str,
+        *,
+        harness: str | None = None,
+        project: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> rows.TranscriptListing:
+        scope.check_agent_id(agent_id)
+        if not 1 <= limit <= MAX_LIST_LIMIT or offset < 0:
+            raise InvalidInput(f"limit must be 1..{MAX_LIST_LIMIT}", code="bad_paging")
+        if status not in (None, "open", "completed", "imported"):
+            raise InvalidInput("status must be open, completed or imported", code="bad_status")
+        return rows.list_transcripts(
+            self._db.reader(),
+            agent_id,
+            harness=None if harness is None else normalize_harness(harness),
+            project=project,
+            status=status,
+            limit=limit,
+            offset=offset,
+        )
+
+    def search(
+        self,
+        agent_id: str,
+        query: str,
+        *,
+        session_key: str | None = None,
+        project: str | None = None,
+        limit: int = 10,
+    ) -> list[rows.TranscriptHit]:
+        """Transcripts whose text matches `query` (BM25), with a highlighted excerpt."""
+        scope.check_agent_id(agent_id)
+        if not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise InvalidInput(f"limit must be 1..{MAX_SEARCH_LIMIT}", code="bad_limit")
+        match = fts_match_expression(query if isinstance(query, str) else "")
+        if match is None:
+            return []
+        key = None if session_key is None else _require_session(session_key)
+        return rows.search_transcripts(
+            self._db.reader(), agent_id, match, session_key=key, project=project, limit=limit
+        )
+
+    def expire_idle(self, idle_before: str | None = None) -> int:
+        """TTL: complete open rows not updated since `idle_before` (default: now)."""
+        with self._db.write() as conn:
+            return rows.complete_open_before(conn, idle_before or utc_now())
+
+
+def default_transcript_roots() -> list[Path]:
+    """Where harness transcripts may be read from: home (which holds ~/.claude and ~/.codex),
+    the harnesses' own homes when moved (CODEX_HOME, CLAUDE_CONFIG_DIR), and /tmp/signet."""
+    roots = [Path.home(), Path("/tmp/signet")]
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR"):
+        value = os.environ.get(name)
+        if value:
+            roots.append(Path(value))
+    return roots
+
+
+def _require_session(session_key: object) -> str:
+    if not isinstance(session_key, str) or not session_key.strip():
+        raise InvalidInput("sessionKey is required", code="session_required")
+    checked = scope.check_session_key(session_key.strip())
+    assert checked is not None
+    return checked

@@ -1,0 +1,221 @@
+"""session_transcripts (the index of retained transcripts) and canonical_transcript_files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from signet_desktop.domain.memory import utc_now
+from signet_desktop.domain.sessions import SessionTranscript
+from signet_desktop.storage.connect import Connection
+
+COLUMNS = (
+    "agent_id, session_key, harness, project, content, turn_count, created_at, updated_at, "
+    "completed_at, content_hash, source_id"
+)
+
+
+def _row(row: Any) -> SessionTranscript:
+    return SessionTranscript(
+        agent_id=row["agent_id"],
+        session_key=row["session_key"],
+        harness=row["harness"],
+        project=row["project"],
+        content=row["content"],
+        turn_count=int(row["turn_count"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        completed_at=row["completed_at"],
+        content_hash=row["content_hash"],
+        source_id=row["source_id"],
+    )
+
+
+def get_transcript(conn: Connection, agent_id: str, session_key: str) -> SessionTranscript | None:
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM session_transcripts WHERE agent_id = :a AND session_key = :k",
+        {"a": agent_id, "k": session_key},
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
+def save_transcript(
+    conn: Connection,
+    *,
+    agent_id: str,
+    session_key: str,
+    harness: str,
+    project: str | None,
+    content: str,
+    turn_count: int,
+    content_hash: str,
+    complete: bool,
+) -> None:
+    """Insert or replace the session's text and turn count; `complete` stamps completed_at."""
+    now = utc_now()
+    conn.execute(
+        """
+        INSERT INTO session_transcripts (session_key, agent_id, content, harness, project,
+            created_at, updated_at, completed_at, content_hash, turn_count)
+        VALUES (:k, :a, :content, :h, :p, :now, :now, :done, :hash, :turns)
+        ON CONFLICT (agent_id, session_key) DO UPDATE SET
+            content = excluded.content,
+            harness = COALESCE(session_transcripts.harness, excluded.harness),
+            project = COALESCE(session_transcripts.project, excluded.project),
+            updated_at = excluded.updated_at,
+            completed_at = COALESCE(excluded.completed_at, session_transcripts.completed_at),
+            content_hash = excluded.content_hash,
+            turn_count = excluded.turn_count
+        """,
+        {
+            "k": session_key,
+            "a": agent_id,
+            "content": content,
+            "h": harness,
+            "p": project,
+            "now": now,
+            "done": now if complete else None,
+            "hash": content_hash,
+            "turns": turn_count,
+        },
+    )
+
+
+def complete_transcript(conn: Connection, agent_id: str, session_key: str) -> bool:
+    """Mark an open row complete (session end, recovery, TTL); False if none was open."""
+    cursor = conn.execute(
+        "UPDATE session_transcripts SET completed_at = :now, updated_at = :now "
+        "WHERE agent_id = :a AND session_key = :k AND completed_at IS NULL",
+        {"a": agent_id, "k": session_key, "now": utc_now()},
+    )
+    return bool(cursor.rowcount)
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptListing:
+    """One page of an agent's transcripts (content left out) and how many match."""
+
+    rows: list[SessionTranscript]
+    total: int
+
+
+def list_transcripts(
+    conn: Connection,
+    agent_id: str,
+    *,
+    harness: str | None = None,
+    project: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> TranscriptListing:
+    where = ["agent_id = :a"]
+    params: dict[str, Any] = {"a": agent_id, "limit": limit, "offset": offset}
+    if harness is not None:
+        where.append("harness = :h")
+        params["h"] = harness
+    if project is not None:
+        where.append("project = :p")
+        params["p"] = project
+    if status == "open":
+        where.append("completed_at IS NULL AND source_id IS NULL")
+    elif status == "completed":
+        where.append("completed_at IS NOT NULL AND source_id IS NULL")
+    elif status == "imported":
+        where.append("source_id IS NOT NULL")
+    clause = " AND ".join(where)
+    columns = COLUMNS.replace("content,", "'' AS content,")
+    rows = conn.execute(
+        f"SELECT {columns} FROM session_transcripts WHERE {clause} "
+        "ORDER BY updated_at DESC, seq DESC LIMIT :limit OFFSET :offset",
+        params,
+    ).fetchall()
+    total = conn.execute(
+        f"SELECT COUNT(*) FROM session_transcripts WHERE {clause}", params
+    ).fetchone()[0]
+    return TranscriptListing([_row(r) for r in rows], int(total))
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptHit:
+    session_key: str
+    project: str | None
+    updated_at: str
+    excerpt: str
+    rank: float
+
+
+def search_transcripts(
+    conn: Connection,
+    agent_id: str,
+    match: str,
+    *,
+    session_key: str | None = None,
+    project: str | None = None,
+    limit: int = 10,
+) -> list[TranscriptHit]:
+    """BM25 over transcript text (`match` is an FTS5 expression the caller built safely)."""
+    rows = conn.execute(
+        """
+        SELECT t.session_key, t.project, t.updated_at,
+               snippet(session_transcripts_fts, 0, '[', ']', '…', 24) AS excerpt,
+               bm25(session_transcripts_fts) AS rank
+        FROM session_transcripts_fts
+        JOIN session_transcripts t ON t.seq = session_transcripts_fts.rowid
+        WHERE session_transcripts_fts MATCH :match AND t.agent_id = :a
+          AND (:k IS NULL OR t.session_key = :k) AND (:p IS NULL OR t.project = :p)
+        ORDER BY rank LIMIT :n
+        """,
+        {"match": match, "a": agent_id, "k": session_key, "p": project, "n": limit},
+    ).fetchall()
+    return [
+        TranscriptHit(
+            r["session_key"], r["project"], r["updated_at"], r["excerpt"], float(r["rank"])
+        )
+        for r in rows
+    ]
+
+
+def committed_bytes(conn: Connection, path: str) -> int:
+    row = conn.execute(
+        "SELECT committed_bytes FROM canonical_transcript_files WHERE path = :p", {"p": path}
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def set_committed_bytes(conn: Connection, path: str, size: int) -> None:
+    conn.execute(
+        """
+        INSERT INTO canonical_transcript_files (path, committed_bytes, updated_at)
+        VALUES (:p, :n, :now)
+        ON CONFLICT (path) DO UPDATE SET committed_bytes = :n, updated_at = :now
+        """,
+        {"p": path, "n": size, "now": utc_now()},
+    )
+
+
+def canonical_files(conn: Connection) -> Sequence[tuple[str, int]]:
+    rows = conn.execute("SELECT path, committed_bytes FROM canonical_transcript_files").fetchall()
+    return [(str(r[0]), int(r[1])) for r in rows]
+
+
+def complete_open_since_before(conn: Connection, opened_at: str) -> int:
+    """Start-up recovery: rows a crash left open (last written up to `opened_at`, when this
+    process opened the workspace) are complete now, any agent; later captures are not."""
+    cursor = conn.execute(
+        "UPDATE session_transcripts SET completed_at = :now "
+        "WHERE completed_at IS NULL AND source_id IS NULL AND updated_at <= :opened",
+        {"now": utc_now(), "opened": opened_at},
+    )
+    return int(cursor.rowcount)
+
+
+def complete_open_before(conn: Connection, before: str) -> int:
+    """TTL: open rows not updated since `before` are complete (any agent)."""
+    cursor = conn.execute(
+        "UPDATE session_transcripts SET completed_at = :now "
+        "WHERE completed_at IS NULL AND source_id IS NULL AND updated_at < :before",
+        {"now": utc_now(), "before": before},
+    )
+    return int(cursor.rowcount)
