@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,16 +16,18 @@ from pytestqt.qtbot import QtBot
 from signet_desktop.config import SignetConfig, WorkspacePaths
 from signet_desktop.daemon.logring import log_ring
 from signet_desktop.daemon.workers import WorkerThreads
-from signet_desktop.domain.events import EmbeddingProgress, Event
+from signet_desktop.domain.events import EmbeddingProgress, Event, JobCompleted, JobFailed
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.diagnostics import render
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
+from signet_desktop.ui import health_report
 from signet_desktop.ui.event_bridge import EventBridge
-from signet_desktop.ui.health_report import health_checks, read_health
+from signet_desktop.ui.health_report import HealthReport, health_checks, read_health
 from signet_desktop.ui.pane import Navigator, PaneContext, discover_panes
+from signet_desktop.ui.panes import health as health_pane
 from signet_desktop.ui.panes.health import PANE, HealthPane
 from signet_desktop.ui.tasks import TaskRunner
 
@@ -297,3 +300,46 @@ def test_log_lines_arrive_live_and_filter_by_level(
     ring_logger.error("after shutdown")
     run_for(0.1)
     assert not any("after shutdown" in line for line in log.shown())
+
+
+def test_a_burst_of_job_events_costs_few_readings_and_shows_the_last_job(
+    qt_loop: asyncio.AbstractEventLoop,
+    qtbot: QtBot,
+    hosted: tuple[SignetService, WorkerThreads],
+    hosted_context: PaneContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service, _ = hosted
+    readings: list[float] = []
+
+    def counted(service: SignetService, workspace: Path) -> HealthReport:
+        readings.append(time.monotonic())
+        return health_report.read_health(service, workspace)
+
+    monkeypatch.setattr(health_pane, "read_health", counted)
+    pane = open_pane(qtbot, hosted_context)
+    wait_until(lambda: pane.workers.worker_state("embedding") == "running")
+    run_for(0.5)
+    before = len(readings)
+    for n in range(200):  # a backfill finishing jobs as fast as it can
+        service.events.publish(
+            JobCompleted(job_id=f"j{n}", job_type="embedding_backfill", worker="embedding",
+                         duration_ms=1.0)
+        )  # fmt: skip
+    service.events.publish(
+        JobFailed(job_id="j-bad", job_type="embedding_backfill", worker="embedding",
+                  error="provider timeout", attempt=1, retry_at=None)
+    )  # fmt: skip
+    wait_until(lambda: "failed (embedding_backfill)" in last_job_text(pane))
+    run_for(1.0)
+    assert 1 <= len(readings) - before <= 3  # coalesced: not one reading per event
+    row = pane.workers._row_of("embedding")
+    assert row is not None
+    error = pane.workers.table.item(row, 3)
+    assert error is not None and error.text() == "provider timeout"
+
+
+def last_job_text(pane: HealthPane) -> str:
+    row = pane.workers._row_of("embedding")
+    item = None if row is None else pane.workers.table.item(row, 2)
+    return "" if item is None else item.text()
