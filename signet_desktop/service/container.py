@@ -14,7 +14,7 @@ from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service import embedding_worker
+from signet_desktop.service import embedding_worker, transcript_worker
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
@@ -25,6 +25,7 @@ from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.status import StatusBoard
+from signet_desktop.service.transcript_worker import TranscriptTtlWorker
 from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
 from signet_desktop.service.vectors import EmbeddingVectors
 from signet_desktop.storage.database import Database, open_database
@@ -102,7 +103,11 @@ def build_service(
     db: Database = open_database(paths.db_path, with_vec=options.with_vec)
     embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
     parts = build_embedding_parts(db, config, embedder, bus)
+    transcripts = TranscriptService(
+        db, paths.root, allowed_roots=default_transcript_roots(), events=bus
+    )
     declared = [] if parts.worker is None else [embedding_worker.declaration(parts.worker)]
+    declared.append(transcript_worker.declaration(TranscriptTtlWorker(transcripts)))
     pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
     follow = None if options.inline_vectors else parts.vectors
     memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
@@ -121,9 +126,6 @@ def build_service(
         depth=config.search.top_k,
     )
     recall = RecallService(engine)
-    transcripts = TranscriptService(
-        db, paths.root, allowed_roots=default_transcript_roots(), events=bus
-    )
     hooks = HookService(
         db,
         config.hooks,

@@ -270,3 +270,15 @@ def test_a_large_transcript_is_read_whole(service: TranscriptService, tmp_path: 
     assert path.stat().st_size > 50_000_000
     outcome = service.capture_file("default", "s1", "claude-code", str(path))
     assert outcome.turns == 2
+
+
+def test_the_ttl_worker_completes_only_sessions_idle_past_the_ttl(
+    service: TranscriptService,
+) -> None:
+    from signet_desktop.service.transcript_worker import TranscriptTtlWorker
+
+    service.capture("default", "idle", "codex", turns("a"))
+    assert not TranscriptTtlWorker(service, idle_ttl_s=3600).run_once()
+    assert service.get("default", "idle").status == "open"
+    assert TranscriptTtlWorker(service, idle_ttl_s=-1).run_once()
+    assert service.get("default", "idle").status == "completed"
