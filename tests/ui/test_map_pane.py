@@ -285,3 +285,38 @@ def test_a_hundred_thousand_points_are_drawn(qtbot: QtBot, pane_context: PaneCon
     pane.colour_by.setCurrentText("tag")
     assert len(pane._items) == len(PALETTE)  # 9 tags + other
     assert label_of(points[0], "tag") == "t0"
+
+
+class _SlowHashEmbedder(HashEmbedder):
+    """Vectors arrive two seconds after the remember: later than the map's debounce."""
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        import time
+
+        time.sleep(2.0)
+        return super().embed(texts)
+
+
+def test_a_vector_that_follows_its_remember_reaches_the_map(
+    qt_loop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """memory.created comes before the vector; memory.embedded refreshes the map again."""
+    paths = WorkspacePaths.for_root(tmp_path / "ws2")
+    service = build_service(paths, SignetConfig(), BuildOptions(embedder=_SlowHashEmbedder(64)))
+    use_reducer(service)
+    bridge = EventBridge(service.events)
+    tasks = TaskRunner()
+    context = PaneContext(
+        service=service, events=bridge, tasks=tasks,
+        navigator=RecordingNavigator(), workspace=tmp_path / "ws2",
+    )  # fmt: skip
+    try:
+        pane = make_pane(qtbot, context)
+        open_pane(qtbot, pane)
+        assert pane.coords.shape[0] == 0
+        service.memories.remember(RememberRequest(content="billing runs on postgres"), ACTOR)
+        run_until(lambda: pane.coords.shape[0] == 1, timeout=15)
+    finally:
+        tasks.cancel_all()
+        bridge.close()
+        service.close()

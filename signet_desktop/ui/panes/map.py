@@ -44,8 +44,16 @@ from signet_desktop.ui.style import current_theme
 
 DIMENSIONS = 2
 REFRESH_DEBOUNCE_MS = 1500
+# memory.embedded: a remembered memory's vector arrived (it follows the write in a batch).
 REFRESH_ON = frozenset(
-    {"memory.created", "memory.deleted", "memory.recovered", "memory.updated", "embedding.progress"}
+    {
+        "memory.created",
+        "memory.deleted",
+        "memory.recovered",
+        "memory.updated",
+        "memory.embedded",
+        "embedding.progress",
+    }
 )
 COLOUR_BY = ("type", "tag", "who", "agent")
 # Okabe-Ito plus two Tableau tones: distinguishable for colour-blind readers, light and dark.
