@@ -1,0 +1,207 @@
+"""The scenarios both transports must pass, over any way of opening a client session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import httpx
+from conftest import Daemon, ok, refused
+from mcp.client.session import ClientSession
+
+Open = Callable[[str | None], AbstractAsyncContextManager[ClientSession]]
+
+TOOL_NAMES = {
+    "memory_search",
+    "memory_store",
+    "memory_get",
+    "memory_list",
+    "memory_modify",
+    "memory_forget",
+}
+
+# (tool, arguments, code, start of the message): each refused before anything is written.
+BAD_CALLS: list[tuple[str, dict[str, Any], str, str]] = [
+    ("memory_store", {}, "invalid_request", "invalid request: content: Field required"),
+    ("memory_store", {"content": 5}, "invalid_request", "invalid request: content: Input should"),
+    ("memory_store", {"content": "   "}, "content_empty", ""),
+    ("memory_store", {"content": "x", "importance": "high"}, "invalid_request", "invalid request"),
+    ("memory_store", {"content": "x", "importance": 7}, "invalid_request", "invalid request"),
+    ("memory_store", {"content": "x", "tags": 5}, "invalid_request", "invalid request: tags"),
+    ("memory_search", {}, "invalid_request", "invalid request: query: Field required"),
+    ("memory_search", {"query": "x", "limit": "5"}, "invalid_request", "invalid request: limit"),
+    ("memory_search", {"query": "x", "limit": 0}, "invalid_request", "invalid request: limit"),
+    ("memory_search", {"query": "x", "since": "yesterday"}, "invalid_request", "invalid request"),
+    ("memory_get", {}, "invalid_request", "invalid request: id: Field required"),
+    ("memory_get", {"id": 5}, "invalid_request", "invalid request: id: Input should be a valid"),
+    ("memory_get", {"id": ""}, "invalid_request", "invalid request: id: String should have"),
+    ("memory_get", {"id": "a/history"}, "invalid_request", "invalid request: id: must not"),
+    ("memory_list", {"limit": "5"}, "invalid_request", "invalid request: limit: Input should"),
+    ("memory_list", {"limit": 0}, "invalid_request", "invalid request: limit"),
+    ("memory_list", {"offset": True}, "invalid_request", "invalid request: offset"),
+    ("memory_modify", {"reason": "r", "importance": 0.1}, "invalid_request", "invalid request: id"),
+    ("memory_forget", {"reason": "r"}, "invalid_request", "invalid request: id: Field required"),
+    ("memory_forget", {"id": "no-such-memory", "reason": "r"}, "not_found", "memory no-such"),
+    ("memory_remember", {"content": "x"}, "unknown_tool", "unknown tool: memory_remember"),
+]
+
+
+async def lists_the_tools(open_session: Open) -> None:
+    async with open_session(None) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert set(tools) == TOOL_NAMES
+    assert tools["memory_store"].input_schema["required"] == ["content"]
+    assert tools["memory_search"].input_schema["required"] == ["query"]
+    assert tools["memory_forget"].input_schema["required"] == ["id", "reason"]
+    assert tools["memory_search"].annotations is not None
+    assert tools["memory_search"].annotations.read_only_hint is True
+    assert tools["memory_forget"].annotations is not None
+    assert tools["memory_forget"].annotations.destructive_hint is True
+
+
+async def round_trip(open_session: Open, daemon: Daemon, agent: str) -> None:
+    """store, search finds it, get, list, modify, forget: each visible in the database."""
+    async with open_session(agent) as session:
+        stored = ok(
+            await session.call_tool(
+                "memory_store",
+                {"content": f"The {agent} deploy key lives in the vault", "tags": ["ops"]},
+            )
+        )
+        memory_id = stored["id"]
+        assert stored["deduped"] is False and stored["tags"] == ["ops"]
+        row = daemon.memory(memory_id)
+        assert row is not None and row["agent_id"] == agent and row["tags"] == ["ops"]
+
+        found = ok(await session.call_tool("memory_search", {"query": "deploy key vault"}))
+        assert memory_id in [hit["id"] for hit in found["results"]]
+
+        got = ok(await session.call_tool("memory_get", {"id": memory_id}))
+        assert got["id"] == memory_id and got["content"] == row["content"]
+
+        page = ok(await session.call_tool("memory_list", {"limit": 50}))
+        assert memory_id in [memory["id"] for memory in page["memories"]]
+        assert page["stats"]["total"] >= 1
+
+        modified = ok(
+            await session.call_tool(
+                "memory_modify", {"id": memory_id, "reason": "more vital", "importance": 0.9}
+            )
+        )
+        assert modified["status"] == "updated" and modified["newVersion"] == 2
+        row = daemon.memory(memory_id)
+        assert row is not None and row["importance"] == 0.9 and row["version"] == 2
+
+        forgotten = ok(
+            await session.call_tool("memory_forget", {"id": memory_id, "reason": "rotated"})
+        )
+        assert forgotten["status"] == "deleted"
+        row = daemon.memory(memory_id)
+        assert row is not None and row["is_deleted"] is True
+
+        gone = refused(await session.call_tool("memory_get", {"id": memory_id}))
+        assert gone["code"] == "not_found"
+    events = daemon.history(memory_id)
+    assert [event for event, _, _ in events] == ["created", "modified", "deleted"]
+    assert {(who, kind) for _, who, kind in events} == {("mcp", "agent")}
+
+
+async def bad_arguments_write_nothing(open_session: Open, daemon: Daemon) -> None:
+    async with open_session(None) as session:
+        before = daemon.counts()
+        for tool, arguments, code, message in BAD_CALLS:
+            body = refused(await session.call_tool(tool, arguments))
+            assert body["code"] == code, (tool, arguments, body)
+            assert body["error"].startswith(message), (tool, arguments, body)
+        assert daemon.counts() == before
+        # The server is still there after every refusal.
+        assert ok(await session.call_tool("memory_list", {"limit": 1}))["memories"] is not None
+
+
+async def modify_and_forget_refusals_write_nothing(open_session: Open, daemon: Daemon) -> None:
+    async with open_session(None) as session:
+        memory_id = ok(await session.call_tool("memory_store", {"content": "critical: keep me"}))[
+            "id"
+        ]
+        before, row = daemon.counts(), daemon.memory(memory_id)
+        cases = [
+            ({"id": memory_id, "importance": 0.2}, "memory_modify", "reason_required"),
+            ({"id": memory_id, "reason": "r"}, "memory_modify", "empty_patch"),
+            ({"id": memory_id, "reason": "r", "importance": "x"}, "memory_modify", ""),
+            ({"id": memory_id, "reason": "r", "content": "new"}, "memory_modify", ""),
+            ({"id": memory_id}, "memory_forget", "reason_required"),
+            ({"id": memory_id, "reason": "r"}, "memory_forget", "pinned_requires_force"),
+        ]
+        codes = []
+        for arguments, tool, code in cases:
+            body = refused(await session.call_tool(tool, arguments))
+            codes.append(body["code"])
+            if code:
+                assert body["code"] == code, (tool, arguments, body)
+        assert "invalid_request" in codes and "episodic_content_immutable" in codes
+        assert daemon.counts() == before and daemon.memory(memory_id) == row
+
+
+async def agents_are_isolated(open_session: Open, daemon: Daemon) -> None:
+    """bob cannot read, find, list, change or forget alice's memory; agentId args are ignored."""
+    async with open_session("alice") as alice:
+        memory_id = ok(
+            await alice.call_tool("memory_store", {"content": "alice's secret recipe uses saffron"})
+        )["id"]
+    row = daemon.memory(memory_id)
+    assert row is not None and row["agent_id"] == "alice"
+    async with open_session("bob") as bob:
+        for tool, arguments in [
+            ("memory_get", {"id": memory_id}),
+            ("memory_modify", {"id": memory_id, "reason": "mine", "importance": 0.1}),
+            ("memory_forget", {"id": memory_id, "reason": "mine"}),
+        ]:
+            assert refused(await bob.call_tool(tool, arguments))["code"] == "not_found"
+        found = ok(await bob.call_tool("memory_search", {"query": "secret recipe saffron"}))
+        assert memory_id not in [hit["id"] for hit in found["results"]]
+        page = ok(await bob.call_tool("memory_list", {"limit": 1000}))
+        assert memory_id not in [memory["id"] for memory in page["memories"]]
+        smuggled = ok(
+            await bob.call_tool(
+                "memory_store", {"content": "bob tries alice's scope", "agentId": "alice"}
+            )
+        )
+    assert daemon.memory(memory_id) == row
+    smuggled_row = daemon.memory(smuggled["id"])
+    assert smuggled_row is not None and smuggled_row["agent_id"] == "bob"
+
+
+async def errors_match_http(open_session: Open, daemon: Daemon) -> None:
+    """The same bad input gets the same message and code from the HTTP route and the tool."""
+    with httpx.Client(base_url=daemon.url, timeout=10) as http:
+        memory_id = http.post("/api/memory/remember", json={"content": "parity"}).json()["id"]
+        pairs = [
+            (("POST", "/api/memory/remember", {"content": 5}), ("memory_store", {"content": 5})),
+            (
+                ("POST", "/api/memory/remember", {"content": "x", "importance": 2}),
+                ("memory_store", {"content": "x", "importance": 2}),
+            ),
+            (
+                ("POST", "/api/memory/recall", {"query": "x", "limit": 500}),
+                ("memory_search", {"query": "x", "limit": 500}),
+            ),
+            (("POST", "/api/memory/recall", {"query": " "}), ("memory_search", {"query": " "})),
+            (
+                ("PATCH", f"/api/memory/{memory_id}", {"importance": 0.3}),
+                ("memory_modify", {"id": memory_id, "importance": 0.3}),
+            ),
+            (
+                ("DELETE", "/api/memory/missing-id", {"reason": "r"}),
+                ("memory_forget", {"id": "missing-id", "reason": "r"}),
+            ),
+            (("GET", "/api/memories?limit=0", None), ("memory_list", {"limit": 0})),
+        ]
+        expected = []
+        for (method, path, body), _ in pairs:
+            answer = http.request(method, path, json=body)
+            assert answer.status_code >= 400
+            expected.append({"error": answer.json()["error"], "code": answer.json()["code"]})
+    async with open_session(None) as session:
+        for (_, (tool, arguments)), want in zip(pairs, expected, strict=True):
+            assert refused(await session.call_tool(tool, arguments)) == want
