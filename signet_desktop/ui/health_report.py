@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.api.views import service_status_json
-from signet_desktop.domain.events import Event, JobCompleted, JobDead, JobFailed
+from signet_desktop.domain.events import (
+    EmbeddingProgress,
+    Event,
+    JobCompleted,
+    JobDead,
+    JobFailed,
+    MemoriesEmbedded,
+    MemoryCreated,
+)
+from signet_desktop.embedding.tracker import COVERAGE_TTL_S
 from signet_desktop.service import diagnostics
 from signet_desktop.service.diagnostics import Check, Level
 from signet_desktop.service.facade import SignetService
@@ -132,6 +141,48 @@ def coverage_text(embedded: int, total: int) -> str:
     """`312 / 400 (78%)`; an empty store is fully covered."""
     ratio = 1.0 if total == 0 else embedded / total
     return f"{embedded:,} / {total:,} ({ratio:.0%})"
+
+
+class CoverageCount:
+    """The coverage bar's numbers: from readings, moved on by events between them.
+
+    `service.status()` caches coverage for COVERAGE_TTL_S, so a reading taken just after a
+    remember can be older than what the bus already said (`memory.created` adds one to the
+    total, `memory.embedded` its vectors, `embedding.progress` is a fresh count). For that
+    long after an event the event-derived numbers win; a reading after the window (the pane
+    asks for one) is the truth again, deletes and re-embeds included.
+    """
+
+    def __init__(self, window_s: float = COVERAGE_TTL_S) -> None:
+        self.window_s = window_s
+        self.generation: int | None = None
+        self.embedded = 0
+        self.total = 0
+        self._events_until = 0.0
+
+    def reading(self, facts: EmbeddingFacts, now: float) -> bool:
+        """Take a reading's numbers unless events moved them on meanwhile; True if taken."""
+        if now < self._events_until:
+            return False
+        self.generation, self.embedded, self.total = facts.generation, facts.embedded, facts.total
+        return True
+
+    def event(self, event: Event, now: float) -> bool:
+        """Fold one event in; True when the numbers changed."""
+        if isinstance(event, EmbeddingProgress):
+            self.generation, self.embedded, self.total = (
+                event.generation,
+                event.embedded,
+                event.total,
+            )
+        elif isinstance(event, MemoriesEmbedded) and event.generation == self.generation:
+            self.embedded = min(self.total, self.embedded + len(event.memory_ids))
+        elif isinstance(event, MemoryCreated) and self.generation is not None:
+            self.total += 1
+        else:
+            return False
+        self._events_until = now + self.window_s
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,10 @@
 
 A reading (`ui/health_report.py: read_health`) runs on a worker thread through the task runner;
 bus events schedule the next one (debounced, one in flight at a time), so the pane never polls
-and never blocks. `embedding.progress` moves the coverage bar straight from the event, and new
-log lines arrive through `ui/log_bridge.py` from the daemon's in-memory ring.
+and never blocks. `embedding.progress`, `memory.created` and `memory.embedded` move the coverage
+bar straight from the event (`health_report.py: CoverageCount`, since `service.status()` caches
+coverage for a few seconds), and new log lines arrive through `ui/log_bridge.py` from the
+daemon's in-memory ring.
 """
 
 from __future__ import annotations
@@ -35,12 +37,13 @@ from PySide6.QtWidgets import (
 )
 
 from signet_desktop.daemon.logring import LogLine, log_ring
-from signet_desktop.domain.events import EmbeddingProgress, Event, WorkerStateChanged
+from signet_desktop.domain.events import Event, WorkerStateChanged
 from signet_desktop.service.diagnostics import Check, Level
 from signet_desktop.service.pipeline import PipelineStatus
 from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.health_report import (
     LOG_LEVELS,
+    CoverageCount,
     EmbeddingFacts,
     HealthReport,
     LastRun,
@@ -58,6 +61,7 @@ REFRESH_ON = frozenset(
         "status.changed",
         "worker.state",
         "memory.created",
+        "memory.embedded",
         "memory.deleted",
         "memory.recovered",
         "job.completed",
@@ -66,6 +70,7 @@ REFRESH_ON = frozenset(
     }
 )
 DEFAULT_LOG_LEVEL = logging.INFO
+FOLLOW_UP_MARGIN_MS = 500
 MAX_CHECK_ROWS = 14
 MAX_WORKER_ROWS = 6
 _WORKER_COLUMNS = ("Worker", "State", "Last job", "Error")
@@ -372,6 +377,12 @@ class HealthPane(PaneWidget):
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(REFRESH_DEBOUNCE_MS)
         self._debounce.timeout.connect(self.refresh)
+        # One more reading once the status's coverage cache has caught up with the events.
+        self.coverage = CoverageCount()
+        self._follow_up = QTimer(self)
+        self._follow_up.setSingleShot(True)
+        self._follow_up.setInterval(int(self.coverage.window_s * 1000) + FOLLOW_UP_MARGIN_MS)
+        self._follow_up.timeout.connect(self._schedule)
         self.log_bridge = LogBridge(log_ring(), self)
         self._build()
         context.events.event_published.connect(self._on_event)
@@ -434,6 +445,7 @@ class HealthPane(PaneWidget):
 
     def shutdown(self) -> None:
         self._debounce.stop()
+        self._follow_up.stop()
         self.log_bridge.close()
         if self._connected:
             self._connected = False
@@ -463,6 +475,8 @@ class HealthPane(PaneWidget):
         self.checks.show_checks(report.checks)
         self.summary.setText(summary_text(report))
         self.embedding.show_facts(report.embedding)
+        if not self.coverage.reading(report.embedding, time.monotonic()):
+            self.embedding.set_coverage(self.coverage.embedded, self.coverage.total)
         self.workers.set_paused(report.paused, report.hosted)
         for worker in report.workers:
             self.workers.set_worker(worker.name, worker.state, worker.error)
@@ -492,9 +506,10 @@ class HealthPane(PaneWidget):
             self._stale = True
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, EmbeddingProgress):
-            self.embedding.set_coverage(event.embedded, event.total)
-        elif isinstance(event, WorkerStateChanged):
+        if self.coverage.event(event, time.monotonic()):
+            self.embedding.set_coverage(self.coverage.embedded, self.coverage.total)
+            self._follow_up.start()
+        if isinstance(event, WorkerStateChanged):
             self.workers.set_worker(event.worker, event.state, event.error)
         finished = last_run_of(event)
         if finished is not None:
