@@ -21,7 +21,8 @@ Reported per phase: tick gaps p50/p95/p99/max (ms), recalls answered and their l
 pane saw it (query asked -> rows on screen), vectors made; and, to tell causes apart, how many
 gaps > 16 ms ended within 20 ms of an answer reaching the screen (GUI-side work) and how long the
 GUI thread was runnable but waiting for a CPU (Linux schedstat: other threads and processes had
-the cores). Targets (phase 4): p99 <= 16 ms, max <= 50 ms. The gap includes the 5 ms period
+the cores), and the garbage collections over 16 ms (any thread's; a collection holds the GIL).
+Targets (phase 4): p99 <= 16 ms, max <= 50 ms. The gap includes the 5 ms period
 itself, so it overstates a stall by up to 5 ms.
 
 `--idle-workers` hosts the same workers (the daemon's `HostedWorkers` state machine) in QThreads
@@ -38,6 +39,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see bench/locomo.py
 
 import argparse
 import asyncio
+import gc
+import platform
 import sys
 import tempfile
 import time
@@ -49,6 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import PySide6
 import qasync
 from corpus import queries, sentences
 from PySide6.QtCore import Qt, QThread, QTimer
@@ -98,6 +102,27 @@ class Phase:
     cpu_wait_ms: float | None = None  # GUI thread runnable but not on a CPU (Linux schedstat)
     answers: list[float] = field(default_factory=list)  # when each answer reached the screen
     stall_ends: list[float] = field(default_factory=list)  # tick times ending a gap > 16 ms
+    gc_pauses: list[float] = field(default_factory=list)  # collections > 16 ms (any thread)
+
+
+class GcClock:
+    """Times every garbage collection: one holds the GIL, so it stalls every Python thread."""
+
+    def __init__(self) -> None:
+        self.phase: Phase | None = None
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, stage: str, info: dict[str, int]) -> None:
+        if stage == "start":
+            self._started = time.perf_counter()
+            return
+        took = (time.perf_counter() - self._started) * 1000
+        if self.phase is not None and took > 16:
+            self.phase.gc_pauses.append(took)
+
+    def close(self) -> None:
+        gc.callbacks.remove(self._callback)
 
 
 def run_delay_ms() -> float | None:
@@ -166,6 +191,7 @@ class Bench:
         self.phase: Phase | None = None
         self.phases: list[Phase] = []
         self.embedded = 0  # from embedding.progress events
+        self.gc_clock = GcClock()
         self._last_tick = 0.0
         self._asked = 0.0
         self._texts = queries(5000)
@@ -212,7 +238,7 @@ class Bench:
         phase = Phase(name)
         before = await asyncio.to_thread(self._coverage)
         self._last_tick = 0.0
-        self.phase = phase
+        self.phase = self.gc_clock.phase = phase
         waited = run_delay_ms()
         if typing:
             self.typist.start()
@@ -223,7 +249,7 @@ class Bench:
                 break
         self.typist.stop()
         await self.pane.context.tasks.wait_idle()
-        self.phase = None
+        self.phase = self.gc_clock.phase = None
         after = run_delay_ms()
         if waited is not None and after is not None:
             phase.cpu_wait_ms = after - waited
@@ -253,11 +279,12 @@ def report(phases: list[Phase], args: argparse.Namespace, setup: dict[str, float
     where = "IdlePriority QThreads" if args.idle_workers else "QThreads (QtWorkerHost)"
     print(f"\n{args.memories:,} memories without vectors; native MiniLM; workers in {where}; "
           f"a query every {args.query_ms} ms; heartbeat {HEARTBEAT_MS} ms; "
-          f"load average at start {setup['load']:.2f}\n")  # fmt: skip
+          f"load average at start {setup['load']:.2f}; PySide6 {PySide6.__version__}, "
+          f"Python {platform.python_version()}\n")  # fmt: skip
     print("| phase | seconds | ticks | gap p50 ms | p95 | p99 | max | gaps > 16 ms | gaps > 50 ms "
-          "| stalls at an answer | GUI thread waiting for a CPU, ms/s | recalls | recall p50 ms "
-          "| p95 | vectors made |")  # fmt: skip
-    print("| --- |" + " ---: |" * 14)
+          "| stalls at an answer | GUI thread waiting for a CPU, ms/s | gc pauses > 16 ms (max) "
+          "| recalls | recall p50 ms | p95 | vectors made |")  # fmt: skip
+    print("| --- |" + " ---: |" * 15)
     for p in phases:
         g = p.gaps or [0.0]
         r = p.recall_ms or [0.0]
@@ -267,9 +294,11 @@ def report(phases: list[Phase], args: argparse.Namespace, setup: dict[str, float
                   if p.recall_ms else "0 | - | -")  # fmt: skip
         at_answer = sum(any(0 <= end - a <= 0.02 for a in p.answers) for end in p.stall_ends)
         wait = "-" if p.cpu_wait_ms is None else f"{p.cpu_wait_ms / p.seconds:.0f}"
+        pauses = f"{len(p.gc_pauses)} ({max(p.gc_pauses):.0f})" if p.gc_pauses else "0"
         print(f"| {p.name} | {p.seconds:.1f} | {len(p.gaps)} | {percentile(g, 50):.1f} "
               f"| {percentile(g, 95):.1f} | {percentile(g, 99):.1f} | {max(g):.1f} | {over16} "
-              f"| {over50} | {at_answer} | {wait} | {recall} | {p.vectors:,} |")  # fmt: skip
+              f"| {over50} | {at_answer} | {wait} | {pauses} | {recall} "
+              f"| {p.vectors:,} |")  # fmt: skip
     last = phases[-1]
     rate = last.vectors / last.seconds if last.seconds else 0.0
     print(f"\nsetup: fill {setup['fill']:.1f} s; model load {setup['load_model']:.1f} s; "
