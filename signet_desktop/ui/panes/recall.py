@@ -150,6 +150,7 @@ class RecallPane(PaneWidget):
         self.explanation.map_button.clicked.connect(self.show_selected_on_map)
         self.map_all_button.clicked.connect(self.show_all_on_map)
         self.context.events.event_published.connect(self._event)
+        self._listening = True
 
     def _build(self) -> None:
         self.query_box = QLineEdit()
@@ -226,7 +227,9 @@ class RecallPane(PaneWidget):
     def shutdown(self) -> None:
         self._refresh.stop()
         self._seq += 1  # whatever is still in flight is now stale
-        self.context.events.event_published.disconnect(self._event)
+        if self._listening:
+            self.context.events.event_published.disconnect(self._event)
+            self._listening = False
 
     # -- running a query --------------------------------------------------------------------
 
