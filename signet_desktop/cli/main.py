@@ -8,13 +8,24 @@ reaches the user for any of them.
 
 from __future__ import annotations
 
+import sys
+
+if sys.argv[1:2] == ["hook"]:  # `signet hook` runs before the imports below: it stays light
+    from signet_desktop.cli.hook import dispatch_early
+
+    dispatch_early(sys.argv)
+
 import argparse
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 
-from signet_desktop.cli import embed_commands, memory_commands, status_commands
+from signet_desktop.cli import (
+    embed_commands,
+    hook,
+    memory_commands,
+    status_commands,
+)
 from signet_desktop.cli.context import (
     CliContext,
     CliUsageError,
@@ -28,6 +39,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     memory_commands.register,
     status_commands.register,
     embed_commands.register,
+    hook.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
