@@ -301,7 +301,9 @@ def report(phases: list[Phase], args: argparse.Namespace, setup: dict[str, float
               f"| {p.vectors:,} |")  # fmt: skip
     last = phases[-1]
     rate = last.vectors / last.seconds if last.seconds else 0.0
+    frozen = "gc.freeze() after start-up" if args.gc_freeze else "no gc.freeze()"
     print(f"\nsetup: fill {setup['fill']:.1f} s; model load {setup['load_model']:.1f} s; "
+          f"{setup['objects']:,.0f} gc-tracked objects at start, {frozen}; "
           f"backfill during phase 4: {rate:.0f} vectors/s")  # fmt: skip
     g = last.gaps or [0.0]
     p99, worst = percentile(g, 99), max(g)
@@ -317,6 +319,11 @@ def main() -> None:
     parser.add_argument("--query-ms", type=int, default=200)
     parser.add_argument(
         "--idle-workers", action="store_true", help="host the workers in IdlePriority QThreads"
+    )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="gc.freeze() once the service and the pane are built (what app start-up could do)",
     )
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -341,6 +348,9 @@ def main() -> None:
         host = worker_host(service, args.idle_workers)
         service.pipeline.attach(host)
         bench = Bench(service, pane, args.query_ms)
+        setup["objects"] = len(gc.get_objects())
+        if args.gc_freeze:
+            gc.freeze()  # start-up objects leave the generations a full collection walks
         try:
             loop.run_until_complete(scenario(bench, host, args))
         finally:
