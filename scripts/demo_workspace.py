@@ -6,7 +6,8 @@
 A few hundred memories a team of developers' agents would have stored over two months:
 infrastructure facts, who owns what, decisions, incidents, conventions and preferences, each
 with who / project / tags / importance / type / source, then a history on top (tag and
-importance edits by the user, pins, a forget and a forget-then-recover). Vectors come from
+importance edits by the user, pins, a forget and a forget-then-recover) and the transcripts of
+the busiest harness sessions the memories came from. Vectors come from
 the real native embedder (all-MiniLM-L6-v2 on onnxruntime, a few seconds for 300 memories)
 unless `--embedder hash|none` is asked for.
 """
@@ -33,6 +34,7 @@ AGENT = "default"
 SEED = 20261201
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 DAYS = 60
+SESSION_DAYS = 4
 USER = Actor(changed_by="you", actor_type="user")
 HARNESSES = (
     Actor(changed_by="claude-code", actor_type="hook"),
@@ -225,6 +227,11 @@ def drafts(count: int, rng: random.Random) -> list[Draft]:
     return fixed + list(sessions(rng, extra))
 
 
+def session_day(stamp: datetime) -> datetime:
+    """Sessions run a few days each, so a session holds a handful of memories."""
+    return stamp - timedelta(days=stamp.toordinal() % SESSION_DAYS)
+
+
 def requests(items: list[Draft], rng: random.Random) -> list[RememberRequest]:
     """Spread over the last DAYS days, oldest first, from a few harness sessions."""
     stamps = sorted(NOW - timedelta(minutes=rng.randrange(DAYS * 24 * 60)) for _ in items)
@@ -244,7 +251,7 @@ def requests(items: list[Draft], rng: random.Random) -> list[RememberRequest]:
                 who=item.who,
                 project=item.project,
                 source_type=harness,
-                session_id=f"{harness}-{stamp:%Y%m%d}-{rng.randrange(3)}",
+                session_id=f"{harness}-{session_day(stamp):%Y%m%d}",
                 created_at=stamp.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
             )
         )
@@ -300,6 +307,45 @@ class Demo:
     root: Path
 
 
+SESSIONS_PER_HARNESS = 3
+REPLIES = (
+    "Got it. I'll keep that in mind for {project}.",
+    "Noted. That matches what I see in the repository.",
+    "Thanks, I've saved that as a memory so the next session knows it too.",
+    "Understood. I'll check this before touching {project} again.",
+)
+
+
+def transcripts(service: SignetService, batch: list[RememberRequest]) -> int:
+    """The harness sessions the memories came from, as retained transcripts (if supported)."""
+    capture = getattr(getattr(service, "transcripts", None), "capture", None)
+    if capture is None:  # a build without the transcripts capability
+        return 0
+    from signet_desktop.domain.sessions import Turn
+
+    by_session: dict[str, list[RememberRequest]] = {}
+    for request in batch:
+        if request.session_id:
+            by_session.setdefault(request.session_id, []).append(request)
+    ranked = sorted(by_session.items(), key=lambda item: -len(item[1]))
+    busiest = [
+        item
+        for harness in ("claude-code", "codex", "opencode")
+        for item in [i for i in ranked if i[0].startswith(harness)][:SESSIONS_PER_HARNESS]
+    ]
+    for session, requests_of in busiest:
+        turns = []
+        for n, request in enumerate(requests_of):
+            reply = REPLIES[n % len(REPLIES)].format(project=request.project or "the project")
+            stamp = request.created_at
+            turns.append(Turn(f"{session}-u{n}", "user", request.content, stamp))
+            turns.append(Turn(f"{session}-a{n}", "assistant", reply, stamp))
+        harness = requests_of[0].source_type or "claude-code"
+        project = next((r.project for r in requests_of if r.project), None)
+        capture(AGENT, session, harness, turns, project=project, complete=True)
+    return len(busiest)
+
+
 def build(root: Path, *, count: int = 300, embedder: str = "native") -> Demo:
     """Create the workspace at `root` and fill it through the facade."""
     paths = WorkspacePaths.for_root(root)
@@ -322,6 +368,7 @@ def build(root: Path, *, count: int = 300, embedder: str = "native") -> Demo:
         ):
             ids[request.content] = outcome.memory.id
     history(service, ids, rng)
+    transcripts(service, batch)
     return Demo(service, ids, root)
 
 

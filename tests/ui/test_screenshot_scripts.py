@@ -37,6 +37,8 @@ def test_demo_workspace_has_topics_people_and_a_history(tmp_path: Path) -> None:
             "deleted",
             "recovered",
         ]
+        retained = list((demo.root / "memory").glob("*/transcripts/transcript.jsonl"))
+        assert retained and all(path.stat().st_size > 0 for path in retained)
         coverage = service.embeddings.status().coverage
         assert coverage is not None and coverage.embedded == coverage.total
     finally:
