@@ -305,6 +305,7 @@ class Demo:
     service: SignetService
     ids: dict[str, str]
     root: Path
+    sessions: tuple[str, ...] = ()  # retained transcripts, busiest first per harness
 
 
 SESSIONS_PER_HARNESS = 3
@@ -316,11 +317,11 @@ REPLIES = (
 )
 
 
-def transcripts(service: SignetService, batch: list[RememberRequest]) -> int:
+def transcripts(service: SignetService, batch: list[RememberRequest]) -> tuple[str, ...]:
     """The harness sessions the memories came from, as retained transcripts (if supported)."""
     capture = getattr(getattr(service, "transcripts", None), "capture", None)
     if capture is None:  # a build without the transcripts capability
-        return 0
+        return ()
     from signet_desktop.domain.sessions import Turn
 
     by_session: dict[str, list[RememberRequest]] = {}
@@ -343,7 +344,7 @@ def transcripts(service: SignetService, batch: list[RememberRequest]) -> int:
         harness = requests_of[0].source_type or "claude-code"
         project = next((r.project for r in requests_of if r.project), None)
         capture(AGENT, session, harness, turns, project=project, complete=True)
-    return len(busiest)
+    return tuple(session for session, _ in busiest)
 
 
 def build(root: Path, *, count: int = 300, embedder: str = "native") -> Demo:
@@ -368,8 +369,8 @@ def build(root: Path, *, count: int = 300, embedder: str = "native") -> Demo:
         ):
             ids[request.content] = outcome.memory.id
     history(service, ids, rng)
-    transcripts(service, batch)
-    return Demo(service, ids, root)
+    sessions = transcripts(service, batch)
+    return Demo(service, ids, root, sessions)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -62,6 +62,7 @@ def reveals(demo: Demo) -> dict[str, dict[str, Any]]:
         "recall": {"query": QUERY},
         "memories": {"memory_id": detail},
         "map": {"highlight": [detail]},
+        "transcripts": {"session_key": demo.sessions[0]} if demo.sessions else {},
     }
 
 
