@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from signet_desktop.config.sections import HooksConfig
+from signet_desktop.domain import remember as checks
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.memory import Actor, Memory
@@ -132,6 +133,7 @@ class HookService:
         scope.check_agent_id(ctx.agent_id)
         harness = normalize_harness(ctx.harness)
         runtime_path = check_runtime_path(ctx.runtime_path)
+        project = checks.check_text_field("project", ctx.project)
         if ctx.session_key is None:
             return None
         key = scope.check_session_key(ctx.session_key)
@@ -150,7 +152,7 @@ class HookService:
                     code="runtime_path_conflict",
                 )
             return hook_sessions.touch_session(
-                conn, ctx.agent_id, key, harness, ctx.project, runtime_path
+                conn, ctx.agent_id, key, harness, project, runtime_path
             )
 
     def set_bypass(self, ctx: HookContext, bypassed: bool) -> HookSession:

@@ -3,7 +3,7 @@
 A harness that never sent session-end (killed, closed laptop, no SessionEnd hook) leaves its
 row open; once nothing was captured for `idle_ttl_s` the row is complete, the spec's TTL
 path, so Dreaming can read it. A later capture of the same session still appends its new
-turns. No job queue: one cheap UPDATE per interval.
+turns. No job queue: one cheap statement per interval.
 """
 
 from __future__ import annotations

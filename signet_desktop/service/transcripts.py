@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from signet_desktop.domain import remember as checks
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.domain.events import DiscardEvents, EventSink, TranscriptCaptured
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 MAX_LIST_LIMIT = 200
 MAX_SEARCH_LIMIT = 20
+MAX_OFFSET = 10_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,7 @@ class TranscriptService:
         scope.check_agent_id(agent_id)
         key = _require_session(session_key)
         harness = normalize_harness(harness)
+        project = checks.check_text_field("project", project)
         with self._lock:
             canonical = CanonicalFile(self._root, harness)
             self._reconcile(canonical)
@@ -292,15 +295,17 @@ class TranscriptService:
         offset: int = 0,
     ) -> rows.TranscriptListing:
         scope.check_agent_id(agent_id)
-        if not 1 <= limit <= MAX_LIST_LIMIT or offset < 0:
-            raise InvalidInput(f"limit must be 1..{MAX_LIST_LIMIT}", code="bad_paging")
+        if not 1 <= limit <= MAX_LIST_LIMIT or not 0 <= offset <= MAX_OFFSET:
+            raise InvalidInput(
+                f"limit must be 1..{MAX_LIST_LIMIT} and offset 0..{MAX_OFFSET}", code="bad_paging"
+            )
         if status not in (None, "open", "completed", "imported"):
             raise InvalidInput("status must be open, completed or imported", code="bad_status")
         return rows.list_transcripts(
             self._db.reader(),
             agent_id,
             harness=None if harness is None else normalize_harness(harness),
-            project=project,
+            project=checks.check_text_field("project", project),
             status=status,
             limit=limit,
             offset=offset,
@@ -323,6 +328,7 @@ class TranscriptService:
         if match is None:
             return []
         key = None if session_key is None else _require_session(session_key)
+        project = checks.check_text_field("project", project)
         return rows.search_transcripts(
             self._db.reader(), agent_id, match, session_key=key, project=project, limit=limit
         )

@@ -47,7 +47,8 @@ def test_read_status_over_the_real_facade(service: SignetService) -> None:
     assert view.memory_count == 1
     assert view.database_ok and view.embedder == "none"
     assert view.vector.startswith("sqlite-vec v")
-    assert not view.paused and view.workers == ()
+    # The transcript TTL sweep is always declared; nothing hosts it in this test.
+    assert not view.paused and view.workers == (WorkerFact("transcript-ttl", "pending"),)
     service.pipeline.pause()
     assert read_status(service).paused
 

@@ -99,8 +99,8 @@ def test_resync_vec_restores_dropped_mirror_rows(
     code, out, _ = daemon.cli(capsys, "embed", "audit")
     assert generation_row(out)[-2:] == ["1/3", "0"]
     assert "hint: the vec0 mirror is out of step (2 vectors missing): " in out
-    # Recall still answers (keyword channel); the dropped vector is invisible to KNN.
-    assert semantic_evidence(daemon, capsys, "billing invoices postgres", billing) is None
+    # Recall searches the canonical vectors in memory, not the mirror: it still finds it.
+    assert semantic_evidence(daemon, capsys, "billing invoices postgres", billing) is not None
 
     code, out, err = daemon.cli(capsys, "repair", "resync-vec", "--dry-run")
     assert (code, err) == (0, "")

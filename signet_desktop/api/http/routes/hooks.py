@@ -61,6 +61,7 @@ router = APIRouter(tags=["hooks"], route_class=JsonBodyRoute)
 
 SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 HOOK_RECALL_LIMIT = 10
+MAX_OFFSET = 10_000_000
 
 
 def _context(request: Request, body: HookBody) -> HookContext:
@@ -271,7 +272,7 @@ async def sessions_list(
     project: str | None = None,
     status: str | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> JSONResponse:
     transcripts = get_service(request).transcripts
     listing = await off_loop(
