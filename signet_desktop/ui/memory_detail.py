@@ -160,6 +160,7 @@ class MemoryDetail(QWidget):
         )
         self.forget_button = self._button("Forget…", "forgetButton", self._ask_forget)
         self.recover_button = self._button("Recover…", "recoverButton", self._ask_recover)
+        self.session_button = self._button("Open session", "openSessionButton", self.open_session)
         buttons = QHBoxLayout()
         for button in (
             self.pin_button,
@@ -167,6 +168,7 @@ class MemoryDetail(QWidget):
             self.importance_button,
             self.forget_button,
             self.recover_button,
+            self.session_button,
         ):
             buttons.addWidget(button)
         buttons.addStretch(1)
@@ -274,6 +276,8 @@ class MemoryDetail(QWidget):
             button.setVisible(live)
         self.forget_button.setVisible(live)
         self.recover_button.setVisible(not live)
+        self.session_button.setVisible(bool(memory.session_id))
+        self.session_button.setToolTip(f"Read the transcript of session {memory.session_id}")
         self.memory_shown.emit(memory)
 
     def _fit_content(self, text: str) -> None:
@@ -358,6 +362,11 @@ class MemoryDetail(QWidget):
                 self._reload()
 
         self._context.tasks.call(call, failed=refused)
+
+    def open_session(self) -> None:
+        """The Transcripts pane, showing the session this memory came from."""
+        if self._memory is not None and self._memory.session_id:
+            self._context.navigator.show_pane("transcripts", session_key=self._memory.session_id)
 
     def _ask_tags(self) -> None:
         if self._memory is not None:
