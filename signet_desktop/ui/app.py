@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 import os
 import sys
@@ -231,6 +232,11 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
     instance.focus_requested.connect(shell.show_window)
     instance.listen()  # we hold the workspace lock: a stale socket file is ours to remove
     shell.show()
+    # Start-up made ~64k long-lived objects (modules, Qt wrappers, the model's session); a full
+    # collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py). Frozen,
+    # later collections only walk what came after.
+    gc.collect()
+    gc.freeze()
     try:
         result: int = loop.run_until_complete(
             serve_with_signals(runtime.serve, runtime.request_stop)

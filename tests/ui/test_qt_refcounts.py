@@ -37,6 +37,17 @@ def test_connect_and_disconnect_keep_the_refcount_of_true(qapp: object) -> None:
     assert sys.getrefcount(True) - before > -ROUNDS // 2
 
 
+def test_emitting_keeps_the_refcounts_of_true_and_none(qapp: object) -> None:
+    """6.12.0 also lost a reference on every Python-side emit (none_dealloc in the bench)."""
+    emitter = _Emitter()
+    emitter.fired.connect(lambda: None)
+    before = sys.getrefcount(True), sys.getrefcount(None)
+    for _ in range(ROUNDS):
+        emitter.fired.emit()
+    after = sys.getrefcount(True), sys.getrefcount(None)
+    assert all(a - b > -ROUNDS // 2 for a, b in zip(after, before, strict=True))
+
+
 def test_background_calls_keep_the_refcount_of_true(qt_loop: asyncio.AbstractEventLoop) -> None:
     tasks = TaskRunner()
     results: list[int] = []
