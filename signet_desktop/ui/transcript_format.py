@@ -1,0 +1,167 @@
+"""How a session reads in the Transcripts pane: list rows, the turn HTML and search excerpts.
+
+Plain functions of domain values (no Qt): the pane calls them on its worker thread, so a
+2,000-turn session is laid out as HTML off the GUI thread and the view only sets it.
+Colours come in as a `Theme`, so light and dark read alike.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from signet_desktop.domain.sessions import SessionTranscript, Turn
+from signet_desktop.ui.hit_format import relative_date
+from signet_desktop.ui.memory_format import local_time
+from signet_desktop.ui.style import Theme
+
+ROLE_NAMES = {"user": "User", "assistant": "Assistant"}
+STATUS_LABELS = {"open": "open", "completed": "completed", "imported": "imported"}
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_MARK = re.compile(r"\[([^\[\]\n]*)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    """What one row of the sessions list shows, computed when its page arrives."""
+
+    session_key: str
+    title: str  # the project, or "no project"
+    when: str  # "5 minutes ago"
+    meta: str  # "claude-code · 42 turns"
+    status: str  # open | completed | imported
+    tooltip: str
+
+
+def session_rows(
+    sessions: Sequence[SessionTranscript], now: datetime | None = None
+) -> list[SessionRow]:
+    return [session_row(session, now) for session in sessions]
+
+
+def session_row(session: SessionTranscript, now: datetime | None = None) -> SessionRow:
+    turns = f"{session.turn_count:,} {'turn' if session.turn_count == 1 else 'turns'}"
+    harness = session.harness or "unknown harness"
+    tooltip = "\n".join(
+        (
+            f"session {session.session_key}",
+            f"started {local_time(session.created_at)}",
+            f"updated {local_time(session.updated_at)}",
+            f"completed {local_time(session.completed_at)}" if session.completed_at else "open",
+        )
+    )
+    return SessionRow(
+        session_key=session.session_key,
+        title=session.project or "no project",
+        when=relative_date(session.updated_at, now),
+        meta=f"{harness} · {turns}",
+        status=session.status,
+        tooltip=tooltip,
+    )
+
+
+def header_line(session: SessionTranscript) -> str:
+    """`claude-code · completed · 42 turns · started 2026-11-28 10:02` (the project is the
+    view's title)."""
+    parts = [session.harness or "unknown harness"]
+    parts.append(STATUS_LABELS.get(session.status, session.status))
+    parts.append(f"{session.turn_count:,} {'turn' if session.turn_count == 1 else 'turns'}")
+    parts.append(f"started {local_time(session.created_at)}")
+    if session.completed_at:
+        parts.append(f"ended {local_time(session.completed_at)}")
+    else:
+        parts.append(f"last turn {local_time(session.updated_at)}")
+    return " · ".join(parts)
+
+
+def count_text(total: int, filtered: bool) -> str:
+    if filtered:
+        return f"{total:,} match" if total else "No session matches these filters"
+    return f"{total:,} {'session' if total == 1 else 'sessions'}"
+
+
+# -- the transcript as HTML --------------------------------------------------------------
+
+
+def transcript_html(turns: Sequence[Turn], theme: Theme) -> str:
+    """Every turn in order: a role label and time above the text, user turns tinted."""
+    if not turns:
+        return (
+            f'<p style="color:{theme.muted}">No turns retained for this session yet — they '
+            "appear as the harness reports them.</p>"
+        )
+    return "".join(turn_html(number, turn, theme) for number, turn in enumerate(turns, 1))
+
+
+def turn_html(number: int, turn: Turn, theme: Theme) -> str:
+    user = turn.role == "user"
+    name = ROLE_NAMES.get(turn.role, turn.role.capitalize() or "Turn")
+    colour = theme.accent if user else theme.ok
+    background = theme.selection if user else theme.surface
+    when = local_time(turn.timestamp) if turn.timestamp else ""
+    stamp = f"&nbsp;&nbsp;<span style='color:{theme.muted}'>{html.escape(when)}</span>"
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="10" '
+        f'style="margin-bottom:8px; background-color:{background}; '
+        f'border-left: 3px solid {colour}"><tr><td>'
+        f'<p style="margin:0 0 4px 0"><span style="color:{colour}; font-weight:600">'
+        f"{html.escape(name)}</span>{stamp if when else ''}"
+        f"<span style='color:{theme.muted}'>&nbsp;&nbsp;#{number}</span></p>"
+        f"{body_html(turn.text, theme)}</td></tr></table>"
+    )
+
+
+def body_html(text: str, theme: Theme) -> str:
+    """Paragraphs for prose, `<pre>` for fenced code; everything escaped."""
+    parts: list[str] = []
+    last = 0
+    for fence in _FENCE.finditer(text):
+        parts.append(_prose(text[last : fence.start()]))
+        code = html.escape(fence.group(1).rstrip("\n"))
+        parts.append(
+            f'<pre style="margin:6px 0; background-color:{theme.window}; '
+            f'font-family:monospace">{code}</pre>'
+        )
+        last = fence.end()
+    parts.append(_prose(text[last:]))
+    return "".join(parts)
+
+
+def _prose(text: str) -> str:
+    blocks = [block.strip("\n") for block in re.split(r"\n\s*\n", text)]
+    return "".join(
+        '<p style="margin:0 0 6px 0">' + html.escape(block).replace("\n", "<br>") + "</p>"
+        for block in blocks
+        if block.strip()
+    )
+
+
+# -- global search -----------------------------------------------------------------------
+
+
+def highlight_colour(theme: Theme) -> str:
+    """A match's background: the warning colour over the surface, strong enough in dark."""
+    return blend(theme.warn, theme.surface, 0.35)
+
+
+def blend(top: str, bottom: str, alpha: float) -> str:
+    """`#rrggbb` of `top` at `alpha` over `bottom`."""
+    a, b = (tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in (top, bottom))
+    return "#" + "".join(
+        f"{round(x * alpha + y * (1 - alpha)):02x}" for x, y in zip(a, b, strict=True)
+    )
+
+
+def excerpt_html(excerpt: str, theme: Theme) -> str:
+    """A search excerpt with its `[match]` marks as highlighted, escaped text."""
+    escaped = html.escape(" ".join(excerpt.split()), quote=False)
+    return _MARK.sub(
+        lambda m: (
+            f'<span style="background-color:{highlight_colour(theme)}; color:{theme.text}; '
+            f'font-weight:600">{m.group(1)}</span>'
+        ),
+        escaped,
+    )
