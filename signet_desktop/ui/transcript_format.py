@@ -63,17 +63,25 @@ def session_row(session: SessionTranscript, now: datetime | None = None) -> Sess
     )
 
 
-def header_line(session: SessionTranscript) -> str:
-    """`claude-code · completed · 42 turns · started 2026-11-28 10:02` (the project is the
-    view's title)."""
+def header_line(session: SessionTranscript, turns: Sequence[Turn] = ()) -> str:
+    """`claude-code · completed · 42 turns · 2026-11-28 10:02 → 11:40 · captured …` (the
+    project is the view's title). The span is the turns' own times when they carry them; the
+    row's times are when Signet captured the session (an import captures late)."""
     parts = [session.harness or "unknown harness"]
     parts.append(STATUS_LABELS.get(session.status, session.status))
     parts.append(f"{session.turn_count:,} {'turn' if session.turn_count == 1 else 'turns'}")
-    parts.append(f"started {local_time(session.created_at)}")
-    if session.completed_at:
-        parts.append(f"ended {local_time(session.completed_at)}")
+    stamps = [local_time(t.timestamp) for t in turns if t.timestamp]
+    if stamps:
+        first, last = stamps[0], stamps[-1]
+        same_day = first[:10] == last[:10]
+        parts.append(first if first == last else f"{first} → {last[11:] if same_day else last}")
+        parts.append(f"captured {local_time(session.updated_at)}")
     else:
-        parts.append(f"last turn {local_time(session.updated_at)}")
+        parts.append(f"started {local_time(session.created_at)}")
+        if session.completed_at:
+            parts.append(f"ended {local_time(session.completed_at)}")
+        else:
+            parts.append(f"last turn {local_time(session.updated_at)}")
     return " · ".join(parts)
 
 

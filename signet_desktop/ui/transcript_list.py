@@ -233,6 +233,14 @@ class SessionDelegate(QStyledItemDelegate):
         meta_width = rect.width() - badge_width - 8
         meta = metrics.elidedText(row.meta, Qt.TextElideMode.ElideRight, meta_width)
         painter.drawText(QRect(rect.left(), y, meta_width, height), 0, meta)
+        # the key tells apart sessions of one project; it gets what room is left
+        left = rect.left() + metrics.horizontalAdvance(meta)
+        room = rect.left() + meta_width - left
+        key = metrics.elidedText(f" · {row.session_key}", Qt.TextElideMode.ElideMiddle, room)
+        if meta == row.meta and room > metrics.averageCharWidth() * 8:
+            muted.setAlphaF(0.45)
+            painter.setPen(muted)
+            painter.drawText(QRect(left, y, room, height), 0, key)
         painter.restore()
 
     @staticmethod

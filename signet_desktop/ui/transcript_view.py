@@ -214,7 +214,9 @@ class TranscriptView(QWidget):
         place = bar.value()
         self._session, self._turns = loaded.session, loaded.turns
         self.title.setText(loaded.session.project or "no project")
-        self.meta.setText(f"{header_line(loaded.session)}\nsession {loaded.session.session_key}")
+        self.meta.setText(
+            f"{header_line(loaded.session, loaded.turns)}\nsession {loaded.session.session_key}"
+        )
         self.reader.setHtml(loaded.html)
         self._stack.setCurrentIndex(1)
         if keep_place:

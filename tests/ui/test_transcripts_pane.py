@@ -73,7 +73,8 @@ def test_no_sessions_shows_how_they_arrive_and_the_first_capture_arrives_by_even
     pane = open_pane(qtbot, pane_context, qt_loop)
     assert pane.stack.currentWidget() is pane.empty
     hint = pane.empty.hint_label.text()
-    assert "/api/hooks/claude-code/session-start" in hint
+    assert "signet install claude-code" in hint
+    assert "/api/hooks/claude-code/" in hint
     assert "/api/hooks/session-start" in hint
     assert pane_context.url in hint
 
@@ -149,6 +150,7 @@ def test_reading_a_session_shows_its_turns_in_order_with_roles_and_times(
     assert "2026-11-30" in text  # a turn's time
     assert view.title.text() == "billing"
     assert "claude-code · completed · 4 turns" in view.meta.text()
+    assert "→" in view.meta.text() and "captured" in view.meta.text()  # the turns' own span
     assert "session cc-billing" in view.meta.text()
 
 

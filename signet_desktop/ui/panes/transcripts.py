@@ -52,10 +52,10 @@ STATUS_CHOICES = (("Any status", None), ("Open", "open"), ("Completed", "complet
                   ("Imported", "imported"))  # fmt: skip
 EMPTY_TITLE = "No sessions yet"
 EMPTY_HINT = (
-    "Sessions arrive when an agent's hooks reach the daemon{url}. Point Claude Code's HTTP "
-    "hooks at /api/hooks/claude-code/session-start, …/user-prompt-submit, …/pre-compact and "
-    "…/session-end, or have any harness POST to /api/hooks/session-start and "
-    "/api/hooks/session-end. Each captured turn shows up here as it happens."
+    "Sessions arrive when an agent's hooks reach the daemon{url}. Connect one from a terminal "
+    "with  signet install claude-code  (or codex, opencode); any other harness can POST to "
+    "/api/hooks/session-start and /api/hooks/session-end, and Claude Code's HTTP hooks can "
+    "call /api/hooks/claude-code/* directly. Each captured turn shows up here as it happens."
 )
 
 
