@@ -23,6 +23,7 @@ from importlib import metadata
 from signet_desktop.cli import (
     embed_commands,
     hook,
+    install_commands,
     memory_commands,
     status_commands,
 )
@@ -40,6 +41,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     status_commands.register,
     embed_commands.register,
     hook.register,
+    install_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).

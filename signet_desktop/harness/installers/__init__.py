@@ -1,0 +1,1 @@
+"""Installers that connect a harness to Signet: one module per harness over `files.py`."""

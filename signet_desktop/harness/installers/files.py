@@ -1,0 +1,223 @@
+"""What every installer shares: planned file changes, diffs, backups and atomic writes.
+
+An installer never writes while it decides: it reads the harness's files, builds a `Plan` of
+`FileChange`s (whole new texts), and `apply` then backs each existing file up
+(`<name>.signet-backup-<UTC stamp>`) and replaces it atomically (temp file in the same
+directory, same mode, `os.replace`). `--dry-run` prints `diff(plan)` instead. A file that does
+not parse raises `ConfigFileError` with its path and the parser's message; nothing is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BACKUP_SUFFIX = ".signet-backup-"
+NEW_FILE_MODE = 0o600
+
+
+class ConfigFileError(Exception):
+    """A harness config file that cannot be read or parsed; it is left as it is."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class ManualEditRequired(Exception):
+    """The change cannot be made safely by a program; the message says what to do by hand."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file's text before and after (None: absent / to be removed)."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    mode: int | None = None  # for a new file (default owner-only)
+    backup: bool = True  # False for files that are wholly ours (the OpenCode plugin)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What one install or uninstall would do: file changes plus notes for the user."""
+
+    harness: str
+    changes: tuple[FileChange, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def pending(self) -> tuple[FileChange, ...]:
+        return tuple(change for change in self.changes if change.changed)
+
+
+@dataclass(frozen=True, slots=True)
+class Locations:
+    """Where the harnesses keep their files, from HOME and the harnesses' own variables."""
+
+    home: Path
+    env: Mapping[str, str]
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Locations:
+        home = env.get("HOME", "").strip()
+        return cls(Path(home) if home else Path.home(), env)
+
+    def _dir(self, name: str, default: Path) -> Path:
+        value = self.env.get(name, "").strip()
+        return Path(value).expanduser() if value else default
+
+    @property
+    def claude_dir(self) -> Path:
+        """CLAUDE_CONFIG_DIR or ~/.claude."""
+        return self._dir("CLAUDE_CONFIG_DIR", self.home / ".claude")
+
+    @property
+    def claude_json(self) -> Path:
+        """`~/.claude.json`, or `.claude.json` inside CLAUDE_CONFIG_DIR when it is set."""
+        if self.env.get("CLAUDE_CONFIG_DIR", "").strip():
+            return self.claude_dir / ".claude.json"
+        return self.home / ".claude.json"
+
+    @property
+    def codex_dir(self) -> Path:
+        """CODEX_HOME or ~/.codex."""
+        return self._dir("CODEX_HOME", self.home / ".codex")
+
+    @property
+    def config_home(self) -> Path:
+        """XDG_CONFIG_HOME or ~/.config."""
+        return self._dir("XDG_CONFIG_HOME", self.home / ".config")
+
+    def executable(self, name: str) -> str:
+        """`name` when it is on PATH, else the script beside this interpreter (a venv)."""
+        if shutil.which(name, path=self.env.get("PATH")):
+            return name
+        beside = Path(sys.executable).with_name(name)
+        return str(beside) if beside.is_file() else name
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, None when it does not exist."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigFileError(path, f"cannot read it ({exc})") from None
+
+
+def load_json_object(path: Path, text: str | None) -> dict[str, Any]:
+    """A JSON object from the file's text ({} for a missing or empty file)."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        raise ConfigFileError(path, message + "; fix or move it, nothing was changed") from None
+    if not isinstance(value, dict):
+        raise ConfigFileError(path, "holds JSON that is not an object; nothing was changed")
+    return value
+
+
+def dump_json(value: Mapping[str, Any], like: str | None) -> str:
+    """JSON text in the file's own indentation (2 spaces when new), with a final newline."""
+    indent: int | str = 2
+    if like:
+        for line in like.splitlines()[1:]:
+            stripped = line.lstrip(" \t")
+            if stripped and len(stripped) < len(line):
+                lead = line[: len(line) - len(stripped)]
+                indent = "\t" if lead.startswith("\t") else len(lead)
+                break
+    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+
+
+def json_change(path: Path, before: str | None, value: Mapping[str, Any]) -> FileChange:
+    """The change that leaves `value` in `path` (no change when the content is the same)."""
+    if before is not None and _same_json(before, value):
+        return FileChange(path, before, before)
+    return FileChange(path, before, dump_json(value, before))
+
+
+def _same_json(text: str, value: Mapping[str, Any]) -> bool:
+    try:
+        return bool(json.loads(text) == value) if text.strip() else not value
+    except ValueError:
+        return False
+
+
+def diff(plan: Plan) -> str:
+    """A unified diff of every pending change (empty when nothing would change)."""
+    chunks = []
+    for change in plan.pending:
+        before = (change.before or "").splitlines(keepends=True)
+        after = (change.after or "").splitlines(keepends=True)
+        old = str(change.path) if change.before is not None else "/dev/null"
+        new = str(change.path) if change.after is not None else "/dev/null"
+        lines = difflib.unified_diff(before, after, fromfile=old, tofile=new)
+        chunks.append("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+    return "".join(chunks)
+
+
+def backup_name(path: Path, now: float | None = None) -> Path:
+    """`settings.json.signet-backup-20261201T120000Z` (a suffix when that name is taken)."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}{stamp}")
+    counter = 1
+    while candidate.exists():
+        counter += 1
+        candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}{stamp}-{counter}")
+    return candidate
+
+
+def apply(plan: Plan, now: float | None = None) -> list[Path]:
+    """Back up and write every pending change; returns the backups made."""
+    backups = []
+    for change in plan.pending:
+        target = change.path.resolve() if change.path.is_symlink() else change.path
+        if change.backup and change.before is not None and target.exists():
+            backup = backup_name(change.path, now)
+            shutil.copy2(target, backup)
+            backups.append(backup)
+        if change.after is None:
+            target.unlink(missing_ok=True)
+        else:
+            write_atomic(target, change.after, change.mode)
+    return backups
+
+
+def write_atomic(path: Path, text: str, mode: int | None = None) -> None:
+    """Replace `path` with `text` in one rename; keeps the old file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        keep = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        keep = NEW_FILE_MODE if mode is None else mode
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, keep)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,103 @@
+"""`signet install|uninstall <harness>` and `signet install --status` through the real CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from cli_fakes import FakeDaemon
+
+from signet_desktop.cli.context import CliContext
+from signet_desktop.cli.main import build_parser, run
+
+
+def signet(home: Path, *argv: str, url: str | None = None) -> tuple[int, str, str]:
+    env = {"HOME": str(home), "PATH": str(Path(sys.executable).parent)}
+    if url:
+        env["SIGNET_DAEMON_URL"] = url
+    out, err = io.StringIO(), io.StringIO()
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0), out.getvalue(), err.getvalue()
+    code = run(args, CliContext(env=env, out=out, err=err), parser)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(home: Path) -> None:
+    code, out, _ = signet(home, "install", "claude-code", "--dry-run")
+    assert code == 0
+    assert f"+++ {home / '.claude' / 'settings.json'}" in out
+    assert "/api/hooks/claude-code/session-start" in out
+    assert list(home.iterdir()) == []
+
+
+def test_install_then_again_then_uninstall(home: Path) -> None:
+    code, out, _ = signet(home, "install", "claude", "--url", "http://127.0.0.1:4000")
+    assert code == 0 and f"created {home / '.claude' / 'settings.json'}" in out
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    url = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["url"]
+    assert url == "http://127.0.0.1:4000/api/hooks/claude-code/user-prompt-submit"
+    code, out, _ = signet(home, "install", "claude-code", "--url", "http://127.0.0.1:4000")
+    assert code == 0 and "claude-code: nothing to change" in out
+    code, out, _ = signet(home, "uninstall", "claude-code")
+    assert code == 0 and "updated" in out and "(backup settings.json.signet-backup-" in out
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_an_invalid_settings_file_is_reported_with_its_path_and_kept(home: Path) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": ')
+    code, out, err = signet(home, "install", "claude-code")
+    assert code == 1 and out == ""
+    assert str(path) in err and "not valid JSON" in err
+    assert path.read_text() == '{"hooks": ' and sorted(path.parent.iterdir()) == [path]
+
+
+def test_jsonc_refusal_tells_what_to_add(home: Path) -> None:
+    path = home / ".config" / "opencode" / "opencode.jsonc"
+    path.parent.mkdir(parents=True)
+    path.write_text('{\n  // mine\n  "theme": "x"\n}\n')
+    code, _, err = signet(home, "install", "opencode")
+    assert code == 1 and "by hand" in err and '"./plugins/signet.mjs"' in err
+    assert path.read_text() == '{\n  // mine\n  "theme": "x"\n}\n'
+
+
+def test_bad_usage(home: Path) -> None:
+    assert signet(home, "install", "vim")[0] == 2
+    assert signet(home, "install")[0] == 2
+    code, _, err = signet(home, "install", "codex", "--command-hooks")
+    assert code == 2 and "claude-code only" in err
+
+
+def test_status_shows_each_harness_and_the_daemon(
+    home: Path, fake_daemon: FakeDaemon, closed_url: str
+) -> None:
+    fake_daemon.reply("GET", "/health", 200, {"status": "healthy"})
+    signet(home, "install", "claude-code", "--command-hooks")
+    signet(home, "install", "codex")
+    code, out, _ = signet(home, "install", "--status", url=fake_daemon.url)
+    assert code == 0
+    assert f"daemon {fake_daemon.url}: reachable (healthy)" in out
+    claude, codex, opencode = (
+        out.split("claude-code:")[1],
+        out.split("codex:")[1],
+        out.split("opencode:")[1],
+    )
+    assert "hooks: command" in claude.split("codex:")[0]
+    assert "MCP server signet: yes" in codex and "not installed" in codex
+    assert "hooks: none" in opencode and "MCP server signet: no" in opencode
+    code, out, _ = signet(home, "install", "--status", url=closed_url)
+    assert code == 0 and "not reachable" in out.splitlines()[0]

@@ -1,0 +1,211 @@
+"""Claude Code installer on recorded settings: merge, idempotency, legacy rewrite, uninstall."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from installer_support import URL, backups, put
+
+from signet_desktop.harness.installers import claude_code
+from signet_desktop.harness.installers.files import ConfigFileError, Locations, apply, diff
+
+HTTP = claude_code.Options(URL)
+COMMAND = claude_code.Options(URL, command_hooks=True)
+
+
+def settings_path(locations: Locations) -> Path:
+    return locations.home / ".claude" / "settings.json"
+
+
+def read(path: Path) -> Any:
+    return json.loads(path.read_text())
+
+
+def ours(settings: dict[str, Any], event: str) -> list[dict[str, Any]]:
+    return [
+        hook
+        for group in settings["hooks"][event]
+        for hook in group["hooks"]
+        if claude_code.is_ours(hook)
+    ]
+
+
+def install(locations: Locations, options: claude_code.Options = HTTP) -> list[Path]:
+    return apply(claude_code.plan_install(locations, options))
+
+
+def test_empty_home_gets_http_hooks_in_seconds_and_the_mcp_entry(locations: Locations) -> None:
+    assert install(locations) == []  # nothing existed, nothing to back up
+    settings = read(settings_path(locations))
+    assert settings["hooks"]["SessionStart"] == [
+        {"hooks": [{"type": "http", "url": f"{URL}/api/hooks/claude-code/session-start",
+                    "timeout": 5}]}
+    ]  # fmt: skip
+    timeouts = {e: ours(settings, e)[0]["timeout"] for e in claude_code.EVENTS}
+    assert timeouts == {"SessionStart": 5, "UserPromptSubmit": 5, "PreCompact": 10,
+                        "SessionEnd": 60}  # fmt: skip
+    assert ours(settings, "PreCompact")[0]["url"].endswith("/api/hooks/claude-code/pre-compact")
+    mcp = read(locations.home / ".claude.json")
+    assert mcp == {"mcpServers": {"signet": {"type": "stdio", "command": "signet-mcp",
+                                             "args": [], "env": {}}}}  # fmt: skip
+
+
+def test_command_hooks_run_signet_hook_with_a_grace_over_its_own_timeout(
+    locations: Locations,
+) -> None:
+    install(locations, COMMAND)
+    settings = read(settings_path(locations))
+    start = ours(settings, "SessionStart")[0]
+    assert start == {"type": "command", "command": "signet hook session-start -H claude-code",
+                     "timeout": 7}  # fmt: skip
+    assert ours(settings, "PreCompact")[0]["command"] == (
+        "signet hook pre-compaction -H claude-code"
+    )
+    assert ours(settings, "SessionEnd")[0]["timeout"] == 62
+
+
+def test_the_users_hooks_and_matchers_stay_and_a_second_install_changes_nothing(
+    locations: Locations,
+) -> None:
+    path = put("claude_settings_user_hooks.json", settings_path(locations))
+    original = read(path)
+    install(locations)
+    settings = read(path)
+    assert settings["model"] == "opus" and settings["permissions"] == original["permissions"]
+    assert settings["hooks"]["PreToolUse"] == original["hooks"]["PreToolUse"]
+    assert settings["hooks"]["Stop"] == original["hooks"]["Stop"]
+    assert settings["hooks"]["SessionStart"][0] == original["hooks"]["SessionStart"][0]
+    assert len(ours(settings, "SessionStart")) == 1
+    assert len(backups(path.parent)) == 1
+    text = path.read_text()
+    again = claude_code.plan_install(locations, HTTP)
+    assert again.pending == () and diff(again) == ""
+    assert apply(again) == [] and path.read_text() == text
+    assert len(backups(path.parent)) == 1
+
+
+def test_switching_kinds_replaces_ours_in_place(locations: Locations) -> None:
+    install(locations)
+    install(locations, COMMAND)
+    settings = read(settings_path(locations))
+    for event in claude_code.EVENTS:
+        assert [h["type"] for h in ours(settings, event)] == ["command"]
+        assert len(settings["hooks"][event]) == 1
+
+
+def test_signets_legacy_millisecond_command_hooks_are_rewritten(locations: Locations) -> None:
+    path = put("claude_settings_signet_legacy.json", settings_path(locations))
+    install(locations)
+    settings = read(path)
+    assert "PreCompaction" not in settings["hooks"]  # held only Signet's own hook
+    for event in claude_code.EVENTS:
+        [hook] = ours(settings, event)
+        assert hook["type"] == "http" and hook["timeout"] <= 60
+    user = settings["hooks"]["UserPromptSubmit"]
+    assert {"hooks": [{"type": "command", "command": "~/bin/log-prompt.sh"}]} in user
+    assert not any(h.get("timeout", 0) >= 1000 for g in user for h in g["hooks"])
+
+
+def test_a_legacy_key_with_a_users_hook_keeps_the_users_hook(locations: Locations) -> None:
+    path = settings_path(locations)
+    path.parent.mkdir(parents=True)
+    mine = {"type": "command", "command": "~/bin/mine.sh"}
+    signet = {"type": "command", "command": "signet hook pre-compaction -H claude-code"}
+    path.write_text(json.dumps({"hooks": {"PreCompaction": [{"hooks": [signet, mine]}]}}))
+    install(locations)
+    assert read(path)["hooks"]["PreCompaction"] == [{"hooks": [mine]}]
+
+
+def test_uninstall_leaves_exactly_the_users_content(locations: Locations) -> None:
+    path = put("claude_settings_user_hooks.json", settings_path(locations))
+    mcp = put("claude_json_user_servers.json", locations.home / ".claude.json")
+    settings_before, mcp_before = read(path), read(mcp)
+    install(locations)
+    assert set(read(mcp)["mcpServers"]) == {"github", "signet"}
+    assert read(mcp)["projects"] == mcp_before["projects"]
+    apply(claude_code.plan_uninstall(locations))
+    assert read(path) == settings_before
+    assert read(mcp) == mcp_before
+    assert claude_code.plan_uninstall(locations).pending == ()
+
+
+def test_uninstall_after_install_on_an_empty_home_leaves_no_hooks_key(
+    locations: Locations,
+) -> None:
+    install(locations, COMMAND)
+    apply(claude_code.plan_uninstall(locations))
+    assert read(settings_path(locations)) == {}
+    assert read(locations.home / ".claude.json") == {}
+
+
+def test_uninstall_leaves_a_signet_server_that_is_not_ours(locations: Locations) -> None:
+    mcp = locations.home / ".claude.json"
+    mcp.write_text(json.dumps({"mcpServers": {"signet": {"command": "/opt/other/server"}}}))
+    assert claude_code.plan_uninstall(locations).pending == ()
+
+
+@pytest.mark.parametrize(
+    "text", ["{not json", '{"hooks": [1]}', "[]", '{"hooks": {"SessionStart": 3}}']
+)
+def test_an_invalid_settings_file_is_reported_and_never_written(
+    locations: Locations, text: str
+) -> None:
+    path = settings_path(locations)
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(ConfigFileError) as caught:
+        claude_code.plan_install(locations, HTTP)
+    assert str(path) in str(caught.value)
+    with pytest.raises(ConfigFileError):
+        claude_code.plan_uninstall(locations)
+    assert path.read_text() == text and backups(path.parent) == []
+
+
+def test_parse_error_names_line_and_column(locations: Locations) -> None:
+    path = settings_path(locations)
+    path.parent.mkdir(parents=True)
+    path.write_text('{\n  "hooks": {,}\n}')
+    with pytest.raises(ConfigFileError, match=r"line 2, column 13"):
+        claude_code.plan_install(locations, HTTP)
+
+
+def test_dry_run_diff_names_the_file_and_writes_nothing(locations: Locations) -> None:
+    path = put("claude_settings_user_hooks.json", settings_path(locations))
+    text = path.read_text()
+    plan = claude_code.plan_install(locations, HTTP)
+    shown = diff(plan)
+    assert f"--- {path}" in shown and "/api/hooks/claude-code/user-prompt-submit" in shown
+    assert "--- /dev/null" in shown  # .claude.json would be created
+    assert path.read_text() == text and not (locations.home / ".claude.json").exists()
+
+
+def test_claude_config_dir_moves_both_files(home: Path, tmp_path: Path) -> None:
+    config = tmp_path / "cc"
+    locations = Locations(home, {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(config)})
+    apply(claude_code.plan_install(locations, HTTP))
+    assert (config / "settings.json").is_file() and (config / ".claude.json").is_file()
+    assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
+
+
+def test_a_file_keeps_its_mode_and_a_symlinked_file_stays_a_symlink(
+    locations: Locations, tmp_path: Path
+) -> None:
+    real = put("claude_settings_user_hooks.json", tmp_path / "dotfiles" / "settings.json")
+    real.chmod(0o640)
+    link = settings_path(locations)
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    install(locations)
+    assert link.is_symlink() and ours(read(real), "SessionStart")
+    assert real.stat().st_mode & 0o777 == 0o640
+
+
+def test_status_reports_kind_and_mcp(locations: Locations) -> None:
+    assert claude_code.status(locations)["hooks"] == "none"
+    install(locations, COMMAND)
+    facts = claude_code.status(locations)
+    assert facts["hooks"] == "command" and facts["mcp"] is True
+    assert facts["hook_events"] == list(claude_code.EVENTS)
