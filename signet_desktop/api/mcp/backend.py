@@ -28,7 +28,8 @@ class MemoryBackend(Protocol):
     """The memory routes a tool calls; each answers the route's JSON as text.
 
     Bodies are the routes' own (`POST /api/memory/recall`, `POST /api/memory/remember`,
-    `PATCH`/`DELETE /api/memory/{id}`, the query of `GET /api/memories`) without any scope
+    `PATCH`/`DELETE /api/memory/{id}`, the query of `GET /api/memories`,
+    `POST /api/sessions/search`) without any scope
     field: who is asking belongs to the backend (its connection), never to tool arguments.
     Raises ToolFailure for every refusal.
     """
@@ -44,3 +45,5 @@ class MemoryBackend(Protocol):
     async def modify(self, memory_id: str, body: Body) -> str: ...
 
     async def forget(self, memory_id: str, body: Body) -> str: ...
+
+    async def session_search(self, body: Body) -> str: ...

@@ -63,3 +63,6 @@ class DaemonBackend:
 
     async def forget(self, memory_id: str, body: Body) -> str:
         return await self._call(lambda: self.client.delete(_memory_path(memory_id), body))
+
+    async def session_search(self, body: Body) -> str:
+        return await self._call(lambda: self.client.post("/api/sessions/search", body))

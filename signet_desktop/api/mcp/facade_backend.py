@@ -8,15 +8,16 @@ Core refusals keep their message and code, escaped as HTTP escapes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
 from signet_desktop.api.http.errors import describe_validation, escape_text
 from signet_desktop.api.http.rendering import encode_json
+from signet_desktop.api.http.routes.hooks import SessionSearchBody
 from signet_desktop.api.http.schemas import (
     ForgetBody,
     ListParams,
@@ -49,6 +50,39 @@ MCP_ACTOR = "mcp"  # changed_by when the client names no actor (x-signet-actor)
 MCP_ACTOR_TYPE = "agent"
 
 M = TypeVar("M", bound=BaseModel)
+DEFAULT_SESSION_HITS = 10
+
+
+class TranscriptHit(Protocol):
+    """A transcript search hit (the storage value; surfaces do not import storage)."""
+
+    @property
+    def session_key(self) -> str: ...
+    @property
+    def project(self) -> str | None: ...
+    @property
+    def updated_at(self) -> str: ...
+    @property
+    def excerpt(self) -> str: ...
+    @property
+    def rank(self) -> float: ...
+
+
+def session_hits_json(hits: Sequence[TranscriptHit]) -> dict[str, Any]:
+    """POST /api/sessions/search's answer. The route builds the same dict inline
+    (routes/hooks.py); a test holds the two equal until both render through one view."""
+    return {
+        "hits": [
+            {
+                "sessionKey": hit.session_key,
+                "project": hit.project,
+                "updatedAt": hit.updated_at,
+                "excerpt": hit.excerpt,
+                "rank": round(hit.rank, 4),
+            }
+            for hit in hits
+        ]
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,5 +192,23 @@ class FacadeBackend:
                 actor=self.caller.make_actor(),
             )
             return change_json("deleted", change)
+
+        return await self._run(work)
+
+    async def session_search(self, body: Body) -> str:
+        search = parse(SessionSearchBody, body)
+        if not search.query or not search.query.strip():  # as the route refuses it
+            raise ToolFailure("query is required", "query_required")
+        text = search.query
+
+        def work() -> Any:
+            hits = self.service.transcripts.search(
+                self.caller.agent_id,
+                text,
+                session_key=search.session_key,
+                project=search.project,
+                limit=search.limit or DEFAULT_SESSION_HITS,
+            )
+            return session_hits_json(hits)
 
         return await self._run(work)

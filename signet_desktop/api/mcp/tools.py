@@ -152,6 +152,10 @@ async def _forget(arguments: Arguments, backend: MemoryBackend) -> str:
     return await backend.forget(target, FORGET.body(arguments, skip=frozenset({"id"})))
 
 
+async def _session_search(arguments: Arguments, backend: MemoryBackend) -> str:
+    return await backend.session_search(SESSION_SEARCH.body(arguments))
+
+
 _ID = Arg("id", _STRING, "the memory id (from memory_search, memory_store or memory_list)", True)
 _REASON = Arg("reason", _STRING, "why; recorded in the memory's history", True)
 _TYPE = Arg("type", _STRING, "memory type, e.g. fact, preference, decision")
@@ -222,8 +226,22 @@ FORGET = ToolSpec(
     destructive=True,
 )
 
+SESSION_SEARCH = ToolSpec(
+    "session_search",
+    "Search the transcripts of past sessions (keywords, BM25). Returns hits with sessionKey, "
+    "project, updatedAt, a highlighted excerpt and rank, as JSON.",
+    (
+        Arg("query", _STRING, "what to look for", True),
+        Arg("session_key", _STRING, "only this session", field="sessionKey"),
+        Arg("project", _STRING, "only sessions of this project"),
+        Arg("limit", _INTEGER, "hits to return, 1..20 (default 10)"),
+    ),
+    _session_search,
+    read_only=True,
+)
+
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (SEARCH, STORE, GET, LIST, MODIFY, FORGET)
+    spec.name: spec for spec in (SEARCH, STORE, GET, LIST, MODIFY, FORGET, SESSION_SEARCH)
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -19,6 +20,7 @@ TOOL_NAMES = {
     "memory_list",
     "memory_modify",
     "memory_forget",
+    "session_search",
 }
 
 # (tool, arguments, code, start of the message): each refused before anything is written.
@@ -43,6 +45,9 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str, str]] = [
     ("memory_modify", {"reason": "r", "importance": 0.1}, "invalid_request", "invalid request: id"),
     ("memory_forget", {"reason": "r"}, "invalid_request", "invalid request: id: Field required"),
     ("memory_forget", {"id": "no-such-memory", "reason": "r"}, "not_found", "memory no-such"),
+    ("session_search", {}, "query_required", "query is required"),
+    ("session_search", {"query": "x", "limit": "5"}, "invalid_request", "invalid request: limit"),
+    ("session_search", {"query": "x", "limit": 50}, "bad_limit", "limit must be 1..20"),
     ("memory_remember", {"content": "x"}, "unknown_tool", "unknown tool: memory_remember"),
 ]
 
@@ -205,3 +210,38 @@ async def errors_match_http(open_session: Open, daemon: Daemon) -> None:
     async with open_session(None) as session:
         for (_, (tool, arguments)), want in zip(pairs, expected, strict=True):
             assert refused(await session.call_tool(tool, arguments)) == want
+
+
+def retain_session(daemon: Daemon, agent: str, session_key: str, text: str) -> None:
+    """A Claude Code transcript under the daemon's HOME, retained by the session-end hook."""
+    path = daemon.home / ".claude" / "projects" / "-work-mcp" / f"{session_key}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": session_key,
+         "message": {"role": "user", "content": text}},
+        {"type": "assistant", "uuid": "a1", "sessionId": session_key,
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    body = {"harness": "claude-code", "sessionKey": session_key, "transcriptPath": str(path)}
+    with httpx.Client(base_url=daemon.url, timeout=10) as http:
+        answer = http.post("/api/hooks/session-end", json={**body, "agentId": agent})
+    assert answer.status_code == 200, answer.text
+
+
+async def session_search_is_scoped_and_matches_http(
+    open_session: Open, daemon: Daemon, agent: str
+) -> None:
+    retain_session(daemon, agent, f"{agent}-s1", "we moved the ledger to cockroachdb today")
+    with httpx.Client(base_url=daemon.url, timeout=10) as http:
+        expected = http.post(
+            "/api/sessions/search", json={"query": "ledger cockroachdb", "agentId": agent}
+        ).json()
+    async with open_session(agent) as session:
+        found = ok(await session.call_tool("session_search", {"query": "ledger cockroachdb"}))
+    assert [hit["sessionKey"] for hit in found["hits"]] == [f"{agent}-s1"]
+    assert found == expected
+    async with open_session(f"{agent}-other") as other:
+        assert ok(await other.call_tool("session_search", {"query": "ledger cockroachdb"})) == {
+            "hits": []
+        }

@@ -44,6 +44,12 @@ async def test_errors_are_the_http_routes_errors(daemon: Daemon) -> None:
     await scenarios.errors_match_http(opener(daemon), daemon)
 
 
+async def test_session_search_is_scoped_and_answers_as_http(daemon: Daemon) -> None:
+    await scenarios.session_search_is_scoped_and_matches_http(
+        opener(daemon), daemon, "http-sessions"
+    )
+
+
 def test_the_request_gate_guards_mcp(daemon: Daemon) -> None:
     """A foreign Origin or Host never reaches the MCP handler (DNS rebinding, CSRF)."""
     call = {

@@ -51,6 +51,12 @@ async def test_errors_are_the_http_routes_errors(daemon: Daemon) -> None:
     await scenarios.errors_match_http(opener(daemon), daemon)
 
 
+async def test_session_search_is_scoped_and_answers_as_http(daemon: Daemon) -> None:
+    await scenarios.session_search_is_scoped_and_matches_http(
+        opener(daemon), daemon, "stdio-sessions"
+    )
+
+
 async def test_agent_from_the_environment(daemon: Daemon) -> None:
     env = {"SIGNET_AGENT_ID": "env-agent"}
     async with stdio_session(daemon.home, daemon.url, env=env) as session:
@@ -62,7 +68,7 @@ async def test_agent_from_the_environment(daemon: Daemon) -> None:
 async def test_daemon_down_is_a_tool_error_and_the_server_stays_up(tmp_path: Path) -> None:
     url = closed_loopback_url()
     async with stdio_session(tmp_path, url) as session:
-        assert len((await session.list_tools()).tools) == 6
+        assert len((await session.list_tools()).tools) == 7
         for _ in range(2):  # still answering after a failed call
             body = refused(await session.call_tool("memory_search", {"query": "anything"}))
             assert body["code"] == "daemon_unreachable"
