@@ -21,6 +21,8 @@ from support.daemon import CliDaemon, closed_loopback_url, run_daemon
 
 from signet_desktop.embedding.hashing import HashEmbedder
 
+pytestmark = pytest.mark.slow
+
 PAYLOADS = Path(__file__).resolve().parents[1] / "unit" / "harness" / "fixtures" / "payloads"
 SIGNET = Path(sys.executable).with_name("signet")
 SESSION = "2f0c6a1e-7d3b-4a8e-9f5c-1b2d3e4f5a6b"
