@@ -32,6 +32,7 @@ from signet_desktop.storage.connect import Connection
 MATRIX_MAX_ROWS = 200_000
 RELOAD_AFTER_S = 600.0
 _MIN_CAPACITY = 1024
+LOAD_CHUNK = 4096
 
 NEWER_VECTORS = """
 SELECT id, vector FROM embeddings
@@ -74,18 +75,23 @@ class _Partition:
         self.max_id = -1
         self.loaded_at = time.monotonic()
 
+    def reserve(self, rows: int) -> None:
+        """Room for `rows` vectors in total (one allocation; never shrinks)."""
+        if rows <= len(self.ids):
+            return
+        grown_ids = np.zeros(rows, dtype=np.int64)
+        grown = np.empty((rows, self.dimensions), dtype=np.float32)
+        grown_ids[: self.size] = self.ids[: self.size]
+        grown[: self.size] = self.vectors[: self.size]
+        self.ids, self.vectors = grown_ids, grown
+
     def append(self, ids: list[int], blobs: list[bytes]) -> None:
         count = len(ids)
         if not count:
             return
         needed = self.size + count
         if needed > len(self.ids):
-            capacity = max(_MIN_CAPACITY, needed, 2 * len(self.ids))
-            grown_ids = np.zeros(capacity, dtype=np.int64)
-            grown = np.zeros((capacity, self.dimensions), dtype=np.float32)
-            grown_ids[: self.size] = self.ids[: self.size]
-            grown[: self.size] = self.vectors[: self.size]
-            self.ids, self.vectors = grown_ids, grown
+            self.reserve(max(_MIN_CAPACITY, needed, int(len(self.ids) * 1.5)))
         block = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(count, self.dimensions)
         self.vectors[self.size : needed] = block
         self.ids[self.size : needed] = ids
@@ -105,19 +111,26 @@ class VectorMatrices:
         self._parts: dict[tuple[int, str], _Partition] = {}
         self._lock = threading.Lock()
 
-    def current(self, conn: Connection, generation: Generation, agent_id: str) -> MatrixView:
-        """The partition's vectors as of now (loads or appends what is new first)."""
+    def current(
+        self, conn: Connection, generation: Generation, agent_id: str, expected_rows: int = 0
+    ) -> MatrixView:
+        """The partition's vectors as of now (loads or appends what is new first).
+
+        A first load reserves `expected_rows` plus a tenth and reads in chunks, so loading
+        100k vectors holds ~170 MB, not the matrix plus every row's bytes at once.
+        """
         key = (generation.id, agent_id)
         with self._lock:
             part = self._parts.get(key)
             if part is None or time.monotonic() - part.loaded_at > RELOAD_AFTER_S:
                 part = _Partition(generation.dimensions)
+                part.reserve(expected_rows + expected_rows // 10)
                 self._parts[key] = part
-            rows = conn.execute(
+            cursor = conn.execute(
                 NEWER_VECTORS,
                 {"agent_id": agent_id, "generation_id": generation.id, "after": part.max_id},
-            ).fetchall()
-            if rows:
+            )
+            while rows := cursor.fetchmany(LOAD_CHUNK):
                 part.append([int(r[0]) for r in rows], [bytes(r[1]) for r in rows])
             return part.view()
 

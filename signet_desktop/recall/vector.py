@@ -312,7 +312,7 @@ class SemanticChannel:
             ranked = self._prefilter(conn, generation, query, where, params, k)
             return self._complete_unless_pending(ranked, agent_id, "prefilter")
         if self._matrices is not None and size <= self._exact_max_rows:
-            ranked = self._matrix(conn, generation, query, where, params, k)
+            ranked = self._matrix(conn, generation, query, where, params, k, size)
             return self._complete_unless_pending(ranked, agent_id, "matrix")
         ranked = self._exact(conn, generation, where, params, k, size)
         return self._complete_unless_pending(ranked, agent_id, "exact")
@@ -341,9 +341,10 @@ class SemanticChannel:
         where: str,
         params: dict[str, object],
         k: int,
+        size: int,
     ) -> list[tuple[str, float]]:
         assert self._matrices is not None
-        view = self._matrices.current(conn, generation, str(params["agent_id"]))
+        view = self._matrices.current(conn, generation, str(params["agent_id"]), size)
         sql = MATRIX_CANDIDATES.format(filters=where)
         count = max(2 * k, k + 20)
         while True:
