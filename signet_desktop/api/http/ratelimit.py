@@ -21,6 +21,8 @@ MAX_WINDOWS = 10_000
 _ACTOR_CHARS = 128
 _MEMORY_ID = re.compile(r"^/api/memory/[^/]+$")
 _TRUE = ("1", "true", "yes")
+MCP_PATH = "/mcp"
+MCP_TOOL_RULES = {"memory_forget": "forget", "memory_modify": "modify"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,32 @@ def route_rules(method: str, path: str, query: bytes, body: bytes) -> tuple[str,
         return ("admin",)
     if path.startswith("/api/repair/") or path == "/api/embeddings/backfill":
         return ("repair",)
+    if path.rstrip("/") == MCP_PATH:
+        return _mcp_rules(body)
     return ()
+
+
+def _mcp_rules(body: bytes) -> tuple[str, ...]:
+    """The limits MCP tool calls in a JSON-RPC body count against (one per call, batches too).
+
+    The MCP tools run in-process behind this gate, so the same per-actor limits as the HTTP
+    routes apply to `memory_forget` and `memory_modify` called over /mcp.
+    """
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        return ()  # the MCP endpoint answers the bad body
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    rules: list[str] = []
+    for message in messages:
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            continue
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        rule = MCP_TOOL_RULES.get(name) if isinstance(name, str) else None
+        if rule is not None:
+            rules.append(rule)
+    return tuple(dict.fromkeys(rules))
 
 
 def _forced(query: bytes, body: bytes) -> bool:

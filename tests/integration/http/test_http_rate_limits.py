@@ -90,3 +90,23 @@ def test_every_rate_limited_route_declares_429_in_openapi(app: FastAPI) -> None:
             limited = route_rules(method.upper(), concrete, b"", b"")
             declared = "429" in operation["responses"]
             assert declared == bool(limited), f"{method.upper()} {path}: 429 {declared=}"
+
+
+async def test_mcp_tool_calls_count_against_the_same_limits(service: SignetService) -> None:
+    """memory_forget over /mcp shares the forget limit of DELETE /api/memory/{id}."""
+    async with _client(service, "team", forget=1) as client:
+        memory = (
+            await client.post("/api/memory/remember", json={"content": "m"}, headers=BEARER)
+        ).json()
+        ok = await client.delete(f"/api/memory/{memory['id']}?reason=r", headers=BEARER)
+        assert ok.status_code == 200, ok.text
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "memory_forget", "arguments": {"id": memory["id"]}},
+        }
+        headers = {**BEARER, "accept": "application/json, text/event-stream"}
+        refused = await client.post("/mcp", json=call, headers=headers)
+    assert refused.status_code == 429
+    assert "auth.rateLimits.forget" in refused.json()["error"]

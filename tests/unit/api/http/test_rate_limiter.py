@@ -75,7 +75,15 @@ def test_windows_stay_bounded_when_actors_rotate() -> None:
      ("GET", "/api/memory/m1", b"", b"", ()),
      ("POST", "/api/memory/remember", b"", b"{}", ()),
      ("POST", "/api/memory/m1/recover", b"", b"{}", ()),
-     ("GET", "/api/pipeline/status", b"", b"", ())],
+     ("GET", "/api/pipeline/status", b"", b"", ()),
+     # MCP tool calls behind the same gate count like the routes they mirror
+     ("POST", "/mcp", b"", b'{"jsonrpc":"2.0","id":1,"method":"tools/call",'
+      b'"params":{"name":"memory_forget","arguments":{"id":"m1"}}}', ("forget",)),
+     ("POST", "/mcp/", b"", b'[{"method":"tools/call","params":{"name":"memory_modify"}},'
+      b'{"method":"tools/call","params":{"name":"memory_forget"}}]', ("modify", "forget")),
+     ("POST", "/mcp", b"", b'{"method":"tools/call","params":{"name":"memory_search"}}', ()),
+     ("POST", "/mcp", b"", b'{"method":"tools/list"}', ()),
+     ("POST", "/mcp", b"", b"{not json", ())],
 )  # fmt: skip
 def test_route_rules(
     method: str, path: str, query: bytes, body: bytes, rules: tuple[str, ...]
