@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from signet_desktop.domain.sessions import SessionTranscript
+from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.service.hooks import (
     CompactionResult,
     PreCompactionResult,
@@ -107,3 +108,19 @@ def transcript_json(row: SessionTranscript, *, content: bool = True) -> dict[str
     if content:
         body["content"] = row.content
     return body
+
+
+def session_hits_json(hits: Sequence[TranscriptHit]) -> dict[str, Any]:
+    """POST /api/sessions/search (and MCP `session_search`)."""
+    return {
+        "hits": [
+            {
+                "sessionKey": hit.session_key,
+                "project": hit.project,
+                "updatedAt": hit.updated_at,
+                "excerpt": hit.excerpt,
+                "rank": round(hit.rank, 4),
+            }
+            for hit in hits
+        ]
+    }

@@ -63,6 +63,17 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class TranscriptHit:
+    """A transcript matching a search, with a highlighted excerpt (`[` `]` around matches)."""
+
+    session_key: str
+    project: str | None
+    updated_at: str
+    excerpt: str
+    rank: float
+
+
+@dataclass(frozen=True, slots=True)
 class HookSession:
     """A session a harness announced through the hooks."""
 

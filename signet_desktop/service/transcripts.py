@@ -28,7 +28,12 @@ from signet_desktop.domain import scope
 from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.domain.events import DiscardEvents, EventSink, TranscriptCaptured
 from signet_desktop.domain.memory import utc_now
-from signet_desktop.domain.sessions import SessionTranscript, Turn, normalize_harness
+from signet_desktop.domain.sessions import (
+    SessionTranscript,
+    TranscriptHit,
+    Turn,
+    normalize_harness,
+)
 from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
 from signet_desktop.evidence.transcript_formats import (
     parse_transcript,
@@ -319,7 +324,7 @@ class TranscriptService:
         session_key: str | None = None,
         project: str | None = None,
         limit: int = 10,
-    ) -> list[rows.TranscriptHit]:
+    ) -> list[TranscriptHit]:
         """Transcripts whose text matches `query` (BM25), with a highlighted excerpt."""
         scope.check_agent_id(agent_id)
         if not 1 <= limit <= MAX_SEARCH_LIMIT:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.domain.memory import utc_now
-from signet_desktop.domain.sessions import SessionTranscript
+from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
 
 COLUMNS = (
@@ -135,15 +135,6 @@ def list_transcripts(
         f"SELECT COUNT(*) FROM session_transcripts WHERE {clause}", params
     ).fetchone()[0]
     return TranscriptListing([_row(r) for r in rows], int(total))
-
-
-@dataclass(frozen=True, slots=True)
-class TranscriptHit:
-    session_key: str
-    project: str | None
-    updated_at: str
-    excerpt: str
-    rank: float
 
 
 def search_transcripts(

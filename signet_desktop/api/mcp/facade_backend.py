@@ -8,13 +8,14 @@ Core refusals keep their message and code, escaped as HTTP escapes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
+from signet_desktop.api.hook_views import session_hits_json
 from signet_desktop.api.http.errors import describe_validation, escape_text
 from signet_desktop.api.http.rendering import encode_json
 from signet_desktop.api.http.routes.hooks import SessionSearchBody
@@ -51,38 +52,6 @@ MCP_ACTOR_TYPE = "agent"
 
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_SESSION_HITS = 10
-
-
-class TranscriptHit(Protocol):
-    """A transcript search hit (the storage value; surfaces do not import storage)."""
-
-    @property
-    def session_key(self) -> str: ...
-    @property
-    def project(self) -> str | None: ...
-    @property
-    def updated_at(self) -> str: ...
-    @property
-    def excerpt(self) -> str: ...
-    @property
-    def rank(self) -> float: ...
-
-
-def session_hits_json(hits: Sequence[TranscriptHit]) -> dict[str, Any]:
-    """POST /api/sessions/search's answer. The route builds the same dict inline
-    (routes/hooks.py); a test holds the two equal until both render through one view."""
-    return {
-        "hits": [
-            {
-                "sessionKey": hit.session_key,
-                "project": hit.project,
-                "updatedAt": hit.updated_at,
-                "excerpt": hit.excerpt,
-                "rank": round(hit.rank, 4),
-            }
-            for hit in hits
-        ]
-    }
 
 
 @dataclass(frozen=True, slots=True)

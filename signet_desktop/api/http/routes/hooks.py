@@ -19,6 +19,7 @@ from signet_desktop.api.hook_views import (
     pre_compaction_json,
     prompt_submit_json,
     session_end_json,
+    session_hits_json,
     session_start_json,
     transcript_json,
 )
@@ -349,20 +350,7 @@ async def sessions_search(body: SessionSearchBody, request: Request) -> JSONResp
             limit=body.limit or 10,
         )
     )
-    return JSONResponse(
-        {
-            "hits": [
-                {
-                    "sessionKey": h.session_key,
-                    "project": h.project,
-                    "updatedAt": h.updated_at,
-                    "excerpt": h.excerpt,
-                    "rank": round(h.rank, 4),
-                }
-                for h in hits
-            ]
-        }
-    )
+    return JSONResponse(session_hits_json(hits))
 
 
 class BypassBody(HookBody):
