@@ -42,6 +42,7 @@ from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import WorkerThreads
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MainWindow
+from signet_desktop.ui.pane import discover_panes
 from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.style import DARK, LIGHT, Theme, apply_style
 
@@ -146,6 +147,22 @@ def settle(loop: asyncio.AbstractEventLoop, window: MainWindow, timeout: float) 
     loop.run_until_complete(run())
 
 
+def open_window(demo: Demo, theme: Theme, size: tuple[int, int], settings: Path) -> MainWindow:
+    bridge = EventBridge(demo.service.events)
+    window = MainWindow(
+        demo.service,
+        events=bridge,
+        settings=ShellSettings.at(settings / f"shell-{theme.name}.ini"),
+        url=URL,
+        workspace=demo.root,
+    )
+    window.destroyed.connect(bridge.close)
+    window.resize(*size)
+    window.show()
+    window.start_refreshing()
+    return window
+
+
 def shoot(
     app: QApplication,
     loop: asyncio.AbstractEventLoop,
@@ -156,38 +173,32 @@ def shoot(
     settings_dir: Path,
     only: set[str] | None = None,
 ) -> list[Path]:
+    """One fresh window per pane: the stack's minimum size is the widest pane built so far,
+    so a wide pane would otherwise widen every later screenshot."""
     app.setPalette(palette_of(theme))
     applied = apply_style(app)
     assert applied.name == theme.name, f"the shell chose {applied.name} for a {theme.name} palette"
-    bridge = EventBridge(demo.service.events)
-    window = MainWindow(
-        demo.service,
-        events=bridge,
-        settings=ShellSettings.at(settings_dir / f"shell-{theme.name}.ini"),
-        url=URL,
-        workspace=demo.root,
-    )
-    window.resize(*size)
-    window.show()
-    window.start_refreshing()
     suffix = "" if theme is LIGHT else f"-{theme.name}"
     wanted = reveals(demo)
     saved = []
-    try:
-        for spec in window.specs:
-            if only and spec.key not in only:
-                continue
+    for spec in discover_panes():
+        if only and spec.key not in only:
+            continue
+        window = open_window(demo, theme, size, settings_dir)
+        try:
             window.show_pane(spec.key, **wanted.get(spec.key, {}))
             settle(loop, window, PANE_TIMEOUT_S.get(spec.key, DEFAULT_TIMEOUT_S))
+            image = grab(window)
             path = out / f"{spec.key}{suffix}.png"
-            if not grab(window).save(str(path)):
+            if not image.save(str(path)):
                 raise SystemExit(f"could not write {path}")
-            saved.append(path)
-            print(f"  {path.relative_to(REPO) if path.is_relative_to(REPO) else path}", flush=True)
-    finally:
-        window.shutdown()
-        window.deleteLater()
-        bridge.close()
+        finally:
+            window.shutdown()
+            window.deleteLater()
+        saved.append(path)
+        shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+        wider = "" if image.width() == size[0] else f" (the window grew to {image.width()} wide)"
+        print(f"  {shown}{wider}", flush=True)
     return saved
 
 
