@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -161,17 +162,21 @@ class MemoryDetail(QWidget):
         self.forget_button = self._button("Forget…", "forgetButton", self._ask_forget)
         self.recover_button = self._button("Recover…", "recoverButton", self._ask_recover)
         self.session_button = self._button("Open session", "openSessionButton", self.open_session)
-        buttons = QHBoxLayout()
-        for button in (
-            self.pin_button,
-            self.tags_button,
-            self.importance_button,
-            self.forget_button,
-            self.recover_button,
-            self.session_button,
+        # Two rows of three: one row of six set the detail's minimum width to ~600 px.
+        buttons = QGridLayout()
+        buttons.setHorizontalSpacing(6)
+        for index, button in enumerate(
+            (
+                self.pin_button,
+                self.tags_button,
+                self.importance_button,
+                self.forget_button,
+                self.recover_button,
+                self.session_button,
+            )
         ):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
+            buttons.addWidget(button, index // 3, index % 3)
+        buttons.setColumnStretch(3, 1)
 
         body = QWidget()
         column = QVBoxLayout(body)

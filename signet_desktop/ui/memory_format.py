@@ -77,6 +77,7 @@ def provenance_rows(memory: Memory) -> tuple[tuple[str, str], ...]:
     rows.append(("agent", memory.agent_id))
     vector = memory.embedding_model or "none yet"
     rows.append(("vector", vector))
+    rows.append(("created", local_time(memory.created_at)))
     rows.append(
         (
             "version",

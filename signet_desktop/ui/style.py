@@ -129,7 +129,7 @@ QPushButton:hover {{ border-color: {t.accent}; }}
 QPushButton:focus {{ border-color: {t.accent}; }}
 QPushButton:disabled {{ color: {t.muted}; }}
 QPushButton[primary="true"] {{ background: {t.accent}; color: {t.accent_text};
-    border-color: {t.accent}; font-weight: 600; }}
+    border-color: {t.accent}; }}
 QStatusBar {{ background: {t.rail}; color: {t.muted}; border-top: 1px solid {t.border}; }}
 QStatusBar QLabel {{ color: {t.muted}; padding: 0 4px; }}
 QStatusBar::item {{ border: none; }}

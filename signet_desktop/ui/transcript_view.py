@@ -93,6 +93,7 @@ class TranscriptView(QWidget):
         self.placeholder.setWordWrap(True)
         self.title = QLabel()
         self.title.setProperty("role", "heading")
+        self.title.setWordWrap(True)  # a long session title must not widen the window
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.meta = QLabel()
         self.meta.setObjectName("transcriptMeta")

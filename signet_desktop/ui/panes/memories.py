@@ -38,7 +38,7 @@ from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 
 REFRESH_DELAY_MS = 120  # events arriving together (an import) become one refresh
 TYPING_DELAY_MS = 250  # the text filters apply when typing pauses
-COLUMN_WIDTHS = {"content": 420, "type": 90, "tags": 140, "who": 100, "project": 100,
+COLUMN_WIDTHS = {"content": 300, "type": 90, "tags": 140, "who": 100, "project": 100,
                  "importance": 80, "pinned": 60, "updated": 130, "created": 130}  # fmt: skip
 EMPTY_TITLE = "No memories yet"
 EMPTY_HINT = (
@@ -112,10 +112,11 @@ class MemoriesPane(PaneWidget):
         header.addStretch(1)
         header.addWidget(self.count_label)
 
-        self.text_filter = self._line("memoryFilterText", "Contents contain…", 220)
-        self.tag_filter = self._line("memoryFilterTag", "Tag", 100)
-        self.who_filter = self._line("memoryFilterWho", "Who", 100)
-        self.project_filter = self._line("memoryFilterProject", "Project", 100)
+        # Minimum widths small enough for the whole pane to fit a 1280-wide window.
+        self.text_filter = self._line("memoryFilterText", "Contents contain…", 150)
+        self.tag_filter = self._line("memoryFilterTag", "Tag", 70)
+        self.who_filter = self._line("memoryFilterWho", "Who", 70)
+        self.project_filter = self._line("memoryFilterProject", "Project", 70)
         self.type_filter = self._combo(
             "memoryFilterType", [("Any type", None)] + [(t, t) for t in sorted(MEMORY_TYPES)]
         )
@@ -284,7 +285,11 @@ class MemoriesPane(PaneWidget):
         if row is None:
             if current.isValid():
                 self._select(None)
-        elif current.row() != row:
+            return
+        if memory_id == self._unlisted:  # a reload lists it after all: drop the note
+            self._unlisted = None
+            self._update_note()
+        if current.row() != row:
             self._select(row)
 
     def _select(self, row: int | None) -> None:
