@@ -13,6 +13,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import (
@@ -21,6 +22,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 
@@ -51,6 +53,7 @@ COLUMNS = (
     ("updated", "Updated"),
     ("created", "Created"),
 )
+LOCATE_RETRY_MS = 200  # a located row went stale: ask again after this pause
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -137,8 +140,15 @@ class MemoryTableModel(QAbstractTableModel):
         self._generation += 1
         self._load(self._generation, tuple(sorted(hot)), reset=False)
 
-    def locate(self, memory_id: str, done: Callable[[int | None], None]) -> None:
-        """Find the row of `memory_id` in the current query (its page loaded); None: absent."""
+    def locate(
+        self, memory_id: str, done: Callable[[int | None], None], *, attempts: int = 20
+    ) -> None:
+        """Find the row of `memory_id` in the current query (its page loaded); None: absent.
+
+        A reload or a count that changed while looking asks again, after a short pause (a burst
+        of events, e.g. vectors arriving, reloads the rows many times in a row), so a memory
+        that is listed is not reported absent because the rows moved meanwhile.
+        """
         generation, query = self._generation, self._query
 
         def find() -> tuple[int | None, Page]:
@@ -151,12 +161,16 @@ class MemoryTableModel(QAbstractTableModel):
 
         def found(result: tuple[int | None, Page]) -> None:
             row, rows = result
-            if generation != self._generation:
-                return done(None if row is None else self.row_of(memory_id))
-            if row is not None:
-                if row >= self._total:  # created since the count: count again
+            stale = generation != self._generation or (row is not None and row >= self._total)
+            if stale and attempts > 1:
+                if row is not None and row >= self._total:  # created since the count
                     self.refresh()
-                    return done(None)
+                again = partial(self.locate, memory_id, done, attempts=attempts - 1)
+                QTimer.singleShot(LOCATE_RETRY_MS, again)
+                return None
+            if stale:
+                return done(self.row_of(memory_id))
+            if row is not None:
                 self._store({row // PAGE_SIZE: rows})
             done(row)
 

@@ -280,3 +280,23 @@ def test_a_pane_of_agent_a_never_shows_or_touches_agent_b(
     assert pane._refresh_timer.isActive()
     settle(qt_loop, context, until=lambda: pane.model.total == 2)
     assert {pane.model.memory_at(r).agent_id for r in range(2)} == {"a"}  # type: ignore[union-attr]
+
+
+def test_a_reveal_during_a_burst_of_writes_still_finds_the_memory(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    """Rows reload while the position is looked up: the memory is not reported filtered out."""
+    ids = fill(pane_context.service, PAGE_SIZE + 20)
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    target = ids[5]
+    pane.reveal(memory_id=target)
+    for i in range(15):  # each publishes memory.created: the model reloads under the lookup
+        pane_context.service.memories.remember(
+            RememberRequest(content=f"burst note {i}"), ELSEWHERE
+        )
+    settle(qt_loop, pane_context, until=lambda: pane.detail.memory is not None)
+    settle(qt_loop, pane_context)
+    current = pane.table.selectionModel().currentIndex()
+    assert pane.model.memory_at(current.row()) == pane.detail.memory
+    assert pane.detail.memory is not None and pane.detail.memory.id == target
+    assert pane.note.isHidden()
