@@ -58,11 +58,12 @@ class EmptyState(QFrame):
 
 
 class Banner(QFrame):
-    """A one-line inline message (`error` or `warn`) with a dismiss button; hidden when empty."""
+    """A one-line inline message (`error` or `warn`), with a dismiss button unless it is a
+    standing note (`dismissible=False`); hidden when empty."""
 
     dismissed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, dismissible: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("banner")
         self.setProperty("banner", "error")
@@ -75,6 +76,7 @@ class Banner(QFrame):
         row.setContentsMargins(12, 6, 8, 6)
         row.addWidget(self.text_label, 1)
         row.addWidget(self.close_button)
+        self.close_button.setVisible(dismissible)
         self.hide()
 
     def show_message(self, text: str, level: str = "error") -> None:
@@ -88,3 +90,8 @@ class Banner(QFrame):
         self.text_label.clear()
         self.hide()
         self.dismissed.emit()
+
+    @property
+    def text(self) -> str:
+        """What the banner says now ("" while hidden)."""
+        return "" if self.isHidden() else self.text_label.text()

@@ -16,9 +16,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
-    QFrame,
     QGridLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
@@ -34,6 +32,7 @@ from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, Signe
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import HistoryEvent, Memory, MemoryPatch
 from signet_desktop.ui import memory_actions as actions
+from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.memory_format import (
     INSPECTOR_ACTOR,
     deleted_notice,
@@ -51,36 +50,6 @@ MEMORY_EVENTS = frozenset(
 CONTENT_LINES = (2, 14)  # the content box grows with the text between these
 HISTORY_COLUMNS = ("When", "Event", "By", "Change", "Reason")
 PLACEHOLDER_TEXT = "Select a memory to read it in full, see its history and act on it."
-
-
-class InlineBanner(QFrame):
-    """A one-line message above the content (`banner` property: error or warn); hidden empty."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("banner")
-        self.text_label = QLabel()
-        self.text_label.setWordWrap(True)
-        self.text_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(10, 6, 10, 6)
-        row.addWidget(self.text_label, 1)
-        self.hide()
-
-    def show_message(self, text: str, level: str = "error") -> None:
-        self.setProperty("banner", level)
-        self.style().unpolish(self)
-        self.style().polish(self)
-        self.text_label.setText(text)
-        self.show()
-
-    def clear(self) -> None:
-        self.text_label.clear()
-        self.hide()
-
-    @property
-    def text(self) -> str:
-        return "" if self.isHidden() else self.text_label.text()
 
 
 def refusal_text(exc: BaseException) -> str:
@@ -126,8 +95,8 @@ class MemoryDetail(QWidget):
         self.placeholder.setProperty("role", "muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
-        self.banner = InlineBanner()
-        self.notice = InlineBanner()  # deleted / not in the current list
+        self.banner = Banner(dismissible=False)
+        self.notice = Banner(dismissible=False)  # deleted / not in the current list
         self.content = QPlainTextEdit()
         self.content.setObjectName("memoryContent")
         self.content.setReadOnly(True)

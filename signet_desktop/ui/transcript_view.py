@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.domain.sessions import SessionTranscript, Turn
-from signet_desktop.ui.memory_detail import InlineBanner
+from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import header_line, highlight_colour, transcript_html
@@ -100,7 +100,7 @@ class TranscriptView(QWidget):
         self.meta.setProperty("role", "muted")
         self.meta.setWordWrap(True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner = InlineBanner()
+        self.banner = Banner(dismissible=False)
         self.find_box = QLineEdit()
         self.find_box.setObjectName("transcriptFind")
         self.find_box.setPlaceholderText("Find in this session…")

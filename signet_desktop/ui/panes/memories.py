@@ -17,7 +17,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,7 +31,8 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import MEMORY_TYPES
-from signet_desktop.ui.memory_detail import MEMORY_EVENTS, InlineBanner, MemoryDetail
+from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.memory_detail import MEMORY_EVENTS, MemoryDetail
 from signet_desktop.ui.memory_table_model import COLUMNS, MemoryTableModel
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 
@@ -47,26 +47,6 @@ EMPTY_HINT = (
 )
 PINNED_CHOICES = (("Pinned or not", None), ("Pinned", True), ("Not pinned", False))
 STATE_CHOICES = (("Live", False), ("Forgotten", True))
-
-
-class EmptyState(QFrame):
-    """The designed empty store: a title and what to do next (styled by object names)."""
-
-    def __init__(self, title: str, hint: str) -> None:
-        super().__init__()
-        self.setObjectName("emptyState")
-        self.title_label = QLabel(title)
-        self.title_label.setObjectName("emptyTitle")
-        self.hint_label = QLabel(hint)
-        self.hint_label.setObjectName("emptyHint")
-        self.hint_label.setWordWrap(True)
-        column = QVBoxLayout(self)
-        column.addStretch(1)
-        for label in (self.title_label, self.hint_label):
-            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            column.addWidget(label)
-        column.addStretch(2)
 
 
 class MemoriesPane(PaneWidget):
@@ -139,8 +119,8 @@ class MemoriesPane(PaneWidget):
             filters.addWidget(widget)
         filters.addStretch(1)
 
-        self.banner = InlineBanner()
-        self.note = InlineBanner()
+        self.banner = Banner(dismissible=False)
+        self.note = Banner(dismissible=False)
         self.table = self._table()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("memoriesSplitter")
@@ -149,7 +129,7 @@ class MemoriesPane(PaneWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         url = f" at {self.context.url}" if self.context.url else ""
-        self.empty = EmptyState(EMPTY_TITLE, EMPTY_HINT.format(url=url))
+        self.empty = EmptyState("memories.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
         self.stack = QStackedWidget()
         self.stack.addWidget(self.splitter)
         self.stack.addWidget(self.empty)

@@ -35,9 +35,8 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.sessions import KNOWN_HARNESSES
 from signet_desktop.service.transcripts import MAX_SEARCH_LIMIT
-from signet_desktop.ui.empty_state import EmptyState
+from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import relative_date
-from signet_desktop.ui.memory_detail import InlineBanner
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html
@@ -126,7 +125,7 @@ class TranscriptsPane(PaneWidget):
         filters.addStretch(1)
         filters.addWidget(self.search_box)
 
-        self.banner = InlineBanner()
+        self.banner = Banner(dismissible=False)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("transcriptsSplitter")
         self.splitter.addWidget(self._left_column())
