@@ -166,6 +166,15 @@ class HookService:
         assert found is not None
         return found
 
+    def _record_injected(self, session: HookSession | None, memory_ids: tuple[str, ...]) -> None:
+        """The ledger: these memories are in the session's context for its current epoch."""
+        if session is None or not memory_ids:
+            return
+        with self._db.write() as conn:
+            hook_sessions.record_injected(
+                conn, session.agent_id, session.session_key, session.context_epoch, memory_ids
+            )
+
     # -- session start ---------------------------------------------------------------------
 
     def session_start(self, ctx: HookContext) -> SessionStartResult:
@@ -194,16 +203,8 @@ class HookService:
             heading="Signet memory",
             preamble=preamble,
         )
-        if session is not None and injection.memory_ids:
-            with self._db.write() as conn:
-                hook_sessions.record_injected(
-                    conn,
-                    ctx.agent_id,
-                    session.session_key,
-                    session.context_epoch,
-                    injection.memory_ids,
-                )
-        shown = {memory_id for memory_id in injection.memory_ids}
+        self._record_injected(session, injection.memory_ids)
+        shown = set(injection.memory_ids)
         return SessionStartResult(
             identity, tuple(m for m in chosen if m.id in shown), recent, injection.text
         )
@@ -296,15 +297,7 @@ class HookService:
         injection = render_injection(
             fresh, agent_id=ctx.agent_id, project=ctx.project, max_chars=config.max_inject_chars
         )
-        if session is not None and injection.memory_ids:
-            with self._db.write() as conn:
-                hook_sessions.record_injected(
-                    conn,
-                    ctx.agent_id,
-                    session.session_key,
-                    session.context_epoch,
-                    injection.memory_ids,
-                )
+        self._record_injected(session, injection.memory_ids)
         return PromptResult(injection.text, len(injection.memory_ids), terms, result.method)
 
     # -- session end -----------------------------------------------------------------------
