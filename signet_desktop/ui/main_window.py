@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -40,6 +40,7 @@ from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
 from signet_desktop.ui.tasks import TaskRunner
+from signet_desktop.ui.widgets import single_shot
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +100,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Signet Desktop")
         self._build()
         self.status.set_url(url)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(STATUS_DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.refresh_status)
+        self._debounce = single_shot(self, STATUS_DEBOUNCE_MS, self.refresh_status)
         self._restore()
 
     # -- layout -----------------------------------------------------------------------------

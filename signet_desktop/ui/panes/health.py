@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -54,6 +54,7 @@ from signet_desktop.ui.health_report import (
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import single_shot
 
 REFRESH_DEBOUNCE_MS = 250  # a burst of events (a backfill) costs one reading
 REFRESH_ON = frozenset(
@@ -373,16 +374,11 @@ class HealthPane(PaneWidget):
         self._in_flight = False
         self._again = False
         self._last_runs: dict[str, LastRun] = {}
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(REFRESH_DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.refresh)
+        self._debounce = single_shot(self, REFRESH_DEBOUNCE_MS, self.refresh)
         # One more reading once the status's coverage cache has caught up with the events.
         self.coverage = CoverageCount()
-        self._follow_up = QTimer(self)
-        self._follow_up.setSingleShot(True)
-        self._follow_up.setInterval(int(self.coverage.window_s * 1000) + FOLLOW_UP_MARGIN_MS)
-        self._follow_up.timeout.connect(self._schedule)
+        follow_up_ms = int(self.coverage.window_s * 1000) + FOLLOW_UP_MARGIN_MS
+        self._follow_up = single_shot(self, follow_up_ms, self._schedule)
         self.log_bridge = LogBridge(log_ring(), self)
         self._build()
         context.events.event_published.connect(self._on_event)

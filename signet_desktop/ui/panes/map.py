@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg  # type: ignore[import-untyped]
-from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -41,6 +41,7 @@ from signet_desktop.service.projection import JobStatus, MapData
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import single_shot
 
 DIMENSIONS = 2
 REFRESH_DEBOUNCE_MS = 1500
@@ -205,10 +206,7 @@ class MapPane(PaneWidget):
         self._auto_started = False
         self._items: list[Any] = []
         self._build()
-        self._refresh = QTimer(self)
-        self._refresh.setSingleShot(True)
-        self._refresh.setInterval(REFRESH_DEBOUNCE_MS)
-        self._refresh.timeout.connect(self.load)
+        self._refresh = single_shot(self, REFRESH_DEBOUNCE_MS, self.load)
         context.events.event_published.connect(self._event)
 
     # -- building ---------------------------------------------------------------------------

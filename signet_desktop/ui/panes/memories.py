@@ -12,14 +12,13 @@ import contextlib
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSplitter,
@@ -35,6 +34,7 @@ from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.memory_detail import MEMORY_EVENTS, MemoryDetail
 from signet_desktop.ui.memory_table_model import COLUMNS, MemoryTableModel
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.widgets import single_shot, title_row
 
 REFRESH_DELAY_MS = 120  # events arriving together (an import) become one refresh
 TYPING_DELAY_MS = 250  # the text filters apply when typing pauses
@@ -62,8 +62,8 @@ class MemoriesPane(PaneWidget):
         self._pending_row: int | None = None  # the current row while its page is on its way
         self.model = MemoryTableModel(context.service.memories, context.tasks, context.agent_id)
         self.detail = MemoryDetail(context)
-        self._refresh_timer = self._single_shot(REFRESH_DELAY_MS, self.model.refresh)
-        self._typing_timer = self._single_shot(TYPING_DELAY_MS, self.apply_filters)
+        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.model.refresh)
+        self._typing_timer = single_shot(self, TYPING_DELAY_MS, self.apply_filters)
         self._build()
         self.model.loaded.connect(self._on_loaded)
         self.model.pages_stored.connect(self._on_pages_stored)
@@ -72,25 +72,10 @@ class MemoriesPane(PaneWidget):
         self.detail.memory_missing.connect(lambda _id: self._update_note())
         context.events.event_published.connect(self._on_event)
 
-    def _single_shot(self, delay: int, slot: Any) -> QTimer:
-        timer = QTimer(self)
-        timer.setSingleShot(True)
-        timer.setInterval(delay)
-        timer.timeout.connect(slot)
-        return timer
-
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        title = QLabel("Memories")
-        title.setProperty("role", "title")
-        self.count_label = QLabel("Loading…")
-        self.count_label.setObjectName("memoryCount")
-        self.count_label.setProperty("role", "muted")
-        header = QHBoxLayout()
-        header.addWidget(title)
-        header.addStretch(1)
-        header.addWidget(self.count_label)
+        header, self.count_label = title_row("Memories", "memoryCount")
 
         # Minimum widths small enough for the whole pane to fit a 1280-wide window.
         self.text_filter = self._line("memoryFilterText", "Contents contain…", 150)

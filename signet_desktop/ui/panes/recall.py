@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QEvent, QItemSelection, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,6 +42,7 @@ from signet_desktop.ui.hit_format import (
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel, HitRow, hit_rows
 from signet_desktop.ui.recall_filters import RecallFiltersBar
+from signet_desktop.ui.widgets import single_shot
 
 RECALL_LIMIT = 30
 REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
@@ -136,10 +137,7 @@ class RecallPane(PaneWidget):
         self._shown: RecallQuery | None = None
         self._shown_seq = 0  # the run whose answer is on screen
         self._build()
-        self._refresh = QTimer(self)
-        self._refresh.setSingleShot(True)
-        self._refresh.setInterval(REFRESH_DEBOUNCE_MS)
-        self._refresh.timeout.connect(self._rerun)
+        self._refresh = single_shot(self, REFRESH_DEBOUNCE_MS, self._rerun)
         self.query_box.returnPressed.connect(self.run_query)
         self.query_box.installEventFilter(self)
         self.results.installEventFilter(self)

@@ -14,7 +14,7 @@ import contextlib
 import html
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,6 +42,7 @@ from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html
 from signet_desktop.ui.transcript_list import SessionDelegate, SessionFilter, SessionListModel
 from signet_desktop.ui.transcript_view import TranscriptView
+from signet_desktop.ui.widgets import single_shot, title_row
 
 CAPTURE_EVENT = "transcript.captured"
 REFRESH_DELAY_MS = 250  # turns arriving together (a session end) become one refresh
@@ -71,8 +72,8 @@ class TranscriptsPane(PaneWidget):
         self._query = ""  # the global search shown (empty: the sessions list)
         self.model = SessionListModel(context.service.transcripts, context.tasks, context.agent_id)
         self.view = TranscriptView(context)
-        self._refresh_timer = self._single_shot(REFRESH_DELAY_MS, self._refresh)
-        self._typing_timer = self._single_shot(TYPING_DELAY_MS, self.search)
+        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self._refresh)
+        self._typing_timer = single_shot(self, TYPING_DELAY_MS, self.search)
         self._build()
         self.model.loaded.connect(self._on_loaded)
         self.model.seen.connect(self._add_choices)
@@ -80,25 +81,10 @@ class TranscriptsPane(PaneWidget):
         self.view.session_shown.connect(lambda _s: self._select_key(self.view.session_key))
         context.events.event_published.connect(self._on_event)
 
-    def _single_shot(self, delay: int, slot: Any) -> QTimer:
-        timer = QTimer(self)
-        timer.setSingleShot(True)
-        timer.setInterval(delay)
-        timer.timeout.connect(slot)
-        return timer
-
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        title = QLabel("Transcripts")
-        title.setProperty("role", "title")
-        self.count_label = QLabel("Loading…")
-        self.count_label.setObjectName("sessionCount")
-        self.count_label.setProperty("role", "muted")
-        header = QHBoxLayout()
-        header.addWidget(title)
-        header.addStretch(1)
-        header.addWidget(self.count_label)
+        header, self.count_label = title_row("Transcripts", "sessionCount")
 
         self.harness_filter = self._combo("sessionFilterHarness", "Any harness")
         for harness in KNOWN_HARNESSES:
