@@ -44,8 +44,8 @@ import platform
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.panes.recall import RecallPane
 from signet_desktop.ui.tasks import TaskRunner
-from signet_desktop.ui.worker_host import QtWorkerHost
+from signet_desktop.ui.worker_host import QtWorkerHost, spawn_qthread
 
 HEARTBEAT_MS = 5
 FILL_CHUNK = 1000
@@ -134,34 +134,11 @@ def run_delay_ms() -> float | None:
     return int(fields[1]) / 1e6
 
 
-class _IdleThread(QThread):
-    """A worker loop in a QThread at IdlePriority (SCHED_IDLE on Linux; its threads inherit it)."""
-
-    def __init__(self, name: str, target: Callable[[], None]) -> None:
-        super().__init__()
-        self.setObjectName(name)
-        self._target = target
-
-    def run(self) -> None:
-        self._target()
-
-    def join(self, timeout: float) -> None:
-        self.wait(max(0, int(timeout * 1000)))
-
-    def is_alive(self) -> bool:
-        return self.isRunning()
-
-
-def _spawn_idle(name: str, target: Callable[[], None]) -> _IdleThread:
-    thread = _IdleThread(name, target)
-    thread.start(QThread.Priority.IdlePriority)
-    return thread
-
-
 def worker_host(service: SignetService, idle: bool) -> HostedWorkers:
     """The app's QtWorkerHost, or (`--idle-workers`) the same state machine on idle QThreads."""
     if idle:
-        return HostedWorkers(service.pipeline.workers, service.events, _spawn_idle)
+        idle_threads = partial(spawn_qthread, priority=QThread.Priority.IdlePriority)
+        return HostedWorkers(service.pipeline.workers, service.events, idle_threads)
     return QtWorkerHost(service.pipeline.workers, service.events)
 
 

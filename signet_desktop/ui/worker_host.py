@@ -34,9 +34,14 @@ class _LoopThread(QThread):
         return self.isRunning()
 
 
-def _spawn_qthread(name: str, target: Callable[[], None]) -> Runner:
+def spawn_qthread(
+    name: str,
+    target: Callable[[], None],
+    priority: QThread.Priority = QThread.Priority.InheritPriority,
+) -> Runner:
+    """Start `target` in a named QThread (a `Runner` for `HostedWorkers`)."""
     thread = _LoopThread(name, target)
-    thread.start()
+    thread.start(priority)
     return thread
 
 
@@ -44,4 +49,4 @@ class QtWorkerHost(HostedWorkers):
     """One QThread per worker instance; give it to `RuntimeOptions(worker_host=...)`."""
 
     def __init__(self, declarations: Sequence[WorkerDeclaration], events: EventSink) -> None:
-        super().__init__(declarations, events, _spawn_qthread)
+        super().__init__(declarations, events, spawn_qthread)
