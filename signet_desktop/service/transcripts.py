@@ -45,6 +45,7 @@ from signet_desktop.storage.database import Database
 
 log = logging.getLogger(__name__)
 
+SessionId = tuple[str, str]  # (agent id, session key)
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 MAX_LIST_LIMIT = 200
 MAX_SEARCH_LIMIT = 20
@@ -97,7 +98,6 @@ class TranscriptService:
         self._events = events or DiscardEvents()
         self._lock = threading.Lock()  # the daemon is the canonical files' only writer
         self._opened_at = utc_now()  # rows last written before this were left by a crash
-        self._adopted: list[tuple[str, str]] = []  # sessions the last reconcile adopted into
 
     # -- capture ---------------------------------------------------------------------------
 
@@ -146,7 +146,6 @@ class TranscriptService:
         with self._lock:
             canonical = CanonicalFile(self._root, harness)
             self._reconcile(canonical)
-            self._adopted.clear()  # only start-up recovery completes what it adopts
             existing = rows.get_transcript(self._db.reader(), agent_id, key)
             committed = existing.turn_count if existing else 0
             fresh = [
@@ -196,16 +195,17 @@ class TranscriptService:
 
     def recover(self) -> RecoveryReport:
         """At start: reconcile every canonical file, then complete rows a crash left open."""
-        adopted = cut = 0
+        adopted: dict[SessionId, int] = {}
+        cut = 0
         with self._lock:
-            self._adopted.clear()
             for canonical in self._known_files():
-                a, c = self._reconcile(canonical)
-                adopted, cut = adopted + a, cut + c
+                sessions, torn = self._reconcile(canonical)
+                adopted.update(sessions)
+                cut += torn
             with self._db.write() as conn:
                 completed = rows.complete_open_since_before(conn, self._opened_at)
                 # Rows just adopted were written now, but they too were left by the crash.
-                for agent_id, key in self._adopted:
+                for agent_id, key in adopted:
                     completed += rows.complete_transcript(conn, agent_id, key)
         if adopted or cut or completed:
             log.info(
@@ -214,7 +214,7 @@ class TranscriptService:
                 cut,
                 completed,
             )
-        return RecoveryReport(adopted, cut, completed)
+        return RecoveryReport(sum(adopted.values()), cut, completed)
 
     def _known_files(self) -> list[CanonicalFile]:
         harnesses = {
@@ -223,28 +223,31 @@ class TranscriptService:
         }
         return [CanonicalFile(self._root, harness) for harness in sorted(harnesses)]
 
-    def _reconcile(self, canonical: CanonicalFile) -> tuple[int, int]:
-        """Adopt complete lines past the committed offset; cut a torn rest. (turns, bytes)"""
+    def _reconcile(self, canonical: CanonicalFile) -> tuple[dict[SessionId, int], int]:
+        """Adopt complete lines past the committed offset and cut a torn rest: the turns
+        adopted per session, and the bytes cut."""
         committed = rows.committed_bytes(self._db.reader(), canonical.relative)
         size = canonical.size()
         if size == committed:
-            return 0, 0
+            return {}, 0
         if size < committed:  # shrunk behind our back: nothing to adopt, follow the file
             log.warning("%s is shorter than its committed offset", canonical.path)
             with self._db.write() as conn:
                 rows.set_committed_bytes(conn, canonical.relative, size)
-            return 0, 0
+            return {}, 0
         tail = canonical.tail(committed)
         if tail.torn_bytes:
             canonical.cut(tail.complete_end)
         adopted = self._adopt(tail.turns, canonical.relative, tail.complete_end)
         return adopted, tail.torn_bytes
 
-    def _adopt(self, turns: Sequence[CanonicalTurn], relative: str, end: int) -> int:
-        by_session: dict[tuple[str, str], list[CanonicalTurn]] = {}
+    def _adopt(
+        self, turns: Sequence[CanonicalTurn], relative: str, end: int
+    ) -> dict[SessionId, int]:
+        by_session: dict[SessionId, list[CanonicalTurn]] = {}
         for turn in turns:
             by_session.setdefault((turn.agent_id, turn.session_key), []).append(turn)
-        adopted = 0
+        adopted: dict[SessionId, int] = {}
         with self._db.write() as conn:
             for (agent_id, key), lines in by_session.items():
                 existing = rows.get_transcript(conn, agent_id, key)
@@ -266,8 +269,7 @@ class TranscriptService:
                     content_hash=_hash(content),
                     complete=False,
                 )
-                adopted += len(new)
-                self._adopted.append((agent_id, key))
+                adopted[(agent_id, key)] = len(new)
             rows.set_committed_bytes(conn, relative, end)
         return adopted
 
