@@ -36,7 +36,8 @@ INSTALL_EXAMPLES = """\
   signet install claude-code --dry-run   # show the diff, write nothing
   signet install claude-code             # HTTP hooks + MCP server
   signet install claude-code --command-hooks
-  signet install codex
+  signet install codex                   # MCP server + the codex wrapper (session hooks)
+  signet install codex --no-wrapper      # MCP server only; shell files untouched
   signet install opencode
   signet install --status
 """
@@ -75,6 +76,11 @@ def register(subparsers: Subparsers) -> None:
         help="claude-code: `signet hook` command hooks instead of HTTP hooks (older versions)",
     )
     install.add_argument(
+        "--no-wrapper",
+        action="store_true",
+        help="codex: the MCP server only, no `codex` wrapper or PATH block in shell files",
+    )
+    install.add_argument(
         "--status", action="store_true", help="show what is connected, per harness"
     )
     uninstall = add_command(
@@ -88,12 +94,14 @@ def register(subparsers: Subparsers) -> None:
     uninstall.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
 
 
-def plan_install(name: str, locations: Locations, url: str, command_hooks: bool) -> Plan:
+def plan_install(
+    name: str, locations: Locations, url: str, command_hooks: bool, wrapper: bool = True
+) -> Plan:
     """The install plan of one harness."""
     if name == "claude-code":
         return claude_code.plan_install(locations, claude_code.Options(url, command_hooks))
     if name == "codex":
-        return codex.plan_install(locations)
+        return codex.plan_install(locations, wrapper=wrapper)
     return opencode.plan_install(locations)
 
 
@@ -116,10 +124,16 @@ def run_install(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.command_hooks and args.harness != "claude-code":
         ctx.warn("signet: --command-hooks applies to claude-code only")
         return ExitCode.USAGE
+    if args.no_wrapper and args.harness != "codex":
+        ctx.warn("signet: --no-wrapper applies to codex only")
+        return ExitCode.USAGE
     locations = Locations.from_env(ctx.env)
     url = ctx.daemon_url(args)
+    wrapper = not args.no_wrapper
     return _carry_out(
-        ctx, lambda: plan_install(args.harness, locations, url, args.command_hooks), args.dry_run
+        ctx,
+        lambda: plan_install(args.harness, locations, url, args.command_hooks, wrapper),
+        args.dry_run,
     )
 
 

@@ -1,9 +1,9 @@
-"""Codex CLI: the MCP server under `[mcp_servers.signet]` in `$CODEX_HOME/config.toml`.
+"""Codex CLI: the MCP server under `[mcp_servers.signet]` in `$CODEX_HOME/config.toml`, and
+the session hooks through a `codex` wrapper first on PATH (`codex_wrapper.py`).
 
-Edited with tomlkit, so the user's comments, order and formatting stay. Session hooks are not
-installed: Codex has no hook settings, and Signet's way (a `codex` wrapper first on PATH plus
-a block in the shell rc files) rewrites the user's shell setup; `signet hook ... -H codex`
-is there for anyone who wraps Codex themselves (docs/HOOKS.md).
+config.toml is edited with tomlkit, so the user's comments, order and formatting stay.
+`wrapper=False` (`signet install codex --no-wrapper`) installs the MCP server alone and
+leaves the shell start-up files as they are.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 from tomlkit.toml_document import TOMLDocument
 
+from signet_desktop.harness.installers import codex_wrapper
 from signet_desktop.harness.installers.files import (
     ConfigFileError,
     FileChange,
@@ -26,10 +27,18 @@ from signet_desktop.harness.installers.files import (
 
 NAME = "codex"
 MCP_NAME = "signet"
-SESSION_NOTE = (
-    "Codex session hooks are not installed (Codex has no hook settings); see docs/HOOKS.md"
-    " for wrapping `codex` with `signet hook session-start|session-end -H codex`"
+NO_WRAPPER_NOTE = (
+    "Codex session hooks are not installed (--no-wrapper): Codex has no hook settings; see"
+    " docs/HOOKS.md for wrapping `codex` yourself"
 )
+
+
+def _wrapper_note(locations: Locations) -> str:
+    return (
+        f"session hooks: the wrapper {codex_wrapper.wrapper_path(locations)} runs first on"
+        " PATH in new shells (this one: `export"
+        f' PATH="{codex_wrapper.wrapper_dir(locations)}:$PATH"`)'
+    )
 
 
 def config_path(locations: Locations) -> Path:
@@ -54,7 +63,18 @@ def _is_ours(entry: Any) -> bool:
     return isinstance(entry, dict) and str(entry.get("command", "")).endswith("signet-mcp")
 
 
-def plan_install(locations: Locations) -> Plan:
+def plan_install(locations: Locations, wrapper: bool = True) -> Plan:
+    """The MCP server, and (unless `wrapper` is False) the wrapper and its PATH block."""
+    mcp_change, notes = _mcp_install(locations)
+    if not wrapper:
+        return Plan(NAME, (mcp_change,), (*notes, NO_WRAPPER_NOTE))
+    changes = (mcp_change, *codex_wrapper.install_changes(locations))
+    if not any(change.changed for change in changes):
+        return Plan(NAME, changes)
+    return Plan(NAME, changes, (*notes, _wrapper_note(locations)))
+
+
+def _mcp_install(locations: Locations) -> tuple[FileChange, tuple[str, ...]]:
     """`[mcp_servers.signet]` with `command` = signet-mcp (replaced when it differs)."""
     path = config_path(locations)
     before = read_text(path)
@@ -63,7 +83,7 @@ def plan_install(locations: Locations) -> Plan:
     command = locations.executable("signet-mcp")
     current = servers.get(MCP_NAME) if servers is not None else None
     if isinstance(current, dict) and current.get("command") == command and not current.get("args"):
-        return Plan(NAME, (FileChange(path, before, before),), (SESSION_NOTE,))
+        return FileChange(path, before, before), ()
     entry = tomlkit.table()
     entry["command"] = command
     entry["args"] = tomlkit.array()
@@ -73,33 +93,46 @@ def plan_install(locations: Locations) -> Plan:
         doc["mcp_servers"] = servers
     servers[MCP_NAME] = entry
     after = tomlkit.dumps(doc).rstrip("\n") + "\n"
-    return Plan(NAME, (FileChange(path, before, after),), ("MCP server `signet`", SESSION_NOTE))
+    return FileChange(path, before, after), ("MCP server `signet`",)
 
 
 def plan_uninstall(locations: Locations) -> Plan:
-    """`[mcp_servers.signet]` out when it runs signet-mcp; the rest of the file as it is."""
+    """The MCP entry, the wrapper and the PATH blocks out; the rest of every file as it is."""
+    wrapper = tuple(codex_wrapper.uninstall_changes(locations))
+    mcp = _mcp_uninstall(locations)
+    return Plan(NAME, wrapper if mcp is None else (mcp, *wrapper))
+
+
+def _mcp_uninstall(locations: Locations) -> FileChange | None:
+    """`[mcp_servers.signet]` out when it runs signet-mcp."""
     path = config_path(locations)
     before = read_text(path)
     if before is None:
-        return Plan(NAME)
+        return None
     doc = _parse(path, before)
     servers = _servers(path, doc)
     if servers is None or not _is_ours(servers.get(MCP_NAME)):
-        return Plan(NAME, (FileChange(path, before, before),))
+        return FileChange(path, before, before)
     del servers[MCP_NAME]
     if not servers and isinstance(servers, Table) and servers.is_super_table():
         del doc["mcp_servers"]
     text = tomlkit.dumps(doc).rstrip()
     # A file that held only our server (we created it) goes; the backup keeps a copy.
-    return Plan(NAME, (FileChange(path, before, text + "\n" if text else None),))
+    return FileChange(path, before, text + "\n" if text else None)
 
 
 def status(locations: Locations) -> dict[str, Any]:
-    """Config found, MCP entry present; hooks are never installed for Codex."""
+    """Config found, MCP entry present, the wrapper installed and first on PATH."""
     path = config_path(locations)
     facts: dict[str, Any] = {"config": str(path), "found": locations.codex_dir.is_dir()}
-    facts["hooks"] = "none"
-    facts["note"] = SESSION_NOTE
+    if not codex_wrapper.installed(locations):
+        facts["hooks"] = "none"
+        facts["note"] = NO_WRAPPER_NOTE.replace(" (--no-wrapper)", "")
+    elif codex_wrapper.on_path(locations):
+        facts["hooks"] = f"wrapper {codex_wrapper.wrapper_path(locations)}"
+    else:
+        facts["hooks"] = f"wrapper {codex_wrapper.wrapper_path(locations)}"
+        facts["note"] = "the wrapper is not first on this shell's PATH; open a new shell"
     try:
         servers = _servers(path, _parse(path, read_text(path)))
         facts["mcp"] = servers is not None and _is_ours(servers.get(MCP_NAME))

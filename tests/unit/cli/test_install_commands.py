@@ -97,7 +97,7 @@ def test_status_shows_each_harness_and_the_daemon(
         out.split("opencode:")[1],
     )
     assert "hooks: command" in claude.split("codex:")[0]
-    assert "MCP server signet: yes" in codex and "not installed" in codex
+    assert "MCP server signet: yes" in codex and "hooks: wrapper " in codex
     assert "hooks: none" in opencode and "MCP server signet: no" in opencode
     code, out, _ = signet(home, "install", "--status", url=closed_url)
     assert code == 0 and "not reachable" in out.splitlines()[0]

@@ -18,10 +18,19 @@ def config(locations: Locations) -> Path:
 
 def test_empty_home_gets_the_mcp_server(locations: Locations) -> None:
     plan = codex.plan_install(locations)
-    assert codex.SESSION_NOTE in plan.notes
+    assert any("session hooks: the wrapper" in note for note in plan.notes)
     apply(plan)
     parsed = tomllib.loads(config(locations).read_text())
     assert parsed == {"mcp_servers": {"signet": {"command": "signet-mcp", "args": []}}}
+
+
+def test_no_wrapper_installs_the_mcp_server_alone(locations: Locations) -> None:
+    plan = codex.plan_install(locations, wrapper=False)
+    assert [change.path for change in plan.pending] == [config(locations)]
+    assert codex.NO_WRAPPER_NOTE in plan.notes
+    apply(plan)
+    assert not (locations.home / ".bashrc").exists()
+    assert codex.status(locations)["hooks"] == "none"
 
 
 def test_comments_and_the_users_servers_stay_and_reinstall_changes_nothing(
