@@ -165,6 +165,38 @@ class TranscriptCaptured(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ImportProgress(Event):
+    """An import run moved on (throttled): counts so far and seconds since it started."""
+
+    kind: ClassVar[str] = "import.progress"
+    source_id: str
+    run_id: str
+    source_kind: str
+    files_seen: int
+    records_seen: int
+    records_imported: int
+    turns_imported: int
+    lines_skipped: int
+    elapsed_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImportFinished(Event):
+    """An import run ended (`status` completed, failed or cancelled)."""
+
+    kind: ClassVar[str] = "import.finished"
+    source_id: str
+    run_id: str
+    status: str
+    records_imported: int
+    records_duplicate: int
+    records_failed: int
+    turns_imported: int
+    lines_skipped: int
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatusChanged(Event):
     """A fact on the status board changed (`key` is its top-level name in /api/status)."""
 
