@@ -210,3 +210,149 @@ def complete_open_before(conn: Connection, before: str) -> int:
         {"now": utc_now(), "before": before},
     )
     return int(cursor.rowcount)
+
+
+# -- imported transcripts (service/harness_import.py) ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptSource:
+    """Where a transcript row came from: live capture (both None) or an import."""
+
+    source_id: str | None
+    source_record_id: str | None
+    turn_count: int
+
+
+def transcript_source(conn: Connection, agent_id: str, session_key: str) -> TranscriptSource | None:
+    row = conn.execute(
+        "SELECT source_id, source_record_id, turn_count FROM session_transcripts "
+        "WHERE agent_id = :a AND session_key = :k",
+        {"a": agent_id, "k": session_key},
+    ).fetchone()
+    if row is None:
+        return None
+    return TranscriptSource(row[0], row[1], int(row[2]))
+
+
+def save_imported_transcript(
+    conn: Connection,
+    *,
+    agent_id: str,
+    session_key: str,
+    harness: str,
+    project: str | None,
+    content: str,
+    turn_count: int,
+    content_hash: str,
+    source_id: str,
+    source_record_id: str,
+    source_meta_json: str,
+    created_at: str | None,
+) -> None:
+    """Insert or update a completed imported transcript (only a row of the same source)."""
+    now = utc_now()
+    conn.execute(
+        """
+        INSERT INTO session_transcripts (session_key, agent_id, content, harness, project,
+            created_at, updated_at, completed_at, content_hash, turn_count, source_id,
+            source_record_id, source_meta_json)
+        VALUES (:k, :a, :content, :h, :p, COALESCE(:created, :now), :now, :now, :hash, :turns,
+            :src, :rec, :meta)
+        ON CONFLICT (agent_id, session_key) DO UPDATE SET
+            content = excluded.content,
+            updated_at = excluded.updated_at,
+            completed_at = excluded.completed_at,
+            content_hash = excluded.content_hash,
+            turn_count = excluded.turn_count,
+            source_meta_json = excluded.source_meta_json
+        WHERE session_transcripts.source_id = excluded.source_id
+          AND session_transcripts.source_record_id = excluded.source_record_id
+        """,
+        {
+            "k": session_key,
+            "a": agent_id,
+            "content": content,
+            "h": harness,
+            "p": project,
+            "created": created_at,
+            "now": now,
+            "hash": content_hash,
+            "turns": turn_count,
+            "src": source_id,
+            "rec": source_record_id,
+            "meta": source_meta_json,
+        },
+    )
+
+
+def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT session_key FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
+        {"a": agent_id, "src": source_id},
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def delete_source_transcripts(conn: Connection, agent_id: str, source_id: str) -> int:
+    """Delete every transcript row a source imported (the FTS trigger follows)."""
+    cursor = conn.execute(
+        "DELETE FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
+        {"a": agent_id, "src": source_id},
+    )
+    return int(cursor.rowcount)
+
+
+# -- imported transcripts (the Signet-workspace importer; added by its engineer) ---------------
+
+INSERT_IMPORTED = """
+INSERT INTO session_transcripts (session_key, agent_id, content, harness, project, created_at,
+    updated_at, completed_at, content_hash, turn_count, source_id, source_record_id,
+    source_meta_json)
+VALUES (:session_key, :agent_id, :content, :harness, :project, :created_at, :updated_at,
+    :completed_at, :content_hash, :turn_count, :source_id, :source_record_id, :source_meta_json)
+ON CONFLICT DO NOTHING
+"""
+
+
+def insert_imported_transcript(
+    conn: Connection,
+    *,
+    agent_id: str,
+    session_key: str,
+    content: str,
+    harness: str | None,
+    project: str | None,
+    created_at: str,
+    updated_at: str,
+    completed_at: str,
+    content_hash: str,
+    turn_count: int,
+    source_id: str,
+    source_record_id: str,
+    source_meta_json: str | None,
+) -> bool:
+    """Insert a completed transcript another store recorded, with its own timestamps.
+
+    False (nothing written) when the agent already has this session key or this source
+    record: the existing row is kept.
+    """
+    cursor = conn.execute(
+        INSERT_IMPORTED,
+        {
+            "session_key": session_key,
+            "agent_id": agent_id,
+            "content": content,
+            "harness": harness,
+            "project": project,
+            "created_at": created_at,
+            "updated_at": updated_at,
+            "completed_at": completed_at,
+            "content_hash": content_hash,
+            "turn_count": turn_count,
+            "source_id": source_id,
+            "source_record_id": source_record_id,
+            "source_meta_json": source_meta_json,
+        },
+    )
+    return bool(cursor.rowcount)
