@@ -1,0 +1,171 @@
+"""Import sources: a harness history (or another store) registered to bring evidence in.
+
+A source is one root (`~/.claude/projects`, `~/.codex/sessions`, a Signet workspace) of one
+kind for one agent. Each import over it is a run with counters; each file it staged and each
+record (one harness session) it imported are rows that let a restart resume. Removing it
+purges what it brought and keeps a bounded tombstone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from signet_desktop.domain.errors import InvalidInput
+
+SOURCE_KINDS_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_SOURCE_ID = re.compile(r"src_[0-9a-f]{32}")
+_RUN_ID = re.compile(r"run_[0-9a-f]{32}")
+RECORD_OUTCOMES = ("pending", "imported", "skipped", "failed", "duplicate")
+
+
+def check_source_id(value: object) -> str:
+    """A source id as `new_source_id` makes them; anything else is refused (not looked up)."""
+    if not isinstance(value, str) or not _SOURCE_ID.fullmatch(value):
+        raise InvalidInput("source id must look like src_<32 hex>", code="source_id_invalid")
+    return value
+
+
+def check_run_id(value: object) -> str:
+    if not isinstance(value, str) or not _RUN_ID.fullmatch(value):
+        raise InvalidInput("run id must look like run_<32 hex>", code="run_id_invalid")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A registered import root (`status` active|paused|error|removing|removed)."""
+
+    id: str
+    agent_id: str
+    kind: str
+    name: str
+    root_path: str
+    status: str
+    last_error: str | None
+    created_at: str
+    updated_at: str
+    removed_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportCounts:
+    """A run's counters (also the increments an importer adds as it goes)."""
+
+    files_seen: int = 0
+    files_changed: int = 0
+    records_seen: int = 0
+    records_imported: int = 0
+    records_skipped: int = 0
+    records_duplicate: int = 0
+    records_failed: int = 0
+    turns_imported: int = 0
+
+    def plus(self, other: ImportCounts) -> ImportCounts:
+        return ImportCounts(*(getattr(self, name) + getattr(other, name) for name in COUNT_FIELDS))
+
+
+COUNT_FIELDS = tuple(ImportCounts.__dataclass_fields__)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRun:
+    """One import attempt (`status` running|completed|failed|cancelled|interrupted)."""
+
+    id: str
+    source_id: str
+    agent_id: str
+    status: str
+    triggered_by: str
+    counts: ImportCounts
+    error: str | None
+    started_at: str
+    finished_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportFile:
+    """One file of a source as last inventoried and staged."""
+
+    id: str
+    source_id: str
+    relative_path: str
+    staged_path: str | None
+    byte_offset: int
+    content_hash: str | None
+    size_bytes: int | None
+    mtime: str | None
+    status: str
+    last_error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRecord:
+    """One source record (a harness session) and where its turns went."""
+
+    id: str
+    source_id: str
+    source_record_id: str
+    file_id: str | None
+    session_key: str | None
+    content_hash: str | None
+    outcome: str
+    attempts: int
+    turn_count: int
+    canonical_path: str | None
+    canonical_offset: int | None
+    last_error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceTotals:
+    """What a source holds now, over every run: records by outcome, turns, files."""
+
+    records: Mapping[str, int]
+    turns: int
+    files: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDetail:
+    """A source with its recent runs and totals."""
+
+    source: Source
+    runs: list[ImportRun]
+    totals: SourceTotals
+
+
+@dataclass(frozen=True, slots=True)
+class ImportTicket:
+    """An accepted import: which source and run to follow."""
+
+    source_id: str
+    run_id: str
+    created: bool  # a new source row (False: a run over an existing one)
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeReport:
+    """What removing a source purges (dry run) or purged: counts per kind of row or file."""
+
+    source: Source
+    dry_run: bool
+    purged: Mapping[str, int] = field(default_factory=dict)
+    tombstone_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceTombstone:
+    """The bounded audit left after a source was removed."""
+
+    id: str
+    agent_id: str
+    source_id: str
+    kind: str
+    name: str
+    root_path: str
+    reason: str | None
+    removed_by: str
+    purged: Mapping[str, int]
+    removed_at: str
