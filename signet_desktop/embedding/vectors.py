@@ -21,6 +21,8 @@ from signet_desktop.embedding.generations import (
     checked_table,
     create_vec_table,
     drop_vec_table,
+    list_generations,
+    vec_table_exists,
 )
 from signet_desktop.embedding.provider import EmbeddingDimensionMismatch, EmbeddingError
 from signet_desktop.storage.connect import Connection
@@ -230,3 +232,54 @@ def batched(items: Sequence[int], size: int = RESYNC_BATCH) -> Iterable[Sequence
     """Consecutive slices of at most `size` items."""
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+# -- purging a source's vectors (a removed import source) -----------------------------------
+
+DELETE_FOR_SOURCES = """
+DELETE FROM embeddings
+WHERE source_type = :source_type AND source_id IN (SELECT value FROM json_each(:ids))
+RETURNING id, generation_id
+"""
+COUNT_FOR_SOURCES = """
+SELECT COUNT(*) FROM embeddings
+WHERE source_type = :source_type AND source_id IN (SELECT value FROM json_each(:ids))
+"""
+
+
+def count_source_vectors(
+    conn: Connection, source_ids: Sequence[str], source_type: str = SOURCE_MEMORY
+) -> int:
+    """Canonical vectors (every generation) of these sources."""
+    if not source_ids:
+        return 0
+    params = {"source_type": source_type, "ids": json.dumps(list(source_ids))}
+    return int(conn.execute(COUNT_FOR_SOURCES, params).fetchone()[0])
+
+
+def delete_source_vectors(
+    conn: Connection, source_ids: Sequence[str], source_type: str = SOURCE_MEMORY
+) -> int:
+    """Delete these sources' canonical vectors in every generation, and their mirror rows
+    when sqlite-vec is loaded here (otherwise the next resync removes the orphans)."""
+    if not source_ids:
+        return 0
+    params = {"source_type": source_type, "ids": json.dumps(list(source_ids))}
+    gone = conn.execute(DELETE_FOR_SOURCES, params).fetchall()
+    if gone and _vec_loaded(conn):
+        by_generation: dict[int, list[int]] = {}
+        for row in gone:
+            by_generation.setdefault(int(row[1]), []).append(int(row[0]))
+        for generation in list_generations(conn):
+            ids = by_generation.get(generation.id)
+            if ids and vec_table_exists(conn, generation):
+                remove_from_mirror(conn, generation, ids)
+    return len(gone)
+
+
+def _vec_loaded(conn: Connection) -> bool:
+    try:
+        conn.execute("SELECT vec_version()").fetchone()
+    except Exception:  # no sqlite-vec on this connection: the mirror cannot be touched
+        return False
+    return True
