@@ -10,6 +10,7 @@ from typing import Any
 from signet_desktop.domain import remember as checks
 from signet_desktop.domain import scope
 from signet_desktop.domain.browse import BrowseQuery
+from signet_desktop.domain.entities import Mention
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.events import (
     DiscardEvents,
@@ -36,9 +37,10 @@ from signet_desktop.domain.memory import (
 )
 from signet_desktop.service import memory_batches as batches
 from signet_desktop.service import memory_rules as rules
+from signet_desktop.service.mention_linking import link_mentions
 from signet_desktop.service.ports import MemoryVectors
 from signet_desktop.service.vector_batches import VectorFollow
-from signet_desktop.storage import history, memories
+from signet_desktop.storage import history, memories, mentions
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.memories import MemoryStats
@@ -229,6 +231,7 @@ class MemoryService:
             new_content=new.content,
             metadata={"source_type": new.source_type, "source_id": new.source_id},
         )
+        link_mentions(conn, memory)
         return memory
 
     def _publish_created(self, created: Iterable[Memory], *, embedded: bool) -> None:
@@ -241,6 +244,11 @@ class MemoryService:
                     embedded=embedded,
                 )
             )
+
+    def mentions(self, agent_id: str, memory_id: str) -> list[Mention]:
+        """The existing entities this live memory was linked to when it was remembered."""
+        self.get(agent_id, memory_id)
+        return mentions.mentions_of(self._db.reader(), agent_id, memory_id)
 
     def get(self, agent_id: str, memory_id: str) -> Memory:
         """A live memory; NotFound when missing, deleted or another agent's."""

@@ -31,6 +31,7 @@ OWNERS: dict[str, str] = {
     "dreaming_evidence_consumption": "storage/dreaming_evidence.py",
     "dreaming_evidence_reviews": "storage/dreaming_evidence.py",
     "entities": "storage/graph_staleness.py",
+    "memory_entity_mentions": "storage/mentions.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }
