@@ -18,6 +18,7 @@ OWNERS: dict[str, str] = {
     "memory_jobs": "queue/jobs.py",
     "embeddings": "embedding/vectors.py",
     "embedding_generations": "embedding/generations.py",
+    "memory_content_safety": "storage/content_safety.py",
     "umap_cache": "storage/projections.py",
     "hook_sessions": "storage/hook_sessions.py",
     "session_context_ledger": "storage/hook_sessions.py",

@@ -1,0 +1,209 @@
+"""memory_content_safety: the derived, agent-scoped ledger of content-safety decisions.
+
+One row per (agent, source kind, source id) with the status, prompt eligibility, reasons,
+the policy version that decided and the hash of the exact text it read. The evidence itself
+(memories, transcripts, artifacts) is never changed here; the `pending_*` reads find what
+has no decision of the current version, or changed since it was scanned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from signet_desktop.storage.connect import Connection
+
+SOURCE_KINDS = ("memory", "artifact", "transcript", "summary", "source_chunk")
+STATUSES = ("clean", "tainted", "blocked")
+ID_CHUNK = 500  # bound on the ids in one IN (...) lookup
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyDecision:
+    """One ledger row."""
+
+    agent_id: str
+    source_kind: str
+    source_id: str
+    status: str
+    context_eligible: bool
+    reasons: tuple[str, ...]
+    policy_version: str
+    content_hash: str | None
+    scanned_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScanItem:
+    """Something that needs a decision: whose, what kind, which, and its text."""
+
+    agent_id: str
+    source_kind: str
+    source_id: str
+    text: str
+
+
+UPSERT_DECISION = """
+INSERT INTO memory_content_safety (
+    agent_id, source_kind, source_id, status, context_eligible, reasons_json,
+    policy_version, content_hash, scanned_at
+) VALUES (
+    :agent_id, :source_kind, :source_id, :status, :context_eligible, :reasons_json,
+    :policy_version, :content_hash, :scanned_at
+)
+ON CONFLICT (agent_id, source_kind, source_id) DO UPDATE SET
+    status = excluded.status,
+    context_eligible = excluded.context_eligible,
+    reasons_json = excluded.reasons_json,
+    policy_version = excluded.policy_version,
+    content_hash = excluded.content_hash,
+    scanned_at = excluded.scanned_at
+"""
+
+GET_DECISIONS = """
+SELECT agent_id, source_kind, source_id, status, context_eligible, reasons_json,
+       policy_version, content_hash, scanned_at
+FROM memory_content_safety
+WHERE agent_id = :agent_id AND source_kind = :source_kind AND source_id IN ({ids})
+"""
+
+STATUS_COUNTS = """
+SELECT status, COUNT(*) AS n FROM memory_content_safety
+WHERE agent_id = :agent_id AND policy_version = :version
+GROUP BY status
+"""
+STALE_COUNT = """
+SELECT COUNT(*) FROM memory_content_safety
+WHERE agent_id = :agent_id AND policy_version != :version
+"""
+
+# "Needs a decision": no row, a row of another policy version, or the evidence changed after
+# the scan. One fixed body per source table; the agent filter is one of two fragments.
+_NEEDS = "(s.source_id IS NULL OR s.policy_version != :version OR s.scanned_at < {changed})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    columns: str
+    body: str
+    alias: str
+
+
+_SOURCES = {
+    "memory": _Source(
+        "m.agent_id, m.id AS source_id, m.content AS text",
+        "memories m LEFT JOIN memory_content_safety s ON s.agent_id = m.agent_id "
+        "AND s.source_kind = 'memory' AND s.source_id = m.id "
+        "WHERE m.is_deleted = 0 AND {agent} AND " + _NEEDS.format(changed="m.updated_at"),
+        "m",
+    ),
+    "transcript": _Source(
+        "t.agent_id, t.session_key AS source_id, t.content AS text",
+        "session_transcripts t LEFT JOIN memory_content_safety s ON s.agent_id = t.agent_id "
+        "AND s.source_kind = 'transcript' AND s.source_id = t.session_key "
+        "WHERE {agent} AND " + _NEEDS.format(changed="t.updated_at"),
+        "t",
+    ),
+    "artifact": _Source(
+        "a.agent_id, a.source_path AS source_id, a.content AS text",
+        "memory_artifacts a LEFT JOIN memory_content_safety s ON s.agent_id = a.agent_id "
+        "AND s.source_kind = 'artifact' AND s.source_id = a.source_path "
+        "WHERE a.removed_at IS NULL AND {agent} AND " + _NEEDS.format(changed="a.updated_at"),
+        "a",
+    ),
+}
+PENDING_KINDS = ("memory", "transcript", "artifact")  # memories first
+
+
+def _decision(row: Any) -> SafetyDecision:
+    return SafetyDecision(
+        agent_id=row["agent_id"],
+        source_kind=row["source_kind"],
+        source_id=row["source_id"],
+        status=row["status"],
+        context_eligible=bool(row["context_eligible"]),
+        reasons=tuple(json.loads(row["reasons_json"])),
+        policy_version=row["policy_version"],
+        content_hash=row["content_hash"],
+        scanned_at=row["scanned_at"],
+    )
+
+
+def record_decisions(conn: Connection, decisions: Iterable[SafetyDecision]) -> int:
+    """Insert or replace the decisions (inside the caller's write transaction)."""
+    count = 0
+    for d in decisions:
+        conn.execute(
+            UPSERT_DECISION,
+            {
+                "agent_id": d.agent_id,
+                "source_kind": d.source_kind,
+                "source_id": d.source_id,
+                "status": d.status,
+                "context_eligible": 1 if d.context_eligible else 0,
+                "reasons_json": json.dumps(list(d.reasons)),
+                "policy_version": d.policy_version,
+                "content_hash": d.content_hash,
+                "scanned_at": d.scanned_at,
+            },
+        )
+        count += 1
+    return count
+
+
+def get_decisions(
+    conn: Connection, agent_id: str, source_kind: str, source_ids: Sequence[str]
+) -> dict[str, SafetyDecision]:
+    """The agent's decisions for these ids of one kind, by source id."""
+    found: dict[str, SafetyDecision] = {}
+    unique = list(dict.fromkeys(source_ids))
+    for start in range(0, len(unique), ID_CHUNK):
+        chunk = unique[start : start + ID_CHUNK]
+        params: dict[str, Any] = {"agent_id": agent_id, "source_kind": source_kind}
+        params.update({f"id{i}": source_id for i, source_id in enumerate(chunk)})
+        names = ", ".join(f":id{i}" for i in range(len(chunk)))
+        for row in conn.execute(GET_DECISIONS.format(ids=names), params):
+            found[row["source_id"]] = _decision(row)
+    return found
+
+
+def status_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str, int]:
+    """Decisions of `version` per status (every status present, zero when none)."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for row in conn.execute(STATUS_COUNTS, {"agent_id": agent_id, "version": version}):
+        counts[row["status"]] = int(row["n"])
+    return counts
+
+
+def stale_count(conn: Connection, agent_id: str, version: str) -> int:
+    """Decisions made by another policy version (they wait for the rescan)."""
+    row = conn.execute(STALE_COUNT, {"agent_id": agent_id, "version": version}).fetchone()
+    return int(row[0])
+
+
+def _body(kind: str, agent_id: str | None) -> str:
+    source = _SOURCES[kind]
+    agent = "1 = 1" if agent_id is None else f"{source.alias}.agent_id = :agent_id"
+    return source.body.format(agent=agent)
+
+
+def pending_items(
+    conn: Connection, kind: str, agent_id: str | None, version: str, limit: int
+) -> list[ScanItem]:
+    """Up to `limit` items of `kind` that need a decision, oldest first."""
+    source = _SOURCES[kind]
+    sql = (
+        f"SELECT {source.columns} FROM {_body(kind, agent_id)} "
+        f"ORDER BY {source.alias}.seq LIMIT :limit"
+    )
+    rows = conn.execute(sql, {"agent_id": agent_id, "version": version, "limit": limit})
+    return [ScanItem(row["agent_id"], kind, row["source_id"], row["text"]) for row in rows]
+
+
+def pending_count(conn: Connection, kind: str, agent_id: str, version: str) -> int:
+    """How many items of `kind` of the agent need a decision."""
+    sql = f"SELECT COUNT(*) FROM {_body(kind, agent_id)}"
+    row = conn.execute(sql, {"agent_id": agent_id, "version": version}).fetchone()
+    return int(row[0])
