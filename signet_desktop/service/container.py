@@ -14,7 +14,7 @@ from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service import embedding_worker, transcript_worker
+from signet_desktop.service import embedding_worker, safety_worker, transcript_worker
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
@@ -24,6 +24,7 @@ from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
+from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.transcript_worker import TranscriptTtlWorker
 from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
@@ -108,6 +109,9 @@ def build_service(
     )
     declared = [] if parts.worker is None else [embedding_worker.declaration(parts.worker)]
     declared.append(transcript_worker.declaration(TranscriptTtlWorker(transcripts)))
+    safety = ContentSafetyService(db)
+    bus.connect(safety.on_event)
+    declared.append(safety_worker.declaration(safety_worker.ContentSafetyWorker(safety)))
     pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
     follow = None if options.inline_vectors else parts.vectors
     memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
@@ -145,4 +149,5 @@ def build_service(
         status=status,
         pipeline=pipeline,
         projection=ProjectionService(db, bus),
+        safety=safety,
     )

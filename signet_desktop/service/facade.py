@@ -5,7 +5,8 @@ Surfaces (HTTP, MCP, hooks, the CLI through HTTP, the inspector in-process) call
 scope itself (`domain/scope.py`). Methods block on SQLite or a provider: call them off the
 event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`, `projection`
 (the embedding map), `transcripts` (retained harness sessions), `hooks` (what harnesses ask
-at session start, on each prompt, at the end and around compaction); plus `events` (the bus,
+at session start, on each prompt, at the end and around compaction), `safety` (the
+content-safety gate for prompt-facing text and its decision ledger); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -25,6 +26,7 @@ from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
+from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
 from signet_desktop.service.transcripts import TranscriptService
@@ -72,6 +74,7 @@ class SignetService:
         projection: ProjectionService | None = None,
         transcripts: TranscriptService | None = None,
         hooks: HookService | None = None,
+        safety: ContentSafetyService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -82,6 +85,7 @@ class SignetService:
         self.status_board = status
         self.pipeline = pipeline or PipelineService(db, ())
         self.projection = projection or ProjectionService(db, events)
+        self.safety = safety or ContentSafetyService(db)
         # The workspace root holds memory/memories.db (config/workspace.py).
         root = Path(db.path).parent.parent
         self.transcripts = transcripts or TranscriptService(db, root, events=events)

@@ -1,12 +1,15 @@
 """The one place prompt-facing text is built from memories: bounded, scoped, deterministic.
 
 Everything a harness puts in front of its model from Signet (session start, each prompt,
-the pre-compaction prompt) is rendered by `render_injection`, so the content-safety policy
-(a later issue) has one function to gate. Budgets are hard: the text never exceeds
-`max_chars`, a memory that does not fit whole is shortened with an ellipsis or left out, and
-Claude Code's ~10,000-character context preview is never exceeded (`HARD_MAX_CHARS`).
-Callers pass only memories of the asking agent and project; `render_injection` checks that
-again and drops anything else.
+the pre-compaction prompt) is rendered by `render_injection`, and every memory it renders
+passes the content-safety gate first (`gate`, normally `ContentSafetyService.prompt_texts`;
+without one the policy is applied in memory): a memory the policy withholds is left out —
+not shown as a marker, not counted against the budget, not recorded as injected — and the
+text of the others has its secrets redacted before it is measured. Budgets are hard: the
+text never exceeds `max_chars`, a memory that does not fit whole is shortened with an
+ellipsis or left out, and Claude Code's ~10,000-character context preview is never exceeded
+(`HARD_MAX_CHARS`). Callers pass only memories of the asking agent and project;
+`render_injection` checks that again and drops anything else.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from signet_desktop.domain.memory import Memory
+from signet_desktop.safety.policy import WITHHELD_MARKER
+from signet_desktop.service.safety import PromptGate, policy_gate
 
 HARD_MAX_CHARS = 10_000
 MIN_ITEM_CHARS = 40  # a shortened memory shorter than this says nothing: leave it out
@@ -44,8 +49,12 @@ def render_injection(
     max_chars: int,
     heading: str = "Relevant memories (Signet)",
     preamble: str = "",
+    gate: PromptGate = policy_gate,
 ) -> Injection:
-    """A Markdown block of `memories` (best first) within `max_chars` (capped at 10,000)."""
+    """A Markdown block of `memories` (best first) within `max_chars` (capped at 10,000).
+
+    Each memory is shown as `gate` returns it (redacted); one it withholds is left out.
+    """
     budget = max(0, min(max_chars, HARD_MAX_CHARS))
     lines: list[str] = []
     head = f"## {heading}\n"
@@ -53,10 +62,12 @@ def render_injection(
         head += preamble.strip() + "\n"
     used = len(head)
     ids: list[str] = []
-    for memory in memories:
-        if not in_scope(memory, agent_id, project):
+    shown = [m for m in memories if in_scope(m, agent_id, project)]
+    texts = gate(agent_id, "memory", [(m.id, m.content) for m in shown]) if shown else []
+    for memory, text in zip(shown, texts, strict=True):
+        if text == WITHHELD_MARKER:
             continue
-        line = _line(memory)
+        line = _line(memory, text)
         room = budget - used - 1
         if len(line) > room:
             if room < MIN_ITEM_CHARS:
@@ -79,8 +90,8 @@ def bounded(text: str, max_chars: int) -> str:
     return text[: max(0, budget - len(_ELLIPSIS))].rstrip() + _ELLIPSIS
 
 
-def _line(memory: Memory) -> str:
-    text = " ".join(memory.content.split())
+def _line(memory: Memory, content: str) -> str:
+    text = " ".join(content.split())
     facts = [memory.type, memory.created_at[:10]]
     if memory.pinned:
         facts.insert(0, "pinned")

@@ -47,8 +47,13 @@ def test_read_status_over_the_real_facade(service: SignetService) -> None:
     assert view.memory_count == 1
     assert view.database_ok and view.embedder == "none"
     assert view.vector.startswith("sqlite-vec v")
-    # The transcript TTL sweep is always declared; nothing hosts it in this test.
-    assert not view.paused and view.workers == (WorkerFact("transcript-ttl", "pending"),)
+    # The transcript TTL sweep and the content-safety worker are always declared; nothing
+    # hosts them in this test.
+    assert not view.paused
+    assert {
+        WorkerFact("transcript-ttl", "pending"),
+        WorkerFact("content-safety", "pending"),
+    } <= set(view.workers)
     service.pipeline.pause()
     assert read_status(service).paused
 
