@@ -21,7 +21,13 @@ from signet_desktop.domain.memory import (
     Memory,
     MemoryChange,
 )
-from signet_desktop.domain.recall import ChannelEvidence, ContextEvidence, RecallHit, RecallResult
+from signet_desktop.domain.recall import (
+    ChannelEvidence,
+    ContextEvidence,
+    RecallHit,
+    RecallResult,
+    TranscriptExcerpt,
+)
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.tracker import Coverage
 from signet_desktop.embedding.vectors import ResyncReport
@@ -322,10 +328,29 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
     }
 
 
+def excerpt_json(excerpt: TranscriptExcerpt) -> dict[str, Any]:
+    """One `expand` excerpt: the conversation around where a recalled memory was said."""
+    return {
+        "source": "transcript",
+        "memoryId": excerpt.memory_id,
+        "sessionKey": excerpt.session_key,
+        "harness": excerpt.harness,
+        "project": excerpt.project,
+        "updatedAt": excerpt.updated_at,
+        "turnIndex": excerpt.turn_index,
+        "turnCount": excerpt.turn_count,
+        "excerpt": excerpt.text,
+    }
+
+
 def recall_json(result: RecallResult) -> dict[str, Any]:
-    """The recall / search response with per-channel evidence and stage timings."""
+    """The recall / search response with per-channel evidence and stage timings.
+
+    `supplementary` holds the transcript excerpts of `expand: true` (empty otherwise).
+    """
     return {
         "results": [hit_json(hit) for hit in result.hits],
+        "supplementary": [excerpt_json(excerpt) for excerpt in result.excerpts],
         "query": result.query,
         "method": result.method,
         "vectorCompleteness": result.vector_completeness,
@@ -333,7 +358,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "vectorIndex": result.vector_index,
         "meta": {
             "totalReturned": len(result.hits),
-            "hasSupplementary": False,
+            "hasSupplementary": bool(result.excerpts),
             "noHits": not result.hits,
             "notes": list(result.notes),
             "timings": {

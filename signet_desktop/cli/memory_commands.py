@@ -117,7 +117,7 @@ def _register_recall(subparsers: Subparsers) -> None:
     parser.add_argument("--importance-min", type=unit_float, metavar="X", help="importance >= X")
     parser.add_argument("--min-score", type=unit_float, metavar="X", help="drop hits scoring < X")
     parser.add_argument(
-        "--expand", action="store_true", help="also search transcripts and artifacts"
+        "--expand", action="store_true", help="also show the conversation around each result"
     )
     _agent_option(parser)
     _json_option(parser)

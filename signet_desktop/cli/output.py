@@ -112,7 +112,23 @@ def recall_lines(answer: Mapping[str, Any]) -> list[str]:
             f"{date_part(hit.get('created_at'))}  {one_line(hit.get('content', ''))}  "
             f"[{hit.get('id', '?')}]"
         )
+    lines.extend(_excerpt_lines(answer.get("supplementary") or [], results))
     lines.append(_recall_footer(answer, len(results)))
+    return lines
+
+
+def _excerpt_lines(excerpts: list[Any], results: list[Any]) -> list[str]:
+    """`--expand`: each excerpt under a header naming its result's rank and session."""
+    ranks = {hit.get("id"): rank for rank, hit in enumerate(results, start=1)}
+    lines: list[str] = []
+    for item in excerpts:
+        if not isinstance(item, Mapping):
+            continue
+        rank = ranks.get(item.get("memoryId"), "?")
+        where = f"turn {int(item.get('turnIndex', 0)) + 1} of {item.get('turnCount', '?')}"
+        lines.append("")
+        lines.append(f"  #{rank} in session {item.get('sessionKey', '?')} ({where}):")
+        lines.extend(f"    {line}" for line in str(item.get("excerpt", "")).splitlines())
     return lines
 
 

@@ -111,6 +111,23 @@ class RecallHit:
 
 
 @dataclass(frozen=True, slots=True)
+class TranscriptExcerpt:
+    """For `expand: true`: the retained conversation around where a recalled memory was said.
+
+    `text` has passed the content-safety gate (redacted, or the withheld marker).
+    """
+
+    memory_id: str
+    session_key: str
+    harness: str | None
+    project: str | None
+    updated_at: str
+    turn_index: int  # 0-based index of the matching turn in the session
+    turn_count: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class StageTiming:
     """Wall time of one recall stage."""
 
@@ -133,3 +150,4 @@ class RecallResult:
     # exact-in-memory | exact-vec0 | binary-prefilter | recent-window (None: no vector search)
     vector_index: str | None = None
     notes: tuple[str, ...] = ()  # why a channel was skipped or partial, for meta.notes
+    excerpts: tuple[TranscriptExcerpt, ...] = ()  # expand: true only

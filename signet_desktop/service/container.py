@@ -129,7 +129,7 @@ def build_service(
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
         depth=config.search.top_k,
     )
-    recall = RecallService(engine)
+    recall = RecallService(engine, db, gate=safety)
     hooks = HookService(
         db,
         config.hooks,

@@ -170,7 +170,9 @@ SEARCH = ToolSpec(
         Arg("query", _STRING, "what to look for", True),
         Arg("limit", _INTEGER, "results to return, 1..100 (default 10)"),
         Arg("project", _STRING, "only memories of this project"),
-        Arg("expand", _BOOLEAN, "add fallback sources (accepted for compatibility)"),
+        Arg(
+            "expand", _BOOLEAN, "also return transcript excerpts around each result (supplementary)"
+        ),
         Arg("type", _STRING, "only this memory type"),
         Arg("tags", _TAGS, "only memories with all of these tags"),
         Arg("who", _STRING, "only memories about or from this person or agent"),
