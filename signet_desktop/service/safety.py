@@ -63,6 +63,7 @@ class SafetyStatus:
     agent_id: str
     policy_version: str
     counts: Mapping[str, int]
+    reasons: Mapping[str, int]  # decisions per reason at the current version
     stale: int  # decisions of an older policy version
     pending: int  # memories, transcripts and artifacts without a current decision
 
@@ -229,6 +230,7 @@ class ContentSafetyService:
             agent_id=agent_id,
             policy_version=version,
             counts=content_safety.status_counts(reader, agent_id, version),
+            reasons=content_safety.reason_counts(reader, agent_id, version),
             stale=content_safety.stale_count(reader, agent_id, version),
             pending=pending,
         )

@@ -74,6 +74,12 @@ SELECT status, COUNT(*) AS n FROM memory_content_safety
 WHERE agent_id = :agent_id AND policy_version = :version
 GROUP BY status
 """
+REASON_COUNTS = """
+SELECT r.value AS reason, COUNT(*) AS n
+FROM memory_content_safety s, json_each(s.reasons_json) r
+WHERE s.agent_id = :agent_id AND s.policy_version = :version
+GROUP BY r.value ORDER BY r.value
+"""
 STALE_COUNT = """
 SELECT COUNT(*) FROM memory_content_safety
 WHERE agent_id = :agent_id AND policy_version != :version
@@ -175,6 +181,12 @@ def status_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str,
     for row in conn.execute(STATUS_COUNTS, {"agent_id": agent_id, "version": version}):
         counts[row["status"]] = int(row["n"])
     return counts
+
+
+def reason_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str, int]:
+    """Decisions of `version` per reason (a decision with two reasons counts under both)."""
+    rows = conn.execute(REASON_COUNTS, {"agent_id": agent_id, "version": version})
+    return {row["reason"]: int(row["n"]) for row in rows}
 
 
 def stale_count(conn: Connection, agent_id: str, version: str) -> int:

@@ -15,6 +15,7 @@ from signet_desktop.api.http.routes import (
     memory,
     pipeline,
     projection,
+    safety,
     status,
 )
 from signet_desktop.api.http.security import RequestGate
@@ -45,7 +46,9 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.settings = settings
     app.state.shutting_down = False
     install_error_handlers(app)
-    routers = (health, status, memory, memories, embeddings, projection, pipeline, events, hooks)
+    routers = (
+        health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety
+    )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
