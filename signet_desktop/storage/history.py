@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from signet_desktop.domain.memory import Actor, HistoryEvent, utc_now
@@ -87,3 +88,64 @@ def list_events(conn: Connection, agent_id: str, memory_id: str, limit: int) -> 
         )
         for r in rows
     ]
+
+
+# -- imported events (importers: the Signet workspace) --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedEvent:
+    """A history event another store recorded, kept with its own id, actor and time."""
+
+    id: str
+    memory_id: str
+    agent_id: str
+    event: str
+    changed_by: str
+    created_at: str
+    actor_type: str = "user"
+    old_content: str | None = None
+    new_content: str | None = None
+    reason: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    request_id: str | None = None
+
+
+TAKEN_EVENT_IDS = "SELECT id FROM memory_history WHERE id IN (SELECT value FROM json_each(:ids))"
+DELETE_FOR_MEMORIES = """
+DELETE FROM memory_history
+WHERE agent_id = :agent_id AND memory_id IN (SELECT value FROM json_each(:ids))
+"""
+
+
+def taken_event_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
+    """Which of these ids a history row already has."""
+    if not ids:
+        return set()
+    rows = conn.execute(TAKEN_EVENT_IDS, {"ids": json.dumps(list(ids))}).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def insert_imported_events(conn: Connection, events: Sequence[ImportedEvent]) -> None:
+    """Append imported events as recorded (ids must be free: see `taken_event_ids`)."""
+    conn.executemany(
+        INSERT_EVENT,
+        [
+            {
+                **{name: getattr(e, name) for name in ImportedEvent.__dataclass_fields__},
+                "metadata": json.dumps(dict(e.metadata), ensure_ascii=False),
+            }
+            for e in events
+        ],
+    )
+
+
+def delete_events_for(conn: Connection, agent_id: str, memory_ids: Sequence[str]) -> int:
+    """Drop the trail of purged memories (a removed import source; the tombstone remains)."""
+    if not memory_ids:
+        return 0
+    cursor = conn.execute(
+        DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
+    )
+    return int(cursor.rowcount)

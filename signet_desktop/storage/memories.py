@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from signet_desktop.domain.browse import BrowseQuery
@@ -413,3 +413,146 @@ def browse_position(
     sql = BROWSE_BEFORE.format(where=where, key=key, cmp=">" if query.descending else "<")
     before = conn.execute(sql, {**params, "key": found["sort_key"], "seq": found["seq"]})
     return int(before.fetchone()[0])
+
+
+# -- imported memories (importers: the Signet workspace) ------------------------------------
+# An imported row keeps what its source recorded (timestamps, who, version, deletion) and
+# names its provenance in source_type / source_id (the import source) / source_path.
+
+INSERT_IMPORTED = """
+INSERT INTO memories (
+    id, agent_id, type, category, content, normalized_content, content_hash, confidence,
+    importance, pinned, tags, who, why, project, scope, visibility, memory_kind, source_type,
+    source_id, source_path, runtime_path, idempotency_key, metadata, evidence_meta, created_at,
+    updated_at, updated_by, occurred_at, last_accessed, access_count, version, update_count,
+    manual_override, vector_clock, is_deleted, deleted_at, delete_reason, extraction_status,
+    extraction_model, superseded_by, superseded_at, superseded_reason, stale_at, review_after
+) VALUES (
+    :id, :agent_id, :type, :category, :content, :normalized_content, :content_hash,
+    :confidence, :importance, :pinned, :tags, :who, :why, :project, :scope, :visibility,
+    :memory_kind, :source_type, :source_id, :source_path, :runtime_path, :idempotency_key,
+    :metadata, :evidence_meta, :created_at, :updated_at, :updated_by, :occurred_at,
+    :last_accessed, :access_count, :version, :update_count, :manual_override, :vector_clock,
+    :is_deleted, :deleted_at, :delete_reason, :extraction_status, :extraction_model,
+    :superseded_by, :superseded_at, :superseded_reason, :stale_at, :review_after
+)
+"""
+
+TAKEN_IDS = "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(:ids))"
+
+IMPORTED_IDS = """
+SELECT id FROM memories
+WHERE agent_id = :agent_id AND source_type = :source_type AND source_id = :source_id
+"""
+
+DELETE_BY_IDS = """
+DELETE FROM memories
+WHERE agent_id = :agent_id AND id IN (SELECT value FROM json_each(:ids))
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedMemory:
+    """A memory brought in from another store, with the values that store recorded."""
+
+    id: str
+    agent_id: str
+    content: str
+    created_at: str
+    updated_at: str
+    source_type: str
+    source_id: str
+    type: str = "fact"
+    category: str | None = None
+    confidence: float = 1.0
+    importance: float = 0.5
+    pinned: bool = False
+    tags: tuple[str, ...] = ()
+    who: str | None = None
+    why: str | None = None
+    project: str | None = None
+    scope: str | None = None
+    visibility: str = "global"
+    memory_kind: str = "episodic"
+    source_path: str | None = None
+    runtime_path: str | None = None
+    idempotency_key: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    evidence_meta: str | None = None
+    updated_by: str = "system"
+    occurred_at: str | None = None
+    last_accessed: str | None = None
+    access_count: int = 0
+    version: int = 1
+    update_count: int = 0
+    manual_override: bool = False
+    vector_clock: str | None = None
+    is_deleted: bool = False
+    deleted_at: str | None = None
+    delete_reason: str | None = None
+    extraction_status: str = "none"
+    extraction_model: str | None = None
+    superseded_by: str | None = None
+    superseded_at: str | None = None
+    superseded_reason: str | None = None
+    stale_at: str | None = None
+    review_after: str | None = None
+
+
+def taken_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
+    """Which of these ids a memory row already has (any agent: ids are global)."""
+    if not ids:
+        return set()
+    rows = conn.execute(TAKEN_IDS, {"ids": json.dumps(list(ids))}).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def find_live_match(conn: Connection, memory: ImportedMemory) -> Memory | None:
+    """The live memory an imported one would duplicate (idempotency key, then content hash)."""
+    if memory.idempotency_key:
+        row = conn.execute(
+            FIND_BY_IDEMPOTENCY, {"agent_id": memory.agent_id, "key": memory.idempotency_key}
+        ).fetchone()
+        if row:
+            return row_to_memory(row)
+    row = conn.execute(
+        FIND_BY_HASH,
+        {
+            "agent_id": memory.agent_id,
+            "visibility": memory.visibility,
+            "scope": memory.scope or "",
+            "hash": content_hash(memory.content),
+        },
+    ).fetchone()
+    return row_to_memory(row) if row else None
+
+
+def insert_imported(conn: Connection, memory: ImportedMemory) -> None:
+    """Insert one imported row as its source recorded it (FTS follows through its trigger)."""
+    params = {name: getattr(memory, name) for name in ImportedMemory.__dataclass_fields__}
+    params.update(
+        normalized_content=normalize_content(memory.content),
+        content_hash=content_hash(memory.content),
+        tags=json.dumps(list(memory.tags)),
+        metadata=json.dumps(dict(memory.metadata), ensure_ascii=False),
+        pinned=int(memory.pinned),
+        manual_override=int(memory.manual_override),
+        is_deleted=int(memory.is_deleted),
+    )
+    conn.execute(INSERT_IMPORTED, params)
+
+
+def imported_ids(conn: Connection, agent_id: str, source_type: str, source_id: str) -> list[str]:
+    """Ids of the agent's memories (live or deleted) that one import source brought in."""
+    rows = conn.execute(
+        IMPORTED_IDS, {"agent_id": agent_id, "source_type": source_type, "source_id": source_id}
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def delete_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> int:
+    """Purge rows for good (a removed import source); FTS follows through its trigger."""
+    if not ids:
+        return 0
+    cursor = conn.execute(DELETE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))})
+    return int(cursor.rowcount)
