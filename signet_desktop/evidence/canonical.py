@@ -31,9 +31,13 @@ class CanonicalTurn:
     project: str | None
     ordinal: int  # 0-based position of the turn in its session
     turn: Turn
+    # Imported turns: the source that brought them and the byte offset of the line they came
+    # from in its staged copy (memory/imports/<source>/...). Live capture leaves both None.
+    source_id: str | None = None
+    source_offset: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        line: dict[str, Any] = {
             "v": LINE_VERSION,
             "agentId": self.agent_id,
             "sessionKey": self.session_key,
@@ -45,6 +49,10 @@ class CanonicalTurn:
             "text": self.turn.text,
             "timestamp": self.turn.timestamp,
         }
+        if self.source_id is not None:
+            line["sourceId"] = self.source_id
+            line["sourceOffset"] = self.source_offset
+        return line
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> CanonicalTurn:
@@ -57,6 +65,8 @@ class CanonicalTurn:
             turn=Turn(
                 str(value["turnId"]), str(value["role"]), str(value["text"]), value.get("timestamp")
             ),
+            source_id=value.get("sourceId"),
+            source_offset=value.get("sourceOffset"),
         )
 
 
@@ -126,6 +136,41 @@ class CanonicalFile:
             handle.truncate(size)
             handle.flush()
             os.fsync(handle.fileno())
+
+    def drop_source(self, agent_id: str, source_id: str) -> tuple[int, int]:
+        """Rewrite the file without the lines one source imported for one agent (a removed
+        source's evidence): temp file, fsync, rename. The lines dropped and the new size."""
+        if self.size() == 0:
+            return 0, 0
+        kept: list[bytes] = []
+        dropped = 0
+        with self.path.open("rb") as handle:
+            for raw in handle:
+                try:
+                    value = json.loads(raw)
+                except ValueError:
+                    value = None
+                if (
+                    isinstance(value, dict)
+                    and value.get("sourceId") == source_id
+                    and value.get("agentId") == agent_id
+                ):
+                    dropped += 1
+                else:
+                    kept.append(raw)
+        if not dropped:
+            return 0, self.size()
+        temp = self.path.with_name(self.path.name + ".rewrite")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            data = memoryview(b"".join(kept))
+            while data:
+                data = data[os.write(fd, data) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, self.path)
+        return dropped, self.size()
 
     def read_session(self, agent_id: str, session_key: str) -> list[CanonicalTurn]:
         """Every line of one session, in file order (a scan; for the inspector and tests)."""

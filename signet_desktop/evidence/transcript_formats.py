@@ -91,6 +91,11 @@ def parse_transcript(harness: str, path: Path) -> ParsedTranscript:
 
 def claude_code_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
     """User and assistant text of a Claude Code session (main thread; sidechains left out)."""
+    return (turn for _, turn in indexed_claude_code_turns(records))
+
+
+def indexed_claude_code_turns(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, Turn]]:
+    """`claude_code_turns` with the index of the record each turn came from."""
     for index, record in enumerate(records):
         if record.get("type") not in ("user", "assistant") or record.get("isSidechain"):
             continue
@@ -102,16 +107,24 @@ def claude_code_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
         if role not in ("user", "assistant") or not text:
             continue
         turn_id = record.get("uuid")
-        yield Turn(
-            turn_id=str(turn_id) if turn_id else _turn_id(index, role, text),
-            role=role,
-            text=text,
-            timestamp=_str_or_none(record.get("timestamp")),
+        yield (
+            index,
+            Turn(
+                turn_id=str(turn_id) if turn_id else _turn_id(index, role, text),
+                role=role,
+                text=text,
+                timestamp=_str_or_none(record.get("timestamp")),
+            ),
         )
 
 
 def codex_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
     """User and assistant messages of a Codex rollout (boilerplate and tool calls left out)."""
+    return (turn for _, turn in indexed_codex_turns(records))
+
+
+def indexed_codex_turns(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, Turn]]:
+    """`codex_turns` with the index of the record each turn came from."""
     for index, record in enumerate(records):
         payload = record.get("payload")
         if record.get("type") != "response_item" or not isinstance(payload, dict):
@@ -124,11 +137,14 @@ def codex_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
             continue
         if role == "user" and text.lstrip().startswith(_CODEX_BOILERPLATE):
             continue
-        yield Turn(
-            turn_id=_turn_id(index, role, text),
-            role=role,
-            text=text,
-            timestamp=_str_or_none(record.get("timestamp")),
+        yield (
+            index,
+            Turn(
+                turn_id=_turn_id(index, role, text),
+                role=role,
+                text=text,
+                timestamp=_str_or_none(record.get("timestamp")),
+            ),
         )
 
 

@@ -395,20 +395,28 @@ class ImportService:
                 tombstone = rows.insert_tombstone(
                     conn, source, purged=purged, reason=reason, removed_by=removed_by
                 )
-            # Files go after the commit: a crash before this leaves orphans, never rows
-            # pointing at missing evidence.
+            # Files go after the commit: a crash before this leaves orphans (tagged with a
+            # removed source id, which no read uses), never rows pointing at missing evidence.
             shutil.rmtree(self._workspace / STAGING_DIR / source.id, ignore_errors=True)
+            for harness in self._canonical_harnesses():
+                self._transcripts.drop_source_lines(harness, agent_id, source.id)
         finally:
             with self._lock:
                 self._active.pop(source.id, None)
         return PurgeReport(source, False, purged, tombstone)
+
+    def _canonical_harnesses(self) -> list[str]:
+        found = (self._workspace / "memory").glob("*/transcripts/transcript.jsonl")
+        return sorted(path.parent.parent.name for path in found)
 
     def _purge(
         self, conn: Connection, source: Source, importer: Importer | None, dry_run: bool
     ) -> dict[str, int]:
         agent_id = source.agent_id
         keys = transcript_rows.source_session_keys(conn, agent_id, source.id)
-        purged: dict[str, int] = {}
+        purged: dict[str, int] = {
+            "canonical_lines": rows.source_totals(conn, agent_id, source.id).turns
+        }
         if dry_run:
             purged.update(rows.count_source_rows(conn, agent_id, source.id))
             purged["session_transcripts"] = len(keys)

@@ -19,7 +19,8 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,6 +247,8 @@ class TranscriptService:
     ) -> dict[SessionId, int]:
         by_session: dict[SessionId, list[CanonicalTurn]] = {}
         for turn in turns:
+            if turn.source_id is not None:  # an import's line: its importer settles it on rerun
+                continue
             by_session.setdefault((turn.agent_id, turn.session_key), []).append(turn)
         adopted: dict[SessionId, int] = {}
         with self._db.write() as conn:
@@ -273,6 +276,26 @@ class TranscriptService:
             rows.set_committed_bytes(conn, relative, end)
         return adopted
 
+    # -- imports (service/harness_import.py) -------------------------------------------------
+
+    @contextmanager
+    def exclusive(self, harness: str) -> Iterator[CanonicalFile]:
+        """The harness's canonical file, reconciled, with every other writer held off: an
+        importer appends and commits its rows inside (the order capture keeps, above)."""
+        with self._lock:
+            canonical = CanonicalFile(self._root, normalize_harness(harness))
+            self._reconcile(canonical)
+            yield canonical
+
+    def drop_source_lines(self, harness: str, agent_id: str, source_id: str) -> int:
+        """Remove a removed source's lines from the harness's canonical file; how many."""
+        with self.exclusive(harness) as canonical:
+            dropped, size = canonical.drop_source(agent_id, source_id)
+            if dropped:
+                with self._db.write() as conn:
+                    rows.set_committed_bytes(conn, canonical.relative, size)
+        return dropped
+
     # -- reads -----------------------------------------------------------------------------
 
     def get(self, agent_id: str, session_key: str) -> SessionTranscript:
@@ -288,7 +311,10 @@ class TranscriptService:
         if not found.harness:
             return []
         lines = CanonicalFile(self._root, found.harness).read_session(agent_id, session_key)
-        by_ordinal = {line.ordinal: line.turn for line in lines}
+        # An imported session's own lines (a removed source's leftovers, if a crash kept any,
+        # are not); lines written without a source tag count when none carry one.
+        own = [line for line in lines if line.source_id == found.source_id] or lines
+        by_ordinal = {line.ordinal: line.turn for line in own}
         return [by_ordinal[i] for i in sorted(by_ordinal)]
 
     def sessions(

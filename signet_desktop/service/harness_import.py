@@ -1,0 +1,487 @@
+"""Claude Code and Codex history as import sources: one record per session file.
+
+Per file, in order (each step is a named fault point, `service/import_faults.py`):
+
+1. `file.inventoried` — stat the file; unchanged since it was imported (size, mtime): done.
+   Else its `source_import_files` row says `pending` with the size and mtime seen.
+2. `file.staged` — copy it into `memory/imports/<source_id>/<relative>.<sha256[:16]>.jsonl`
+   (temp, fsync, rename, read-only): immutable evidence, named by content. If the file
+   changed while it was copied (size, mtime, bytes copied), the copy is dropped and the file
+   stays `pending` for the next run.
+3. `file.recorded` — its row records the staged path and hash (`importing`).
+4. The staged copy is parsed (torn and garbage lines counted, never fatal). A session still
+   open in live capture is `skipped` (tried again next run); one the agent already has from
+   live capture or another source is a `duplicate`. Otherwise, holding the canonical file
+   (`TranscriptService.exclusive`):
+   `record.pending` — the record row says `pending` with the canonical file's size, so a
+   replay looks for its lines from there; `canonical.torn` / `canonical.appended` — the turns
+   the database does not have are appended, tagged with the source and their staged offset,
+   none that a killed attempt already appended; `record.finalised` — one transaction: the
+   completed `session_transcripts` row (source_id, source_record_id = the harness session id,
+   bounded source_meta_json), the file's committed offset, the record `imported`, the run's
+   counters.
+5. `file.imported` — the file's row says where parsing stopped (byte_offset) and how many
+   lines could not be read.
+
+A kill anywhere leaves either nothing, lines the replay recognises, or a finished record, so a
+rerun creates no second session, record or turn and ends with the counts of a clean run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from signet_desktop.domain import scope
+from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.sources import ImportCounts, ImportFile, Source
+from signet_desktop.evidence import harness_history as history
+from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
+from signet_desktop.evidence.transcript_formats import MAX_TRANSCRIPT_BYTES
+from signet_desktop.service.imports import ImportJob
+from signet_desktop.service.transcript_worker import DEFAULT_IDLE_TTL_S
+from signet_desktop.service.transcripts import render_content
+from signet_desktop.storage import hook_sessions as live_rows
+from signet_desktop.storage import sources as rows
+from signet_desktop.storage import transcripts as transcript_rows
+from signet_desktop.storage.connect import Connection
+
+MAX_META_JSON = 16_384
+MAX_PROJECT_CHARS = 1024
+COPY_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A staged copy: its path under the workspace, sha256 and size."""
+
+    relative: str
+    digest: str
+    size: int
+
+
+class HarnessHistoryImporter:
+    """An `Importer` over a harness's own session files (see the module docstring)."""
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        root: Callable[[], Path],
+        files: Callable[[Path], Iterator[str]],
+        reader: history.SessionReader,
+    ) -> None:
+        self._kind = kind
+        self._root = root
+        self._files = files
+        self._reader = reader
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    def default_root(self) -> Path | None:
+        return self._root()
+
+    def check_root(self, path: Path, allowed: Sequence[Path]) -> Path:
+        if not path.is_dir():
+            raise InvalidInput(f"{path} is not a directory", code="path_not_directory")
+        return path
+
+    def purge(self, conn: Connection, source: Source, *, dry_run: bool) -> Mapping[str, int]:
+        return {}  # everything this kind brings is purged by the shared steps
+
+    def run(self, job: ImportJob) -> None:
+        root = Path(job.source.root_path)
+        if not root.is_dir():
+            raise FileNotFoundError(f"{root} is no longer a directory")
+        for relative in self._files(root):
+            if job.stop.is_set():
+                return
+            self._file(job, root, relative)
+            job.progress()
+
+    # -- one file ---------------------------------------------------------------------------
+
+    def _file(self, job: ImportJob, root: Path, relative: str) -> None:
+        source, faults = job.source, job.faults
+        try:
+            stat = (root / relative).stat()
+        except FileNotFoundError:
+            return  # vanished between listing and reading
+        mtime = _iso_ns(stat.st_mtime_ns)
+        known = rows.get_file(job.db.reader(), source.id, relative)
+        unchanged = (
+            known is not None
+            and known.status == "imported"
+            and known.size_bytes == stat.st_size
+            and known.mtime == mtime
+        )
+        if unchanged:
+            with job.db.write() as conn:
+                job.count(conn, ImportCounts(files_seen=1))
+            return
+        too_large = stat.st_size > MAX_TRANSCRIPT_BYTES
+        with job.db.write() as conn:
+            row = self._file_row(
+                conn,
+                job,
+                relative,
+                "skipped" if too_large else "pending",
+                size_bytes=stat.st_size,
+                mtime=mtime,
+                error=f"larger than {MAX_TRANSCRIPT_BYTES // 2**20} MB" if too_large else None,
+            )
+            job.count(conn, ImportCounts(files_seen=1, files_changed=1))
+        if too_large:
+            return
+        faults.hit("file.inventoried")
+        staged = _stage(job, root / relative, relative, stat)
+        if staged is None:
+            with job.db.write() as conn:
+                self._file_row(
+                    conn, job, relative, "pending", error="changed while importing; next run"
+                )
+            return
+        faults.hit("file.staged")
+        with job.db.write() as conn:
+            row = self._file_row(
+                conn,
+                job,
+                relative,
+                "importing",
+                staged_path=staged.relative,
+                content_hash=staged.digest,
+                byte_offset=0,
+            )
+        faults.hit("file.recorded")
+        session = self._reader(job.workspace / staged.relative, relative)
+        job.lines_skipped += session.skipped_lines
+        outcome = self._record(job, row, session, staged)
+        status = {"imported": "imported", "duplicate": "imported", "unchanged": "imported"}
+        with job.db.write() as conn:
+            self._file_row(
+                conn,
+                job,
+                relative,
+                status.get(outcome, "skipped" if outcome == "skipped" else "failed"),
+                byte_offset=session.complete_end,
+                error=(
+                    f"{session.skipped_lines} unreadable lines skipped"
+                    if session.skipped_lines
+                    else None
+                ),
+            )
+        faults.hit("file.imported")
+
+    @staticmethod
+    def _file_row(
+        conn: Connection, job: ImportJob, relative: str, status: str, **columns: Any
+    ) -> ImportFile:
+        return rows.upsert_file(
+            conn,
+            agent_id=job.source.agent_id,
+            source_id=job.source.id,
+            relative_path=relative,
+            run_id=job.run_id,
+            status=status,
+            **columns,
+        )
+
+    # -- one record (a session) -------------------------------------------------------------
+
+    def _record(
+        self, job: ImportJob, file: ImportFile, session: history.HistorySession, staged: Staged
+    ) -> str:
+        source = job.source
+        agent_id = source.agent_id
+        record_id = session.session_id or f"file:{file.relative_path}"
+        try:
+            key = scope.check_session_key(session.session_id) if session.session_id else None
+        except InvalidInput:
+            key = None
+        if key is None or not session.turns:
+            why = "no conversation turns" if key else "no usable session id"
+            return self._settle(job, record_id, file, "skipped", why)
+        turns = [t.turn for t in session.turns]
+        content = render_content(turns)
+        digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+        reader = job.db.reader()
+        previous = rows.get_record(reader, agent_id, source.id, key)
+        if previous and previous.outcome == "imported" and previous.file_id not in (None, file.id):
+            return self._settle(
+                job,
+                f"file:{file.relative_path}",
+                file,
+                "duplicate",
+                "same session as another file",
+                key,
+            )
+        if previous and previous.outcome == "imported" and previous.content_hash == digest:
+            with job.db.write() as conn:
+                job.count(conn, ImportCounts(records_seen=1))
+            return "unchanged"
+        live = live_rows.get_session(reader, agent_id, key)
+        if live is not None and live.ended_at is None and _recent(live.last_seen_at):
+            return self._settle(job, key, file, "skipped", "open in live capture", key)
+        existing = transcript_rows.transcript_source(reader, agent_id, key)
+        if existing is not None and (existing.source_id, existing.source_record_id) != (
+            source.id,
+            key,
+        ):
+            why = (
+                "captured live"
+                if existing.source_id is None
+                else f"imported by {existing.source_id}"
+            )
+            return self._settle(job, key, file, "duplicate", why, key)
+        committed = existing.turn_count if existing else 0
+        if len(turns) < committed:
+            return self._settle(job, key, file, "skipped", "fewer turns than imported", key)
+        self._append_and_finalise(job, file, session, staged, key, content, digest, committed)
+        return "imported"
+
+    def _append_and_finalise(
+        self,
+        job: ImportJob,
+        file: ImportFile,
+        session: history.HistorySession,
+        staged: Staged,
+        key: str,
+        content: str,
+        digest: str,
+        committed: int,
+    ) -> None:
+        source, faults = job.source, job.faults
+        harness = self._kind
+        project = session.project if session.project and len(session.project) <= 1024 else None
+        meta = bounded_meta(session, staged, file.relative_path)
+        with job.transcripts.exclusive(harness) as canonical:
+            with job.db.write() as conn:
+                record = rows.begin_record(
+                    conn,
+                    agent_id=source.agent_id,
+                    source_id=source.id,
+                    source_record_id=key,
+                    file_id=file.id,
+                    run_id=job.run_id,
+                    session_key=key,
+                    content_hash=digest,
+                    canonical_path=canonical.relative,
+                    canonical_offset=canonical.size(),
+                )
+            faults.hit("record.pending")
+            present = (
+                _present_ordinals(canonical, record.canonical_offset, source, key)
+                if record.attempts > 1 and record.canonical_offset is not None
+                else set()
+            )
+            fresh = [
+                CanonicalTurn(
+                    source.agent_id, key, harness, project, ordinal, t.turn, source.id, t.offset
+                )
+                for ordinal, t in enumerate(session.turns)
+                if ordinal >= committed and ordinal not in present
+            ]
+            if faults.armed("canonical.torn"):
+                _write_torn(canonical, fresh)
+            faults.hit("canonical.torn")
+            size = canonical.append(fresh)
+            faults.hit("canonical.appended")
+            with job.db.write() as conn:
+                transcript_rows.save_imported_transcript(
+                    conn,
+                    agent_id=source.agent_id,
+                    session_key=key,
+                    harness=harness,
+                    project=project,
+                    content=content,
+                    turn_count=len(session.turns),
+                    content_hash=digest,
+                    source_id=source.id,
+                    source_record_id=key,
+                    source_meta_json=meta,
+                    created_at=session.started_at,
+                )
+                transcript_rows.set_committed_bytes(conn, canonical.relative, size)
+                rows.settle_record(
+                    conn,
+                    agent_id=source.agent_id,
+                    source_id=source.id,
+                    source_record_id=key,
+                    run_id=job.run_id,
+                    outcome="imported",
+                    file_id=file.id,
+                    session_key=key,
+                    content_hash=digest,
+                    turn_count=len(session.turns),
+                )
+                job.count(
+                    conn,
+                    ImportCounts(
+                        records_seen=1,
+                        records_imported=1,
+                        turns_imported=len(session.turns) - committed,
+                    ),
+                )
+            faults.hit("record.finalised")
+
+    @staticmethod
+    def _settle(
+        job: ImportJob,
+        record_id: str,
+        file: ImportFile,
+        outcome: str,
+        why: str,
+        key: str | None = None,
+    ) -> str:
+        counts = {
+            "skipped": ImportCounts(records_seen=1, records_skipped=1),
+            "duplicate": ImportCounts(records_seen=1, records_duplicate=1),
+            "failed": ImportCounts(records_seen=1, records_failed=1),
+        }[outcome]
+        with job.db.write() as conn:
+            rows.settle_record(
+                conn,
+                agent_id=job.source.agent_id,
+                source_id=job.source.id,
+                source_record_id=record_id[:512],
+                run_id=job.run_id,
+                outcome=outcome,
+                file_id=file.id,
+                session_key=key,
+                error=why,
+            )
+            job.count(conn, counts)
+        return outcome
+
+
+def claude_code_importer() -> HarnessHistoryImporter:
+    return HarnessHistoryImporter(
+        "claude-code",
+        root=history.claude_code_root,
+        files=history.claude_code_files,
+        reader=history.read_claude_code_session,
+    )
+
+
+def codex_importer() -> HarnessHistoryImporter:
+    return HarnessHistoryImporter(
+        "codex",
+        root=history.codex_root,
+        files=history.codex_files,
+        reader=history.read_codex_session,
+    )
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def bounded_meta(session: history.HistorySession, staged: Staged, relative: str) -> str:
+    """`source_meta_json` within its 16 KB: the staged copy, counts, then the harness facts
+    (dropped largest first if they would not fit)."""
+    meta: dict[str, Any] = {
+        "relativePath": relative[:1024],
+        "stagedPath": staged.relative[:1024],
+        "stagedSha256": staged.digest,
+        "stagedBytes": staged.size,
+        "lines": session.lines,
+        "skippedLines": session.skipped_lines,
+        "turns": len(session.turns),
+        "parsedBytes": session.complete_end,
+        **session.meta,
+    }
+    text = json.dumps(meta, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    for name in sorted(session.meta, key=lambda n: -len(json.dumps(session.meta[n]))):
+        if len(text.encode("utf-8")) <= MAX_META_JSON:
+            break
+        meta.pop(name, None)
+        meta["truncated"] = True
+        text = json.dumps(meta, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return text
+
+
+def _stage(job: ImportJob, path: Path, relative: str, before: os.stat_result) -> Staged | None:
+    """Copy `path` into the source's staging area; None when it changed while copying."""
+    rel = Path(relative)
+    directory = job.staging_root / rel.parent
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temp = directory / f".{rel.name}.{uuid.uuid4().hex}.part"
+    digest = hashlib.sha256()
+    copied = 0
+    with path.open("rb") as src, temp.open("wb") as dst:
+        while chunk := src.read(COPY_CHUNK):
+            digest.update(chunk)
+            dst.write(chunk)
+            copied += len(chunk)
+        dst.flush()
+        os.fsync(dst.fileno())
+    after = path.stat()
+    if (
+        copied != before.st_size
+        or after.st_size != before.st_size
+        or after.st_mtime_ns != before.st_mtime_ns
+    ):
+        temp.unlink(missing_ok=True)
+        return None
+    hexdigest = digest.hexdigest()
+    final = directory / f"{rel.stem}.{hexdigest[:16]}{rel.suffix}"
+    if final.exists():  # the same bytes, staged by an earlier (perhaps killed) run
+        temp.unlink()
+    else:
+        os.chmod(temp, 0o400)
+        os.replace(temp, final)
+        _fsync_dir(directory)
+    return Staged(final.relative_to(job.workspace).as_posix(), hexdigest, copied)
+
+
+def _present_ordinals(canonical: CanonicalFile, offset: int, source: Source, key: str) -> set[int]:
+    """Ordinals of this record's lines a killed attempt already appended (past `offset`)."""
+    return {
+        line.ordinal
+        for line in canonical.tail(offset).turns
+        if line.source_id == source.id
+        and line.agent_id == source.agent_id
+        and line.session_key == key
+    }
+
+
+def _write_torn(canonical: CanonicalFile, turns: Sequence[CanonicalTurn]) -> None:
+    """The `canonical.torn` fault: half of the append reaches the disk before the kill."""
+    data = "".join(
+        json.dumps(t.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n" for t in turns
+    ).encode("utf-8")
+    canonical.path.parent.mkdir(parents=True, exist_ok=True)
+    with canonical.path.open("ab") as handle:
+        handle.write(data[: max(1, len(data) // 2 + 7)])
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _iso_ns(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="microseconds")
+
+
+def _recent(last_seen_at: str) -> bool:
+    try:
+        seen = datetime.fromisoformat(last_seen_at.replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    if seen.tzinfo is None:
+        seen = seen.replace(tzinfo=UTC)
+    return datetime.now(UTC) - seen < timedelta(seconds=DEFAULT_IDLE_TTL_S)
