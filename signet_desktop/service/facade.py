@@ -21,7 +21,9 @@ from typing import Any
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
+from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
+from signet_desktop.service.imports import ImportService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
@@ -29,7 +31,7 @@ from signet_desktop.service.recall import RecallService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
 from signet_desktop.storage.connect import VecStatus, sqlite_version
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.migrate import applied_count
@@ -75,6 +77,7 @@ class SignetService:
         transcripts: TranscriptService | None = None,
         hooks: HookService | None = None,
         safety: ContentSafetyService | None = None,
+        imports: ImportService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -96,6 +99,14 @@ class SignetService:
             recall=recall,
             transcripts=self.transcripts,
             workspace=root,
+        )
+        self.imports = imports or ImportService(
+            db,
+            root,
+            self.transcripts,
+            importers=(claude_code_importer(), codex_importer()),
+            allowed_roots=default_transcript_roots(),
+            events=events,
         )
         self._closed = False
 
@@ -119,6 +130,7 @@ class SignetService:
         if self._closed:
             return
         self._closed = True
+        self.imports.close()
         self.projection.close()
         self.recall.close()
         self.embeddings.close()
