@@ -19,7 +19,9 @@ from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
+from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
+from signet_desktop.service.imports import ImportService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
@@ -138,8 +140,17 @@ def build_service(
         transcripts=transcripts,
         workspace=paths.root,
     )
+    imports = ImportService(
+        db,
+        paths.root,
+        transcripts,
+        importers=(claude_code_importer(), codex_importer()),
+        allowed_roots=default_transcript_roots(),
+        events=bus,
+    )
     return SignetService(
         db,
+        imports=imports,
         memories=memory_service,
         recall=recall,
         transcripts=transcripts,
