@@ -16,6 +16,7 @@ from signet_desktop.api.http.routes import (
     pipeline,
     projection,
     safety,
+    sources,
     status,
 )
 from signet_desktop.api.http.security import RequestGate
@@ -47,7 +48,8 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.shutting_down = False
     install_error_handlers(app)
     routers = (
-        health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety
+        health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
+        sources,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
