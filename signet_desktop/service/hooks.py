@@ -6,6 +6,11 @@ never driven twice. A bypassed session gets empty answers (`bypassed: true`). In
 comes from `service/injection.py` only, within the `hooks.*` budgets, never another agent's
 or project's memory, and never repeats a memory within one context epoch (the ledger keyed by
 session key, agent and epoch; compaction-complete advances the epoch).
+
+Session start carries MEMORY.md's Global Head (`service/memory_md.py: head`, already through
+the safety gate, whole lines within a third of the budget) before the recalled memories; the
+head's memories count as injected. Compaction-complete writes the summary as a compaction
+artifact (`service/artifacts.py`) before it stores it as a memory.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ from signet_desktop.domain.sessions import (
     normalize_harness,
 )
 from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.injection import HARD_MAX_CHARS, bounded, in_scope, render_injection
 from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memory_md import Head, MemoryMdService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.transcripts import CaptureOutcome, TranscriptService
 from signet_desktop.storage import hook_sessions, memories
@@ -118,8 +125,12 @@ class HookService:
         recall: RecallService,
         transcripts: TranscriptService,
         workspace: Path,
+        artifacts: ArtifactService | None = None,
+        memory_md: MemoryMdService | None = None,
     ) -> None:
         self._db = db
+        self._artifacts = artifacts
+        self._memory_md = memory_md
         self._config = config
         self._memories = memories_
         self._recall = recall
@@ -187,7 +198,9 @@ class HookService:
         budget = min(config.max_inject_tokens * CHARS_PER_TOKEN, HARD_MAX_CHARS)
         if session is not None and self._already_started(session):
             return SessionStartResult(identity, (), "", REPEAT_INJECT)
-        chosen = self._start_memories(ctx)
+        head = self._head(ctx.agent_id, budget // 3)
+        in_head = set(head.memory_ids)
+        chosen = [m for m in self._start_memories(ctx) if m.id not in in_head]
         recent = self._recent_context(ctx) if config.include_recent_context else ""
         preamble_parts = []
         if config.include_identity and identity.description:
@@ -195,6 +208,8 @@ class HookService:
         if recent:
             preamble_parts.append(recent)
         preamble = bounded("\n\n".join(preamble_parts), budget // 3)
+        if head.text:
+            preamble = f"{preamble}\n\n{head.text}" if preamble else head.text
         injection = render_injection(
             chosen,
             agent_id=ctx.agent_id,
@@ -203,11 +218,21 @@ class HookService:
             heading="Signet memory",
             preamble=preamble,
         )
-        self._record_injected(session, injection.memory_ids)
+        text = injection.text
+        if not text and head.text:  # nothing recalled beyond the head: the head alone
+            text = f"## Signet memory\n{preamble}"
+        self._record_injected(session, (*head.memory_ids, *injection.memory_ids))
         shown = set(injection.memory_ids)
-        return SessionStartResult(
-            identity, tuple(m for m in chosen if m.id in shown), recent, injection.text
-        )
+        head_rows = memories.get_memories(self._db.reader(), ctx.agent_id, head.memory_ids)
+        listed = [head_rows[i] for i in head.memory_ids if i in head_rows]
+        listed += [m for m in chosen if m.id in shown]
+        return SessionStartResult(identity, tuple(listed), recent, text)
+
+    def _head(self, agent_id: str, max_chars: int) -> Head:
+        """MEMORY.md's Global Head for session start (empty without the projection)."""
+        if self._memory_md is None:
+            return Head("", ())
+        return self._memory_md.head(agent_id, max_chars)
 
     def _already_started(self, session: HookSession) -> bool:
         """A repeat session-start in the same epoch (resume, clear) gets the short inject."""
@@ -373,6 +398,7 @@ class HookService:
         session = self._session(ctx)
         if session is not None and session.bypassed:
             return CompactionResult(None, session.context_epoch, bypassed=True)
+        self._compaction_artifact(ctx, summary)
         outcome = self._memories.remember(
             RememberRequest(
                 content=summary.strip(),
@@ -390,3 +416,19 @@ class HookService:
             with self._db.write() as conn:
                 epoch = hook_sessions.advance_epoch(conn, ctx.agent_id, session.session_key)
         return CompactionResult(outcome.memory.id, epoch)
+
+    def _compaction_artifact(self, ctx: HookContext, summary: str) -> None:
+        """The summary as an immutable compaction artifact; a failed write never fails the
+        hook (the summary is still stored as a memory, and the index can be rebuilt)."""
+        if self._artifacts is None or ctx.session_key is None:
+            return
+        try:
+            self._artifacts.write_compaction(
+                ctx.agent_id,
+                ctx.session_key,
+                summary.strip(),
+                harness=ctx.harness,
+                project=ctx.project,
+            )
+        except OSError:
+            log.exception("compaction artifact for a session of %s was not written", ctx.agent_id)
