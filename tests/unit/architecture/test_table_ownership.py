@@ -19,6 +19,8 @@ OWNERS: dict[str, str] = {
     "embeddings": "embedding/vectors.py",
     "embedding_generations": "embedding/generations.py",
     "memory_content_safety": "storage/content_safety.py",
+    "memory_artifacts": "storage/artifacts.py",
+    "memory_artifact_tombstones": "storage/artifacts.py",
     "umap_cache": "storage/projections.py",
     "hook_sessions": "storage/hook_sessions.py",
     "session_context_ledger": "storage/hook_sessions.py",
