@@ -6,7 +6,9 @@ scope itself (`domain/scope.py`). Methods block on SQLite or a provider: call th
 event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`, `projection`
 (the embedding map), `transcripts` (retained harness sessions), `hooks` (what harnesses ask
 at session start, on each prompt, at the end and around compaction), `safety` (the
-content-safety gate for prompt-facing text and its decision ledger); plus `events` (the bus,
+content-safety gate for prompt-facing text and its decision ledger), `artifacts` (Markdown
+session history under memory/ and its index), `memory_md` (the MEMORY.md projection); plus
+`events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -19,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.config.sections import HooksConfig
+from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.memory_md import MemoryMdService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
@@ -78,6 +82,8 @@ class SignetService:
         hooks: HookService | None = None,
         safety: ContentSafetyService | None = None,
         imports: ImportService | None = None,
+        artifacts: ArtifactService | None = None,
+        memory_md: MemoryMdService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -107,6 +113,10 @@ class SignetService:
             importers=(claude_code_importer(), codex_importer()),
             allowed_roots=default_transcript_roots(),
             events=events,
+        )
+        self.artifacts = artifacts or ArtifactService(db, root, self.transcripts, events=events)
+        self.memory_md = memory_md or MemoryMdService(
+            db, root, safety=self.safety, events=events, status=status.set
         )
         self._closed = False
 
