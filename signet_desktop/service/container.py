@@ -14,7 +14,15 @@ from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service import embedding_worker, safety_worker, transcript_worker
+from signet_desktop.service import (
+    artifact_worker,
+    embedding_worker,
+    memory_md_worker,
+    safety_worker,
+    transcript_worker,
+)
+from signet_desktop.service.artifact_worker import ArtifactWorker
+from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
@@ -23,6 +31,8 @@ from signet_desktop.service.harness_import import claude_code_importer, codex_im
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.memory_md import MemoryMdService
+from signet_desktop.service.memory_md_worker import MemoryMdWorker
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
@@ -114,6 +124,13 @@ def build_service(
     safety = ContentSafetyService(db)
     bus.connect(safety.on_event)
     declared.append(safety_worker.declaration(safety_worker.ContentSafetyWorker(safety)))
+    artifacts = ArtifactService(db, paths.root, transcripts, events=bus)
+    memory_md = MemoryMdService(db, paths.root, safety=safety, events=bus, status=status.set)
+    artifact_writer, md_rebuilds = ArtifactWorker(artifacts), MemoryMdWorker(memory_md)
+    bus.connect(artifact_writer.notice)  # completed sessions queue their artifact
+    bus.connect(md_rebuilds.notice)  # memory and artifact changes mark MEMORY.md stale
+    declared.append(artifact_worker.declaration(artifact_writer))
+    declared.append(memory_md_worker.declaration(md_rebuilds))
     pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
     follow = None if options.inline_vectors else parts.vectors
     memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
@@ -139,6 +156,8 @@ def build_service(
         recall=recall,
         transcripts=transcripts,
         workspace=paths.root,
+        artifacts=artifacts,
+        memory_md=memory_md,
     )
     imports = ImportService(
         db,
@@ -161,4 +180,6 @@ def build_service(
         pipeline=pipeline,
         projection=ProjectionService(db, bus),
         safety=safety,
+        artifacts=artifacts,
+        memory_md=memory_md,
     )
