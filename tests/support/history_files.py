@@ -39,7 +39,11 @@ def claude_session_lines(
     """A main-thread Claude Code session: `exchanges` user/assistant pairs (2 turns each),
     with a tool call + result, thinking, a sidechain line, a summary and bookkeeping."""
     lines: list[dict[str, Any]] = [
-        {"type": "summary", "summary": f"Work in {cwd}", "leafUuid": str(uuid.uuid4())},
+        {
+            "type": "summary",
+            "summary": f"Work in {cwd}",
+            "leafUuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{session_id}/leaf")),
+        },
         {"type": "queue-operation", "operation": "enqueue", "timestamp": stamp(0, day)},
     ]
     parent = None
@@ -107,7 +111,7 @@ def claude_session_lines(
                     **common,
                     "isSidechain": True,
                     "type": "assistant",
-                    "uuid": str(uuid.uuid4()),
+                    "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{session_id}/side")),
                     "parentUuid": None,
                     "timestamp": stamp(2 * i + 1, day),
                     "message": {"role": "assistant", "content": "sidechain chatter"},
