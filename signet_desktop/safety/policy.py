@@ -175,7 +175,8 @@ _PROMPT_INJECTION = (
     r"^\s*(?:#+\s*)?\[?(?:system|developer)\]?\s*:\s*(?:you\b|your\b|ignore\b|disregard\b"
     r"|from\s+now\s+on\b|always\b|never\b|do\s+not\b|don't\b|act\b|respond\b|reply\b"
     r"|the\s+assistant\b|new\s+instructions\b|override\b)",
-    r"<\|?\s*/?\s*(?:system|system[_-]prompt|im_start\|?\s*system|sys)\s*\|?>",
+    r"<\|?\s*/?\s*(?:system|system[_-]prompt|sys)\s*\|?>",
+    r"<\|im_start\|>\s*(?:system|developer)\b",
     r"<<\s*/?SYS\s*>>",
     r"\[/?(?:SYSTEM|INST)\]",
     # role hijack
@@ -192,7 +193,7 @@ _PROMPT_INJECTION = (
 _TOOL_DIRECTIVE = (
     r"<\s*/?\s*(?:tool_call|tool_use|tool_calls|function_call|function_calls|invoke"
     r"|antml:invoke|antml:function_calls|tool_code)\b",
-    r"\b(?:call|invoke)\s+(?:the\s+)?[`'\"]?[a-z][\w.:-]*[`'\"]?\s+(?:tool|function)\b",
+    r"\b(?:call|invoke)\s+(?:the\s+)?[`'\"]?[a-z][\w.:-]*[`'\"]?\s+tool\b",
     r"\b(?:use|run|execute)\s+the\s+[`'\"]?(?:memory_\w+|bash|shell|exec|run_command|computer"
     r"|web_fetch|write_file|delete_file|str_replace\w*)[`'\"]?\s+tool\b",
     r"[\"'](?:tool_calls|function_call|tool_use)[\"']\s*:",
@@ -212,7 +213,7 @@ _EXFILTRATION = (
     + r"(?:all\s+)?(?:the\s+|your\s+|any\s+|my\s+)?"
     + _SECRET_NOUN
     + r"[^.\n]{0,80}?\b(?:to|into)\s+(?:https?://|[\w.+-]+@[\w-]+\.|(?:my|this|an?|the)\s+"
-    r"(?:attacker|external|remote|personal)\b|(?:attacker|external)\b|[\w-]+\.(?:com|net|io"
+    r"(?:attacker|external|personal)\b|(?:attacker|external)\b|[\w-]+\.(?:com|net|io"
     r"|org|xyz|ru|cn|top|site|me)\b|(?:pastebin|gist|webhook|ngrok|requestbin|discord))",
     r"\b(?:read|print|show|output|open|cat)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?"
     r"(?:/etc/shadow|~/\.aws/credentials|~/\.ssh/id_(?:rsa|ed25519|ecdsa)(?!\.pub)\b)",
@@ -225,8 +226,8 @@ _CREDENTIAL_NOUN = (
     r"|login\s+details|pins?)"
 )
 _CREDENTIAL_HARVESTING = (
-    r"\b(?:ask|request|prompt|get|tell)\s+(?:the\s+)?users?\s+(?:for|to\s+(?:enter|paste|provide"
-    r"|share|send|type|give|reveal|confirm))\s+(?:(?:their|his|her|the|your|an?)\s+)?"
+    r"\b(?:ask|request)\s+(?:the\s+)?users?\s+(?:for|to\s+(?:paste|provide|share|send|give"
+    r"|reveal|hand\s+over))\s+(?:(?:their|his|her|the|your|an?)\s+)?"
     r"(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\b",
     r"\b(?:paste|provide|enter|type|send|share|give|submit|supply|reply\s+with|confirm)\s+"
     r"(?:me|us)\s+(?:with\s+)?(?:your|the)\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\b",
@@ -237,7 +238,7 @@ _CREDENTIAL_HARVESTING = (
     r"\bwhat\s+(?:is|are)\s+your\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\s*\?",
 )
 
-_ROOTISH = r"(?:/\*?|/\.\*|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?|\*)(?=$|[\s;&|)'\"`])"
+_ROOTISH = r"(?:/\*?|/\.\*|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?)(?=$|[\s;&|)'\"`])"
 _MALICIOUS_SHELL = (
     r"\b(?:curl|wget|fetch)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:-\w+\s+)*(?:ba|z|da|k|fi|c)?sh\b",
     r"\b(?:curl|wget)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:python\d?|perl|ruby|node)\b(?!\s+-m\s+json)",
@@ -250,7 +251,7 @@ _MALICIOUS_SHELL = (
     r"|/home/[\w.-]+)/\.ssh/(?:id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)\b|\*|(?=\s|$))",
     r"\b(?:cat|less|head|tail|base64|scp)\s+[^\n|;]*/etc/shadow\b",
     # environment or secrets piped / posted to the network
-    r"\b(?:env|printenv|set|export\s+-p|cat\s+\S*\.env)\b[^\n;|]*\|\s*(?:curl|wget|nc|ncat"
+    r"\b(?:env|printenv|export\s+-p|cat\s+\S*\.env)\b[^\n;|]*\|\s*(?:curl|wget|nc|ncat"
     r"|netcat|socat|telnet)\b",
     r"\b(?:curl|wget)\b[^\n]*?(?:-d|--data[\w-]*|-F|--form|--upload-file|-T|--post-file|"
     r"--body-file)[\s=]+['\"]?(?:\w+=)?(?:@|\$\(\s*)(?:env\b|printenv\b|cat\s+)?[^\s'\")]*?"
