@@ -158,6 +158,7 @@ def build_service(
         workspace=paths.root,
         artifacts=artifacts,
         memory_md=memory_md,
+        safety=safety,
     )
     imports = ImportService(
         db,

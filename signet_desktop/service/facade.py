@@ -105,6 +105,7 @@ class SignetService:
             recall=recall,
             transcripts=self.transcripts,
             workspace=root,
+            safety=self.safety,
         )
         self.imports = imports or ImportService(
             db,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from signet_desktop.config.sections import HooksConfig
@@ -33,11 +33,13 @@ from signet_desktop.domain.sessions import (
     normalize_harness,
 )
 from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.injection import HARD_MAX_CHARS, bounded, in_scope, render_injection
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.memory_md import Head, MemoryMdService
 from signet_desktop.service.recall import RecallService
+from signet_desktop.service.safety import ContentSafetyService, PromptGate, policy_gate
 from signet_desktop.service.transcripts import CaptureOutcome, TranscriptService
 from signet_desktop.storage import hook_sessions, memories
 from signet_desktop.storage.database import Database
@@ -127,8 +129,10 @@ class HookService:
         workspace: Path,
         artifacts: ArtifactService | None = None,
         memory_md: MemoryMdService | None = None,
+        safety: ContentSafetyService | None = None,
     ) -> None:
         self._db = db
+        self._gate: PromptGate = policy_gate if safety is None else safety.prompt_texts
         self._artifacts = artifacts
         self._memory_md = memory_md
         self._config = config
@@ -217,6 +221,7 @@ class HookService:
             max_chars=budget,
             heading="Signet memory",
             preamble=preamble,
+            gate=self._gate,
         )
         text = injection.text
         if not text and head.text:  # nothing recalled beyond the head: the head alone
@@ -226,7 +231,16 @@ class HookService:
         head_rows = memories.get_memories(self._db.reader(), ctx.agent_id, head.memory_ids)
         listed = [head_rows[i] for i in head.memory_ids if i in head_rows]
         listed += [m for m in chosen if m.id in shown]
-        return SessionStartResult(identity, tuple(listed), recent, text)
+        return SessionStartResult(identity, self._gated(ctx.agent_id, listed), recent, text)
+
+    def _gated(self, agent_id: str, listed: list[Memory]) -> tuple[Memory, ...]:
+        """The listed memories as the safety gate lets them out (redacted; withheld dropped)."""
+        texts = self._gate(agent_id, "memory", [(m.id, m.content) for m in listed])
+        return tuple(
+            replace(m, content=text)
+            for m, text in zip(listed, texts, strict=True)
+            if text != WITHHELD_MARKER
+        )
 
     def _head(self, agent_id: str, max_chars: int) -> Head:
         """MEMORY.md's Global Head for session start (empty without the projection)."""
@@ -269,7 +283,11 @@ class HookService:
         if not previous:
             return ""
         last = self._transcripts.get(ctx.agent_id, previous[0].session_key)
-        tail = last.content[-RECENT_CONTEXT_CHARS:]
+        tail = self._gate(
+            ctx.agent_id, "transcript", [(last.session_key, last.content[-RECENT_CONTEXT_CHARS:])]
+        )[0]
+        if tail == WITHHELD_MARKER:
+            return ""
         return bounded(f"Last session ({last.updated_at[:10]}): …{tail}", RECENT_CONTEXT_CHARS + 40)
 
     def identity(self) -> Identity:
@@ -320,7 +338,11 @@ class HookService:
             )
         fresh = [hit.memory for hit in result.hits if hit.memory.id not in seen]
         injection = render_injection(
-            fresh, agent_id=ctx.agent_id, project=ctx.project, max_chars=config.max_inject_chars
+            fresh,
+            agent_id=ctx.agent_id,
+            project=ctx.project,
+            max_chars=config.max_inject_chars,
+            gate=self._gate,
         )
         self._record_injected(session, injection.memory_ids)
         return PromptResult(injection.text, len(injection.memory_ids), terms, result.method)
@@ -386,6 +408,7 @@ class HookService:
                 project=ctx.project,
                 max_chars=2_000,
                 heading="Already remembered (do not repeat)",
+                gate=self._gate,
             )
             if block.text:
                 prompt = f"{guidelines}\n\n{block.text}"
