@@ -52,6 +52,7 @@ def import_run_json(run: ImportRun) -> dict[str, Any]:
         "error": run.error,
         "startedAt": run.started_at,
         "finishedAt": run.finished_at,
+        "filesTotal": run.files_total,
     }
 
 

@@ -82,6 +82,7 @@ class ImportRun:
     error: str | None
     started_at: str
     finished_at: str | None
+    files_total: int | None = None  # while running: files the importer found to go through
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,9 @@ class HarnessHistoryImporter:
         root = Path(job.source.root_path)
         if not root.is_dir():
             raise FileNotFoundError(f"{root} is no longer a directory")
-        for relative in self._files(root):
+        files = list(self._files(root))
+        job.files_total = len(files)
+        for relative in files:
             if job.stop.is_set():
                 return
             self._file(job, root, relative)

@@ -31,6 +31,7 @@ re-import registers a new source (a new `source_id`); the tombstone stays as the
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import threading
@@ -100,6 +101,7 @@ class ImportJob:
     stop: threading.Event = field(default_factory=threading.Event)
     counts: ImportCounts = field(default_factory=ImportCounts)
     lines_skipped: int = 0
+    files_total: int | None = None  # set by the importer once it has listed its files
     started: float = field(default_factory=time.monotonic)
     _last_progress: float = 0.0
 
@@ -361,6 +363,10 @@ class ImportService:
         found = rows.get_run(self._db.reader(), agent_id, check_run_id(run_id))
         if found is None:
             raise NotFound(f"no import run {run_id!r}", code="run_not_found")
+        with self._lock:
+            entry = self._active.get(found.source_id)
+        if entry is not None and entry[1].run_id == found.id:
+            return dataclasses.replace(found, files_total=entry[1].files_total)
         return found
 
     # -- removal ----------------------------------------------------------------------------

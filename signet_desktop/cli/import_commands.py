@@ -1,0 +1,241 @@
+"""`signet import claude-code|codex [PATH]` and `signet sources list|show|remove`, over HTTP.
+
+`import` posts /api/sources/import and follows the run (GET /api/sources/{id}/runs/{run})
+with a progress bar on stderr — files done of the total, sessions, turns and turns per
+second — until it finishes; `--no-wait` prints the ids and returns at once. `sources remove`
+previews with `--dry-run` (what would be purged), otherwise purges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from signet_desktop.cli import output
+from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.client.daemon import DaemonClient
+
+IMPORT_PATH = "/api/sources/import"
+SOURCES_PATH = "/api/sources"
+POLL_S = 0.25
+BAR_WIDTH = 24
+HARNESS_KINDS = {
+    "claude-code": "Claude Code's history (default ~/.claude/projects; CLAUDE_CONFIG_DIR moves it)",
+    "codex": "Codex's sessions (default ~/.codex/sessions; CODEX_HOME moves it)",
+}
+
+IMPORT_EXAMPLES = """\
+  signet import claude-code                      # ~/.claude/projects
+  signet import codex ~/.codex/sessions/2026/11  # one month only
+  signet import claude-code --json               # the finished run as JSON
+"""
+SOURCES_EXAMPLES = """\
+  signet sources list
+  signet sources show src_0123...
+  signet sources remove src_0123... --dry-run    # what would be purged
+  signet sources remove src_0123...
+"""
+
+
+def _agent_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add the `import` and `sources` groups to the `signet` parser."""
+    group = add_command(
+        subparsers,
+        "import",
+        help="import a harness's session history as a source",
+        description="Bring completed sessions from a harness's own history into Signet as\n"
+        "evidence (a source). Running it again imports only what is new; an interrupted\n"
+        "import resumes. Sessions already captured live are reported as duplicates.",
+        examples=IMPORT_EXAMPLES,
+        connects=False,
+    )
+    kinds = group.add_subparsers(dest="import_kind", metavar="KIND", required=True)
+    for kind, what in HARNESS_KINDS.items():
+        parser = add_command(kinds, kind, help=f"import {what}", handler=run_import)
+        parser.set_defaults(kind=kind)
+        parser.add_argument("path", nargs="?", help="history directory (default: the harness's)")
+        parser.add_argument(
+            "--reimport", action="store_true", help="import a root whose source was removed"
+        )
+        parser.add_argument(
+            "--no-wait", action="store_true", help="start the import and return its ids"
+        )
+        _agent_option(parser)
+    _register_sources(subparsers)
+
+
+def _register_sources(subparsers: Subparsers) -> None:
+    group = add_command(
+        subparsers,
+        "sources",
+        help="list, inspect and remove import sources",
+        description="Sources are the history roots imported so far, per agent.",
+        examples=SOURCES_EXAMPLES,
+        connects=False,
+    )
+    commands = group.add_subparsers(dest="sources_command", metavar="COMMAND", required=True)
+    listing = add_command(commands, "list", help="the agent's sources", handler=run_list)
+    _agent_option(listing)
+    show = add_command(commands, "show", help="a source, its runs and totals", handler=run_show)
+    show.add_argument("source_id", metavar="ID")
+    _agent_option(show)
+    remove = add_command(
+        commands,
+        "remove",
+        help="purge what a source imported and remove it",
+        description="Deletes the source's imported sessions, staged copies and bookkeeping,\n"
+        "keeps a small tombstone, and marks graph rows derived from them unsupported.",
+        handler=run_remove,
+    )
+    remove.add_argument("source_id", metavar="ID")
+    remove.add_argument("--dry-run", action="store_true", help="only report what would go")
+    remove.add_argument("--reason", help="why (kept on the tombstone)")
+    _agent_option(remove)
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+
+def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    body: dict[str, Any] = {"kind": args.kind, "reimport": bool(args.reimport)}
+    if args.path:
+        body["path"] = str(Path(args.path).expanduser().absolute())
+    with ctx.client(args) as client:
+        ticket = client.post(IMPORT_PATH, body)
+        if args.no_wait:
+            ctx.print(
+                output.to_json_text(ticket)
+                if args.json
+                else f"started {ticket['runId']} over {ticket['sourceId']}"
+            )
+            return ExitCode.OK
+        run = follow(client, ctx, ticket["sourceId"], ticket["runId"], bar=not args.json)
+    if args.json:
+        ctx.print(output.to_json_text(run))
+    else:
+        ctx.print("\n".join(run_summary_lines(ticket["sourceId"], run)))
+    return ExitCode.OK if run.get("status") == "completed" else ExitCode.FAILURE
+
+
+def follow(
+    client: DaemonClient, ctx: CliContext, source_id: str, run_id: str, *, bar: bool
+) -> Mapping[str, Any]:
+    """Poll the run until it finishes, drawing the progress bar on stderr."""
+    path = f"{SOURCES_PATH}/{source_id}/runs/{run_id}"
+    started = time.monotonic()
+    tty = bool(getattr(ctx.err, "isatty", lambda: False)())
+    last_line = ""
+    while True:
+        run: Mapping[str, Any] = client.get(path)
+        if bar:
+            line = progress_line(run, time.monotonic() - started)
+            if tty:
+                ctx.err.write("\r" + line.ljust(len(last_line)))
+                ctx.err.flush()
+            elif line != last_line:
+                ctx.warn(line)
+            last_line = line
+        if run.get("status") != "running":
+            if bar and tty:
+                ctx.err.write("\n")
+            return run
+        time.sleep(POLL_S)
+
+
+def progress_line(run: Mapping[str, Any], elapsed: float) -> str:
+    """`[#####.....] 12/40 files · 10 sessions · 1,204 turns · 3,010 turns/s · 0.4 s`."""
+    counts = run.get("counts", {})
+    done, total = int(counts.get("filesSeen", 0)), run.get("filesTotal")
+    turns = int(counts.get("turnsImported", 0))
+    if isinstance(total, int) and total > 0:
+        filled = min(BAR_WIDTH, BAR_WIDTH * done // total)
+        head = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} files"
+    else:
+        head = f"{done} files"
+    rate = turns / elapsed if elapsed > 0 else 0.0
+    return (
+        f"{head} · {int(counts.get('recordsImported', 0)):,} sessions · {turns:,} turns · "
+        f"{rate:,.0f} turns/s · {elapsed:.1f} s"
+    )
+
+
+def run_summary_lines(source_id: str, run: Mapping[str, Any]) -> list[str]:
+    counts = run.get("counts", {})
+    lines = [
+        f"import {run.get('status')}: {counts.get('recordsImported', 0)} sessions imported, "
+        f"{counts.get('turnsImported', 0)} turns; {counts.get('recordsDuplicate', 0)} duplicate, "
+        f"{counts.get('recordsSkipped', 0)} skipped, {counts.get('recordsFailed', 0)} failed; "
+        f"{counts.get('filesSeen', 0)} files seen ({counts.get('filesChanged', 0)} new or changed)",
+        f"source {source_id} · run {run.get('id')}",
+    ]
+    if run.get("error"):
+        lines.append(f"error: {run['error']}")
+    return lines
+
+
+def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    with ctx.client(args) as client:
+        answer = client.get(SOURCES_PATH)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+        return ExitCode.OK
+    sources = answer.get("sources", [])
+    if not sources:
+        ctx.print(f"no sources yet (import kinds: {', '.join(answer.get('kinds', []))})")
+        return ExitCode.OK
+    rows = [(s["id"], s["kind"], s["status"], s["rootPath"], s["updatedAt"]) for s in sources]
+    ctx.print("\n".join(output.table(("id", "kind", "status", "root", "updated"), rows)))
+    return ExitCode.OK
+
+
+def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
+    with ctx.client(args) as client:
+        answer = client.get(f"{SOURCES_PATH}/{args.source_id}")
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+        return ExitCode.OK
+    totals = answer.get("totals", {})
+    records = ", ".join(f"{n} {k}" for k, n in sorted(totals.get("records", {}).items()))
+    ctx.print(f"{answer['id']}  {answer['kind']}  {answer['status']}  {answer['rootPath']}")
+    ctx.print(f"holds: {records or 'nothing'}; {totals.get('turns', 0)} turns")
+    rows = [
+        (
+            r["id"],
+            r["status"],
+            r["counts"]["recordsImported"],
+            r["counts"]["turnsImported"],
+            r["startedAt"],
+        )
+        for r in answer.get("runs", [])
+    ]
+    ctx.print("\n".join(output.table(("run", "status", "sessions", "turns", "started"), rows)))
+    return ExitCode.OK
+
+
+def run_remove(args: argparse.Namespace, ctx: CliContext) -> int:
+    params: dict[str, Any] = {"dryRun": "true" if args.dry_run else "false"}
+    if args.reason:
+        params["reason"] = args.reason
+    with ctx.client(args) as client:
+        answer = client.request("DELETE", f"{SOURCES_PATH}/{args.source_id}", params=params)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+        return ExitCode.OK
+    verb = "would purge" if answer.get("dryRun") else "purged"
+    purged = answer.get("purged", {})
+    rows = [(name, count) for name, count in sorted(purged.items())]
+    ctx.print(f"{answer['sourceId']}: {verb}")
+    ctx.print("\n".join(output.table(("what", "count"), rows)))
+    if answer.get("tombstoneId"):
+        ctx.print(f"tombstone {answer['tombstoneId']}")
+    return ExitCode.OK
