@@ -23,6 +23,7 @@ from importlib import metadata
 from signet_desktop.cli import (
     embed_commands,
     hook,
+    import_commands,
     install_commands,
     memory_commands,
     status_commands,
@@ -42,6 +43,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     embed_commands.register,
     hook.register,
     install_commands.register,
+    import_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
@@ -67,6 +69,8 @@ examples:
   signet doctor
   signet embed audit
   signet repair resync-vec --dry-run
+  signet import claude-code
+  signet sources list
 
 environment:
   SIGNET_DAEMON_URL   daemon base URL (overrides SIGNET_HOST/SIGNET_PORT)
