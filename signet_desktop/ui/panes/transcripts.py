@@ -37,6 +37,7 @@ from signet_desktop.domain.sessions import KNOWN_HARNESSES
 from signet_desktop.service.transcripts import MAX_SEARCH_LIMIT
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import relative_date
+from signet_desktop.ui.import_panel import ImportPanel
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html
@@ -55,7 +56,8 @@ EMPTY_HINT = (
     "Sessions arrive when an agent's hooks reach the daemon{url}. Connect one from a terminal "
     "with  signet install claude-code  (or codex, opencode); any other harness can POST to "
     "/api/hooks/session-start and /api/hooks/session-end, and Claude Code's HTTP hooks can "
-    "call /api/hooks/claude-code/* directly. Each captured turn shows up here as it happens."
+    "call /api/hooks/claude-code/* directly. Each captured turn shows up here as it happens. "
+    "Sessions your agents already had come in through Import above."
 )
 
 
@@ -70,6 +72,7 @@ class TranscriptsPane(PaneWidget):
         self._pending: set[str] = set()  # sessions captured since the last refresh
         self._searches = 0
         self._query = ""  # the global search shown (empty: the sessions list)
+        self._offered_import = False
         self.model = SessionListModel(context.service.transcripts, context.tasks, context.agent_id)
         self.view = TranscriptView(context)
         self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self._refresh)
@@ -85,6 +88,15 @@ class TranscriptsPane(PaneWidget):
 
     def _build(self) -> None:
         header, self.count_label = title_row("Transcripts", "sessionCount")
+        self.sources_toggle = QPushButton("Sources && import")
+        self.sources_toggle.setObjectName("sourcesToggle")
+        self.sources_toggle.setCheckable(True)
+        self.sources_toggle.toggled.connect(self.show_sources)
+        header.addSpacing(12)
+        header.addWidget(self.sources_toggle)
+        self.import_panel = ImportPanel(self.context)
+        self.import_panel.hide()
+        self.import_panel.sources_changed.connect(self._on_sources_changed)
 
         self.harness_filter = self._combo("sessionFilterHarness", "Any harness")
         for harness in KNOWN_HARNESSES:
@@ -135,6 +147,7 @@ class TranscriptsPane(PaneWidget):
         column.setContentsMargins(16, 12, 16, 12)
         column.setSpacing(8)
         column.addLayout(header)
+        column.addWidget(self.import_panel)
         column.addWidget(self.filter_bar)
         column.addWidget(self.banner)
         column.addWidget(self.stack, 1)
@@ -189,8 +202,11 @@ class TranscriptsPane(PaneWidget):
         self._start()
 
     def reveal(self, **reveal: Any) -> None:
-        """`session_key=…`: open that session (a missing one says so in place)."""
+        """`session_key=…`: open that session (a missing one says so in place);
+        `sources=True`: open the sources and import panel."""
         self._start()
+        if reveal.get("sources"):
+            self.show_sources()
         key = reveal.get("session_key")
         if isinstance(key, str) and key:
             self.stack.setCurrentWidget(self.splitter)
@@ -198,7 +214,21 @@ class TranscriptsPane(PaneWidget):
             self.view.show_session(key)
             self._select_key(key)
 
+    def show_sources(self, shown: bool = True) -> None:
+        """Open (or close) the sources and import panel above the sessions."""
+        if self.sources_toggle.isChecked() != shown:
+            self.sources_toggle.setChecked(shown)  # re-enters through `toggled`
+            return
+        self.import_panel.setVisible(shown)
+        if shown:
+            self.import_panel.refresh()
+
+    def _on_sources_changed(self) -> None:
+        if self._started:
+            self.model.refresh()  # an import or a removal changed the sessions
+
     def shutdown(self) -> None:
+        self.import_panel.shutdown()
         self._refresh_timer.stop()
         self._typing_timer.stop()
         with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
@@ -242,6 +272,9 @@ class TranscriptsPane(PaneWidget):
         nothing = total == 0 and not filtered and self.view.session_key is None
         self.stack.setCurrentWidget(self.empty if nothing else self.splitter)
         self.filter_bar.setHidden(nothing)  # nothing to filter or search yet
+        if nothing and not self._offered_import:
+            self._offered_import = True
+            self.show_sources()  # no sessions yet: importing what exists is the next step
         self.count_label.setText("" if nothing else count_text(total, filtered))
         self._select_key(self.view.session_key)
         if self.view.session_key is None and total:
