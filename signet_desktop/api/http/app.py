@@ -7,12 +7,14 @@ from fastapi import FastAPI
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
 from signet_desktop.api.http.openapi import error_responses, install_openapi
 from signet_desktop.api.http.routes import (
+    artifacts,
     embeddings,
     events,
     health,
     hooks,
     memories,
     memory,
+    memory_md,
     pipeline,
     projection,
     safety,
@@ -49,7 +51,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     install_error_handlers(app)
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
-        sources,
+        sources, artifacts, memory_md,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
