@@ -47,11 +47,12 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.domain.errors import InvalidInput
-from signet_desktop.domain.memory import Memory, utc_now
+from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sources import ImportCounts, Source
 from signet_desktop.embedding import vectors as vector_rows
-from signet_desktop.evidence import signet_db
-from signet_desktop.evidence.signet_db import SignetDatabase, SignetMemory, SignetTranscript
+from signet_desktop.evidence import signet_db, signet_rows
+from signet_desktop.evidence.signet_db import SignetDatabase
+from signet_desktop.evidence.signet_rows import SignetMemory, SignetTranscript
 from signet_desktop.service.imports import ImportJob
 from signet_desktop.service.vector_batches import VectorFollow
 from signet_desktop.storage import history, memories, transcripts
@@ -95,7 +96,7 @@ class ImportReport:
     ids_remapped: int = 0
     orphan_history: int = 0
 
-    def add_unmapped(self, item: signet_db.Unmapped) -> None:
+    def add_unmapped(self, item: signet_rows.Unmapped) -> None:
         self.unmapped_count += 1
         if len(self.unmapped) < REPORT_LIST_LIMIT:
             self.unmapped.append({"table": item.table, "id": item.record_id, "reason": item.reason})
@@ -164,16 +165,25 @@ class SignetWorkspaceImporter:
     # -- memories ---------------------------------------------------------------------------
 
     def _memories(self, job: ImportJob, source_db: SignetDatabase, report: ImportReport) -> None:
+        # A source with no records yet has nothing to skip: no per-record lookups then.
+        resuming = bool(
+            records.source_totals(job.db.reader(), job.source.agent_id, job.source.id).records
+        )
+        source_path = str(source_db.path)
         for batch in source_db.memories(size=self._memory_batch):
             if job.stop.is_set():
                 return
             conn = job.db.reader()
-            todo = [m for m in batch.rows if not _done(conn, job, _memory_record(m.id))]
+            todo = [
+                m for m in batch.rows if not (resuming and _done(conn, job, _memory_record(m.id)))
+            ]
             skipped = len(batch.rows) - len(todo)
             trails = source_db.history_for([m.id for m in todo])
             job.faults.hit("memories.batch_read")
             with job.db.write() as wconn:
-                counts, created = self._write_memories(wconn, job, todo, trails, report)
+                counts, created = self._write_memories(
+                    wconn, job, todo, trails, report, source_path
+                )
                 for item in batch.unmapped:
                     report.add_unmapped(item)
                     _settle(wconn, job, _memory_record(item.record_id), "failed", item.reason)
@@ -190,26 +200,33 @@ class SignetWorkspaceImporter:
             job.faults.hit("memories.batch_committed")
             job.progress()
             if self._follow is not None and created:
-                self._follow.follow(created)
+                live = memories.get_memories(job.db.reader(), job.source.agent_id, created)
+                self._follow.follow([live[i] for i in created if i in live])
 
     def _write_memories(
         self,
         conn: Connection,
         job: ImportJob,
         todo: Sequence[SignetMemory],
-        trails: Mapping[str, Sequence[signet_db.SignetHistoryEvent]],
+        trails: Mapping[str, Sequence[signet_rows.SignetHistoryEvent]],
         report: ImportReport,
-    ) -> tuple[ImportCounts, list[Memory]]:
+        source_path: str,
+    ) -> tuple[ImportCounts, list[str]]:
+        """Write one batch; returns its counts and the ids of the live memories it created."""
         source = job.source
         taken = memories.taken_ids(conn, [m.id for m in todo])
+        taken_events = history.taken_event_ids(
+            conn, [e.id for m in todo for e in trails.get(m.id, ()) if e.id]
+        )
         imported = duplicate = 0
         created: list[str] = []
+        events: list[history.ImportedEvent] = []
         for item in todo:
             report.signet_agents[item.agent_id] += 1
             for note in item.notes:
                 report.notes[_note_kind(note)] += 1
             our_id = item.id if item.id not in taken else _derived_id(source.id, item.id)
-            row = to_imported(item, our_id, source, job.run_id)
+            row = to_imported(item, our_id, source, job.run_id, source_path)
             if not row.is_deleted:
                 match = memories.find_live_match(conn, row)
                 if match is not None:
@@ -219,18 +236,13 @@ class SignetWorkspaceImporter:
             if our_id != item.id:
                 report.ids_remapped += 1
             memories.insert_imported(conn, row)
-            history.insert_imported_events(
-                conn, _events(conn, row, trails.get(item.id, ()), source.id)
-            )
+            events += _events(row, trails.get(item.id, ()), source.id, taken_events)
             _settle(conn, job, _memory_record(item.id), "imported", None)
             imported += 1
             if not row.is_deleted:
                 created.append(our_id)
-        live = memories.get_memories(conn, source.agent_id, created)
-        return (
-            ImportCounts(records_imported=imported, records_duplicate=duplicate),
-            [live[i] for i in created if i in live],
-        )
+        history.insert_imported_events(conn, events)
+        return ImportCounts(records_imported=imported, records_duplicate=duplicate), created
 
     # -- transcripts ------------------------------------------------------------------------
 
@@ -283,7 +295,7 @@ class SignetWorkspaceImporter:
 
 
 def to_imported(
-    item: SignetMemory, our_id: str, source: Source, run_id: str
+    item: SignetMemory, our_id: str, source: Source, run_id: str, source_path: str
 ) -> memories.ImportedMemory:
     """Our row for a Signet memory (ids, provenance and metadata as the module says)."""
     values = item.values
@@ -305,7 +317,7 @@ def to_imported(
         updated_at=item.updated_at or created,
         source_type=SOURCE_TYPE,
         source_id=source.id,
-        source_path=str(signet_db.locate(Path(source.root_path))),
+        source_path=source_path,
         type=item.type,
         category=item.category,
         confidence=item.confidence,
@@ -344,14 +356,13 @@ def to_imported(
 
 
 def _events(
-    conn: Connection,
     row: memories.ImportedMemory,
-    trail: Sequence[signet_db.SignetHistoryEvent],
+    trail: Sequence[signet_rows.SignetHistoryEvent],
     source_id: str,
+    taken: set[str],
 ) -> list[history.ImportedEvent]:
-    """The memory's Signet history as recorded, then one event for the import itself."""
-    wanted = [e.id for e in trail if e.id]
-    taken = history.taken_event_ids(conn, wanted)
+    """The memory's Signet history as recorded (an id already used here is derived from the
+    source instead), then one event for the import itself."""
     events = []
     for number, event in enumerate(trail):
         original = event.id or f"{row.id}#{number}"
@@ -508,7 +519,7 @@ def _int(value: Any, default: int) -> int:
 
 
 def _time(value: Any) -> str | None:
-    return signet_db.timestamp(value, "", [])
+    return signet_rows.timestamp(value, "", [])
 
 
 def _log_schema(schema: signet_db.SchemaReport) -> None:

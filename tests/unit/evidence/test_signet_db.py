@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 import sqlean
 
-from signet_desktop.evidence.signet_db import (
-    SignetDatabase,
+from signet_desktop.evidence.signet_db import SignetDatabase, SignetSchemaError
+from signet_desktop.evidence.signet_rows import (
     SignetMemory,
-    SignetSchemaError,
     Unmapped,
     map_memory,
     parse_tags,
