@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.history_files import write_claude_project
 
 from signet_desktop.service.harness_import import claude_code_importer
 from signet_desktop.service.import_faults import ENV, STEPS, FaultPoints
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage.database import open_database
-from tests.support.history_files import write_claude_project
 
 CHILD = textwrap.dedent(
     """

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.history_files import (
+    claude_slug,
+    write_claude_project,
+    write_codex_sessions,
+)
 
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.events import Event, ImportFinished, ImportProgress
@@ -18,11 +23,6 @@ from signet_desktop.service.imports import ImportService
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage import hook_sessions
 from signet_desktop.storage.database import Database, open_database
-from tests.support.history_files import (
-    claude_slug,
-    write_claude_project,
-    write_codex_sessions,
-)
 
 
 class Events:
