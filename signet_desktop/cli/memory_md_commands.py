@@ -1,0 +1,81 @@
+"""`signet memory-md rebuild` and `signet memory-md status`: the MEMORY.md projection."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from signet_desktop.cli import output
+from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+
+REBUILD_EXAMPLES = """\
+  signet memory-md rebuild
+  signet memory-md rebuild --agent reviewer
+  signet memory-md rebuild --now 2026-12-01T00:00:00Z   # the ledger's 30 days end here
+"""
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add the `memory-md` group to the `signet` parser."""
+    group = subparsers.add_parser(
+        "memory-md", help="rebuild or inspect MEMORY.md (the generated memory summary)"
+    )
+    commands = group.add_subparsers(dest="memory_md_command", metavar="COMMAND")
+    rebuild = add_command(
+        commands,
+        "rebuild",
+        help="rebuild the agent's MEMORY.md now (the daemon also rebuilds it after changes)",
+        examples=REBUILD_EXAMPLES,
+        handler=run_rebuild,
+    )
+    rebuild.add_argument("--now", metavar="TIME", help="ISO-8601 time the ledger counts back from")
+    status = add_command(
+        commands, "status", help="where MEMORY.md is and how its last rebuild went",
+        handler=run_status,
+    )  # fmt: skip
+    for parser in (rebuild, status):
+        parser.add_argument("--agent", metavar="ID", help="agent scope (default: `default`)")
+        parser.add_argument("--json", action="store_true", help="print the daemon's raw answer")
+
+
+def rebuild_text(answer: Mapping[str, Any]) -> str:
+    """`Rebuilt /ws/MEMORY.md (2,345 bytes; backup memory/MEMORY.backup-….md)` or unchanged."""
+    if not answer.get("changed"):
+        return f"Unchanged {answer.get('path')} ({answer.get('bytes', 0):,} bytes)"
+    facts = [f"{answer.get('bytes', 0):,} bytes"]
+    if answer.get("withheld"):
+        facts.append(f"{answer['withheld']} withheld by the safety policy")
+    if answer.get("backup"):
+        facts.append(f"backup {answer['backup']}")
+    return f"Rebuilt {answer.get('path')} ({'; '.join(facts)})"
+
+
+def run_rebuild(args: argparse.Namespace, ctx: CliContext) -> int:
+    """POST /api/memory-md/rebuild; an unwritable target is the daemon's 503 message, exit 1."""
+    body: dict[str, Any] = {}
+    if args.agent:
+        body["agentId"] = args.agent
+    if args.now:
+        body["now"] = args.now
+    with ctx.client(args) as client:
+        answer = client.post("/api/memory-md/rebuild", body)
+    ctx.print(output.to_json_text(answer) if args.json else rebuild_text(answer))
+    return ExitCode.OK
+
+
+def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
+    """GET /api/memory-md."""
+    params = {"agentId": args.agent} if args.agent else None
+    with ctx.client(args) as client:
+        answer = client.get("/api/memory-md", params)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+        return ExitCode.OK
+    last = answer.get("last") or {}
+    state = last.get("state", "not rebuilt since the daemon started")
+    exists = "exists" if answer.get("exists") else "missing"
+    ctx.print(f"{answer.get('path')} ({exists}); last rebuild: {state}")
+    if last.get("error"):
+        ctx.print(f"error: {last['error']}")
+    return ExitCode.OK
