@@ -26,6 +26,7 @@ from signet_desktop.cli import (
     import_commands,
     install_commands,
     memory_commands,
+    memory_md_commands,
     status_commands,
 )
 from signet_desktop.cli.context import (
@@ -39,6 +40,7 @@ from signet_desktop.client.daemon import DaemonResponseError, DaemonUnreachable,
 
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     memory_commands.register,
+    memory_md_commands.register,
     status_commands.register,
     embed_commands.register,
     hook.register,
@@ -54,6 +56,8 @@ CODE_HINTS = {
     " back (or run `signet embed backfill` again)",
     "no_embedder": "set embedding.provider in agent.yaml and restart the daemon",
     "vec_unavailable": "the daemon could not load sqlite-vec; see `signet doctor`",
+    "memory_md_unwritable": "make the path writable (or free disk space) and run"
+    " `signet memory-md rebuild` again; the previous MEMORY.md is unchanged",
 }
 
 DESCRIPTION = """\
