@@ -106,6 +106,7 @@ def _daemon_checks(
         with ctx.client(args) as client:
             health = client.get("/health")
             status = client.get("/api/status")
+            safety = _safety(client)
     except DaemonUnreachable as exc:
         return [doctor.Check(doctor.Level.FAIL, exc.user_message())]
     except DaemonResponseError as exc:
@@ -116,7 +117,19 @@ def _daemon_checks(
     if embedding is not None:
         checks.append(embedding)
     checks.extend(doctor.startup_checks(status))
+    safety_line = None if safety is None else doctor.safety_check(safety)
+    if safety_line is not None:
+        checks.append(safety_line)
     return checks
+
+
+def _safety(client: Any) -> Mapping[str, Any] | None:
+    """The content-safety counts, or None from a daemon without the route."""
+    try:
+        answer = client.get("/api/diagnostics/memory-safety")
+    except DaemonResponseError:
+        return None
+    return answer if isinstance(answer, Mapping) else None
 
 
 def run_doctor(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -199,6 +199,26 @@ def worker_checks(status: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+def safety_check(safety: Mapping[str, Any]) -> Check | None:
+    """Content-safety decisions of one agent (the /api/diagnostics/memory-safety shape)."""
+    counts = safety.get("counts")
+    if not isinstance(counts, Mapping):
+        return None
+    text = (
+        f"content safety {safety.get('policyVersion', '?')}: {counts.get('clean', 0)} clean, "
+        f"{counts.get('tainted', 0)} tainted, {counts.get('blocked', 0)} blocked"
+    )
+    waiting = int(safety.get("pending") or 0)
+    if waiting:
+        text += f", {waiting} awaiting a scan (gated in memory meanwhile)"
+    reasons = safety.get("reasons")
+    details: tuple[str, ...] = ()
+    if isinstance(reasons, Mapping) and reasons:
+        listed = ", ".join(f"{name} {count}" for name, count in sorted(reasons.items()))
+        details = (f"withheld from prompts: {listed}",)
+    return Check(Level.OK, text, details)
+
+
 def render(checks: list[Check]) -> list[str]:
     """`✓ text` lines with indented details."""
     lines = []
