@@ -178,6 +178,7 @@ class ImportProgress(Event):
     turns_imported: int
     lines_skipped: int
     elapsed_s: float
+    files_total: int | None = None  # once the importer has listed its files
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

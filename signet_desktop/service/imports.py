@@ -133,6 +133,7 @@ class ImportJob:
                 turns_imported=self.counts.turns_imported,
                 lines_skipped=self.lines_skipped,
                 elapsed_s=round(now - self.started, 3),
+                files_total=self.files_total,
             )
         )
 
