@@ -35,6 +35,7 @@ from signet_desktop.domain.sessions import (
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.entity_lookup import entity_memories
 from signet_desktop.service.injection import HARD_MAX_CHARS, bounded, in_scope, render_injection
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.memory_md import Head, MemoryMdService
@@ -313,7 +314,8 @@ class HookService:
     # -- prompt submit ---------------------------------------------------------------------
 
     def user_prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
-        """Recall for the prompt; inject what passes minScore and was not injected before."""
+        """Entity lookup and recall for the prompt; inject what passes minScore (recall) or
+        names an entity the prompt names (lookup), and was not injected before."""
         if not isinstance(prompt, str):
             raise InvalidInput("userMessage must be text", code="prompt_invalid")
         session = self._session(ctx)
@@ -336,7 +338,10 @@ class HookService:
             seen = hook_sessions.injected_ids(
                 self._db.reader(), ctx.agent_id, session.session_key, session.context_epoch
             )
-        fresh = [hit.memory for hit in result.hits if hit.memory.id not in seen]
+        # The narrow entity lookup first: memories linked to entities the prompt names.
+        named = entity_memories(self._db.reader(), ctx.agent_id, prompt[:MAX_PROMPT_CHARS])
+        candidates = {m.id: m for m in [*named, *(hit.memory for hit in result.hits)]}
+        fresh = [memory for memory in candidates.values() if memory.id not in seen]
         injection = render_injection(
             fresh,
             agent_id=ctx.agent_id,

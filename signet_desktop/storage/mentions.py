@@ -76,3 +76,28 @@ def mentions_of(conn: Connection, agent_id: str, memory_id: str) -> list[Mention
         (agent_id, memory_id),
     ).fetchall()
     return [Mention(r[0], r[1], r[2], r[3], float(r[4]), r[5]) for r in rows]
+
+
+def memories_mentioning(
+    conn: Connection, agent_id: str, entity_ids: Sequence[str], limit: int
+) -> list[str]:
+    """Ids of the agent's live memories linked to any of these entities, most important first.
+
+    Ties go to the newer memory; a memory linked to several of them is listed once.
+    """
+    if not entity_ids or limit <= 0:
+        return []
+    ids = list(dict.fromkeys(entity_ids))
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(
+        f"""
+        SELECT m.id FROM memories m
+        WHERE m.agent_id = ? AND m.is_deleted = 0 AND m.id IN (
+            SELECT memory_id FROM memory_entity_mentions
+            WHERE agent_id = ? AND entity_id IN ({marks}))
+        ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id
+        LIMIT ?
+        """,
+        (agent_id, agent_id, *ids, limit),
+    ).fetchall()
+    return [row[0] for row in rows]

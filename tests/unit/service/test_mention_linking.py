@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from signet_desktop.domain.memory import Actor
+from signet_desktop.service.entity_lookup import entity_memories
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
@@ -82,3 +83,22 @@ def test_bulk_remember_links_too_and_a_memory_without_names_writes_nothing(
     )
     assert [len(service.mentions("default", o.memory.id)) for o in outcomes] == [1, 0]
     assert count(db, "memory_entity_mentions") == 1
+
+
+def test_the_prompt_lookup_finds_memories_mentioning_named_entities(
+    service: MemoryService, db: Database
+) -> None:
+    add_entity(db, "e-ledger", "Ledger")
+    add_alias(db, "e-ledger", "LDG")
+    low = service.remember(RememberRequest(content="Ledger exports run at 2am"), ACTOR).memory
+    high = service.remember(
+        RememberRequest(content="The Ledger service owns invoices", importance=0.9), ACTOR
+    ).memory
+    other = service.remember(RememberRequest(content="Ledger for agent b", agent_id="b"), ACTOR)
+    service.remember(RememberRequest(content="unrelated note"), ACTOR)
+    found = entity_memories(db.reader(), "default", "why is LDG slow today?")
+    assert [m.id for m in found] == [high.id, low.id]  # importance first; b's row never
+    assert other.memory.id not in {m.id for m in found}
+    assert entity_memories(db.reader(), "default", "nothing named here") == []
+    service.forget("default", high.id, reason="gone", actor=ACTOR)
+    assert [m.id for m in entity_memories(db.reader(), "default", "Ledger?")] == [low.id]
