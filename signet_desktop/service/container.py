@@ -41,6 +41,7 @@ from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.transcript_worker import TranscriptTtlWorker
 from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
 from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.workspace_import import SignetWorkspaceImporter
 from signet_desktop.storage.database import Database, open_database
 
 
@@ -164,7 +165,11 @@ def build_service(
         db,
         paths.root,
         transcripts,
-        importers=(claude_code_importer(), codex_importer()),
+        importers=(
+            claude_code_importer(),
+            codex_importer(),
+            SignetWorkspaceImporter(follow=follow),
+        ),
         allowed_roots=default_transcript_roots(),
         events=bus,
     )
