@@ -323,6 +323,22 @@ class ImportService:
             )
         )
 
+    def recover(self) -> int:
+        """At start: runs a killed process left `running` become `interrupted` (the next run
+        of their source resumes from the rows); how many. Runs started here are left alone."""
+        interrupted = 0
+        with self._lock:
+            stale = [
+                pair for pair in rows.running_runs(self._db.reader()) if pair[1] not in self._active
+            ]
+            if stale:
+                with self._db.write() as conn:
+                    for agent_id, source_id in stale:
+                        interrupted += rows.interrupt_runs(conn, agent_id, source_id)
+        if interrupted:
+            log.info("import recovery: %d runs a stop interrupted", interrupted)
+        return interrupted
+
     def wait(self, source_id: str, timeout: float | None = None) -> bool:
         """Join a source's running thread (tests, shutdown); True when none is running."""
         with self._lock:

@@ -194,6 +194,14 @@ def interrupt_runs(conn: Connection, agent_id: str, source_id: str) -> int:
     return int(cursor.rowcount)
 
 
+def running_runs(conn: Connection) -> list[tuple[str, str]]:
+    """(agent id, source id) of every run marked running, any agent (start-up recovery)."""
+    rows = conn.execute(
+        "SELECT agent_id, source_id FROM source_import_runs WHERE status = 'running'"
+    ).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
 # -- files ---------------------------------------------------------------------------------
 
 

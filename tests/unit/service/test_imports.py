@@ -371,3 +371,23 @@ def test_a_bad_source_id_is_refused_before_lookup(env: Env) -> None:
         env.imports.source("default", "../etc")
     with pytest.raises(NotFound):
         env.imports.source("default", "src_" + "0" * 32)
+
+
+def test_recovery_marks_a_killed_run_interrupted_but_not_a_live_one(env: Env) -> None:
+    projects = env.home / "projects"
+    write_claude_project(projects, sessions=1, exchanges=1)
+    ticket = env.imports.start("default", "claude-code", str(projects), wait=True)
+    with env.db.write() as conn:  # as a kill -9 mid-run leaves it
+        conn.execute(
+            "UPDATE source_import_runs SET status = 'running', finished_at = NULL WHERE id = :id",
+            {"id": ticket.run_id},
+        )
+    assert env.imports.recover() == 1
+    assert env.imports.run("default", ticket.run_id).status == "interrupted"
+    assert env.imports.recover() == 0
+
+
+def test_a_refused_request_publishes_nothing(env: Env) -> None:
+    with pytest.raises(InvalidInput):
+        env.imports.start("default", "nope", None, wait=True)
+    assert env.events.seen == []
