@@ -188,6 +188,8 @@ class DaemonRuntime:
         self._early_tasks.clear()
         # Canonical transcripts a crash left behind: adopt or cut, complete open sessions.
         self._tasks.add("transcripts", self.service.transcripts.recover)
+        # Import runs a stop interrupted say so (their next run resumes).
+        self._tasks.add("imports", self.service.imports.recover)
         self._host_workers(self.service)
         self._publish_runtime()
         self._app = self.options.app_factory(
