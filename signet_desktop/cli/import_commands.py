@@ -1,4 +1,5 @@
-"""`signet import claude-code|codex [PATH]` and `signet sources list|show|remove`, over HTTP.
+"""`signet import claude-code|codex [PATH]`, `signet import signet-workspace PATH` and
+`signet sources list|show|remove`, over HTTP.
 
 `import` posts /api/sources/import and follows the run (GET /api/sources/{id}/runs/{run})
 with a progress bar on stderr — files done of the total, sessions, turns and turns per
@@ -26,11 +27,15 @@ HARNESS_KINDS = {
     "claude-code": "Claude Code's history (default ~/.claude/projects; CLAUDE_CONFIG_DIR moves it)",
     "codex": "Codex's sessions (default ~/.codex/sessions; CODEX_HOME moves it)",
 }
+# A Signet workspace's records are memories (with history) and transcripts, not files.
+WORKSPACE_KIND = "signet-workspace"
 
 IMPORT_EXAMPLES = """\
   signet import claude-code                      # ~/.claude/projects
   signet import codex ~/.codex/sessions/2026/11  # one month only
   signet import claude-code --json               # the finished run as JSON
+  signet import signet-workspace ~/.agents       # switching from Signet: memories, history,
+                                                 # transcripts (its memories.db is only read)
 """
 SOURCES_EXAMPLES = """\
   signet sources list
@@ -64,14 +69,27 @@ def register(subparsers: Subparsers) -> None:
         parser = add_command(kinds, kind, help=f"import {what}", handler=run_import)
         parser.set_defaults(kind=kind)
         parser.add_argument("path", nargs="?", help="history directory (default: the harness's)")
-        parser.add_argument(
-            "--reimport", action="store_true", help="import a root whose source was removed"
-        )
-        parser.add_argument(
-            "--no-wait", action="store_true", help="start the import and return its ids"
-        )
-        _agent_option(parser)
+        _import_options(parser)
+    workspace = add_command(
+        kinds,
+        WORKSPACE_KIND,
+        help="import a Signet workspace's memories, their history and its transcripts",
+        handler=run_import,
+    )
+    workspace.set_defaults(kind=WORKSPACE_KIND)
+    workspace.add_argument("path", help="the Signet workspace directory, or its memories.db")
+    _import_options(workspace)
     _register_sources(subparsers)
+
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reimport", action="store_true", help="import a root whose source was removed"
+    )
+    parser.add_argument(
+        "--no-wait", action="store_true", help="start the import and return its ids"
+    )
+    _agent_option(parser)
 
 
 def _register_sources(subparsers: Subparsers) -> None:
@@ -119,16 +137,27 @@ def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
                 else f"started {ticket['runId']} over {ticket['sourceId']}"
             )
             return ExitCode.OK
-        run = follow(client, ctx, ticket["sourceId"], ticket["runId"], bar=not args.json)
+        records = args.kind == WORKSPACE_KIND
+        run = follow(
+            client, ctx, ticket["sourceId"], ticket["runId"], bar=not args.json, records=records
+        )
     if args.json:
         ctx.print(output.to_json_text(run))
+    elif records:
+        ctx.print("\n".join(workspace_summary_lines(ticket["sourceId"], run)))
     else:
         ctx.print("\n".join(run_summary_lines(ticket["sourceId"], run)))
     return ExitCode.OK if run.get("status") == "completed" else ExitCode.FAILURE
 
 
 def follow(
-    client: DaemonClient, ctx: CliContext, source_id: str, run_id: str, *, bar: bool
+    client: DaemonClient,
+    ctx: CliContext,
+    source_id: str,
+    run_id: str,
+    *,
+    bar: bool,
+    records: bool = False,
 ) -> Mapping[str, Any]:
     """Poll the run until it finishes, drawing the progress bar on stderr."""
     path = f"{SOURCES_PATH}/{source_id}/runs/{run_id}"
@@ -138,7 +167,8 @@ def follow(
     while True:
         run: Mapping[str, Any] = client.get(path)
         if bar:
-            line = progress_line(run, time.monotonic() - started)
+            elapsed = time.monotonic() - started
+            line = records_line(run, elapsed) if records else progress_line(run, elapsed)
             if tty:
                 ctx.err.write("\r" + line.ljust(len(last_line)))
                 ctx.err.flush()
@@ -167,6 +197,34 @@ def progress_line(run: Mapping[str, Any], elapsed: float) -> str:
         f"{head} · {int(counts.get('recordsImported', 0)):,} sessions · {turns:,} turns · "
         f"{rate:,.0f} turns/s · {elapsed:.1f} s"
     )
+
+
+def records_line(run: Mapping[str, Any], elapsed: float) -> str:
+    """`5,000 records read · 4,990 imported · 2 duplicate · 812 records/s · 6.2 s`."""
+    counts = run.get("counts", {})
+    seen = int(counts.get("recordsSeen", 0))
+    rate = seen / elapsed if elapsed > 0 else 0.0
+    return (
+        f"{seen:,} records read · {int(counts.get('recordsImported', 0)):,} imported · "
+        f"{int(counts.get('recordsDuplicate', 0)):,} duplicate · {rate:,.0f} records/s · "
+        f"{elapsed:.1f} s"
+    )
+
+
+def workspace_summary_lines(source_id: str, run: Mapping[str, Any]) -> list[str]:
+    """A Signet-workspace run: records are memories and transcripts."""
+    counts = run.get("counts", {})
+    lines = [
+        f"import {run.get('status')}: {counts.get('recordsImported', 0)} memories and "
+        f"transcripts imported ({counts.get('turnsImported', 0)} transcript turns); "
+        f"{counts.get('recordsDuplicate', 0)} duplicate, {counts.get('recordsSkipped', 0)} "
+        f"already imported, {counts.get('recordsFailed', 0)} could not be mapped",
+        f"source {source_id} · run {run.get('id')} · unmapped rows and unknown columns: "
+        f"memory/imports/{source_id}/report.json in the workspace",
+    ]
+    if run.get("error"):
+        lines.append(f"error: {run['error']}")
+    return lines
 
 
 def run_summary_lines(source_id: str, run: Mapping[str, Any]) -> list[str]:
