@@ -97,14 +97,15 @@ class ArtifactService:
     # -- writing ---------------------------------------------------------------------------
 
     def write_transcript(self, agent_id: str, session_key: str) -> Artifact | None:
-        """The transcript artifact of a completed session (None: open, removed or unknown)."""
+        """The transcript artifact of a completed session (None: open, imported, removed or
+        unknown)."""
         scope.check_agent_id(agent_id)
         try:
             row = self._transcripts.get(agent_id, session_key)
         except NotFound:
             return None
-        if row.completed_at is None:
-            return None
+        if row.completed_at is None or row.source_id is not None:
+            return None  # open, or imported (its source owns that evidence)
         latest = rows.latest_of_session(self._db.reader(), agent_id, row.session_key, "transcript")
         if latest is not None and latest.meta.captured_at >= row.updated_at:
             return latest

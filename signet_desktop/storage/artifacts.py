@@ -48,10 +48,12 @@ WHERE memory_artifacts.content_hash IS NOT excluded.content_hash
    OR memory_artifacts.removed_at IS NOT NULL
 """
 
-# Completed transcripts without a transcript artifact as new as their last capture.
+# Completed, captured (not imported) transcripts without a transcript artifact as new as their
+# last capture. Imported sessions keep their evidence with their source, whose removal
+# purges them; an artifact of theirs would outlive that purge.
 TRANSCRIPTS_WITHOUT_ARTIFACT = """
 SELECT t.agent_id, t.session_key FROM session_transcripts t
-WHERE t.completed_at IS NOT NULL
+WHERE t.completed_at IS NOT NULL AND t.source_id IS NULL
   AND NOT EXISTS (
       SELECT 1 FROM memory_artifacts a
       WHERE a.agent_id = t.agent_id AND a.session_key = t.session_key

@@ -49,10 +49,12 @@ WITH ranked AS (
 SELECT {LEAN_COLUMNS} FROM ranked WHERE place <= :per_type ORDER BY type, place
 """
 
-MONTHS = f"""
-SELECT substr(COALESCE(occurred_at, created_at), 1, 7) AS month, COUNT(*) AS n
-FROM memories WHERE {DURABLE}
-GROUP BY month ORDER BY month DESC LIMIT :limit
+# One pass over the agent's rows: durable memories per month, and the newest change of any.
+OVERVIEW = f"""
+SELECT substr(COALESCE(occurred_at, created_at), 1, 7) AS month,
+       COUNT(*) FILTER (WHERE {DURABLE}) AS n, MAX(updated_at) AS newest
+FROM memories WHERE agent_id = :agent_id
+GROUP BY month
 """
 
 SESSION_MONTHS = """
@@ -60,9 +62,6 @@ SELECT substr(captured_at, 1, 7) AS month, COUNT(DISTINCT session_token) AS n
 FROM memory_artifacts WHERE agent_id = :agent_id AND removed_at IS NULL
 GROUP BY month
 """
-
-NEWEST_CHANGE = "SELECT MAX(updated_at) FROM memories WHERE agent_id = :agent_id"
-COUNT_DURABLE = f"SELECT COUNT(*) FROM memories WHERE {DURABLE}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,23 +114,24 @@ def by_type(conn: Connection, agent_id: str, types: Sequence[str], per_type: int
     return [_lean(r) for r in rows]
 
 
-def months(conn: Connection, agent_id: str, limit: int) -> list[tuple[str, int, int]]:
-    """(YYYY-MM, memories, sessions) for the newest `limit` months with memories."""
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """Durable memories in all, the newest change of any memory, and a month index."""
+
+    count: int
+    newest_change: str | None
+    months: list[tuple[str, int, int]]  # (YYYY-MM, memories, sessions), newest month first
+
+
+def overview(conn: Connection, agent_id: str, months: int) -> Overview:
+    """Counts for the header and the Temporal Index in one pass over the agent's rows."""
+    rows = conn.execute(OVERVIEW, {"agent_id": agent_id}).fetchall()
+    per_month = {str(r[0]): int(r[1]) for r in rows if int(r[1])}
+    newest = max((str(r[2]) for r in rows if r[2] is not None), default=None)
     sessions = {
         str(r[0]): int(r[1])
         for r in conn.execute(SESSION_MONTHS, {"agent_id": agent_id}).fetchall()
     }
-    rows = conn.execute(MONTHS, {"agent_id": agent_id, "limit": limit}).fetchall()
-    found = {str(r[0]): int(r[1]) for r in rows}
-    keys = sorted(set(found) | set(sessions), reverse=True)[:limit]
-    return [(k, found.get(k, 0), sessions.get(k, 0)) for k in keys]
-
-
-def newest_change(conn: Connection, agent_id: str) -> str | None:
-    """The latest `updated_at` of any of the agent's memories (deleted ones too)."""
-    row = conn.execute(NEWEST_CHANGE, {"agent_id": agent_id}).fetchone()
-    return None if row is None or row[0] is None else str(row[0])
-
-
-def count_durable(conn: Connection, agent_id: str) -> int:
-    return int(conn.execute(COUNT_DURABLE, {"agent_id": agent_id}).fetchone()[0])
+    keys = sorted(set(per_month) | set(sessions), reverse=True)[:months]
+    index = [(k, per_month.get(k, 0), sessions.get(k, 0)) for k in keys]
+    return Overview(sum(per_month.values()), newest, index)

@@ -216,3 +216,16 @@ def test_file_format_round_trips() -> None:
         agent_id="a", session_key="k", harness="codex", turns=1, appended=1, completed=False
     )
     assert event.completed is False
+
+
+def test_imported_sessions_get_no_artifact(
+    service: SignetService, artifacts: ArtifactService
+) -> None:
+    captured(service, "live")
+    with database_of(service).write() as conn:
+        conn.execute(
+            "UPDATE session_transcripts SET source_id = 'src-1', source_record_id = 'r1' "
+            "WHERE session_key = 'live'"
+        )
+    assert artifacts.write_pending_transcripts() == 0
+    assert artifacts.write_transcript("default", "live") is None

@@ -49,7 +49,7 @@ def hooks_over(
         transcripts=service.transcripts,
         workspace=root,
         artifacts=ArtifactService(db, root, service.transcripts),
-        memory_md=MemoryMdService(db, root, safety=FakeSafety()),
+        memory_md=MemoryMdService(db, root, safety=FakeSafety()),  # head cache: 30 s TTL
     )
 
 

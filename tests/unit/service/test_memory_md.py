@@ -274,3 +274,26 @@ def test_the_hosted_worker_rebuilds_soon_after_a_change(
         thread.join(5)
     assert "hosted change" in (tmp_path / "MEMORY.md").read_text()
     assert not thread.is_alive()
+
+
+def test_a_hand_written_memory_md_is_backed_up_and_never_rotated_away(
+    service: SignetService, md: MemoryMdService, tmp_path: Path
+) -> None:
+    mine = b"# My own notes\n\nKeep these.\n"
+    (tmp_path / "MEMORY.md").write_bytes(mine)
+    for n in range(5):
+        remember(service, f"Decision {n}", type="decision")
+        md.rebuild("default")
+    backups = sorted((tmp_path / "memory").glob("MEMORY.backup-*.md"))
+    assert mine in [b.read_bytes() for b in backups]
+    assert len(backups) == 3  # the hand-written one plus the newest 2 generated ones
+
+
+def test_the_cached_head_follows_memory_events(service: SignetService, md: MemoryMdService) -> None:
+    service.events.connect(md.notice)
+    first = remember(service, "critical: the first rule", pinned=True)
+    assert "the first rule" in md.head("default", 4000).text
+    remember(service, "critical: the second rule", pinned=True)
+    assert "the second rule" in md.head("default", 4000).text
+    service.memories.forget("default", first, reason="gone", force=True, actor=Actor())
+    assert "the first rule" not in md.head("default", 4000).text
