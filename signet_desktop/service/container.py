@@ -130,6 +130,7 @@ def build_service(
     artifact_writer, md_rebuilds = ArtifactWorker(artifacts), MemoryMdWorker(memory_md)
     bus.connect(artifact_writer.notice)  # completed sessions queue their artifact
     bus.connect(md_rebuilds.notice)  # memory and artifact changes mark MEMORY.md stale
+    bus.connect(memory_md.notice)  # memory changes drop the cached session-start head
     declared.append(artifact_worker.declaration(artifact_writer))
     declared.append(memory_md_worker.declaration(md_rebuilds))
     pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
