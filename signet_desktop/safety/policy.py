@@ -143,12 +143,23 @@ _CONFUSABLES = str.maketrans(
 )
 
 
+_SPACES = re.compile(r"[^\S\n]*[^\S\n ][^\S\n]*| {2,}")  # only runs that need a change
+
+
 def normalise(text: str) -> str:
-    """NFKC, invisible characters removed, look-alike letters folded to Latin."""
-    return unicodedata.normalize("NFKC", text).translate(_STRIP_INVISIBLE).translate(_CONFUSABLES)
+    """NFKC, invisible characters removed, look-alike letters folded to Latin, runs of
+    spaces and tabs made one space (line breaks stay: `system:` lines and clauses need them)."""
+    folded = unicodedata.normalize("NFKC", text).translate(_STRIP_INVISIBLE)
+    folded = folded.translate(_CONFUSABLES)
+    if "  " in folded or not folded.isprintable():  # fast path: nothing to collapse
+        folded = _SPACES.sub(" ", folded)
+    return folded
 
 
-# -- phrase detectors (normalised text) ------------------------------------------------------
+# -- phrase detectors (normalised, lower-cased text) -----------------------------------------
+#
+# Each rule is (triggers, pattern): the pattern only runs when one of its literal triggers
+# occurs in the text, which keeps a clean memory at a few substring checks per rule.
 
 _F = re.IGNORECASE | re.MULTILINE
 _SECRET_NOUN = (
@@ -157,66 +168,114 @@ _SECRET_NOUN = (
     r"|environment\s+variables|~/\.ssh\S*|id_(?:rsa|ed25519|ecdsa)\b|/etc/shadow"
     r"|~/\.aws/credentials)"
 )
+_SECRET_WORDS = (
+    "secret", "key", "credential", "token", "password", ".env", "environment", ".ssh", "id_rsa",
+    "id_ed25519", "id_ecdsa", "shadow", ".aws",
+)  # fmt: skip
 _WORDS = r"(?:[\w'-]+\s+){0,3}?"
+_Rule = tuple[tuple[str, ...], str]
 
-_PROMPT_INJECTION = (
+_PROMPT_INJECTION: tuple[_Rule, ...] = (
     # ignore / override previous instructions
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|of|the|your|my|these|those"
-    r"|every(?:thing)?)\s+){0,3}(?:previous|prior|above|earlier|preceding|foregoing|original"
-    r"|initial|system|developer)\s+(?:instructions?|prompts?|rules|directives?|guidelines"
-    r"|messages?|guardrails|constraints)\b",
-    r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+told"
-    r"|your\s+instructions)\b",
+    (
+        ("ignore", "disregard", "forget", "override", "bypass"),
+        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|of|the|your|my|these"
+        r"|those|every(?:thing)?)\s+){0,3}(?:previous|prior|above|earlier|preceding|foregoing"
+        r"|original|initial|system|developer)\s+(?:instructions?|prompts?|rules|directives?"
+        r"|guidelines|messages?|guardrails|constraints)\b",
+    ),
+    (
+        ("ignore", "disregard", "forget"),
+        r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)"
+        r"\s+told|your\s+instructions)\b",
+    ),
     # new system instructions
-    r"\bnew\s+(?:system\s+)?(?:instructions|directives)\s*:",
-    r"\bnew\s+system\s+(?:prompt|instructions?|message)\b",
-    r"\b(?:updated|revised|real|actual|true)\s+system\s+(?:prompt|instructions?)\s*:",
+    (("instructions", "directives"), r"\bnew\s+(?:system\s+)?(?:instructions|directives)\s*:"),
+    (("system",), r"\bnew\s+system\s+(?:prompt|instructions?|message)\b"),
+    (
+        ("system",),
+        r"\b(?:updated|revised|real|actual|true)\s+system\s+(?:prompt|instructions?)\s*:",
+    ),
     # system: lines addressed to the model, role tokens, <system> tags
-    r"^\s*(?:#+\s*)?\[?(?:system|developer)\]?\s*:\s*(?:you\b|your\b|ignore\b|disregard\b"
-    r"|from\s+now\s+on\b|always\b|never\b|do\s+not\b|don't\b|act\b|respond\b|reply\b"
-    r"|the\s+assistant\b|new\s+instructions\b|override\b)",
-    r"<\|?\s*/?\s*(?:system|system[_-]prompt|sys)\s*\|?>",
-    r"<\|im_start\|>\s*(?:system|developer)\b",
-    r"<<\s*/?SYS\s*>>",
-    r"\[/?(?:SYSTEM|INST)\]",
+    (
+        ("system", "developer"),
+        r"^\s*(?:#+\s*)?\[?(?:system|developer)\]?\s*:\s*(?:you\b|your\b|ignore\b|disregard\b"
+        r"|from\s+now\s+on\b|always\b|never\b|do\s+not\b|don't\b|act\b|respond\b|reply\b"
+        r"|the\s+assistant\b|new\s+instructions\b|override\b)",
+    ),
+    (("sys",), r"<\|?\s*/?\s*(?:system|system[_-]prompt|sys)\s*\|?>"),
+    (("im_start",), r"<\|im_start\|>\s*(?:system|developer)\b"),
+    (("<<",), r"<<\s*/?SYS\s*>>"),
+    (("inst]", "system]"), r"\[/?(?:SYSTEM|INST)\]"),
     # role hijack
-    r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:in\s+)?(?:an?\s+)?(?:dan\b|developer\s+mode"
-    r"|jailbroken|unrestricted|unfiltered|uncensored|free\s+(?:of|from)|bound\s+by"
-    r"|an?\s+ai\s+without|evil|my\s+(?:assistant|servant))",
-    r"\b(?:enable|enter|activate|switch\s+to)\s+(?:developer|god|jailbreak|dan|unrestricted)\s+"
-    r"mode\b",
-    r"\b(?:pretend|act|behave)\s+(?:to\s+be|as\s+if\s+you\s+(?:are|were)|as)\s+(?:an?\s+)?"
-    r"(?:unrestricted|unfiltered|jailbroken|uncensored|evil|different)\s+(?:ai|assistant|model"
-    r"|chatbot)\b",
+    (
+        ("are",),
+        r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:in\s+)?(?:an?\s+)?(?:dan\b|developer\s+mode"
+        r"|jailbroken|unrestricted|unfiltered|uncensored|free\s+(?:of|from)|bound\s+by"
+        r"|an?\s+ai\s+without|evil|my\s+(?:assistant|servant))",
+    ),
+    (
+        ("developer mode", "god mode", "jailbreak mode", "dan mode", "unrestricted mode"),
+        r"\b(?:enable|enter|activate|switch\s+to)\s+(?:developer|god|jailbreak|dan|unrestricted)"
+        r"\s+mode\b",
+    ),
+    (
+        ("unrestricted", "unfiltered", "jailbroken", "uncensored", "evil", "different"),
+        r"\b(?:pretend|act|behave)\s+(?:to\s+be|as\s+if\s+you\s+(?:are|were)|as)\s+(?:an?\s+)?"
+        r"(?:unrestricted|unfiltered|jailbroken|uncensored|evil|different)\s+(?:ai|assistant"
+        r"|model|chatbot)\b",
+    ),
 )
 
-_TOOL_DIRECTIVE = (
-    r"<\s*/?\s*(?:tool_call|tool_use|tool_calls|function_call|function_calls|invoke"
-    r"|antml:invoke|antml:function_calls|tool_code)\b",
-    r"\b(?:call|invoke)\s+(?:the\s+)?[`'\"]?[a-z][\w.:-]*[`'\"]?\s+tool\b",
-    r"\b(?:use|run|execute)\s+the\s+[`'\"]?(?:memory_\w+|bash|shell|exec|run_command|computer"
-    r"|web_fetch|write_file|delete_file|str_replace\w*)[`'\"]?\s+tool\b",
-    r"[\"'](?:tool_calls|function_call|tool_use)[\"']\s*:",
+_TOOL_DIRECTIVE: tuple[_Rule, ...] = (
+    (
+        ("tool_", "function_call", "invoke"),
+        r"<\s*/?\s*(?:tool_call|tool_use|tool_calls|function_call|function_calls|invoke"
+        r"|antml:invoke|antml:function_calls|tool_code)\b",
+    ),
+    (("tool",), r"\b(?:call|invoke)\s+(?:the\s+)?[`'\"]?[a-z][\w.:-]*[`'\"]?\s+tool\b"),
+    (
+        ("tool",),
+        r"\b(?:use|run|execute)\s+the\s+[`'\"]?(?:memory_\w+|bash|shell|exec|run_command"
+        r"|computer|web_fetch|write_file|delete_file|str_replace\w*)[`'\"]?\s+tool\b",
+    ),
+    (
+        ("tool_calls", "function_call", "tool_use"),
+        r"[\"'](?:tool_calls|function_call|tool_use)[\"']\s*:",
+    ),
 )
 
-_EXFILTRATION = (
+_EXFILTRATION: tuple[_Rule, ...] = (
     # the model's own context
-    r"\b(?:reveal|print|output|repeat|dump|leak|disclose|expose|recite|show\s+me|tell\s+me"
-    r"|give\s+me|send\s+me)\s+" + _WORDS + r"(?:your|the)\s+(?:(?:full|entire|complete|exact"
-    r"|original|initial|hidden|secret)\s+)*(?:system\s+prompt|system\s+message|hidden\s+"
-    r"instructions|initial\s+instructions|developer\s+(?:message|prompt)|instructions\s+above)",
+    (
+        ("system", "instructions", "developer"),
+        r"\b(?:reveal|print|output|repeat|dump|leak|disclose|expose|recite|show\s+me|tell\s+me"
+        r"|give\s+me|send\s+me)\s+" + _WORDS + r"(?:your|the)\s+(?:(?:full|entire|complete"
+        r"|exact|original|initial|hidden|secret)\s+)*(?:system\s+prompt|system\s+message"
+        r"|hidden\s+instructions|initial\s+instructions|developer\s+(?:message|prompt)"
+        r"|instructions\s+above)",
+    ),
     # secrets out of the machine
-    r"\b(?:reveal|dump|disclose|exfiltrate|expose)\s+" + _WORDS + r"(?:all\s+)?(?:the\s+|your\s+"
-    r"|any\s+)?" + _SECRET_NOUN,
-    r"\b(?:send|post|upload|exfiltrate|forward|email|e-mail|transmit|copy|leak)\s+"
-    + _WORDS
-    + r"(?:all\s+)?(?:the\s+|your\s+|any\s+|my\s+)?"
-    + _SECRET_NOUN
-    + r"[^.\n]{0,80}?\b(?:to|into)\s+(?:https?://|[\w.+-]+@[\w-]+\.|(?:my|this|an?|the)\s+"
-    r"(?:attacker|external|personal)\b|(?:attacker|external)\b|[\w-]+\.(?:com|net|io"
-    r"|org|xyz|ru|cn|top|site|me)\b|(?:pastebin|gist|webhook|ngrok|requestbin|discord))",
-    r"\b(?:read|print|show|output|open|cat)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?"
-    r"(?:/etc/shadow|~/\.aws/credentials|~/\.ssh/id_(?:rsa|ed25519|ecdsa)(?!\.pub)\b)",
+    (
+        ("reveal", "dump", "disclose", "exfiltrate", "expose"),
+        r"\b(?:reveal|dump|disclose|exfiltrate|expose)\s+" + _WORDS + r"(?:all\s+)?(?:the\s+"
+        r"|your\s+|any\s+)?" + _SECRET_NOUN,
+    ),
+    (
+        _SECRET_WORDS,
+        r"\b(?:send|post|upload|exfiltrate|forward|email|e-mail|transmit|copy|leak)\s+"
+        + _WORDS
+        + r"(?:all\s+)?(?:the\s+|your\s+|any\s+|my\s+)?"
+        + _SECRET_NOUN
+        + r"[^.\n]{0,80}?\b(?:to|into)\s+(?:https?://|[\w.+-]+@[\w-]+\.|(?:my|this|an?|the)\s+"
+        r"(?:attacker|external|personal)\b|(?:attacker|external)\b|[\w-]+\.(?:com|net|io"
+        r"|org|xyz|ru|cn|top|site|me)\b|(?:pastebin|gist|webhook|ngrok|requestbin|discord))",
+    ),
+    (
+        ("shadow", ".aws", "id_rsa", "id_ed25519", "id_ecdsa"),
+        r"\b(?:read|print|show|output|open|cat)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?"
+        r"(?:/etc/shadow|~/\.aws/credentials|~/\.ssh/id_(?:rsa|ed25519|ecdsa)(?!\.pub)\b)",
+    ),
 )
 
 _CREDENTIAL_NOUN = (
@@ -225,49 +284,83 @@ _CREDENTIAL_NOUN = (
     r"|recovery\s+phrases?|private\s+keys?|ssh\s+keys?|credit\s+card(?:\s+numbers?)?"
     r"|login\s+details|pins?)"
 )
-_CREDENTIAL_HARVESTING = (
-    r"\b(?:ask|request)\s+(?:the\s+)?users?\s+(?:for|to\s+(?:paste|provide|share|send|give"
-    r"|reveal|hand\s+over))\s+(?:(?:their|his|her|the|your|an?)\s+)?"
-    r"(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\b",
-    r"\b(?:paste|provide|enter|type|send|share|give|submit|supply|reply\s+with|confirm)\s+"
-    r"(?:me|us)\s+(?:with\s+)?(?:your|the)\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\b",
-    r"\b(?:paste|provide|enter|type|send|share|submit|supply|reply\s+with|include|confirm)\s+"
-    r"(?:your|the\s+user's)\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\s+(?:here|below|in\s+(?:the|this"
-    r"|your)\s+(?:chat|reply|response|message|conversation)|to\s+(?:me|us)|with\s+(?:me|us)"
-    r"|so\s+(?:i|we)\s+can)\b",
-    r"\bwhat\s+(?:is|are)\s+your\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\s*\?",
+_CREDENTIAL_WORDS = (
+    "pass", "token", "key", "credential", "2fa", "mfa", "otp", "one-time", "phrase", "card",
+    "login", "pin",
+)  # fmt: skip
+_CREDENTIAL_HARVESTING: tuple[_Rule, ...] = (
+    (
+        _CREDENTIAL_WORDS,
+        r"\b(?:ask|request)\s+(?:the\s+)?users?\s+(?:for|to\s+(?:paste|provide|share|send|give"
+        r"|reveal|hand\s+over))\s+(?:(?:their|his|her|the|your|an?)\s+)?"
+        r"(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\b",
+    ),
+    (
+        _CREDENTIAL_WORDS,
+        r"\b(?:paste|provide|enter|type|send|share|give|submit|supply|reply\s+with|confirm)\s+"
+        r"(?:me|us)\s+(?:with\s+)?(?:your|the)\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\b",
+    ),
+    (
+        _CREDENTIAL_WORDS,
+        r"\b(?:paste|provide|enter|type|send|share|submit|supply|reply\s+with|include|confirm)\s+"
+        r"(?:your|the\s+user's)\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\s+(?:here|below|in\s+"
+        r"(?:the|this|your)\s+(?:chat|reply|response|message|conversation)|to\s+(?:me|us)"
+        r"|with\s+(?:me|us)|so\s+(?:i|we)\s+can)\b",
+    ),
+    (_CREDENTIAL_WORDS, r"\bwhat\s+(?:is|are)\s+your\s+(?:\w+\s+)?" + _CREDENTIAL_NOUN + r"\s*\?"),
 )
 
 _ROOTISH = r"(?:/\*?|/\.\*|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?)(?=$|[\s;&|)'\"`])"
-_MALICIOUS_SHELL = (
-    r"\b(?:curl|wget|fetch)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:-\w+\s+)*(?:ba|z|da|k|fi|c)?sh\b",
-    r"\b(?:curl|wget)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:python\d?|perl|ruby|node)\b(?!\s+-m\s+json)",
-    r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b",
-    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b",
-    # recursive rm of /, ~, $HOME or everything
-    r"\brm\s+(?:-{1,2}[\w-]+\s+)*-(?:[a-z]*r[a-z]*|-recursive)\s+(?:-{1,2}[\w-]+\s+)*" + _ROOTISH,
+_MALICIOUS_SHELL: tuple[_Rule, ...] = (
+    (
+        ("curl", "wget", "fetch"),
+        r"\b(?:curl|wget|fetch)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:-\w+\s+)*(?:ba|z|da|k|fi|c)?sh\b",
+    ),
+    (
+        ("curl", "wget"),
+        r"\b(?:curl|wget)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:python\d?|perl|ruby|node)\b"
+        r"(?!\s+-m\s+json)",
+    ),
+    (("curl", "wget"), r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b"),
+    (("curl", "wget"), r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b"),
+    # recursive rm of /, ~ or $HOME
+    (
+        ("rm ",),
+        r"\brm\s+(?:-{1,2}[\w-]+\s+)*-(?:[a-z]*r[a-z]*|-recursive)\s+(?:-{1,2}[\w-]+\s+)*"
+        + _ROOTISH,
+    ),
     # private keys and system secrets read out
-    r"\b(?:cat|less|more|head|tail|base64|xxd|strings|scp|tar|zip)\b[^\n|;]*(?:~|\$HOME|/root"
-    r"|/home/[\w.-]+)/\.ssh/(?:id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)\b|\*|(?=\s|$))",
-    r"\b(?:cat|less|head|tail|base64|scp)\s+[^\n|;]*/etc/shadow\b",
+    (
+        (".ssh",),
+        r"\b(?:cat|less|more|head|tail|base64|xxd|strings|scp|tar|zip)\b[^\n|;]*(?:~|\$HOME"
+        r"|/root|/home/[\w.-]+)/\.ssh/(?:id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)\b|\*|(?=\s|$))",
+    ),
+    (("shadow",), r"\b(?:cat|less|head|tail|base64|scp)\s+[^\n|;]*/etc/shadow\b"),
     # environment or secrets piped / posted to the network
-    r"\b(?:env|printenv|export\s+-p|cat\s+\S*\.env)\b[^\n;|]*\|\s*(?:curl|wget|nc|ncat"
-    r"|netcat|socat|telnet)\b",
-    r"\b(?:curl|wget)\b[^\n]*?(?:-d|--data[\w-]*|-F|--form|--upload-file|-T|--post-file|"
-    r"--body-file)[\s=]+['\"]?(?:\w+=)?(?:@|\$\(\s*)(?:env\b|printenv\b|cat\s+)?[^\s'\")]*?"
-    r"(?:\benv\b|printenv|\.env\b|\.ssh/|id_rsa|/etc/(?:shadow|passwd)|\.aws/credentials)",
+    (
+        ("env", "export"),
+        r"\b(?:env|printenv|export\s+-p|cat\s+\S*\.env)\b[^\n;|]*\|\s*(?:curl|wget|nc|ncat"
+        r"|netcat|socat|telnet)\b",
+    ),
+    (
+        ("curl", "wget"),
+        r"\b(?:curl|wget)\b[^\n]*?(?:-d|--data[\w-]*|-F|--form|--upload-file|-T|--post-file|"
+        r"--body-file)[\s=]+['\"]?(?:\w+=)?(?:@|\$\(\s*)(?:env\b|printenv\b|cat\s+)?[^\s'\")]*?"
+        r"(?:\benv\b|printenv|\.env\b|\.ssh/|id_rsa|/etc/(?:shadow|passwd)|\.aws/credentials)",
+    ),
     # reverse shells, disk wipes, fork bombs
-    r"\b(?:ba)?sh\s+-i\s+>&\s*/dev/tcp/",
-    r"\b(?:nc|ncat|netcat)\b[^\n;|]*\s-(?:e|c)\s+/bin/(?:ba)?sh\b",
-    r"\bmkfs(?:\.\w+)?\s+/dev/(?:sd|nvme|hd|disk)\w*",
-    r"\bdd\s+[^\n;|]*\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d)\b",
-    r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
-    r"\bchmod\s+(?:-R\s+)?0?777\s+/(?=$|\s)",
+    (("/dev/tcp",), r"\b(?:ba)?sh\s+-i\s+>&\s*/dev/tcp/"),
+    (("/bin/",), r"\b(?:nc|ncat|netcat)\b[^\n;|]*\s-(?:e|c)\s+/bin/(?:ba)?sh\b"),
+    (("mkfs",), r"\bmkfs(?:\.\w+)?\s+/dev/(?:sd|nvme|hd|disk)\w*"),
+    (("of=/dev",), r"\bdd\s+[^\n;|]*\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d)\b"),
+    ((":()",), r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
+    (("777",), r"\bchmod\s+(?:-R\s+)?0?777\s+/(?=$|\s)"),
 )
 
-_DETECTORS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (reason, re.compile("|".join(f"(?:{p})" for p in patterns), _F))
-    for reason, patterns in (
+_Compiled = tuple[tuple[frozenset[str], re.Pattern[str]], ...]
+_DETECTORS: tuple[tuple[str, _Compiled], ...] = tuple(
+    (reason, tuple((frozenset(triggers), re.compile(pattern, _F)) for triggers, pattern in rules))
+    for reason, rules in (
         ("prompt_injection", _PROMPT_INJECTION),
         ("tool_directive", _TOOL_DIRECTIVE),
         ("exfiltration", _EXFILTRATION),
@@ -317,16 +410,25 @@ def _suppressed(text: str, start: int, end: int) -> bool:
     return False
 
 
-def _detect(pattern: re.Pattern[str], text: str) -> bool:
-    return any(not _suppressed(text, m.start(), m.end()) for m in pattern.finditer(text))
+_TRIGGERS = tuple(sorted({t for _, rules in _DETECTORS for triggers, _ in rules for t in triggers}))
+
+
+def _detect(rules: _Compiled, text: str, present: set[str]) -> bool:
+    for triggers, pattern in rules:
+        if not triggers.isdisjoint(present) and any(
+            not _suppressed(text, m.start(), m.end()) for m in pattern.finditer(text)
+        ):
+            return True
+    return False
 
 
 def scan(text: str) -> SafetyVerdict:
     """The policy's verdict on `text` (deterministic; cheap enough for a read path)."""
     reasons = []
-    normalised = normalise(text)
-    for reason, pattern in _DETECTORS:
-        if _detect(pattern, normalised):
+    normalised = normalise(text).lower()
+    present = {trigger for trigger in _TRIGGERS if trigger in normalised}
+    for reason, rules in _DETECTORS:
+        if present and _detect(rules, normalised, present):
             reasons.append(reason)
     if _has_invisible(text):
         reasons.append("invisible_unicode")
