@@ -6,7 +6,7 @@ memories, one transaction holding the memory rows, their history, one
 already settled is skipped, so a second run, or a run after a kill -9 at any step, adds
 nothing twice and ends with the same rows as a clean run.
 
-Mapping (docs/IMPORTS.md has the table):
+Mapping (docs/SIGNET_IMPORT.md has the whole table):
 
 - **Ids.** A Signet memory keeps its id when no memory here has it, so Signet clients'
   references (and `superseded_by` links) keep working; otherwise it gets a stable
@@ -25,6 +25,7 @@ Mapping (docs/IMPORTS.md has the table):
 - **Vectors** are not made here: the embedding tracker's scan embeds every live memory
   without a current vector; when the service gives a `VectorFollow`, committed batches are
   also handed to the remember batcher so they are embedded soon, outside any transaction.
+  Each new live memory is announced as `memory.created` after its batch commits.
 
 What cannot be carried over is reported, never dropped silently: unmappable rows are
 `failed` records with the reason, and `report.json` in the source's staging directory lists
@@ -47,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.events import MemoryCreated
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sources import ImportCounts, Source
 from signet_desktop.embedding import vectors as vector_rows
@@ -199,9 +201,22 @@ class SignetWorkspaceImporter:
                 job.faults.hit("memories.batch_written")
             job.faults.hit("memories.batch_committed")
             job.progress()
-            if self._follow is not None and created:
-                live = memories.get_memories(job.db.reader(), job.source.agent_id, created)
-                self._follow.follow([live[i] for i in created if i in live])
+            if created:
+                self._after_commit(job, created)
+
+    def _after_commit(self, job: ImportJob, created: Sequence[str]) -> None:
+        """`memory.created` per new live memory (content safety, MEMORY.md and the window
+        follow it, as after `remember_many`), and the batch to the vector batcher."""
+        live = memories.get_memories(job.db.reader(), job.source.agent_id, created)
+        rows = [live[i] for i in created if i in live]
+        for row in rows:
+            job.events.publish(
+                MemoryCreated(
+                    agent_id=row.agent_id, memory_id=row.id, memory_type=row.type, embedded=False
+                )
+            )
+        if self._follow is not None:
+            self._follow.follow(rows)
 
     def _write_memories(
         self,

@@ -14,6 +14,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import EmbeddingTracker
+from signet_desktop.service.events import EventBus
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.memories import MemoryService, RememberRequest
@@ -305,3 +306,19 @@ def test_committed_batches_are_handed_to_the_vector_batcher_outside_any_transact
     run(service, root)
     assert sorted(follow.handed) == [f"sig-{i:06d}" for i in range(5)]
     assert follow.in_transaction == [False, False, False]
+
+
+def test_progress_and_each_new_memory_are_published_after_their_commit(
+    db: Database, tmp_path: Path
+) -> None:
+    bus = EventBus()
+    seen = bus.subscribe(agent_id=None)
+    service = ImportService(
+        db, tmp_path, TranscriptService(db, tmp_path), events=bus,
+        importers=[SignetWorkspaceImporter(memory_batch=2)], faults=FaultPoints(),
+    )  # fmt: skip
+    root = signet(tmp_path, memories=[memory(i) for i in range(3)] + [memory(9, is_deleted=1)])
+    run(service, root)
+    kinds = [d.event.kind for d in seen.drain()]
+    assert kinds.count("memory.created") == 3  # live ones only
+    assert "import.progress" in kinds and kinds[-1] == "import.finished"
