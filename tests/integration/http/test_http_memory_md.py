@@ -127,3 +127,14 @@ async def test_artifacts_reindex_and_session_removal(
     assert removed["rows"] == 1 and len(removed["files"]) == 1
     assert not (tmp_path / listed["path"]).exists()
     assert (await client.get("/api/artifacts")).json()["artifacts"] == []
+
+
+async def test_session_start_carries_the_global_head(client: httpx.AsyncClient) -> None:
+    await remember(client, "critical: never force-push main")
+    await remember(client, INJECTION, pinned=True)
+    body = {"harness": "claude-code", "sessionKey": "head-1", "project": "/work/billing"}
+    reply = await client.post("/api/hooks/session-start", json=body)
+    assert reply.status_code == 200, reply.text
+    inject = reply.json()["inject"]
+    assert "## Global Head (Tier 1)" in inject and "never force-push main" in inject
+    assert "evil.example" not in inject
