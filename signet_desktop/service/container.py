@@ -169,7 +169,7 @@ def build_service(
         importers=(
             claude_code_importer(),
             codex_importer(),
-            SignetWorkspaceImporter(follow=follow),
+            SignetWorkspaceImporter(follow=follow, own_database=paths.db_path),
         ),
         allowed_roots=default_transcript_roots(),
         events=bus,
