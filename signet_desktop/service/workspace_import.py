@@ -123,10 +123,12 @@ class SignetWorkspaceImporter:
         self,
         *,
         follow: VectorFollow | None = None,
+        own_database: Path | None = None,
         memory_batch: int = MEMORY_BATCH,
         transcript_batch: int = TRANSCRIPT_BATCH,
     ) -> None:
         self._follow = follow
+        self._own = None if own_database is None else own_database.resolve()
         self._memory_batch = memory_batch
         self._transcript_batch = transcript_batch
 
@@ -134,8 +136,10 @@ class SignetWorkspaceImporter:
         return None  # Signet's default (~/.agents) may be this workspace: always ask
 
     def check_root(self, path: Path, allowed: Sequence[Path]) -> Path:
-        """The workspace (or db file) if it holds a readable Signet database."""
+        """The workspace (or db file) if it holds a readable Signet database (not ours)."""
         try:
+            if signet_db.locate(path).resolve() == self._own:
+                raise InvalidInput("that is this workspace's own database", code="path_forbidden")
             with SignetDatabase(path):
                 pass
         except DatabaseFileError as exc:

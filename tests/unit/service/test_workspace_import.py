@@ -238,8 +238,14 @@ def test_this_workspace_and_non_signet_paths_are_refused(
     with pytest.raises(InvalidInput):
         imports.start("default", KIND, str(tmp_path / "empty"), wait=True)
     ticket = imports.start("default", KIND, str(tmp_path), wait=True)  # our own memories.db
-    assert imports.run("default", ticket.run_id).status == "failed"
-    assert live(db) == []
+    assert imports.run("default", ticket.run_id).status == "failed"  # refused when it runs
+    guarded = ImportService(
+        db, tmp_path, TranscriptService(db, tmp_path),
+        importers=[SignetWorkspaceImporter(own_database=db.path)],
+    )  # fmt: skip
+    with pytest.raises(InvalidInput, match="own database"):  # and before anything is written
+        guarded.start("alice", KIND, str(tmp_path), wait=True)
+    assert guarded.sources("alice") == [] and live(db) == []
 
 
 def test_removing_the_source_purges_its_memories_history_and_transcripts(
