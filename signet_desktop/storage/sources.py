@@ -484,11 +484,15 @@ def bounded_purged_json(purged: Mapping[str, int]) -> str:
     """The counts as JSON within the tombstone's 4 KB (keys dropped from the end if needed)."""
     items = {str(k)[:64]: int(v) for k, v in purged.items()}
     text = json.dumps(items, sort_keys=True, separators=(",", ":"))
-    while len(text) > MAX_PURGED_JSON and items:
-        items.pop(sorted(items)[-1])
-        items["truncated"] = 1
-        text = json.dumps(items, sort_keys=True, separators=(",", ":"))
-    return text
+    if len(text) <= MAX_PURGED_JSON:
+        return text
+    kept: dict[str, int] = {"truncated": 1}
+    for key in sorted(items):  # at most 4 KB of counts, in name order
+        kept[key] = items[key]
+        if len(json.dumps(kept, separators=(",", ":"))) > MAX_PURGED_JSON:
+            del kept[key]
+            break
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"))
 
 
 def insert_tombstone(
