@@ -198,6 +198,33 @@ class ImportFinished(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentProgress(Event):
+    """A document moved to a visible state (queued, extracting, chunking, embedding, indexing).
+
+    `chunks_done` / `chunks_total` are set while its chunks are embedded and indexed.
+    """
+
+    kind: ClassVar[str] = "document.progress"
+    document_id: str
+    status: str
+    chunks_done: int = 0
+    chunks_total: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentFinished(Event):
+    """A document reached `done`, `failed` (with `error`; `retrying` when its job will retry)
+    or `deleted`."""
+
+    kind: ClassVar[str] = "document.finished"
+    document_id: str
+    status: str
+    chunk_count: int = 0
+    error: str | None = None
+    retrying: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatusChanged(Event):
     """A fact on the status board changed (`key` is its top-level name in /api/status)."""
 
