@@ -4,6 +4,8 @@
 writes its artifact off the publisher's thread. Every `scan_interval_s` it also writes the
 artifacts of completed transcripts that have none for their last capture: sessions completed
 by recovery or the TTL (which publish no event) and any whose event was lost to a crash.
+Its first step re-indexes `memory/` from the files, so a file a crash left without its row
+(files are written first) is indexed again, and rows of files deleted by hand go.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class ArtifactWorker:
         self._queued: dict[tuple[str, str], None] = {}  # insertion-ordered set
         self._wake = threading.Event()
         self._next_scan = 0.0  # the first step scans
+        self._reindexed = False
 
     def notice(self, event: Event) -> None:
         """Bus handler (publisher's thread, cheap): queue a session that just completed."""
@@ -51,6 +54,13 @@ class ArtifactWorker:
 
     def run_once(self) -> bool:
         """Write the queued sessions' artifacts, and scan when it is time; True if any."""
+        if not self._reindexed:
+            self._reindexed = True
+            report = self._artifacts.reindex()
+            if report.indexed or report.removed:
+                log.info(
+                    "artifact index: %d rows adopted, %d dropped", report.indexed, report.removed
+                )
         with self._lock:
             queued, self._queued = list(self._queued), {}
             self._wake.clear()

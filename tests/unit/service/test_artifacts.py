@@ -229,3 +229,15 @@ def test_imported_sessions_get_no_artifact(
         )
     assert artifacts.write_pending_transcripts() == 0
     assert artifacts.write_transcript("default", "live") is None
+
+
+def test_the_worker_first_reindexes_what_a_crash_left_unindexed(
+    service: SignetService, artifacts: ArtifactService
+) -> None:
+    artifacts.write_compaction("default", "s1", "A summary whose row was lost.")
+    with database_of(service).write() as conn:
+        conn.execute("DELETE FROM memory_artifacts")  # the crash between file and row
+    worker = ArtifactWorker(artifacts)
+    worker.run_once()
+    [artifact] = artifacts.indexed("default")
+    assert artifact.meta.kind == "compaction"
