@@ -286,12 +286,18 @@ class MemoryMdService:
     def _threads(
         self, gate: _Gate, rows: Sequence[reads.MdMemory]
     ) -> list[tuple[str, list[page.Entry]]]:
-        by_project: dict[str, list[page.Entry]] = {}
-        for entry in gate.entries(rows):
+        """The most active `MAX_THREADS` projects' best entries (only those are gated)."""
+        by_project: dict[str, list[reads.MdMemory]] = {}
+        for row in rows:  # rows come most active project first
+            if row.project in by_project or len(by_project) < MAX_THREADS:
+                assert row.project is not None
+                by_project.setdefault(row.project, []).append(row)
+        kept = gate.entries([row for group in by_project.values() for row in group])
+        threads: dict[str, list[page.Entry]] = {project: [] for project in by_project}
+        for entry in kept:
             assert entry.project is not None
-            by_project.setdefault(entry.project, []).append(entry)
-        chosen = list(by_project.items())[:MAX_THREADS]  # rows come most active project first
-        return [(project, entries[:THREAD_PER_PROJECT]) for project, entries in chosen]
+            threads[entry.project].append(entry)
+        return [(p, entries[:THREAD_PER_PROJECT]) for p, entries in threads.items() if entries]
 
     def _ledger(self, gate: _Gate, agent_id: str, as_of: str | None) -> list[page.LedgerEntry]:
         if as_of is None:

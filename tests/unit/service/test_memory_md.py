@@ -297,3 +297,15 @@ def test_the_cached_head_follows_memory_events(service: SignetService, md: Memor
     assert "the second rule" in md.head("default", 4000).text
     service.memories.forget("default", first, reason="gone", force=True, actor=Actor())
     assert "the first rule" not in md.head("default", 4000).text
+
+
+def test_thread_heads_show_the_twenty_most_active_projects(
+    service: SignetService, md: MemoryMdService
+) -> None:
+    for n in range(25):
+        when = f"2026-01-{n + 1:02d}T00:00:00.000Z"
+        remember(service, f"note of project {n}", project=f"/work/p{n:02d}", created_at=when)
+    text = md.build("default").text
+    threads = text[text.index(page.THREAD_HEADS) : text.index(page.SESSION_LEDGER)]
+    assert threads.count("### /work/p") == 20
+    assert "### /work/p24" in threads and "### /work/p00" not in threads  # newest first
