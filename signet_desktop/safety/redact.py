@@ -39,7 +39,7 @@ _TOKENS = re.compile(
 _BEARER = re.compile(r"\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/-]{16,}=*)")
 _URL_PASSWORD = re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(
-    r"(?i)\b((?:[a-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey"
+    r"(?i)(?<![a-z0-9])((?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey"
     r"|access[_-]?key|secret[_-]?key|client[_-]?secret|private[_-]?key))"
     r"([\"']?\s*(?:=|:)\s*)(?:([\"'])([^\"'\n]{4,}?)\3|([^\s\"',;`]+))"
 )
@@ -73,10 +73,22 @@ def _looks_literal(value: str) -> bool:
     return len(value) >= 6 and any(not c.isalpha() for c in value)
 
 
+# Literal triggers: a pattern runs only when one occurs (most text has none of them).
+_TOKEN_TRIGGERS = ("sk-", "sk_", "rk_", "gh", "github_pat_", "glpat-", "AKIA", "ASIA", "xox",
+                   "AIza", "npm_", "hf_", "eyJ")  # fmt: skip
+_ASSIGNMENT_TRIGGERS = ("pass", "pwd", "secret", "token", "key")
+
+
 def redact_secrets(text: str) -> str:
     """`text` with obvious secrets replaced by `[redacted secret]` / `[redacted private key]`."""
-    text = _PEM.sub(REDACTED_KEY, text)
-    text = _TOKENS.sub(REDACTED, text)
-    text = _BEARER.sub(_bearer, text)
-    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(3)}", text)
-    return _ASSIGNMENT.sub(_assignment, text)
+    if "-----BEGIN" in text:
+        text = _PEM.sub(REDACTED_KEY, text)
+    if any(trigger in text for trigger in _TOKEN_TRIGGERS):
+        text = _TOKENS.sub(REDACTED, text)
+    if "Bearer" in text or "Basic" in text or "Token" in text:
+        text = _BEARER.sub(_bearer, text)
+    if "://" in text:
+        text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(3)}", text)
+    if ("=" in text or ":" in text) and any(t in text.lower() for t in _ASSIGNMENT_TRIGGERS):
+        text = _ASSIGNMENT.sub(_assignment, text)
+    return text
