@@ -95,7 +95,7 @@ class ImportReport:
     unmapped_count: int = 0
     notes: Counter[str] = field(default_factory=Counter)
     signet_agents: Counter[str] = field(default_factory=Counter)
-    ids_remapped: int = 0
+    ids_remapped: int = 0  # by this run (earlier runs' rows say so in metadata.signet.id)
     orphan_history: int = 0
 
     def add_unmapped(self, item: signet_rows.Unmapped) -> None:
@@ -136,15 +136,18 @@ class SignetWorkspaceImporter:
         return None  # Signet's default (~/.agents) may be this workspace: always ask
 
     def check_root(self, path: Path, allowed: Sequence[Path]) -> Path:
-        """The workspace (or db file) if it holds a readable Signet database (not ours)."""
+        """The Signet database file of a workspace (or the file itself), if it is readable
+        and not ours. The file is the source's root, so naming the workspace or its
+        memories.db reaches the same source."""
         try:
-            if signet_db.locate(path).resolve() == self._own:
+            database = signet_db.locate(path).resolve()
+            if database == self._own:
                 raise InvalidInput("that is this workspace's own database", code="path_forbidden")
-            with SignetDatabase(path):
+            with SignetDatabase(database):
                 pass
         except DatabaseFileError as exc:
             raise InvalidInput(str(exc), code="not_signet_workspace") from None
-        return path
+        return database
 
     def run(self, job: ImportJob) -> None:
         root = Path(job.source.root_path)
@@ -180,6 +183,10 @@ class SignetWorkspaceImporter:
             if job.stop.is_set():
                 return
             conn = job.db.reader()
+            for mapped in batch.rows:  # the report describes the whole source, not only this run
+                report.signet_agents[mapped.agent_id] += 1
+                for note in mapped.notes:
+                    report.notes[_note_kind(note)] += 1
             todo = [
                 m for m in batch.rows if not (resuming and _done(conn, job, _memory_record(m.id)))
             ]
@@ -241,9 +248,6 @@ class SignetWorkspaceImporter:
         created: list[str] = []
         events: list[history.ImportedEvent] = []
         for item in todo:
-            report.signet_agents[item.agent_id] += 1
-            for note in item.notes:
-                report.notes[_note_kind(note)] += 1
             our_id = item.id if item.id not in taken else _derived_id(source.id, item.id)
             row = to_imported(item, our_id, source, job.run_id, source_path)
             if not row.is_deleted:

@@ -9,6 +9,7 @@ memory, history event, transcript and record outcome with a run that was never i
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -97,7 +98,12 @@ def evidence(workspace: Path) -> dict[str, Any]:
         ids = conn.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM memory_history").fetchone()
         assert ids[0] == ids[1]
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        (report_file,) = (workspace / "memory" / "imports").glob("*/report.json")
+        report = json.loads(report_file.read_text())
+        report.pop("idsRemapped")  # counts this run's remaps only
+        report["schema"].pop("path")  # each test has its own Signet copy
         return {
+            "report": report,
             "memories": [tuple(r) for r in rows],
             "history": [tuple(r) for r in events],
             "sessions": [tuple(r) for r in sessions],

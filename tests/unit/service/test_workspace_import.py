@@ -328,3 +328,13 @@ def test_progress_and_each_new_memory_are_published_after_their_commit(
     kinds = [d.event.kind for d in seen.drain()]
     assert kinds.count("memory.created") == 3  # live ones only
     assert "import.progress" in kinds and kinds[-1] == "import.finished"
+
+
+def test_the_workspace_and_its_database_file_are_one_source(
+    db: Database, imports: ImportService, tmp_path: Path
+) -> None:
+    root = signet(tmp_path, memories=[memory(1), memory(2, is_deleted=1)])
+    first = run(imports, root)
+    second = run(imports, root / "memory" / "memories.db")
+    assert first == second and len(imports.sources("default")) == 1
+    assert db.reader().execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 2
