@@ -210,6 +210,10 @@ class MemoryMdService:
             with self._head_lock:
                 self._head_rows.pop(event.agent_id, None)
 
+    def agents(self) -> list[str]:
+        """Every agent with memories (whose MEMORY.md the daemon keeps)."""
+        return reads.agents(self._db.reader())
+
     def path_for(self, agent_id: str) -> Path:
         """`<workspace>/MEMORY.md` for the default agent, `agents/<id>/MEMORY.md` for others."""
         scope.check_agent_id(agent_id)

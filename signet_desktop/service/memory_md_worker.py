@@ -4,7 +4,9 @@ A bus handler marks the agent dirty on `memory.created|updated|deleted|recovered
 `artifact.written` (cheap: a dict write on the publisher's thread). The worker rebuilds an
 agent once nothing changed for `debounce_s`, or `max_delay_s` after the first unhandled
 change, so a 10k-memory import rebuilds a few times rather than 10k times, and a steady
-trickle still shows up. The default agent is rebuilt once at start. A rebuild that fails
+trickle still shows up. Every agent with memories (and the default agent) is rebuilt at the
+first step, so a content-safety policy shipped with a new version (the policy lives in the
+code) or a file edited while the daemon was down is made right at start. A rebuild that fails
 (target unwritable) was reported by the service; it is tried again on the next change.
 """
 
@@ -42,7 +44,7 @@ class MemoryMdWorker:
         debounce_s: float = DEFAULT_DEBOUNCE_S,
         max_delay_s: float = DEFAULT_MAX_DELAY_S,
         clock: Callable[[], float] = time.monotonic,
-        initial: Sequence[str] = (DEFAULT_AGENT_ID,),
+        initial: Sequence[str] | None = None,
     ) -> None:
         self._memory_md = memory_md
         self.debounce_s = debounce_s
@@ -50,8 +52,9 @@ class MemoryMdWorker:
         self._clock = clock
         self._lock = threading.Lock()
         self._wake = threading.Event()
-        start = clock() - max_delay_s  # due at once
-        self._dirty: dict[str, tuple[float, float]] = {a: (start, start) for a in initial}
+        self._dirty: dict[str, tuple[float, float]] = {}
+        self._initial = None if initial is None else tuple(initial)
+        self._started = False
         self.rebuilds = 0
 
     def notice(self, event: Event) -> None:
@@ -64,8 +67,21 @@ class MemoryMdWorker:
             self._dirty[event.agent_id] = (first, now)
         self._wake.set()
 
+    def _start(self) -> None:
+        """At the first step: every agent (or `initial`) is due at once."""
+        self._started = True
+        found = self._initial
+        if found is None:
+            found = tuple(sorted({DEFAULT_AGENT_ID, *self._memory_md.agents()}))
+        start = self._clock() - self.max_delay_s
+        with self._lock:
+            for agent_id in found:
+                self._dirty.setdefault(agent_id, (start, start))
+
     def due(self) -> list[str]:
         """Agents whose changes have settled (or waited `max_delay_s`), in name order."""
+        if not self._started:
+            self._start()
         now = self._clock()
         with self._lock:
             return sorted(

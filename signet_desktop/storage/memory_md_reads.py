@@ -135,3 +135,9 @@ def overview(conn: Connection, agent_id: str, months: int) -> Overview:
     keys = sorted(set(per_month) | set(sessions), reverse=True)[:months]
     index = [(k, per_month.get(k, 0), sessions.get(k, 0)) for k in keys]
     return Overview(sum(per_month.values()), newest, index)
+
+
+def agents(conn: Connection) -> list[str]:
+    """Every agent that has memories (any state), in name order."""
+    rows = conn.execute("SELECT DISTINCT agent_id FROM memories ORDER BY agent_id").fetchall()
+    return [str(r[0]) for r in rows]

@@ -309,3 +309,14 @@ def test_thread_heads_show_the_twenty_most_active_projects(
     threads = text[text.index(page.THREAD_HEADS) : text.index(page.SESSION_LEDGER)]
     assert threads.count("### /work/p") == 20
     assert "### /work/p24" in threads and "### /work/p00" not in threads  # newest first
+
+
+def test_every_agent_is_rebuilt_at_the_first_step(
+    service: SignetService, md: MemoryMdService, tmp_path: Path
+) -> None:
+    remember(service, "a note of b", agent_id="b")
+    worker = MemoryMdWorker(md, clock=FakeClock())
+    assert worker.run_once() is True and worker.rebuilds == 2
+    assert (tmp_path / "MEMORY.md").is_file()
+    assert (tmp_path / "agents" / "b" / "MEMORY.md").is_file()
+    assert worker.run_once() is False
