@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.history_files import write_claude_project
+from support.history_files import write_claude_project, write_codex_sessions
 
-from signet_desktop.service.harness_import import claude_code_importer
+from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.import_faults import ENV, STEPS, FaultPoints
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.transcripts import TranscriptService
@@ -31,19 +31,23 @@ CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from signet_desktop.service.harness_import import claude_code_importer
+    from signet_desktop.service.harness_import import claude_code_importer, codex_importer
     from signet_desktop.service.imports import ImportService
     from signet_desktop.service.transcripts import TranscriptService
     from signet_desktop.storage.database import open_database
 
-    root, history = Path(sys.argv[1]), Path(sys.argv[2])
+    root, history, kind = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     db = open_database(root / "memory" / "memories.db")
     transcripts = TranscriptService(db, root)
     transcripts.recover()
     imports = ImportService(
-        db, root, transcripts, importers=[claude_code_importer()], allowed_roots=[history]
+        db,
+        root,
+        transcripts,
+        importers=[claude_code_importer(), codex_importer()],
+        allowed_roots=[history],
     )
-    imports.start("default", "claude-code", str(history), wait=True)
+    imports.start("default", kind, str(history), wait=True)
     print("not killed", flush=True)
     """
 )
@@ -53,14 +57,17 @@ EXCHANGES = 3
 FAULTS = [*STEPS, *(f"{step}:3" for step in STEPS if step.split(".")[0] != "run")]
 
 
-def history(tmp_path: Path) -> Path:
-    projects = tmp_path / "home" / "projects"
+def history(tmp_path: Path, kind: str = "claude-code") -> Path:
+    projects = tmp_path / "home" / kind
     if not projects.exists():
-        write_claude_project(projects, SESSIONS, EXCHANGES, torn_tail_on=2)
+        if kind == "codex":
+            write_codex_sessions(projects, SESSIONS, EXCHANGES)
+        else:
+            write_claude_project(projects, SESSIONS, EXCHANGES, torn_tail_on=2)
     return projects
 
 
-def import_in_process(root: Path, projects: Path) -> None:
+def import_in_process(root: Path, projects: Path, kind: str = "claude-code") -> None:
     db = open_database(root / "memory" / "memories.db")
     try:
         transcripts = TranscriptService(db, root)
@@ -69,18 +76,18 @@ def import_in_process(root: Path, projects: Path) -> None:
             db,
             root,
             transcripts,
-            importers=[claude_code_importer()],
+            importers=[claude_code_importer(), codex_importer()],
             allowed_roots=[projects],
             faults=FaultPoints(),
         )
-        imports.start("default", "claude-code", str(projects), wait=True)
+        imports.start("default", kind, str(projects), wait=True)
     finally:
         db.close()
 
 
-def evidence(root: Path) -> dict[str, Any]:
+def evidence(root: Path, kind: str = "claude-code") -> dict[str, Any]:
     """Everything a duplicate would show up in, without ids that differ between workspaces."""
-    canonical = root / "memory" / "claude-code" / "transcripts" / "transcript.jsonl"
+    canonical = root / "memory" / kind / "transcripts" / "transcript.jsonl"
     raw = canonical.read_bytes()
     lines = [json.loads(line) for line in raw.splitlines()]
     db = open_database(root / "memory" / "memories.db")
@@ -137,32 +144,51 @@ def evidence(root: Path) -> dict[str, Any]:
     }
 
 
-@pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    base = tmp_path_factory.mktemp("clean")
+def clean_import(base: Path, kind: str) -> dict[str, Any]:
     root = base / "ws"
     (root / "memory").mkdir(parents=True)
-    import_in_process(root, history(base))
-    return evidence(root)
+    import_in_process(root, history(base, kind), kind)
+    return evidence(root, kind)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return clean_import(tmp_path_factory.mktemp("clean"), "claude-code")
+
+
+@pytest.fixture(scope="module")
+def clean_codex(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return clean_import(tmp_path_factory.mktemp("clean-codex"), "codex")
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_kill_at_any_step_then_a_rerun_equals_a_clean_import(
     tmp_path: Path, fault: str, clean: dict[str, Any]
 ) -> None:
+    kill_rerun_and_compare(tmp_path, fault, "claude-code", clean)
+
+
+@pytest.mark.parametrize("fault", ["record.pending:2", "canonical.torn:2", "canonical.appended:2"])
+def test_a_killed_codex_import_reruns_to_a_clean_one(
+    tmp_path: Path, fault: str, clean_codex: dict[str, Any]
+) -> None:
+    kill_rerun_and_compare(tmp_path, fault, "codex", clean_codex)
+
+
+def kill_rerun_and_compare(tmp_path: Path, fault: str, kind: str, clean: dict[str, Any]) -> None:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
-    projects = history(tmp_path)
+    projects = history(tmp_path, kind)
     child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root), str(projects)],
+        [sys.executable, "-c", CHILD, str(root), str(projects), kind],
         capture_output=True,
         text=True,
         timeout=60,
         env={**os.environ, ENV: fault},
     )
     assert child.returncode == -9, child.stdout + child.stderr  # killed, not finished
-    import_in_process(root, projects)  # the restart and the rerun
-    after = evidence(root)
+    import_in_process(root, projects, kind)  # the restart and the rerun
+    after = evidence(root, kind)
     assert after["turn_ids"] and max(after["turn_ids"].values()) == 1  # no turn twice
     assert after["running"] == 0  # the killed run was marked interrupted
     for key in ("sessions", "records", "imported", "files", "sources", "lines", "staged"):
