@@ -23,6 +23,7 @@ from signet_desktop.service import (
 )
 from signet_desktop.service.artifact_worker import ArtifactWorker
 from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.documents import DocumentLimits, DocumentService, default_file_roots
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
@@ -133,9 +134,16 @@ def build_service(
     bus.connect(memory_md.notice)  # memory changes drop the cached session-start head
     declared.append(artifact_worker.declaration(artifact_writer))
     declared.append(memory_md_worker.declaration(md_rebuilds))
-    pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
     follow = None if options.inline_vectors else parts.vectors
     memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
+    pipeline_v2 = config.memory.pipeline_v2
+    document_limits = DocumentLimits.from_config(
+        pipeline_v2.documents,
+        max_attempts=pipeline_v2.worker.max_retries,
+        file_roots=default_file_roots(paths.root),
+    )
+    documents = DocumentService(db, memory_service, document_limits, events=bus)
+    pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
     semantic = SemanticChannel(
         embedder,
         vec_available=db.vec.available,
@@ -189,4 +197,5 @@ def build_service(
         safety=safety,
         artifacts=artifacts,
         memory_md=memory_md,
+        documents=documents,
     )

@@ -7,8 +7,8 @@ event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`,
 (the embedding map), `transcripts` (retained harness sessions), `hooks` (what harnesses ask
 at session start, on each prompt, at the end and around compaction), `safety` (the
 content-safety gate for prompt-facing text and its decision ledger), `artifacts` (Markdown
-session history under memory/ and its index), `memory_md` (the MEMORY.md projection); plus
-`events` (the bus,
+session history under memory/ and its index), `memory_md` (the MEMORY.md projection),
+`documents` (document ingest: submit, read, list, chunks, delete); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -20,8 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.documents import (
+    DocumentLimits,
+    DocumentService,
+    default_file_roots,
+)
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
@@ -84,6 +90,7 @@ class SignetService:
         imports: ImportService | None = None,
         artifacts: ArtifactService | None = None,
         memory_md: MemoryMdService | None = None,
+        documents: DocumentService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -118,6 +125,14 @@ class SignetService:
         self.artifacts = artifacts or ArtifactService(db, root, self.transcripts, events=events)
         self.memory_md = memory_md or MemoryMdService(
             db, root, safety=self.safety, events=events, status=status.set
+        )
+        self.documents = documents or DocumentService(
+            db,
+            memories,
+            DocumentLimits.from_config(
+                DocumentsConfig(), max_attempts=3, file_roots=default_file_roots(root)
+            ),
+            events=events,
         )
         self._closed = False
 

@@ -35,6 +35,8 @@ OWNERS: dict[str, str] = {
     "dreaming_evidence_reviews": "storage/dreaming_evidence.py",
     "entities": "storage/graph_staleness.py",
     "memory_entity_mentions": "storage/mentions.py",
+    "documents": "storage/documents.py",
+    "document_memories": "storage/documents.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }
