@@ -21,6 +21,7 @@ from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
+from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.safety.redact import REDACTED
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
@@ -180,3 +181,14 @@ async def test_the_safety_route_is_agent_scoped(
     assert signet_path == a
     bad = await client.get("/api/diagnostics/memory-safety?agentId=no%20spaces")
     assert bad.status_code == 400 and bad.json()["code"] == "agent_id_invalid"
+
+
+async def test_hook_recall_answers_through_the_gate(client: httpx.AsyncClient) -> None:
+    bad = await remember(client, INJECTION)
+    secret = await remember(client, SECRET)
+    reply = await client.post("/api/hooks/recall", json={"harness": "codex", "query": "billing"})
+    assert reply.status_code == 200, reply.text
+    assert_safe(reply.text)
+    contents = {r["id"]: r["content"] for r in reply.json()["results"]}
+    assert contents[bad] == WITHHELD_MARKER  # the hit stays, its text does not
+    assert REDACTED in contents[secret]

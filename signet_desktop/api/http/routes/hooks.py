@@ -189,7 +189,12 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
         answer["memories"] = answer["results"]
         return answer
 
-    return await json_off_loop(partial(get_service(request).recall.search, query), render)
+    service = get_service(request)
+
+    def search() -> Any:  # hook recall is prompt-facing: every hit through the safety gate
+        return service.safety.gate_recall(query.agent_id, service.recall.search(query))
+
+    return await json_off_loop(search, render)
 
 
 # -- Claude Code's own HTTP hooks ---------------------------------------------------------
