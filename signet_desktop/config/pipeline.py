@@ -40,6 +40,11 @@ class DocumentsConfig(CamelConfigModel):
     chunk_overlap: int = Field(default=200, ge=0, le=10_000)
     max_content_bytes: int = Field(default=10 * MIB, ge=1024, le=100 * MIB)
     fetch_timeout_ms: int = Field(default=30_000, ge=SECOND_MS, le=300 * SECOND_MS)
+    # Ours, not Signet's: URL fetches refuse loopback, private, link-local and other
+    # non-public addresses (each redirect hop too) unless this is set; a daemon that fetches
+    # what an agent names must not become a way into the LAN or a cloud metadata endpoint.
+    allow_private_networks: bool = False
+    max_redirects: int = Field(default=5, ge=0, le=20)
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> Self:
