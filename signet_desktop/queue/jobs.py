@@ -27,6 +27,12 @@ BACKOFF_BASE_S = 30.0
 BACKOFF_MAX_S = 3600.0
 MAX_ERROR_CHARS = 2000
 STATUSES = ("pending", "leased", "completed", "failed", "dead", "cancelled")
+TERMINAL_STATUSES = ("completed", "failed", "dead", "cancelled")
+# Job types no worker consumes any more: Signet's semantic `extract` stage was retired. Old
+# databases keep their rows (never deleted, released or requeued here); bounded diagnostics,
+# counts and repairs leave them out.
+RETIRED_JOB_TYPES = ("extract",)
+_RETIRED = json.dumps(list(RETIRED_JOB_TYPES))
 
 JOB_COLUMNS = (
     "id, agent_id, job_type, status, memory_id, document_id, payload, result, attempts, "
@@ -81,7 +87,9 @@ WHERE id = :id AND status = 'leased' AND lease_token = :token
 
 STALE = f"""
 SELECT {JOB_COLUMNS} FROM memory_jobs
-WHERE status = 'leased' AND (:job_type IS NULL OR job_type = :job_type)
+WHERE status = 'leased'
+  AND (job_type = :job_type
+       OR (:job_type IS NULL AND job_type NOT IN (SELECT value FROM json_each(:retired))))
   AND (lease_expires_at < :now
        OR (:orphans AND id NOT IN (SELECT value FROM json_each(:exclude))))
 """
@@ -89,26 +97,30 @@ WHERE status = 'leased' AND (:job_type IS NULL OR job_type = :job_type)
 RELEASE = """
 UPDATE memory_jobs
 SET status = :status, lease_token = NULL, lease_expires_at = NULL, updated_at = :now,
-    error = COALESCE(error, :error), failed_at = CASE WHEN :status = 'dead' THEN :now END
+    error = COALESCE(error, :error),
+    failed_at = CASE WHEN :status = 'dead' THEN :now ELSE failed_at END
 WHERE id = :id AND status = 'leased'
 """
 
 RELEASE_HELD = """
 UPDATE memory_jobs
 SET status = :status, attempts = attempts - :refund, lease_token = NULL, lease_expires_at = NULL,
-    error = COALESCE(:error, error), failed_at = CASE WHEN :status = 'dead' THEN :now END,
-    updated_at = :now
+    error = COALESCE(:error, error),
+    failed_at = CASE WHEN :status = 'dead' THEN :now ELSE failed_at END, updated_at = :now
 WHERE id = :id AND status = 'leased' AND lease_token = :token
 """
 
 COUNTS_BY_TYPE = """
 SELECT job_type, status, COUNT(*) AS n FROM memory_jobs
+WHERE (:agent_id IS NULL OR agent_id = :agent_id)
+  AND job_type NOT IN (SELECT value FROM json_each(:retired))
 GROUP BY job_type, status
 """
 
 COUNTS = """
 SELECT status, COUNT(*) AS n FROM memory_jobs
-WHERE (:job_type IS NULL OR job_type = :job_type)
+WHERE (job_type = :job_type
+       OR (:job_type IS NULL AND job_type NOT IN (SELECT value FROM json_each(:retired))))
 GROUP BY status
 """
 
@@ -150,6 +162,16 @@ def _job(row: Any) -> Job:
     values = {name.strip(): row[name.strip()] for name in JOB_COLUMNS.split(",")}
     values["payload"] = json.loads(values["payload"] or "{}")
     return Job(**values)
+
+
+def job_from_row(row: Any) -> Job:
+    """A `SELECT {JOB_COLUMNS}` row as a Job (for queue modules that select their own rows)."""
+    return _job(row)
+
+
+def iso(moment: datetime) -> str:
+    """A moment as the queue stores it (UTC, milliseconds, `Z`)."""
+    return _iso(moment)
 
 
 def _require_write(conn: Connection) -> None:
@@ -320,6 +342,7 @@ def release_stale(
         "job_type": job_type,
         "orphans": int(orphans),
         "exclude": json.dumps(sorted(exclude)),
+        "retired": _RETIRED,
     }
     for job in [_job(r) for r in conn.execute(STALE, params)]:
         status = "dead" if job.attempts >= job.max_attempts else "pending"
@@ -364,16 +387,157 @@ def get_job(conn: Connection, job_id: str) -> Job | None:
 
 
 def counts(conn: Connection, job_type: str | None = None) -> dict[str, int]:
-    """Jobs per status (every status present, zero when none)."""
-    found = {str(r["status"]): int(r["n"]) for r in conn.execute(COUNTS, {"job_type": job_type})}
+    """Jobs per status (every status present, zero when none); without `job_type`, every
+    type but the retired ones."""
+    params = {"job_type": job_type, "retired": _RETIRED}
+    found = {str(r["status"]): int(r["n"]) for r in conn.execute(COUNTS, params)}
     return {status: found.get(status, 0) for status in STATUSES}
 
 
-def counts_by_type(conn: Connection) -> dict[str, dict[str, int]]:
-    """`{job_type: {status: n}}` over the whole queue (every status present)."""
+def counts_by_type(conn: Connection, agent_id: str | None = None) -> dict[str, dict[str, int]]:
+    """`{job_type: {status: n}}` over the queue (one agent's jobs, or all), every status
+    present; retired job types are left out."""
     found: dict[str, dict[str, int]] = {}
-    for row in conn.execute(COUNTS_BY_TYPE):
+    params = {"agent_id": agent_id, "retired": _RETIRED}
+    for row in conn.execute(COUNTS_BY_TYPE, params):
         found.setdefault(str(row["job_type"]), dict.fromkeys(STATUSES, 0))[str(row["status"])] = (
             int(row["n"])
         )
     return found
+
+
+# -- reads for diagnostics and the inspector (bounded; retired types left out) -------------
+
+AGENT_JOBS = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE agent_id = :agent_id AND job_type NOT IN (SELECT value FROM json_each(:retired))
+  AND (:status IS NULL OR status = :status) AND (:job_type IS NULL OR job_type = :job_type)
+ORDER BY updated_at DESC, rowid DESC
+LIMIT :limit
+"""
+
+OLDEST_DEAD = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE agent_id = :agent_id AND status = 'dead'
+  AND job_type NOT IN (SELECT value FROM json_each(:retired))
+ORDER BY COALESCE(failed_at, updated_at), rowid
+LIMIT :limit
+"""
+
+QUEUE_FACTS = """
+SELECT
+  (SELECT MIN(created_at) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'pending'
+     AND job_type NOT IN (SELECT value FROM json_each(:retired))) AS oldest_pending,
+  (SELECT COUNT(*) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'leased'
+     AND job_type NOT IN (SELECT value FROM json_each(:retired))
+     AND (lease_expires_at < :now OR leased_at < :anomaly_before)) AS lease_anomalies,
+  (SELECT COUNT(*) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'dead' AND updated_at >= :since
+     AND job_type NOT IN (SELECT value FROM json_each(:retired))) AS dead_recent,
+  (SELECT COUNT(*) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'completed' AND updated_at >= :since
+     AND job_type NOT IN (SELECT value FROM json_each(:retired))) AS completed_recent
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class QueueFacts:
+    """What the queue's health is judged by, for one agent (retired types left out)."""
+
+    oldest_pending_at: str | None
+    lease_anomalies: int  # leases expired, or held longer than the anomaly age
+    dead_recent: int  # dead in the recent window
+    completed_recent: int  # completed in the recent window
+
+
+def list_jobs(
+    conn: Connection,
+    agent_id: str,
+    *,
+    status: str | None = None,
+    job_type: str | None = None,
+    limit: int = 100,
+) -> list[Job]:
+    """One agent's jobs, most recently changed first (at most `limit`)."""
+    params = {"agent_id": agent_id, "status": status, "job_type": job_type, "limit": limit}
+    return [_job(r) for r in conn.execute(AGENT_JOBS, {**params, "retired": _RETIRED})]
+
+
+def oldest_dead(conn: Connection, agent_id: str, limit: int = 10) -> list[Job]:
+    """The agent's dead jobs that died first (at most `limit`)."""
+    params = {"agent_id": agent_id, "limit": limit, "retired": _RETIRED}
+    return [_job(r) for r in conn.execute(OLDEST_DEAD, params)]
+
+
+def queue_facts(
+    conn: Connection, agent_id: str, *, now: datetime, anomaly_age_s: float, window_s: float
+) -> QueueFacts:
+    """The oldest pending job, lease anomalies and the recent dead / completed counts."""
+    row = conn.execute(
+        QUEUE_FACTS,
+        {
+            "agent_id": agent_id,
+            "retired": _RETIRED,
+            "now": _iso(now),
+            "anomaly_before": _iso(now - timedelta(seconds=anomaly_age_s)),
+            "since": _iso(now - timedelta(seconds=window_s)),
+        },
+    ).fetchone()
+    return QueueFacts(
+        oldest_pending_at=row["oldest_pending"],
+        lease_anomalies=int(row["lease_anomalies"]),
+        dead_recent=int(row["dead_recent"]),
+        completed_recent=int(row["completed_recent"]),
+    )
+
+
+# -- repair mutations (queue/repair.py chooses the rows; these change only those) ----------
+
+REQUEUE = """
+UPDATE memory_jobs
+SET status = 'pending', attempts = 0, run_after = NULL, lease_token = NULL,
+    lease_expires_at = NULL, updated_at = :now
+WHERE id = :id AND status IN ('dead', 'failed')
+"""
+
+CANCEL = """
+UPDATE memory_jobs
+SET status = 'cancelled', completed_at = :now, run_after = NULL, updated_at = :now,
+    result = :result
+WHERE id = :id AND status = 'pending'
+"""
+
+DELETE_TERMINAL = """
+DELETE FROM memory_jobs
+WHERE id = :id AND status IN ('completed', 'failed', 'dead', 'cancelled')
+"""
+
+
+def requeue(conn: Connection, job_id: str, *, now: datetime) -> bool:
+    """A dead (or failed) job back to pending with its attempts reset; False if it is not."""
+    _require_write(conn)
+    return int(conn.execute(REQUEUE, {"id": job_id, "now": _iso(now)}).rowcount) == 1
+
+
+def release_expired(conn: Connection, job: Job, *, now: datetime) -> str | None:
+    """An expired lease given back: pending, or dead when its attempts are spent."""
+    _require_write(conn)
+    status = "dead" if job.attempts >= job.max_attempts else "pending"
+    params = {"id": job.id, "status": status, "now": _iso(now), "error": "lease expired"}
+    return status if int(conn.execute(RELEASE, params).rowcount) == 1 else None
+
+
+def cancel(conn: Connection, job_id: str, *, now: datetime, reason: str | None = None) -> bool:
+    """A pending job cancelled (terminal; kept until pruned); False if it is not pending."""
+    _require_write(conn)
+    result = json.dumps({"cancelled": (reason or "cancelled")[:MAX_ERROR_CHARS]})
+    params = {"id": job_id, "now": _iso(now), "result": result}
+    return int(conn.execute(CANCEL, params).rowcount) == 1
+
+
+def delete_terminal(conn: Connection, job_id: str) -> bool:
+    """Remove one finished job (completed, failed, dead or cancelled); False otherwise."""
+    _require_write(conn)
+    return int(conn.execute(DELETE_TERMINAL, {"id": job_id}).rowcount) == 1

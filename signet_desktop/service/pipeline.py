@@ -1,6 +1,7 @@
 """The pipeline capability: the registry of declared workers and the queue, paused or running.
 
-Backs `GET /api/pipeline/status`, `POST /api/pipeline/pause` and `/resume`. The workers are
+Backs `GET /api/pipeline/status`, `POST /api/pipeline/pause` and `/resume`; `queue` (a
+`QueueOps`) backs the queue diagnostics and repair routes and the Queue pane. The workers are
 hosted by the daemon, which attaches its `WorkerHost` here at start-up (`service` never
 imports `daemon`); without a host (an in-process service in tests or tools) the declared
 workers show as `pending` and a pause is remembered, applied when a host attaches.
@@ -13,9 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from signet_desktop.config.pipeline import RepairConfig
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import NotFound
+from signet_desktop.domain.events import EventSink
 from signet_desktop.queue import jobs
+from signet_desktop.service.queue_ops import QueueOps
 from signet_desktop.service.workers import WorkerDeclaration, WorkerHost, WorkerSnapshot
 from signet_desktop.storage.database import Database
 
@@ -39,7 +43,13 @@ class PipelineService:
     """Declared workers (the registry the daemon hosts) and pause/resume over its host."""
 
     def __init__(
-        self, db: Database, workers: Sequence[WorkerDeclaration], *, paused: bool = False
+        self,
+        db: Database,
+        workers: Sequence[WorkerDeclaration],
+        *,
+        paused: bool = False,
+        repair: RepairConfig | None = None,
+        events: EventSink | None = None,
     ) -> None:
         names = [w.name for w in workers]
         if len(set(names)) != len(names):
@@ -49,6 +59,7 @@ class PipelineService:
         self._host: WorkerHost | None = None
         self._paused = paused
         self._lock = threading.Lock()
+        self.queue = QueueOps(db, config=repair, events=events)
 
     @property
     def paused(self) -> bool:
