@@ -143,7 +143,13 @@ def build_service(
         file_roots=default_file_roots(paths.root),
     )
     documents = DocumentService(db, memory_service, document_limits, events=bus)
-    pipeline = PipelineService(db, declared, paused=config.memory.pipeline_v2.paused)
+    pipeline = PipelineService(
+        db,
+        declared,
+        paused=config.memory.pipeline_v2.paused,
+        repair=config.memory.pipeline_v2.repair,
+        events=bus,
+    )
     semantic = SemanticChannel(
         embedder,
         vec_available=db.vec.available,
