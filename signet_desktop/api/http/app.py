@@ -17,6 +17,7 @@ from signet_desktop.api.http.routes import (
     memory_md,
     pipeline,
     projection,
+    queue,
     safety,
     sources,
     status,
@@ -51,7 +52,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     install_error_handlers(app)
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
-        sources, artifacts, memory_md,
+        sources, artifacts, memory_md, queue,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
