@@ -22,6 +22,7 @@ _ACTOR_CHARS = 128
 _MEMORY_ID = re.compile(r"^/api/memory/[^/]+$")
 _TRUE = ("1", "true", "yes")
 MCP_PATH = "/mcp"
+REPAIR_PATHS = frozenset({"/api/embeddings/backfill", "/api/diagnostics/queue/repair"})
 MCP_TOOL_RULES = {"memory_forget": "forget", "memory_modify": "modify"}
 
 
@@ -53,7 +54,7 @@ def route_rules(method: str, path: str, query: bytes, body: bytes) -> tuple[str,
         return ("batchForget",)
     if path in ("/api/pipeline/pause", "/api/pipeline/resume"):
         return ("admin",)
-    if path.startswith("/api/repair/") or path == "/api/embeddings/backfill":
+    if path.startswith("/api/repair/") or path in REPAIR_PATHS:
         return ("repair",)
     if path.rstrip("/") == MCP_PATH:
         return _mcp_rules(body)
