@@ -65,6 +65,7 @@ def source_detail_json(detail: SourceDetail) -> dict[str, Any]:
             "records": dict(detail.totals.records),
             "turns": detail.totals.turns,
             "files": detail.totals.files,
+            "linesSkipped": detail.totals.lines_skipped,
         },
     }
 

@@ -141,12 +141,16 @@ def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
         run = follow(
             client, ctx, ticket["sourceId"], ticket["runId"], bar=not args.json, records=records
         )
-    if args.json:
+        detail = None if args.json else client.get(f"{SOURCES_PATH}/{ticket['sourceId']}")
+    if detail is None:
         ctx.print(output.to_json_text(run))
     elif records:
         ctx.print("\n".join(workspace_summary_lines(ticket["sourceId"], run)))
     else:
         ctx.print("\n".join(run_summary_lines(ticket["sourceId"], run)))
+        skipped = detail.get("totals", {}).get("linesSkipped", 0)
+        if skipped:
+            ctx.print(f"{skipped} unreadable lines (torn or not JSON) were skipped")
     return ExitCode.OK if run.get("status") == "completed" else ExitCode.FAILURE
 
 
@@ -265,7 +269,10 @@ def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
     totals = answer.get("totals", {})
     records = ", ".join(f"{n} {k}" for k, n in sorted(totals.get("records", {}).items()))
     ctx.print(f"{answer['id']}  {answer['kind']}  {answer['status']}  {answer['rootPath']}")
-    ctx.print(f"holds: {records or 'nothing'}; {totals.get('turns', 0)} turns")
+    ctx.print(
+        f"holds: {records or 'nothing'}; {totals.get('turns', 0)} turns; "
+        f"{totals.get('linesSkipped', 0)} unreadable lines skipped"
+    )
     rows = [
         (
             r["id"],

@@ -126,6 +126,7 @@ class SourceTotals:
     records: Mapping[str, int]
     turns: int
     files: int
+    lines_skipped: int = 0  # unreadable lines in the imported sessions' files
 
 
 @dataclass(frozen=True, slots=True)

@@ -369,11 +369,11 @@ class ImportService:
         found = rows.get_source(conn, agent_id, check_source_id(source_id))
         if found is None or found.removed_at is not None:
             raise NotFound(f"no source {source_id!r}", code="source_not_found")
-        return SourceDetail(
-            found,
-            rows.list_runs(conn, agent_id, found.id, limit=runs),
+        totals = dataclasses.replace(
             rows.source_totals(conn, agent_id, found.id),
+            lines_skipped=transcript_rows.source_skipped_lines(conn, agent_id, found.id),
         )
+        return SourceDetail(found, rows.list_runs(conn, agent_id, found.id, limit=runs), totals)
 
     def run(self, agent_id: str, run_id: str) -> ImportRun:
         scope.check_agent_id(agent_id)

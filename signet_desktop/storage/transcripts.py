@@ -294,6 +294,16 @@ def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list
     return [str(r[0]) for r in rows]
 
 
+def source_skipped_lines(conn: Connection, agent_id: str, source_id: str) -> int:
+    """Unreadable lines in the files a source's sessions came from (their meta says)."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(json_extract(source_meta_json, '$.skippedLines')), 0) "
+        "FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
+        {"a": agent_id, "src": source_id},
+    ).fetchone()
+    return int(row[0])
+
+
 def delete_source_transcripts(conn: Connection, agent_id: str, source_id: str) -> int:
     """Delete every transcript row a source imported (the FTS trigger follows)."""
     cursor = conn.execute(

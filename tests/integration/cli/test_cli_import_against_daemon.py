@@ -37,7 +37,7 @@ def test_sources_list_show_and_remove(daemon: CliDaemon, capsys: Capture) -> Non
     code, out, _ = daemon.cli(capsys, "sources", "list", "--json")
     (source,) = json.loads(out)["sources"]
     code, out, _ = daemon.cli(capsys, "sources", "show", source["id"])
-    assert code == 0 and "3 imported; 12 turns" in out
+    assert code == 0 and "3 imported; 12 turns; 0 unreadable lines skipped" in out
     code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"], "--dry-run")
     assert code == 0 and "would purge" in out and "session_transcripts" in out
     code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"])

@@ -89,7 +89,12 @@ async def test_import_follow_list_detail_and_sessions(client: httpx.AsyncClient)
     assert [s["id"] for s in listing["sources"]] == [ticket["sourceId"]]
     assert set(listing["kinds"]) >= {"claude-code", "codex"}
     detail = (await client.get(f"/api/sources/{ticket['sourceId']}")).json()
-    assert detail["totals"] == {"records": {"imported": 3}, "turns": 12, "files": 3}
+    assert detail["totals"] == {
+        "records": {"imported": 3},
+        "turns": 12,
+        "files": 3,
+        "linesSkipped": 0,
+    }
     assert detail["runs"][0]["id"] == ticket["runId"]
     sessions = (await client.get("/api/sessions", params={"status": "imported"})).json()
     assert sessions["total"] == 3

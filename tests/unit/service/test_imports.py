@@ -181,6 +181,7 @@ def test_truncated_lines_are_counted_and_the_rest_imported(env: Env) -> None:
         .fetchall()
     )
     assert sorted(r[0] for r in errors) == ["1 unreadable lines skipped"] * 2
+    assert env.imports.source("default", ticket.source_id).totals.lines_skipped == 2
 
 
 def test_a_file_changing_while_imported_is_restaged_next_run(tmp_path: Path) -> None:
