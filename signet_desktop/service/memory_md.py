@@ -28,6 +28,7 @@ so a changed safety decision applies at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -123,20 +124,36 @@ class RebuildOutcome:
     withheld: int
 
 
+def _instant(value: str) -> datetime:
+    """ValueError/OverflowError/AttributeError unless `value` is an ISO-8601 time at least
+    `LEDGER_DAYS` after year 1."""
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    if moment < datetime(1, 1, 1, tzinfo=UTC) + timedelta(days=LEDGER_DAYS):
+        raise ValueError("too close to year 1 to count a ledger back from")
+    return moment
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def normalize_time(value: str) -> str:
     """An ISO-8601 instant as `utc_now()` writes it (InvalidInput otherwise)."""
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except (AttributeError, ValueError):
+        return _iso(_instant(value))
+    except (AttributeError, ValueError, OverflowError):
         raise InvalidInput("now must be an ISO-8601 time", code="now_invalid") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _days_before(iso: str, days: int) -> str:
-    moment = datetime.fromisoformat(iso.replace("Z", "+00:00")) - timedelta(days=days)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def _ledger_since(as_of: str) -> str | None:
+    """`LEDGER_DAYS` before `as_of`; None when a stored time is not one we can read."""
+    try:
+        return _iso(_instant(as_of) - timedelta(days=LEDGER_DAYS))
+    except (AttributeError, ValueError, OverflowError):
+        return None
 
 
 class _Gate:
@@ -249,6 +266,9 @@ class MemoryMdService:
         gate = _Gate(self._safety, agent_id)
         counts = reads.overview(conn, agent_id, MONTHS)
         as_of = normalize_time(now) if now is not None else self._newest(agent_id, counts)
+        if now is None and as_of is not None:  # stored times: ours, or an importer's form
+            with contextlib.suppress(AttributeError, ValueError, OverflowError):
+                as_of = _iso(_instant(as_of))
         head = gate.entries(self._head_candidates(agent_id))[:HEAD_LIMIT]
         shown = {e.memory_id for e in head}
         threads = self._threads(gate, reads.thread_heads(conn, agent_id, THREAD_PER_PROJECT * 2))
@@ -304,9 +324,9 @@ class MemoryMdService:
         return [(p, entries[:THREAD_PER_PROJECT]) for p, entries in threads.items() if entries]
 
     def _ledger(self, gate: _Gate, agent_id: str, as_of: str | None) -> list[page.LedgerEntry]:
-        if as_of is None:
+        since = None if as_of is None else _ledger_since(as_of)
+        if as_of is None or since is None:
             return []
-        since = _days_before(as_of, LEDGER_DAYS)
         found = artifact_rows.ledger(self._db.reader(), agent_id, since, LEDGER_ARTIFACTS)
         sessions: dict[str, list[Artifact]] = {}
         for artifact in found:  # newest first

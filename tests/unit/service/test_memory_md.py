@@ -14,7 +14,7 @@ from support.safety_fakes import INJECTION, FakeSafety
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
-from signet_desktop.domain.errors import Unavailable
+from signet_desktop.domain.errors import InvalidInput, Unavailable
 from signet_desktop.domain.memory import Actor
 from signet_desktop.projection import memory_md as page
 from signet_desktop.service.artifacts import ArtifactService
@@ -320,3 +320,17 @@ def test_every_agent_is_rebuilt_at_the_first_step(
     assert (tmp_path / "MEMORY.md").is_file()
     assert (tmp_path / "agents" / "b" / "MEMORY.md").is_file()
     assert worker.run_once() is False
+
+
+@pytest.mark.parametrize("now", ["yesterday", "0001-01-02T00:00:00Z", "0001-01-01T00:00:00+05:00"])
+def test_a_now_that_is_no_time_is_refused(md: MemoryMdService, now: str) -> None:
+    with pytest.raises(InvalidInput):
+        md.build("default", now=now)
+
+
+def test_an_odd_stored_time_still_builds(service: SignetService, md: MemoryMdService) -> None:
+    remember(service, "an imported note")
+    with database_of(service).write() as conn:
+        conn.execute("UPDATE memories SET updated_at = 'sometime in 2019'")
+    doc = md.build("default")
+    assert doc.as_of == "sometime in 2019" and "an imported note" in doc.text
