@@ -62,6 +62,10 @@ class SignetSchemaError(DatabaseFileError):
     """The file is SQLite but not a Signet memories database (no usable memories table)."""
 
 
+class SignetDatabaseChanged(RuntimeError):
+    """The file read `immutable` was written while it was being read (Signet checkpointed)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SchemaReport:
     """What the Signet database holds, and what of it the reader maps."""
@@ -110,6 +114,7 @@ class SignetDatabase:
         self.path = locate(path).resolve()
         check_database_file(self.path)
         self._copy_dir: Path | None = None
+        self._stamp: tuple[int, int] | None = None  # (size, mtime) when read immutable
         self._conn = self._open()
         try:
             self._conn.execute("BEGIN")  # one snapshot for every read that follows
@@ -126,6 +131,9 @@ class SignetDatabase:
         shm = self.path.with_name(self.path.name + "-shm")
         journal = self.path.with_name(self.path.name + "-journal")
         if not journal.exists() and (not wal.exists() or shm.exists()):
+            if not wal.exists():  # connect_read_only opens it immutable
+                stat = self.path.stat()
+                self._stamp = (stat.st_size, stat.st_mtime_ns)
             return connect_read_only(self.path)
         # Opening would create a -shm or roll a hot journal back: read a private copy.
         self._copy_dir = Path(tempfile.mkdtemp(prefix="signet-import-"))
@@ -153,6 +161,23 @@ class SignetDatabase:
         if self._copy_dir is not None:
             shutil.rmtree(self._copy_dir, ignore_errors=True)
             self._copy_dir = None
+
+    def check_unchanged(self) -> None:
+        """Raise if a file read `immutable` was written since it was opened.
+
+        Nothing tells an immutable reader about writes, so the importer calls this after
+        reading each batch and before writing it: rows read while the file changed are never
+        used. A Signet that starts meanwhile writes to its `-wal` first (invisible here,
+        harmless); only a checkpoint into the main file trips this.
+        """
+        if self._stamp is None:
+            return
+        stat = self.path.stat()
+        if (stat.st_size, stat.st_mtime_ns) != self._stamp:
+            raise SignetDatabaseChanged(
+                f"{self.path} was written during the import (is Signet running?); "
+                "run the import again: what was imported is kept and the rest resumes"
+            )
 
     def count(self, table: str) -> int:
         """Rows in one of the mapped tables (0 when the schema lacks it)."""

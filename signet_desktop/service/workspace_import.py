@@ -192,6 +192,7 @@ class SignetWorkspaceImporter:
             ]
             skipped = len(batch.rows) - len(todo)
             trails = source_db.history_for([m.id for m in todo])
+            source_db.check_unchanged()  # rows read while Signet wrote the file are not used
             job.faults.hit("memories.batch_read")
             with job.db.write() as wconn:
                 counts, created = self._write_memories(
@@ -275,6 +276,7 @@ class SignetWorkspaceImporter:
                 return
             conn = job.db.reader()
             todo = [t for t in batch.rows if not _done(conn, job, _session_record(t.session_key))]
+            source_db.check_unchanged()
             imported = duplicate = turns = 0
             with job.db.write() as wconn:
                 for item in todo:

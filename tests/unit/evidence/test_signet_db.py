@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 import sqlean
 
-from signet_desktop.evidence.signet_db import SignetDatabase, SignetSchemaError
+from signet_desktop.evidence.signet_db import (
+    SignetDatabase,
+    SignetDatabaseChanged,
+    SignetSchemaError,
+)
 from signet_desktop.evidence.signet_rows import (
     SignetMemory,
     Unmapped,
@@ -223,3 +227,18 @@ def test_a_file_that_is_not_a_signet_database_is_refused_untouched(tmp_path: Pat
     with pytest.raises(DatabaseFileError):
         SignetDatabase(tmp_path / "nowhere")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.db", "other.db"]
+
+
+def test_a_file_written_while_read_immutable_is_noticed(tmp_path: Path) -> None:
+    path = make_signet_db(tmp_path / "memories.db", memories=[memory(1)])
+    with SignetDatabase(path) as db:
+        db.check_unchanged()
+        writer = sqlean.connect(str(path), isolation_level=None)
+        writer.execute("PRAGMA journal_mode = DELETE")  # writes the main file at once
+        writer.execute(
+            "INSERT INTO memories (id, content, created_at, updated_at) "
+            "VALUES ('late', 'late', 'x', 'x')"
+        )
+        writer.close()
+        with pytest.raises(SignetDatabaseChanged, match="run the import again"):
+            db.check_unchanged()

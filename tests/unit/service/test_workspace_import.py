@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+import sqlean
 
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.memory import Actor
@@ -338,3 +339,35 @@ def test_the_workspace_and_its_database_file_are_one_source(
     second = run(imports, root / "memory" / "memories.db")
     assert first == second and len(imports.sources("default")) == 1
     assert db.reader().execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 2
+
+
+def test_signet_writing_its_file_mid_import_fails_the_run_and_a_rerun_finishes(
+    db: Database, tmp_path: Path
+) -> None:
+    root = signet(tmp_path, memories=[memory(i) for i in range(4)])
+
+    def signet_writes(step: str) -> None:
+        if step == "signet.opened":
+            writer = sqlean.connect(str(root / "memory" / "memories.db"), isolation_level=None)
+            writer.execute("PRAGMA journal_mode = DELETE")
+            writer.execute(
+                "INSERT INTO memories (id, content, created_at, updated_at) "
+                "VALUES ('late', 'written by Signet meanwhile', 'x', 'x')"
+            )
+            writer.close()
+
+    service = ImportService(
+        db, tmp_path, TranscriptService(db, tmp_path),
+        importers=[SignetWorkspaceImporter(memory_batch=2)],
+        faults=FaultPoints(on_hit=signet_writes),
+    )  # fmt: skip
+    ticket = service.start("default", KIND, str(root), wait=True)
+    failed = service.run("default", ticket.run_id)
+    assert failed.status == "failed" and "written during the import" in (failed.error or "")
+    assert live(db) == []  # nothing read while the file changed was written
+    imports = ImportService(
+        db, tmp_path, TranscriptService(db, tmp_path),
+        importers=[SignetWorkspaceImporter(memory_batch=2)], faults=FaultPoints(),
+    )  # fmt: skip
+    run(imports, root)
+    assert len(live(db)) == 5
