@@ -140,6 +140,9 @@ class ArtifactService:
             raise InvalidInput("a session key and a summary are required", code="summary_required")
         if kind not in ("compaction", "summary"):
             raise InvalidInput("kind must be compaction or summary", code="artifact_kind_invalid")
+        latest = rows.latest_of_session(self._db.reader(), agent_id, key, kind)
+        if latest is not None and latest.content == summary.strip():
+            return latest  # a retried hook: the same summary is not written twice
         meta = ArtifactMeta(
             kind="compaction" if kind == "compaction" else "summary",
             agent_id=agent_id,

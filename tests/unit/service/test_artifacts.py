@@ -241,3 +241,10 @@ def test_the_worker_first_reindexes_what_a_crash_left_unindexed(
     worker.run_once()
     [artifact] = artifacts.indexed("default")
     assert artifact.meta.kind == "compaction"
+
+
+def test_a_retried_compaction_writes_one_file(artifacts: ArtifactService, tmp_path: Path) -> None:
+    first = artifacts.write_compaction("default", "s1", "Same summary.")
+    again = artifacts.write_compaction("default", "s1", "  Same summary.\n")
+    assert first is not None and again is not None and again.source_path == first.source_path
+    assert len(list((tmp_path / "memory").glob("*--compaction.md"))) == 1
