@@ -541,3 +541,24 @@ def delete_terminal(conn: Connection, job_id: str) -> bool:
     """Remove one finished job (completed, failed, dead or cancelled); False otherwise."""
     _require_write(conn)
     return int(conn.execute(DELETE_TERMINAL, {"id": job_id}).rowcount) == 1
+
+
+# -- retention (service/retention.py): terminal history older than its window -------------
+
+PRUNE_TERMINAL = """
+DELETE FROM memory_jobs WHERE id IN (
+    SELECT id FROM memory_jobs
+    WHERE status = :status AND COALESCE(completed_at, failed_at, updated_at) < :before
+      AND job_type NOT IN (SELECT value FROM json_each(:retired))
+    LIMIT :limit)
+"""
+
+
+def prune_terminal(conn: Connection, status: str, before: str, limit: int) -> int:
+    """Delete up to `limit` jobs in terminal `status` that ended before `before` (retired
+    types are kept, as everywhere here); how many went."""
+    _require_write(conn)
+    if status not in TERMINAL_STATUSES:
+        raise ValueError(f"not a terminal status: {status!r}")
+    params = {"status": status, "before": before, "retired": _RETIRED, "limit": limit}
+    return int(conn.execute(PRUNE_TERMINAL, params).rowcount)
