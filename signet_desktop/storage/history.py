@@ -149,3 +149,16 @@ def delete_events_for(conn: Connection, agent_id: str, memory_ids: Sequence[str]
         DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
     )
     return int(cursor.rowcount)
+
+
+# -- retention (service/retention.py): events older than the history window ----------------
+
+DELETE_OLDER_THAN = """
+DELETE FROM memory_history WHERE rowid IN (
+    SELECT rowid FROM memory_history WHERE created_at < :before LIMIT :limit)
+"""
+
+
+def delete_older_than(conn: Connection, before: str, limit: int) -> int:
+    """Drop up to `limit` events recorded before `before` (the history retention window)."""
+    return int(conn.execute(DELETE_OLDER_THAN, {"before": before, "limit": limit}).rowcount)

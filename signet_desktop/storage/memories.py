@@ -556,3 +556,19 @@ def delete_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> int:
         return 0
     cursor = conn.execute(DELETE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))})
     return int(cursor.rowcount)
+
+
+# -- retention (service/retention.py): tombstones past the recovery window -----------------
+
+EXPIRED_TOMBSTONES = """
+SELECT agent_id, id FROM memories
+WHERE is_deleted = 1 AND deleted_at < :before
+ORDER BY deleted_at LIMIT :limit
+"""
+
+
+def expired_tombstones(conn: Connection, before: str, limit: int) -> list[tuple[str, str]]:
+    """(agent_id, id) of up to `limit` soft-deleted memories deleted before `before`, oldest
+    first (the partial index on deleted_at)."""
+    rows = conn.execute(EXPIRED_TOMBSTONES, {"before": before, "limit": limit}).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
