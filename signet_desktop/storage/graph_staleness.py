@@ -35,3 +35,35 @@ def mark_unsupported(conn: Connection, agent_id: str, kind: str, ids: Sequence[s
         {"a": agent_id, "kind": kind, "ids": json.dumps(list(ids)), "now": utc_now()},
     )
     return int(cursor.rowcount)
+
+
+# Retention: an entity the purged memories named, that nothing supports any more. Pinned
+# entities, ones with structure (aspects, dependencies, relations), aliases-only entities
+# another memory still mentions, and entities from other evidence are kept.
+ORPHANED = """
+SELECT e.id FROM entities e
+WHERE e.id IN (SELECT value FROM json_each(:ids)) AND e.pinned = 0
+  AND e.status IN ('active', 'unsupported')
+  AND (e.source_kind IS NULL OR e.source_kind = 'memory')
+  AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions m WHERE m.entity_id = e.id)
+  AND NOT EXISTS (SELECT 1 FROM entity_aspects a WHERE a.entity_id = e.id)
+  AND NOT EXISTS (SELECT 1 FROM entity_dependencies d
+                  WHERE d.source_entity_id = e.id OR d.target_entity_id = e.id)
+  AND NOT EXISTS (SELECT 1 FROM relations r
+                  WHERE r.source_entity_id = e.id OR r.target_entity_id = e.id)
+  AND NOT EXISTS (SELECT 1 FROM entities other WHERE other.merged_into = e.id)
+"""
+
+
+def delete_orphaned(conn: Connection, entity_ids: Sequence[str]) -> int:
+    """Delete the entities among `entity_ids` that only purged memories supported; how many."""
+    if not entity_ids:
+        return 0
+    ids = [r[0] for r in conn.execute(ORPHANED, {"ids": json.dumps(list(entity_ids))})]
+    if not ids:
+        return 0
+    cursor = conn.execute(
+        "DELETE FROM entities WHERE id IN (SELECT value FROM json_each(:ids))",
+        {"ids": json.dumps(ids)},
+    )
+    return int(cursor.rowcount)

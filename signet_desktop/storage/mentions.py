@@ -101,3 +101,15 @@ def memories_mentioning(
         (agent_id, agent_id, *ids, limit),
     ).fetchall()
     return [row[0] for row in rows]
+
+
+def delete_for_memories(conn: Connection, memory_ids: Sequence[str]) -> list[str]:
+    """Drop the mention rows of purged memories (retention); the entity ids they named."""
+    if not memory_ids:
+        return []
+    marks = ", ".join("?" for _ in memory_ids)
+    rows = conn.execute(
+        f"DELETE FROM memory_entity_mentions WHERE memory_id IN ({marks}) RETURNING entity_id",
+        tuple(memory_ids),
+    ).fetchall()
+    return sorted({str(r[0]) for r in rows})
