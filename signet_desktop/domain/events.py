@@ -225,6 +225,23 @@ class DocumentFinished(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MaintenanceFinished(Event):
+    """A retention/maintenance run ended (`status` completed or failed; `more` when a step
+    hit its batch cap and the next run comes sooner)."""
+
+    kind: ClassVar[str] = "maintenance.finished"
+    run_id: str
+    trigger: str
+    status: str
+    purged_memories: int = 0
+    pruned_history: int = 0
+    pruned_jobs: int = 0
+    more: bool = False
+    elapsed_s: float = 0.0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatusChanged(Event):
     """A fact on the status board changed (`key` is its top-level name in /api/status)."""
 
