@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.daemon.workers import WorkerThreads
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor, MemoryPatch, utc_now
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.safety.policy import WITHHELD_MARKER, SafetyVerdict, scan, text_hash
 from signet_desktop.safety.redact import REDACTED
+from signet_desktop.service import safety_worker
 from signet_desktop.service.container import BuildOptions, build_service
+from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
 from signet_desktop.service.safety import ContentSafetyService, SafetyPolicy
@@ -306,3 +310,35 @@ def test_the_hosted_worker_records_a_new_memory_within_moments(service: SignetSe
         service.safety.wake.set()
         thread.join(5)
     assert not thread.is_alive()
+
+
+def test_hosted_in_worker_threads_it_pauses_resumes_and_stops(service: SignetService) -> None:
+    host = WorkerThreads(
+        [safety_worker.declaration(ContentSafetyWorker(service.safety))], EventBus()
+    )
+    host.start()
+    try:
+        first = remember(service, CLEAN)
+        wait_for(lambda: decided(service, first))
+        host.pause()
+        wait_for(lambda: host.snapshot()["content-safety"].state == "paused")
+        second = remember(service, INJECTION)
+        time.sleep(0.3)
+        assert not decided(service, second), "a paused worker records nothing"
+        host.resume()
+        wait_for(lambda: decided(service, second))
+    finally:
+        started = time.monotonic()
+        assert host.stop(5)
+        assert time.monotonic() - started < 2  # the idle wait notices the stop within 0.5 s
+
+
+def decided(service: SignetService, memory_id: str) -> bool:
+    return any(row[2] == memory_id for row in ledger_rows(service))
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.01)
