@@ -65,6 +65,8 @@ def repair_result_json(result: RepairResult) -> dict[str, Any]:
         "ids": list(outcome.ids),
         "jobs": [repaired_job_json(job) for job in outcome.jobs],
     }
-    if result.refused:
-        body["retryAfterSec"] = round(result.retry_after_s, 1)
+    if result.refused:  # also readable as the house error body by clients that expect one
+        body.update(
+            error=result.message, code="repair_budget", retryAfterSec=round(result.retry_after_s, 1)
+        )
     return body

@@ -62,19 +62,9 @@ RESYNC_EXAMPLES = """\
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add the `embed` and `repair` groups to the `signet` parser."""
+    """Add the `embed` group to the `signet` parser (`repair` is `cli/repair_commands.py`'s,
+    which declares `resync-vec` through `add_resync_command`)."""
     _register_embed(subparsers)
-    repair = add_command(
-        subparsers,
-        "repair",
-        help="rebuild derived data (vector index) from canonical rows",
-        description="Repair derived, rebuildable data. Canonical rows (memories, embeddings)\n"
-        "are never changed by these commands.",
-        examples=REPAIR_EXAMPLES,
-        connects=False,
-    )
-    commands = repair.add_subparsers(dest="repair_command", metavar="COMMAND", required=True)
-    add_resync_command(commands)
 
 
 def _register_embed(subparsers: Subparsers) -> None:
