@@ -27,6 +27,7 @@ from signet_desktop.cli import (
     install_commands,
     memory_commands,
     memory_md_commands,
+    repair_commands,
     status_commands,
 )
 from signet_desktop.cli.context import (
@@ -43,6 +44,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     memory_md_commands.register,
     status_commands.register,
     embed_commands.register,
+    repair_commands.register,
     hook.register,
     install_commands.register,
     import_commands.register,
@@ -73,6 +75,7 @@ examples:
   signet doctor
   signet embed audit
   signet repair resync-vec --dry-run
+  signet repair queue requeue --apply
   signet import claude-code
   signet sources list
 
