@@ -69,20 +69,26 @@ FROM memory_content_safety
 WHERE agent_id = :agent_id AND source_kind = :source_kind AND source_id IN ({ids})
 """
 
-STATUS_COUNTS = """
-SELECT status, COUNT(*) AS n FROM memory_content_safety
-WHERE agent_id = :agent_id AND policy_version = :version
-GROUP BY status
+# Reports count decisions about what still exists: a forgotten memory's row stays (it may be
+# recovered) but is not counted.
+_SHOWN = (
+    "s.agent_id = :agent_id AND NOT EXISTS (SELECT 1 FROM memories m WHERE "
+    "s.source_kind = 'memory' AND m.id = s.source_id AND m.is_deleted = 1)"
+)
+STATUS_COUNTS = f"""
+SELECT s.status, COUNT(*) AS n FROM memory_content_safety s
+WHERE {_SHOWN} AND s.policy_version = :version
+GROUP BY s.status
 """
-REASON_COUNTS = """
+REASON_COUNTS = f"""
 SELECT r.value AS reason, COUNT(*) AS n
 FROM memory_content_safety s, json_each(s.reasons_json) r
-WHERE s.agent_id = :agent_id AND s.policy_version = :version
+WHERE {_SHOWN} AND s.policy_version = :version
 GROUP BY r.value ORDER BY r.value
 """
-STALE_COUNT = """
-SELECT COUNT(*) FROM memory_content_safety
-WHERE agent_id = :agent_id AND policy_version != :version
+STALE_COUNT = f"""
+SELECT COUNT(*) FROM memory_content_safety s
+WHERE {_SHOWN} AND s.policy_version != :version
 """
 
 # "Needs a decision": no row, a row of another policy version, or the evidence changed after

@@ -342,3 +342,17 @@ def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.01)
+
+
+def test_a_forgotten_memory_leaves_the_counts_and_comes_back_on_recovery(
+    service: SignetService,
+) -> None:
+    memory_id = remember(service, INJECTION)
+    service.safety.record_queued()
+    assert service.safety.status("default").counts["blocked"] == 1
+    service.memories.forget("default", memory_id, reason="test", actor=Actor())
+    status = service.safety.status("default")
+    assert status.counts["blocked"] == 0 and status.reasons == {} and status.pending == 0
+    assert len(ledger_rows(service)) == 1  # the decision is kept for a recovery
+    service.memories.recover("default", memory_id, reason="test", if_version=None, actor=Actor())
+    assert service.safety.status("default").counts["blocked"] == 1
