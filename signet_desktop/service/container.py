@@ -16,6 +16,7 @@ from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service import (
     artifact_worker,
+    document_worker,
     embedding_worker,
     memory_md_worker,
     safety_worker,
@@ -143,6 +144,7 @@ def build_service(
         file_roots=default_file_roots(paths.root),
     )
     documents = DocumentService(db, memory_service, document_limits, events=bus)
+    declared.append(document_worker.declaration(db, documents, pipeline_v2, events=bus))
     pipeline = PipelineService(
         db,
         declared,

@@ -109,10 +109,11 @@ LIMIT :limit OFFSET :offset
 """
 
 # Chunk memories of this document that no other live document links: the ones its delete
-# may soft-delete (an identical chunk shared with another document stays for that one).
+# may soft-delete (an identical chunk shared with another document stays for that one, and a
+# memory someone remembered by hand that a chunk deduplicated onto is never a chunk's).
 OWNED_MEMORIES = """
 SELECT dm.memory_id FROM document_memories dm
-JOIN memories m ON m.id = dm.memory_id AND m.is_deleted = 0
+JOIN memories m ON m.id = dm.memory_id AND m.is_deleted = 0 AND m.type = 'document_chunk'
 WHERE dm.document_id = :id
   AND NOT EXISTS (
     SELECT 1 FROM document_memories other
