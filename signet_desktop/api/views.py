@@ -302,10 +302,11 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
 
     `channels` holds every channel's evidence by name; `lexical` and `semantic` repeat those
     two (null when that channel did not return the memory) for clients of the older shape.
+    A document chunk's hit adds `document: {id, title, chunkIndex}`.
     """
     memory = hit.memory
     truncated = len(memory.content) > RECALL_TRUNCATE_CHARS
-    return {
+    body = {
         "id": memory.id,
         "content": memory.content[:RECALL_TRUNCATE_CHARS] if truncated else memory.content,
         "content_length": len(memory.content),
@@ -326,6 +327,10 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
         "semantic": _channel(hit.channels.get("semantic")),
         "context": _context(hit.context),
     }
+    document = memory.metadata.get("document") if memory.type == "document_chunk" else None
+    if isinstance(document, Mapping):  # which document and chunk a chunk hit came from
+        body["document"] = {k: document.get(k) for k in ("id", "title", "chunkIndex")}
+    return body
 
 
 def excerpt_json(excerpt: TranscriptExcerpt) -> dict[str, Any]:
