@@ -173,6 +173,14 @@ _SECRET_WORDS = (
     "id_ed25519", "id_ecdsa", "shadow", ".aws",
 )  # fmt: skip
 _WORDS = r"(?:[\w'-]+\s+){0,3}?"
+# A phrase that is the first half of a compound noun ("the system prompt length", "the
+# secrets manager", "the system rules cache") is not the thing itself.
+_NOT_COMPOUND = (
+    r"(?!\s+(?:length|size|count|tokens?|file|files|template|version|hash|format|editor|field"
+    r"|cache|caches|engine|table|tables|config|configuration|check|checks|list|page|section"
+    r"|folder|directory|docs?|manager|store|vault|rotation|scann(?:er|ing)|polic(?:y|ies)"
+    r"|management|schema|handling|provider|service|api|module|class|test|tests)\b)"
+)
 _Rule = tuple[tuple[str, ...], str]
 
 _PROMPT_INJECTION: tuple[_Rule, ...] = (
@@ -182,7 +190,7 @@ _PROMPT_INJECTION: tuple[_Rule, ...] = (
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|of|the|your|my|these"
         r"|those|every(?:thing)?)\s+){0,3}(?:previous|prior|above|earlier|preceding|foregoing"
         r"|original|initial|system|developer)\s+(?:instructions?|prompts?|rules|directives?"
-        r"|guidelines|messages?|guardrails|constraints)\b",
+        r"|guidelines|messages?|guardrails|constraints)\b" + _NOT_COMPOUND,
     ),
     (
         ("ignore", "disregard", "forget"),
@@ -190,7 +198,8 @@ _PROMPT_INJECTION: tuple[_Rule, ...] = (
         r"\s+told|your\s+instructions)\b",
     ),
     # new system instructions
-    (("instructions", "directives"), r"\bnew\s+(?:system\s+)?(?:instructions|directives)\s*:"),
+    (("instructions", "directives"), r"^\s*new\s+(?:instructions|directives)\s*:"),
+    (("system",), r"\bnew\s+system\s+(?:instructions|directives)\s*:"),
     (("system",), r"\bnew\s+system\s+(?:prompt|instructions?|message)\b"),
     (
         ("system",),
@@ -233,11 +242,11 @@ _TOOL_DIRECTIVE: tuple[_Rule, ...] = (
         r"<\s*/?\s*(?:tool_call|tool_use|tool_calls|function_call|function_calls|invoke"
         r"|antml:invoke|antml:function_calls|tool_code)\b",
     ),
-    (("tool",), r"\b(?:call|invoke)\s+(?:the\s+)?[`'\"]?[a-z][\w.:-]*[`'\"]?\s+tool\b"),
     (
         ("tool",),
-        r"\b(?:use|run|execute)\s+the\s+[`'\"]?(?:memory_\w+|bash|shell|exec|run_command"
-        r"|computer|web_fetch|write_file|delete_file|str_replace\w*)[`'\"]?\s+tool\b",
+        r"\b(?:call|invoke)\s+(?:the\s+)?(?!(?:build|lint(?:er|ing)?|format(?:ter)?|test(?:ing)?"
+        r"|cli|package|deploy(?:ment)?|release|migration|code-?gen)\s+tool)[`'\"]?[a-z][\w.:-]*"
+        r"[`'\"]?\s+tool\b",
     ),
     (
         ("tool_calls", "function_call", "tool_use"),
@@ -253,13 +262,13 @@ _EXFILTRATION: tuple[_Rule, ...] = (
         r"|give\s+me|send\s+me)\s+" + _WORDS + r"(?:your|the)\s+(?:(?:full|entire|complete"
         r"|exact|original|initial|hidden|secret)\s+)*(?:system\s+prompt|system\s+message"
         r"|hidden\s+instructions|initial\s+instructions|developer\s+(?:message|prompt)"
-        r"|instructions\s+above)",
+        r"|instructions\s+above)\b" + _NOT_COMPOUND,
     ),
     # secrets out of the machine
     (
         ("reveal", "dump", "disclose", "exfiltrate", "expose"),
         r"\b(?:reveal|dump|disclose|exfiltrate|expose)\s+" + _WORDS + r"(?:all\s+)?(?:the\s+"
-        r"|your\s+|any\s+)?" + _SECRET_NOUN,
+        r"|your\s+|any\s+)?" + _SECRET_NOUN + r"(?!\w)" + _NOT_COMPOUND,
     ),
     (
         _SECRET_WORDS,
