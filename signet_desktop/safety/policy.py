@@ -381,13 +381,17 @@ _DETECTORS: tuple[tuple[str, _Compiled], ...] = tuple(
 # -- defensive / quoting context -------------------------------------------------------------
 
 _DEFENSIVE = re.compile(
-    r"\b(?:e\.g\.|i\.e\.|for\s+example|for\s+instance|examples?|such\s+as|like|detectors?"
+    r"\b(?:e\.g\.|i\.e\.|for\s+example|for\s+instance|examples?|such\s+as"
+    r"|(?:phrases?|strings?|text|messages?|lines?|inputs?|content|commands?)\s+like|detectors?"
     r"|detects?|detection|detected|flags?|flagged|never|don't|do\s+not|does\s+not|must\s+not"
     r"|mustn't|should\s+not|shouldn't|won't|avoid|beware|warning|warns?|security\s+guidance"
-    r"|security\s+note|red[\s-]team(?:ing)?|test\s+cases?|fixtures?|phishing|prompt\s+injections?"
+    r"|security\s+note|red[\s-]team(?:ing)?|test\s+cases?|fixtures?|phishing"
+    # naming the category is describing it: prompt_injection (…), malicious shell such as …
+    r"|prompt[\s_-]injections?|tool[\s_-]directives?|exfiltration|credential[\s_-]harvesting"
+    r"|malicious[\s_-]shell"
     r"|injection\s+attempts?|jailbreak\s+attempts?|attacks?\s+(?:like|such)|refuses?|refused"
     r"|blocks?|blocked|rejects?|rejected|treat\w*\s+\S+\s+as\s+(?:data|untrusted)|untrusted"
-    r"|quoted?|the\s+phrase|the\s+string|the\s+pattern|regex(?:es)?)",
+    r"|quoted?|the\s+phrase|the\s+string|the\s+pattern|regex(?:es)?)(?!\w)",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?;]+(?=\s|$)|\n")
