@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.signet_workspace import event, make_signet_db, memory, transcript
 
 from signet_desktop.service.import_faults import ENV
 from signet_desktop.service.workspace_import import STEPS
 from signet_desktop.storage.database import open_database
-from tests.support.signet_workspace import event, make_signet_db, memory, transcript
 
 CHILD = textwrap.dedent(
     """

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import sqlean
+from support.signet_workspace import event, make_signet_db, memory, transcript
 
 from signet_desktop.evidence.signet_db import (
     SignetDatabase,
@@ -22,7 +23,6 @@ from signet_desktop.evidence.signet_rows import (
     timestamp,
 )
 from signet_desktop.storage.connect import DatabaseFileError
-from tests.support.signet_workspace import event, make_signet_db, memory, transcript
 
 
 def all_memories(db: SignetDatabase) -> tuple[list[SignetMemory], list[Unmapped]]:

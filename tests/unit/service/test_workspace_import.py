@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import sqlean
+from support.signet_workspace import event, make_signet_db, memory, transcript
 
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.memory import Actor
@@ -25,7 +26,6 @@ from signet_desktop.storage import history, memories, transcripts
 from signet_desktop.storage import sources as records
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import in_write_transaction
-from tests.support.signet_workspace import event, make_signet_db, memory, transcript
 
 
 @pytest.fixture
