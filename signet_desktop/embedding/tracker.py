@@ -32,7 +32,7 @@ from signet_desktop.embedding.provider import (
 from signet_desktop.embedding.vectors import HAS_CURRENT_VECTOR, VectorWrite, vector_blob
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
-from signet_desktop.storage import memories
+from signet_desktop.storage import counters, memories
 from signet_desktop.storage.database import Database
 
 log = logging.getLogger(__name__)
@@ -58,12 +58,6 @@ SELECT m.id AS id, m.agent_id AS agent_id, m.content AS content, m.content_hash 
        {HAS_CURRENT_VECTOR} AS embedded
 FROM memories m
 WHERE m.id IN (SELECT value FROM json_each(:ids))
-"""
-
-COVERAGE = f"""
-SELECT COUNT(*) AS total, COALESCE(SUM({HAS_CURRENT_VECTOR}), 0) AS embedded
-FROM memories m
-WHERE m.is_deleted = 0
 """
 
 
@@ -240,8 +234,11 @@ class EmbeddingTracker:
         if cached and not fresh and time.monotonic() - cached[0] < COVERAGE_TTL_S:
             return cached[1]
         generation = self.generation
-        row = self._db.reader().execute(COVERAGE, {"generation_id": generation.id}).fetchone()
-        value = Coverage(generation.id, generation.status, int(row["total"]), int(row["embedded"]))
+        # The database's maintained counters (storage/counters.py), not a pass over memories.
+        conn = self._db.reader()
+        total = counters.all_counts(conn).live
+        embedded = counters.generation_embedded(conn, generation.id)
+        value = Coverage(generation.id, generation.status, total, embedded)
         self._coverage = (time.monotonic(), value)
         return value
 

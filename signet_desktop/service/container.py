@@ -19,6 +19,7 @@ from signet_desktop.service import (
     document_worker,
     embedding_worker,
     memory_md_worker,
+    retention,
     safety_worker,
     transcript_worker,
 )
@@ -38,6 +39,7 @@ from signet_desktop.service.memory_md_worker import MemoryMdWorker
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
+from signet_desktop.service.retention import MaintenanceWorker, RetentionService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.transcript_worker import TranscriptTtlWorker
@@ -145,6 +147,8 @@ def build_service(
     )
     documents = DocumentService(db, memory_service, document_limits, events=bus)
     declared.append(document_worker.declaration(db, documents, pipeline_v2, events=bus))
+    retention_ = RetentionService(db, pipeline_v2.retention, events=bus, status=status.set)
+    declared.append(retention.declaration(MaintenanceWorker(retention_)))
     pipeline = PipelineService(
         db,
         declared,
@@ -206,4 +210,5 @@ def build_service(
         artifacts=artifacts,
         memory_md=memory_md,
         documents=documents,
+        retention=retention_,
     )

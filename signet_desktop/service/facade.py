@@ -8,7 +8,8 @@ event loop. Capabilities so far: `memories`, `recall`, `embeddings`, `pipeline`,
 at session start, on each prompt, at the end and around compaction), `safety` (the
 content-safety gate for prompt-facing text and its decision ledger), `artifacts` (Markdown
 session history under memory/ and its index), `memory_md` (the MEMORY.md projection),
-`documents` (document ingest: submit, read, list, chunks, delete); plus `events` (the bus,
+`documents` (document ingest: submit, read, list, chunks, delete), `retention` (the
+retention/maintenance sweep and its recorded runs); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -38,6 +39,7 @@ from signet_desktop.service.memory_md import MemoryMdService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
+from signet_desktop.service.retention import RetentionService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
@@ -91,6 +93,7 @@ class SignetService:
         artifacts: ArtifactService | None = None,
         memory_md: MemoryMdService | None = None,
         documents: DocumentService | None = None,
+        retention: RetentionService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -134,6 +137,7 @@ class SignetService:
             ),
             events=events,
         )
+        self.retention = retention or RetentionService(db, events=events, status=status.set)
         self._closed = False
 
     def ping(self) -> bool:

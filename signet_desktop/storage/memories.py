@@ -10,6 +10,7 @@ from typing import Any
 from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.content import content_hash, normalize_content
 from signet_desktop.domain.memory import Memory, MemorySelector, NewMemory, utc_now
+from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
 
 MEMORY_COLUMNS = (
@@ -85,17 +86,6 @@ WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +i
 SET_EMBEDDING_MODEL = """
 UPDATE memories SET embedding_model = :model
 WHERE id IN (SELECT value FROM json_each(:ids))
-"""
-
-MEMORY_STATS = """
-SELECT
-    COUNT(*) AS total,
-    COALESCE(SUM(pinned), 0) AS critical,
-    (SELECT COUNT(DISTINCT e.source_id) FROM embeddings e
-       JOIN embedding_generations g ON g.id = e.generation_id AND g.status = 'active'
-       JOIN memories m2 ON m2.id = e.source_id AND m2.is_deleted = 0
-      WHERE e.agent_id = :agent_id AND e.source_type = 'memory') AS with_embeddings
-FROM memories WHERE agent_id = :agent_id AND is_deleted = 0
 """
 
 
@@ -249,18 +239,15 @@ def select_live(conn: Connection, agent_id: str, selector: MemorySelector) -> li
 
 
 def count_live(conn: Connection, agent_id: str) -> int:
-    """How many live memories the agent has (an index-only count)."""
-    row = conn.execute(
-        "SELECT COUNT(*) FROM memories WHERE agent_id = :agent_id AND is_deleted = 0",
-        {"agent_id": agent_id},
-    ).fetchone()
-    return int(row[0])
+    """How many live memories the agent has (its maintained counter)."""
+    return counters.agent_counts(conn, agent_id).live
 
 
 def memory_stats(conn: Connection, agent_id: str) -> MemoryStats:
-    """Total, embedded and pinned counts of live memories."""
-    row = conn.execute(MEMORY_STATS, {"agent_id": agent_id}).fetchone()
-    return MemoryStats(int(row["total"]), int(row["with_embeddings"]), int(row["critical"]))
+    """Total, embedded (a current vector in the active generation) and pinned live memories,
+    from the counters the database maintains (storage/counters.py): no pass over the rows."""
+    kept = counters.agent_counts(conn, agent_id)
+    return MemoryStats(kept.live, counters.agent_embedded(conn, agent_id), kept.pinned)
 
 
 def update_memory_fields(
@@ -423,15 +410,15 @@ INSERT_IMPORTED = """
 INSERT INTO memories (
     id, agent_id, type, category, content, normalized_content, content_hash, confidence,
     importance, pinned, tags, who, why, project, scope, visibility, memory_kind, source_type,
-    source_id, source_path, runtime_path, idempotency_key, metadata, evidence_meta, created_at,
-    updated_at, updated_by, occurred_at, last_accessed, access_count, version, update_count,
-    manual_override, vector_clock, is_deleted, deleted_at, delete_reason, extraction_status,
+    source_id, source_path, runtime_path, idempotency_key, session_id, metadata, evidence_meta,
+    created_at, updated_at, updated_by, occurred_at, last_accessed, access_count, version,
+    update_count, manual_override, vector_clock, is_deleted, deleted_at, delete_reason, extraction_status,
     extraction_model, superseded_by, superseded_at, superseded_reason, stale_at, review_after
 ) VALUES (
     :id, :agent_id, :type, :category, :content, :normalized_content, :content_hash,
     :confidence, :importance, :pinned, :tags, :who, :why, :project, :scope, :visibility,
     :memory_kind, :source_type, :source_id, :source_path, :runtime_path, :idempotency_key,
-    :metadata, :evidence_meta, :created_at, :updated_at, :updated_by, :occurred_at,
+    :session_id, :metadata, :evidence_meta, :created_at, :updated_at, :updated_by, :occurred_at,
     :last_accessed, :access_count, :version, :update_count, :manual_override, :vector_clock,
     :is_deleted, :deleted_at, :delete_reason, :extraction_status, :extraction_model,
     :superseded_by, :superseded_at, :superseded_reason, :stale_at, :review_after
@@ -477,6 +464,7 @@ class ImportedMemory:
     source_path: str | None = None
     runtime_path: str | None = None
     idempotency_key: str | None = None
+    session_id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     evidence_meta: str | None = None
     updated_by: str = "system"

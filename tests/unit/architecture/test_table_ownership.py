@@ -37,6 +37,9 @@ OWNERS: dict[str, str] = {
     "memory_entity_mentions": "storage/mentions.py",
     "documents": "storage/documents.py",
     "document_memories": "storage/documents.py",
+    "memory_counts": "storage/counters.py",
+    "memory_vector_counts": "storage/counters.py",
+    "maintenance_runs": "storage/maintenance_runs.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }

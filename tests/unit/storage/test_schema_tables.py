@@ -63,6 +63,10 @@ EXPECTED_TABLES = {
     "dreaming_evidence_reviews",
     # agent registry
     "agents",
+    # maintained counters and retention runs (0009)
+    "memory_counts",
+    "memory_vector_counts",
+    "maintenance_runs",
     # hook sessions and canonical transcript bookkeeping (0008)
     "hook_sessions",
     "session_context_ledger",
@@ -81,6 +85,7 @@ UNSCOPED_TABLES = {
     "document_memories",  # link rows; scope comes from the document
     "agents",  # the scope registry itself: its id is the agent_id
     "canonical_transcript_files",  # one row per harness file; each line names its agent
+    "maintenance_runs",  # one row per retention run, which sweeps every agent
 } | {f"{fts}{suffix}" for fts in FTS_TABLES for suffix in FTS_SHADOW_SUFFIXES}
 
 
