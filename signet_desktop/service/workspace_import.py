@@ -357,6 +357,7 @@ def to_imported(
         memory_kind=item.memory_kind or "episodic",
         runtime_path=_str(values.get("runtime_path")),
         idempotency_key=_str(values.get("idempotency_key")),
+        session_id=_str(values.get("session_id")),
         metadata={"signet": signet, "import": {"run_id": run_id}},
         evidence_meta=_str(values.get("evidence_meta")),
         updated_by=item.updated_by,

@@ -412,8 +412,9 @@ INSERT INTO memories (
     importance, pinned, tags, who, why, project, scope, visibility, memory_kind, source_type,
     source_id, source_path, runtime_path, idempotency_key, session_id, metadata, evidence_meta,
     created_at, updated_at, updated_by, occurred_at, last_accessed, access_count, version,
-    update_count, manual_override, vector_clock, is_deleted, deleted_at, delete_reason, extraction_status,
-    extraction_model, superseded_by, superseded_at, superseded_reason, stale_at, review_after
+    update_count, manual_override, vector_clock, is_deleted, deleted_at, delete_reason,
+    extraction_status, extraction_model, superseded_by, superseded_at, superseded_reason,
+    stale_at, review_after
 ) VALUES (
     :id, :agent_id, :type, :category, :content, :normalized_content, :content_hash,
     :confidence, :importance, :pinned, :tags, :who, :why, :project, :scope, :visibility,

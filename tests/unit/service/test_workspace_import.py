@@ -13,15 +13,22 @@ from support.signet_workspace import event, make_signet_db, memory, transcript
 
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.memory import Actor
+from signet_desktop.domain.sources import Source
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import EmbeddingTracker
+from signet_desktop.evidence.signet_rows import MEMORY_COLUMNS, SignetMemory, map_memory
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.transcripts import TranscriptService
-from signet_desktop.service.workspace_import import KIND, SOURCE_TYPE, SignetWorkspaceImporter
+from signet_desktop.service.workspace_import import (
+    KIND,
+    SOURCE_TYPE,
+    SignetWorkspaceImporter,
+    to_imported,
+)
 from signet_desktop.storage import history, memories, transcripts
 from signet_desktop.storage import sources as records
 from signet_desktop.storage.database import Database
@@ -371,3 +378,38 @@ def test_signet_writing_its_file_mid_import_fails_the_run_and_a_rerun_finishes(
     )  # fmt: skip
     run(imports, root)
     assert len(live(db)) == 5
+
+
+def test_every_signet_memory_column_the_reader_knows_lands_somewhere(tmp_path: Path) -> None:
+    derived = {"normalized_content", "embedding_model"}  # recomputed here, never carried
+    row: dict[str, object] = {name: f"v-{name}" for name in MEMORY_COLUMNS}
+    row.update(
+        id="sig-1", content="all columns", type="rule", importance=0.3, confidence=0.4,
+        pinned=1, is_deleted=1, version=7, update_count=2, access_count=5, manual_override=1,
+        visibility="archived", tags="t1,t2",
+    )  # fmt: skip
+    for name in ("created_at", "updated_at", "deleted_at", "last_accessed", "superseded_at",
+                 "stale_at", "review_after", "occurred_at"):  # fmt: skip
+        row[name] = "2025-05-05T05:05:05.000Z"
+    mapped = map_memory(row)
+    assert isinstance(mapped, SignetMemory) and not mapped.notes
+    source = Source("src_" + "0" * 32, "default", KIND, "n", "/x", "active", None, "t", "t")
+    imported = to_imported(mapped, "sig-1", source, "run_x", "/x/memory/memories.db")
+    carried = {name: value for name, value in vars_of(imported).items() if name != "metadata"} | {
+        f"signet.{k}": v for k, v in imported.metadata["signet"].items()
+    }
+    flat = {str(v) for v in carried.values()} | {
+        str(v) for v in carried.values() if isinstance(v, tuple) for v in v
+    }
+    for name in MEMORY_COLUMNS - derived:
+        value = row[name]
+        if name == "tags":
+            assert imported.tags == ("t1", "t2")
+        elif name in ("pinned", "is_deleted", "manual_override"):
+            assert getattr(imported, name) is True
+        else:
+            assert str(value) in flat, f"{name} was dropped"
+
+
+def vars_of(value: object) -> dict[str, object]:
+    return {name: getattr(value, name) for name in value.__dataclass_fields__}  # type: ignore[attr-defined]
