@@ -117,7 +117,8 @@ class RequestGate:
         body = b""
         if refusal is None:
             try:
-                body, refusal = await self.read_body(receive, headers)
+                limit = self.settings.body_limit(str(scope.get("path", "")))
+                body, refusal = await self.read_body(receive, headers, limit)
             except _ClientGone:
                 return  # a partial body must never reach a handler, and nobody awaits an answer
         if refusal is None:
@@ -210,10 +211,10 @@ class RequestGate:
         )
 
     async def read_body(
-        self, receive: Receive, headers: dict[str, str]
+        self, receive: Receive, headers: dict[str, str], limit: int | None = None
     ) -> tuple[bytes, JSONResponse | None]:
         """The whole request body, or a refusal: 413 past the limit, 400 for non-UTF-8 JSON."""
-        limit = self.settings.max_body_bytes
+        limit = self.settings.max_body_bytes if limit is None else limit
         declared = headers.get("content-length")
         if declared is not None:
             if not declared.strip().isdigit():

@@ -40,12 +40,19 @@ class HttpSettings:
     version: str = field(default_factory=package_version)
     auth_token: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    # Per-route body limits by exact path (POST /api/documents takes whole documents);
+    # every other route keeps `max_body_bytes`.
+    route_body_bytes: Mapping[str, int] = field(default_factory=dict)
     started_at: float = field(default_factory=time.time)
     agents_dir: str = ""
     # Signet's `hybrid` auth mode: callers on a loopback address need no token.
     trust_loopback_clients: bool = False
     # By agent.yaml name (`forget`, `batchForget`, ...); empty = none applied (`local` mode).
     rate_limits: Mapping[str, RateLimit] = field(default_factory=dict)
+
+    def body_limit(self, path: str) -> int:
+        """The body limit of a request to `path`."""
+        return self.route_body_bytes.get(path, self.max_body_bytes)
 
     @property
     def uptime_seconds(self) -> float:

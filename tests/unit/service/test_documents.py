@@ -13,7 +13,7 @@ from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.provider import Vectors
 from signet_desktop.service.facade import SignetService
-from tests.unit.service.document_support import (
+from tests.support.documents import (
     config,
     count,
     drain,

@@ -1,4 +1,4 @@
-"""Helpers for the document tests: a real service over a temp workspace and its worker."""
+"""Document-ingest test helpers: a real service over a temp workspace and its worker."""
 
 from __future__ import annotations
 
