@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from fastapi import FastAPI
 
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
 from signet_desktop.api.http.openapi import error_responses, install_openapi
 from signet_desktop.api.http.routes import (
     artifacts,
+    documents,
     embeddings,
     events,
     health,
@@ -29,6 +32,8 @@ from signet_desktop.service.facade import SignetService
 
 __all__ = ["HttpSettings", "create_app"]
 
+DOCUMENTS_PATH = "/api/documents"
+
 
 def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     """The HTTP API over `service`. Refuses a non-loopback bind without a token.
@@ -37,6 +42,9 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     Interactive docs are off; the schema stays at /openapi.json for contract tests.
     """
     check_bind(settings)
+    # Documents arrive whole: their route takes up to the configured document size.
+    limits = {DOCUMENTS_PATH: service.documents.max_request_bytes, **settings.route_body_bytes}
+    settings = dataclasses.replace(settings, route_body_bytes=limits)
     app = FastAPI(
         title="Signet Desktop",
         version=settings.version,
@@ -52,7 +60,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     install_error_handlers(app)
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
-        sources, artifacts, memory_md, queue,
+        sources, artifacts, memory_md, queue, documents,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
