@@ -1,0 +1,471 @@
+"""The Queue pane: live counts per state and type, a small chart, the jobs, and safe repair.
+
+Counts and the jobs table are read off the GUI thread (`service.pipeline.queue`), again when
+a `job.*`, `queue.repaired` or `document.*` event of this agent arrives (coalesced, never two
+reads at once); a slow timer adds a sample to the chart while the pane is shown, which also
+catches jobs queued without an event. Every repair first runs as a dry run and shows the
+jobs it would change; only after `confirm_repair(outcome)` says yes is it applied, limited to
+exactly the listed jobs (tests replace `confirm_repair`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QHideEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from signet_desktop.domain.events import Event
+from signet_desktop.queue.jobs import Job
+from signet_desktop.queue.repair import ACTIONS, RepairOutcome, RepairRequest
+from signet_desktop.service.queue_ops import QueueDiagnostics, RepairResult
+from signet_desktop.ui import queue_format as fmt
+from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
+from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import single_shot, title_row
+
+REFRESH_DELAY_MS = 250
+CHART_SAMPLE_MS = 10_000
+TABLE_LIMIT = 200
+COLUMNS = ("Job", "Type", "Attempts", "State", "Changed", "Error")
+STATE_CHOICES = (
+    ("All states", None),
+    ("Pending", "pending"),
+    ("Leased", "leased"),
+    ("Dead", "dead"),
+    ("Completed", "completed"),
+    ("Cancelled", "cancelled"),
+)
+ANY_TYPE = "All types"
+EVENT_PREFIXES = ("job.", "document.")
+EMPTY_TITLE = "No jobs yet"
+EMPTY_HINT = (
+    "Background work queues here as durable jobs: documents being ingested, vectors being "
+    "backfilled. Each one shows its attempts, payload and error as it runs; dead jobs can be "
+    "requeued and finished ones pruned, always with a dry run first."
+)
+Snapshot = tuple[QueueDiagnostics, list[Job]]
+Confirm = Callable[[RepairOutcome], bool]
+
+
+class JobDetail(QWidget):
+    """The selected job: its facts, payload, error and result, and the actions that apply."""
+
+    def __init__(self, act: Callable[[str, Sequence[str]], None]) -> None:
+        super().__init__()
+        self.setObjectName("queueJobDetail")
+        self._act = act
+        self.job: Job | None = None
+        self.heading = QLabel("Select a job")
+        self.heading.setProperty("role", "heading")
+        self.form = QFormLayout()
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.error = self._text("queueJobError", mono)
+        self.payload = self._text("queueJobPayload", mono)
+        self.result = self._text("queueJobResult", mono)
+        self.buttons: dict[str, QPushButton] = {}
+        actions = QHBoxLayout()
+        for action in ACTIONS:
+            button = QPushButton(action.capitalize() + "…")
+            button.setObjectName(f"queueJob_{action}")
+            button.clicked.connect(lambda _c=False, a=action: self._run(a))
+            button.hide()
+            actions.addWidget(button)
+            self.buttons[action] = button
+        actions.addStretch(1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(12, 0, 0, 0)
+        column.addWidget(self.heading)
+        column.addLayout(self.form)
+        self.labels = {"error": QLabel("Error"), "payload": QLabel("Payload"),
+                       "result": QLabel("Result")}  # fmt: skip
+        for key, edit in (("error", self.error), ("payload", self.payload),
+                          ("result", self.result)):  # fmt: skip
+            self.labels[key].setProperty("role", "muted")
+            column.addWidget(self.labels[key])
+            column.addWidget(edit, 1 if key == "payload" else 0)
+        column.addLayout(actions)
+        column.addStretch(0)
+        self.show_job(None)
+
+    def _text(self, name: str, font: Any) -> QPlainTextEdit:
+        edit = QPlainTextEdit()
+        edit.setObjectName(name)
+        edit.setReadOnly(True)
+        edit.setFont(font)
+        edit.setMaximumHeight(160)
+        return edit
+
+    def show_job(self, job: Job | None) -> None:
+        self.job = job
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.heading.setText("Select a job" if job is None else fmt.short_id(job.id))
+        texts = {
+            "error": job.error or "" if job else "",
+            "payload": fmt.payload_text(job) if job else "",
+            "result": fmt.result_text(job) if job else "",
+        }
+        for key, edit in (("error", self.error), ("payload", self.payload),
+                          ("result", self.result)):  # fmt: skip
+            edit.setPlainText(texts[key])
+            shown = bool(texts[key])
+            edit.setVisible(shown)
+            self.labels[key].setVisible(shown)
+        allowed = fmt.job_actions(job) if job else []
+        for action, button in self.buttons.items():
+            button.setVisible(action in allowed)
+        if job is None:
+            return
+        for label, value in fmt.job_detail(job):
+            field = QLabel(value)
+            field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            field.setWordWrap(True)
+            if label == "State":
+                field.setStyleSheet(f"color: {state_colour(value, current_theme())};")
+            self.form.addRow(label, field)
+
+    def _run(self, action: str) -> None:
+        if self.job is not None:
+            self._act(action, (self.job.id,))
+
+
+class QueuePane(PaneWidget):
+    """Counts, chart, jobs and repair for the window's agent."""
+
+    def __init__(self, context: PaneContext) -> None:
+        super().__init__(context)
+        self.setObjectName("queuePane")
+        self.ops = context.service.pipeline.queue
+        self.confirm_repair: Confirm = self._ask_to_apply
+        self.history = fmt.CountHistory()
+        self.report: QueueDiagnostics | None = None
+        self.rows: list[Job] = []
+        self._started = False
+        self._reading = False
+        self._again = False
+        self._repairing = False
+        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
+        self._sample_timer = single_shot(self, CHART_SAMPLE_MS, self.refresh)
+        self._build()
+        context.events.event_published.connect(self._on_event)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        header, self.health_label = title_row("Queue", "queueHealth")
+        self.repair_button = QPushButton("Repair… (dry run first)")
+        self.repair_button.setObjectName("queueRepair")
+        menu = QMenu(self.repair_button)
+        for action in ACTIONS:
+            entry = menu.addAction(fmt.REPAIR_LABELS[action][0])
+            entry.triggered.connect(lambda _c=False, a=action: self.start_repair(a))
+        self.repair_button.setMenu(menu)
+        header.addSpacing(12)
+        header.addWidget(self.repair_button)
+        self.pills = CountPills()
+        self.chart = CountsChart()
+        self.banner = Banner()
+        self.notice = QLabel("")
+        self.notice.setObjectName("queueNotice")
+        self.notice.setProperty("role", "muted")
+        self.notice.hide()
+        self.state_filter = QComboBox()
+        self.state_filter.setObjectName("queueStateFilter")
+        for label, value in STATE_CHOICES:
+            self.state_filter.addItem(label, value)
+        self.type_filter = QComboBox()
+        self.type_filter.setObjectName("queueTypeFilter")
+        self.type_filter.addItem(ANY_TYPE, None)
+        self.type_filter.setMinimumWidth(180)
+        for combo in (self.state_filter, self.type_filter):
+            combo.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.types_label = QLabel("")
+        self.types_label.setObjectName("queueTypes")
+        self.types_label.setProperty("role", "muted")
+        filters = QHBoxLayout()
+        filters.addWidget(self.state_filter)
+        filters.addWidget(self.type_filter)
+        filters.addSpacing(12)
+        filters.addWidget(self.types_label, 1)
+        self.table = self._table()
+        self.detail = JobDetail(self.start_repair)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([700, 420])
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.pills)
+        column.addWidget(self.chart)
+        column.addLayout(filters)
+        column.addWidget(self.splitter, 1)
+        self.empty = EmptyState("queue.svg", EMPTY_TITLE, EMPTY_HINT)
+        self.empty.hint_label.setFixedWidth(560)
+        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(560))
+        self.stack = QStackedWidget()
+        self.stack.addWidget(content)
+        self.stack.addWidget(self.empty)
+        self.content = content
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(16, 12, 16, 12)
+        outer.setSpacing(8)
+        outer.addLayout(header)
+        outer.addWidget(self.banner)
+        outer.addWidget(self.notice)
+        outer.addWidget(self.stack, 1)
+
+    def _table(self) -> QTableWidget:
+        table = QTableWidget(0, len(COLUMNS))
+        table.setObjectName("queueJobs")
+        table.setHorizontalHeaderLabels(list(COLUMNS))
+        table.verticalHeader().hide()
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        table.currentCellChanged.connect(lambda row, *_: self._on_row(row))
+        return table
+
+    # -- the PaneWidget hooks --------------------------------------------------------------
+
+    def activated(self) -> None:
+        self._started = True
+        self.refresh()
+
+    def deactivated(self) -> None:
+        self._sample_timer.stop()
+
+    def reveal(self, **reveal: Any) -> None:
+        """`state=…` filters the table (the tray's dead jobs jump here with `state="dead"`)."""
+        state = reveal.get("state")
+        if isinstance(state, str):
+            index = self.state_filter.findData(state)
+            if index >= 0:
+                self.state_filter.setCurrentIndex(index)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._sample_timer.stop()
+        super().hideEvent(event)
+
+    def shutdown(self) -> None:
+        self._refresh_timer.stop()
+        self._sample_timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.context.events.event_published.disconnect(self._on_event)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read counts and jobs off the GUI thread (one read at a time; a late ask reruns)."""
+        if not self._started or not self.isVisible():
+            return  # a hidden pane reads again when it is shown (`activated`)
+        if self._reading:
+            self._again = True
+            return
+        self._reading = True
+        agent, ops = self.context.agent_id, self.ops
+        state, kind = self.state_filter.currentData(), self.type_filter.currentData()
+
+        def read() -> Snapshot:
+            report = ops.diagnostics(agent)
+            return report, ops.jobs(agent, status=state, job_type=kind, limit=TABLE_LIMIT)
+
+        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+
+    def _loaded(self, snapshot: Snapshot) -> None:
+        self._reading = False
+        report, rows = snapshot
+        self.report, self.rows = report, rows
+        self.history.add(time.monotonic(), report.counts)
+        self.pills.set_pills(fmt.pills(report))
+        self.chart.set_history(self.history, time.monotonic())
+        self.health_label.setText(f"Queue {fmt.health_text(report)}")
+        self._set_types(report)
+        self._fill_table(rows)
+        filtered = self.state_filter.currentIndex() > 0 or self.type_filter.currentIndex() > 0
+        nothing = not rows and not filtered and not any(report.counts.values())
+        self.stack.setCurrentWidget(self.empty if nothing else self.content)
+        if self.isVisible():
+            self._sample_timer.start()
+        if self._again:
+            self._again = False
+            self.refresh()
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._reading = False
+        self.banner.show_message(f"The queue could not be read: {exc}")
+
+    def _set_types(self, report: QueueDiagnostics) -> None:
+        known = [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]
+        choices = fmt.job_types(report.job_types, known)
+        if choices != known:
+            current = self.type_filter.currentData()
+            self.type_filter.blockSignals(True)
+            self.type_filter.clear()
+            self.type_filter.addItem(ANY_TYPE, None)
+            for kind in choices:
+                self.type_filter.addItem(kind, kind)
+            self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
+            self.type_filter.blockSignals(False)
+        parts = [
+            f"{kind}: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+            for kind, counts in sorted(report.job_types.items())
+            if any(counts.values())
+        ]
+        self.types_label.setText("  ·  ".join(parts))
+
+    def _fill_table(self, rows: list[Job]) -> None:
+        selected = self.detail.job.id if self.detail.job else None
+        theme = current_theme()
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(rows))
+        keep = -1
+        for r, job in enumerate(rows):
+            for c, text in enumerate(fmt.job_row(job)):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setData(Qt.ItemDataRole.UserRole, job.id)
+                    item.setToolTip(job.id)
+                if c == 3:
+                    item.setForeground(QBrush(QColor(state_colour(text, theme))))
+                if c == 5 and job.error:
+                    item.setToolTip(job.error)
+                self.table.setItem(r, c, item)
+            if job.id == selected:
+                keep = r
+        self.table.blockSignals(False)
+        if keep >= 0:
+            self.table.selectRow(keep)
+            self.detail.show_job(rows[keep])
+        elif rows:
+            self.table.selectRow(0)
+            self.detail.show_job(rows[0])
+        else:
+            self.detail.show_job(None)
+
+    def _on_row(self, row: int) -> None:
+        if 0 <= row < len(self.rows):
+            self.detail.show_job(self.rows[row])
+
+    def job_ids(self) -> list[str]:
+        """The ids in the table, top to bottom (tests)."""
+        return [job.id for job in self.rows]
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        if not self._started or event.agent_id != self.context.agent_id:
+            return
+        wanted = event.kind == "queue.repaired" or event.kind.startswith(EVENT_PREFIXES)
+        if wanted and not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    # -- repair ----------------------------------------------------------------------------
+
+    def start_repair(self, action: str, ids: Sequence[str] = ()) -> None:
+        """Dry-run `action` (on `ids`, else on every matching job), then ask, then apply."""
+        if self._repairing or action not in ACTIONS:
+            return
+        kind = self.type_filter.currentData()
+        request = RepairRequest(action, dry_run=True, ids=tuple(ids), job_type=kind)
+        self._repairing = True
+        self.banner.clear()
+        agent = self.context.agent_id
+        self.context.tasks.call(
+            self.ops.repair, agent, request,
+            done=lambda result: self._previewed(request, result), failed=self._repair_failed,
+        )  # fmt: skip
+
+    def _previewed(self, request: RepairRequest, result: RepairResult) -> None:
+        outcome = result.outcome
+        if not outcome.affected:
+            self._repairing = False
+            self._say(fmt.preview_text(outcome))
+            return
+        if not self.confirm_repair(outcome):
+            self._repairing = False
+            self._say("Nothing changed.")
+            return
+        planned = outcome.ids
+        apply = dataclasses.replace(request, dry_run=False, ids=planned, max_batch=len(planned))
+        self.context.tasks.call(
+            self.ops.repair, self.context.agent_id, apply,
+            done=lambda done: self._applied(planned, done), failed=self._repair_failed,
+        )  # fmt: skip
+
+    def _applied(self, planned: Sequence[str], result: RepairResult) -> None:
+        self._repairing = False
+        if result.refused:
+            self.banner.show_message(result.message, "warn")
+            return
+        text, level = fmt.applied_text(planned, result.outcome)
+        if level == "warn":
+            self.banner.show_message(text, "warn")
+        else:
+            self._say(text)
+        self.refresh()
+
+    def _repair_failed(self, exc: BaseException) -> None:
+        self._repairing = False
+        self.banner.show_message(f"The repair failed: {exc}")
+
+    def _say(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.show()
+
+    def _ask_to_apply(self, outcome: RepairOutcome) -> bool:
+        """The default confirmation: the dry run's jobs, Apply or Cancel (Cancel default)."""
+        box = QMessageBox(self)
+        box.setObjectName("queueConfirm")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Apply queue repair")
+        box.setText(fmt.preview_text(outcome))
+        box.setInformativeText("The dry run changed nothing. Apply it to exactly these jobs?")
+        apply = box.addButton("Apply", QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        return box.clickedButton() is apply
+
+
+PANE = PaneSpec(
+    key="queue",
+    title="Queue",
+    icon="queue.svg",
+    order=60,
+    factory=QueuePane,
+    shortcut="Ctrl+6",
+)
