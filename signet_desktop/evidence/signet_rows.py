@@ -227,6 +227,8 @@ def map_history(row: Mapping[str, Any]) -> SignetHistoryEvent:
     extra = {k: _plain(v) for k, v in row.items() if k not in HISTORY_COLUMNS and v is not None}
     if extra:
         metadata = {**metadata, "signet_extra": extra}
+    if _text(row.get("agent_id")):  # the event lands in the importing agent
+        metadata = {**metadata, "signet_agent_id": _text(row.get("agent_id"))}
     return SignetHistoryEvent(
         id=_text(row.get("id")),
         memory_id=str(row.get("memory_id")),

@@ -438,6 +438,8 @@ def _transcript_row(item: SignetTranscript, source: Source, turns: int) -> dict[
     created = item.created_at or utc_now()
     updated = item.updated_at or created
     meta: dict[str, Any] = {"signet": {"agent_id": item.agent_id, **dict(item.source)}}
+    if item.content_hash:
+        meta["signet"]["content_hash"] = item.content_hash
     if item.extra:
         meta["signet"]["extra"] = dict(item.extra)
     if item.notes:

@@ -18,6 +18,7 @@ from signet_desktop.evidence.signet_db import (
 from signet_desktop.evidence.signet_rows import (
     SignetMemory,
     Unmapped,
+    map_history,
     map_memory,
     parse_tags,
     timestamp,
@@ -50,6 +51,8 @@ def test_current_schema_maps_every_field(tmp_path: Path) -> None:
         history=[event("sig-000001", 1, "created", new_content="v1")],
         transcripts=[transcript("sess-1")],
     )  # fmt: skip
+    older_agent_history = {"memory_id": "m", "event": "created", "agent_id": "bob"}
+    assert map_history(older_agent_history).metadata == {"signet_agent_id": "bob"}
     with SignetDatabase(tmp_path / "ws") as db:
         assert db.schema.migration_version == 147
         assert db.schema.unknown_columns["memories"] == ()

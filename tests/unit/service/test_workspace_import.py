@@ -110,8 +110,17 @@ def test_memories_keep_what_signet_recorded_and_say_where_they_came_from(
 def test_transcripts_arrive_completed_with_their_source_record(
     db: Database, imports: ImportService, tmp_path: Path
 ) -> None:
-    root = signet(tmp_path, memories=[memory(1)], transcripts=[transcript("s-1", turns=4)])
+    root = signet(
+        tmp_path, memories=[memory(1)],
+        transcripts=[transcript("s-1", turns=4, content_hash="h1", source_id="x")],
+    )  # fmt: skip
     source_id = run(imports, root)
+    meta = db.reader().execute("SELECT source_meta_json FROM session_transcripts").fetchone()[0]
+    assert json.loads(meta)["signet"] == {
+        "agent_id": "default",
+        "content_hash": "h1",
+        "source_id": "x",
+    }
     row = transcripts.get_transcript(db.reader(), "default", "s-1")
     assert row is not None and row.completed_at == "2025-03-02T09:30:00.000Z"
     assert (row.turn_count, row.source_id, row.created_at) == (
