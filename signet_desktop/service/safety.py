@@ -201,12 +201,14 @@ class ContentSafetyService:
             taken = [self._queue.popleft() for _ in range(min(limit, len(self._queue)))]
         if not taken:
             return 0
-        reader = self._db.reader()
-        items = []
+        by_agent: dict[str, list[str]] = {}
         for agent_id, memory_id in dict.fromkeys(taken):
-            memory = memories.get_memory(reader, agent_id, memory_id)
-            if memory is not None and not memory.is_deleted:
-                items.append(ScanItem(agent_id, "memory", memory.id, memory.content))
+            by_agent.setdefault(agent_id, []).append(memory_id)
+        reader = self._db.reader()
+        items: list[ScanItem] = []
+        for agent_id, ids in by_agent.items():
+            live = memories.get_memories(reader, agent_id, ids)  # one query; forgotten: absent
+            items.extend(ScanItem(agent_id, "memory", i, live[i].content) for i in ids if i in live)
         return self.record(items)
 
     def scan_pending(self, agent_id: str | None, limit: int) -> int:

@@ -145,24 +145,23 @@ def _decision(row: Any) -> SafetyDecision:
 
 def record_decisions(conn: Connection, decisions: Iterable[SafetyDecision]) -> int:
     """Insert or replace the decisions (inside the caller's write transaction)."""
-    count = 0
-    for d in decisions:
-        conn.execute(
-            UPSERT_DECISION,
-            {
-                "agent_id": d.agent_id,
-                "source_kind": d.source_kind,
-                "source_id": d.source_id,
-                "status": d.status,
-                "context_eligible": 1 if d.context_eligible else 0,
-                "reasons_json": json.dumps(list(d.reasons)),
-                "policy_version": d.policy_version,
-                "content_hash": d.content_hash,
-                "scanned_at": d.scanned_at,
-            },
-        )
-        count += 1
-    return count
+    rows = [
+        {
+            "agent_id": d.agent_id,
+            "source_kind": d.source_kind,
+            "source_id": d.source_id,
+            "status": d.status,
+            "context_eligible": 1 if d.context_eligible else 0,
+            "reasons_json": json.dumps(list(d.reasons)),
+            "policy_version": d.policy_version,
+            "content_hash": d.content_hash,
+            "scanned_at": d.scanned_at,
+        }
+        for d in decisions
+    ]
+    if rows:
+        conn.executemany(UPSERT_DECISION, rows)
+    return len(rows)
 
 
 def get_decisions(
