@@ -1,0 +1,221 @@
+"""`signet ingest <url|file|->` and `signet documents list|show|delete`, over HTTP.
+
+`ingest` posts /api/documents (a URL, an absolute file path, or `-` for text on stdin) and
+follows the document (GET /api/documents/{id}) on stderr, one line per state, until it is
+`done`, `failed` or `deleted`; `--no-wait` prints the id and returns at once. A document the
+agent already has is reported as such (`deduplicated`) and followed like a new one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from signet_desktop.cli import output
+from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.client.daemon import DaemonClient
+
+DOCUMENTS_PATH = "/api/documents"
+POLL_S = 0.25
+FINAL = frozenset({"done", "failed", "deleted"})
+
+INGEST_EXAMPLES = """\
+  signet ingest https://example.com/guide.html   # fetched, HTML reduced to text
+  signet ingest ~/notes/design.md --title Design  # text, Markdown, HTML or PDF files
+  git log -50 | signet ingest - --title "recent commits"
+  signet ingest report.pdf --no-wait              # print the id and return
+"""
+DOCUMENTS_EXAMPLES = """\
+  signet documents list --status failed
+  signet documents show doc_0123...
+  signet documents delete doc_0123... --reason "superseded"
+"""
+
+
+def _agent_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add `ingest` and the `documents` group to the `signet` parser."""
+    ingest = add_command(
+        subparsers,
+        "ingest",
+        help="turn a URL or a file into searchable document chunks",
+        description="Queue a document for ingest: it is fetched or read, reduced to text,\n"
+        "split into chunks and each chunk stored as a `document_chunk` memory. Progress is\n"
+        "printed until the document is done (or failed).",
+        examples=INGEST_EXAMPLES,
+        handler=run_ingest,
+    )
+    ingest.add_argument("target", help="an http(s) URL, a file path, or - for text on stdin")
+    ingest.add_argument("--title", help="the document's title (default: found in it)")
+    ingest.add_argument("--content-type", help="read a file as this type (e.g. text/markdown)")
+    ingest.add_argument("--project", help="the project the chunks belong to")
+    ingest.add_argument("--no-wait", action="store_true", help="queue it and print the id")
+    _agent_option(ingest)
+    group = add_command(
+        subparsers,
+        "documents",
+        help="list, inspect and delete ingested documents",
+        description="Documents are what `signet ingest` (or POST /api/documents) queued.",
+        examples=DOCUMENTS_EXAMPLES,
+        connects=False,
+    )
+    commands = group.add_subparsers(dest="documents_command", metavar="COMMAND", required=True)
+    listing = add_command(commands, "list", help="the agent's documents", handler=run_list)
+    listing.add_argument("--status", help="only documents in this state (e.g. failed)")
+    listing.add_argument("--limit", type=int, default=50, help="at most this many (≤ 500)")
+    _agent_option(listing)
+    show = add_command(commands, "show", help="a document, its state and chunks", handler=run_show)
+    show.add_argument("document_id", metavar="ID")
+    _agent_option(show)
+    delete = add_command(
+        commands,
+        "delete",
+        help="delete a document and soft-delete its chunk memories",
+        handler=run_delete,
+    )
+    delete.add_argument("document_id", metavar="ID")
+    delete.add_argument("--reason", help="why (kept in the chunks' history)")
+    _agent_option(delete)
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+
+def ingest_body(args: argparse.Namespace, ctx: CliContext) -> dict[str, Any]:
+    """The POST body for `target`: a URL, `-` (stdin text) or a file made absolute."""
+    target: str = args.target
+    body: dict[str, Any]
+    if target.startswith(("http://", "https://")):
+        body = {"source_type": "url", "url": target}
+    elif target == "-":
+        body = {"source_type": "text", "content": ctx.stdin.read()}
+    else:
+        body = {"source_type": "file", "path": str(Path(target).expanduser().absolute())}
+    for key in ("title", "content_type", "project"):
+        value = getattr(args, key, None)
+        if value:
+            body[key] = value
+    return body
+
+
+def run_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
+    with ctx.client(args) as client:
+        ticket = client.post(DOCUMENTS_PATH, ingest_body(args, ctx))
+        if ticket.get("deduplicated"):
+            ctx.warn(f"already ingested as {ticket['id']} ({ticket['status']})")
+        if args.no_wait:
+            ctx.print(output.to_json_text(ticket) if args.json else ticket["id"])
+            return ExitCode.OK
+        document = follow(client, ctx, ticket["id"], lines=not args.json)
+    if args.json:
+        ctx.print(output.to_json_text(document))
+    else:
+        ctx.print(summary_line(document))
+    return ExitCode.OK if document.get("status") == "done" else ExitCode.FAILURE
+
+
+def follow(
+    client: DaemonClient, ctx: CliContext, document_id: str, *, lines: bool
+) -> Mapping[str, Any]:
+    """Poll the document until it is final (or an attempt failed), a line per state on stderr."""
+    started = time.monotonic()
+    last = ""
+    while True:
+        document: Mapping[str, Any] = client.get(f"{DOCUMENTS_PATH}/{document_id}")
+        status = str(document.get("status"))
+        line = f"{status} · {time.monotonic() - started:.1f} s"
+        if lines and status != last:
+            ctx.warn(line)
+        last = status
+        if status in FINAL or (status == "queued" and document.get("error")):
+            return document
+        time.sleep(POLL_S)
+
+
+def summary_line(document: Mapping[str, Any]) -> str:
+    """`done: 12 chunks from "Title" (doc_…)`, or the failure and whether it will be retried."""
+    status = document.get("status")
+    ident = document.get("id")
+    if status == "done":
+        title = document.get("title") or document.get("source_url") or "untitled"
+        return f'done: {document.get("chunk_count", 0)} chunks from "{title}" ({ident})'
+    if status == "deleted":
+        return f"deleted while it was ingested ({ident})"
+    job = document.get("job") or {}
+    attempts, budget = job.get("attempts", 0), job.get("max_attempts", 0)
+    retry = (
+        f"; attempt {attempts} of {budget}, retried at {job.get('retry_at')}"
+        if job.get("status") == "pending"
+        else f"; gave up after {attempts} attempts"
+    )
+    return f"failed: {document.get('error')}{retry} ({ident})"
+
+
+def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    params: dict[str, Any] = {"limit": args.limit}
+    if args.status:
+        params["status"] = args.status
+    with ctx.client(args) as client:
+        answer = client.get(DOCUMENTS_PATH, params)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+        return ExitCode.OK
+    documents = answer.get("documents", [])
+    if not documents:
+        ctx.print("no documents")
+        return ExitCode.OK
+    rows = [
+        (
+            d["id"],
+            d["status"],
+            d["chunk_count"],
+            output.one_line(d.get("title") or d.get("source_url") or "", 40),
+            output.date_part(d["created_at"]),
+        )
+        for d in documents
+    ]
+    ctx.print("\n".join(output.table(("id", "status", "chunks", "title", "created"), rows)))
+    return ExitCode.OK
+
+
+def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
+    path = f"{DOCUMENTS_PATH}/{args.document_id}"
+    with ctx.client(args) as client:
+        document = client.get(path)
+        chunks = client.get(f"{path}/chunks", {"limit": 20}).get("chunks", [])
+    if args.json:
+        ctx.print(output.to_json_text({**document, "chunks": chunks}))
+        return ExitCode.OK
+    ctx.print(f"{document['id']}  {document['status']}  {document['source_type']}")
+    ctx.print(f"title: {document.get('title') or '-'}")
+    if document.get("source_url"):
+        ctx.print(f"source: {document['source_url']}")
+    ctx.print(f"chunks: {document['chunk_count']} · type: {document.get('content_type') or '-'}")
+    if document.get("error"):
+        ctx.print(f"error: {document['error']}")
+    job = document.get("job")
+    if job:
+        ctx.print(f"job: {job['status']} · attempt {job['attempts']} of {job['max_attempts']}")
+    for chunk in chunks:
+        ctx.print(f"  #{chunk['chunk_index']} {chunk['id']}  {output.one_line(chunk['content'])}")
+    return ExitCode.OK
+
+
+def run_delete(args: argparse.Namespace, ctx: CliContext) -> int:
+    params = {"reason": args.reason} if args.reason else {}
+    with ctx.client(args) as client:
+        answer = client.request("DELETE", f"{DOCUMENTS_PATH}/{args.document_id}", params=params)
+    if args.json:
+        ctx.print(output.to_json_text(answer))
+        return ExitCode.OK
+    ctx.print(f"deleted {answer['id']} ({answer['memories_deleted']} chunk memories soft-deleted)")
+    return ExitCode.OK
