@@ -24,6 +24,7 @@ from signet_desktop.cli import (
     embed_commands,
     hook,
     import_commands,
+    ingest_commands,
     install_commands,
     memory_commands,
     memory_md_commands,
@@ -48,6 +49,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     hook.register,
     install_commands.register,
     import_commands.register,
+    ingest_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
