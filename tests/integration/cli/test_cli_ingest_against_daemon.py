@@ -1,4 +1,4 @@
-"""`signet ingest` and `signet documents` against the real app on a loopback socket, worker running."""
+"""`signet ingest` and `signet documents` against the real app on loopback, with a worker."""
 
 from __future__ import annotations
 
