@@ -163,6 +163,7 @@ class _Gate:
         self._safety = safety
         self._agent_id = agent_id
         self._withheld: set[tuple[str, str]] = set()
+        self._answers: dict[tuple[str, str], str] = {}  # each item is asked about once
 
     @property
     def withheld(self) -> int:
@@ -170,17 +171,20 @@ class _Gate:
         return len(self._withheld)
 
     def texts(self, source_kind: str, items: Sequence[tuple[str, str]]) -> dict[str, str]:
-        if not items:
-            return {}
-        answers = self._safety.prompt_texts(self._agent_id, source_kind, list(items))
-        if len(answers) != len(items):  # fail closed: a confused gate shows nothing
-            raise RuntimeError("the safety gate answered a different number of items")
+        """source id -> the text as it may be shown, for the items not withheld."""
+        fresh = [item for item in items if (source_kind, item[0]) not in self._answers]
+        if fresh:
+            answers = self._safety.prompt_texts(self._agent_id, source_kind, fresh)
+            if len(answers) != len(fresh):  # fail closed: a confused gate shows nothing
+                raise RuntimeError("the safety gate answered a different number of items")
+            for (source_id, _), text in zip(fresh, answers, strict=True):
+                self._answers[(source_kind, source_id)] = text
+                if text.strip() == WITHHELD_MARKER:
+                    self._withheld.add((source_kind, source_id))
         kept = {}
-        for (source_id, _), text in zip(items, answers, strict=True):
-            if text.strip() == WITHHELD_MARKER:
-                self._withheld.add((source_kind, source_id))
-            else:
-                kept[source_id] = text
+        for source_id, _ in items:
+            if (source_kind, source_id) not in self._withheld:
+                kept[source_id] = self._answers[(source_kind, source_id)]
         return kept
 
     def entries(self, memories: Sequence[reads.MdMemory]) -> list[page.Entry]:
@@ -264,17 +268,26 @@ class MemoryMdService:
         scope.check_agent_id(agent_id)
         conn = self._db.reader()
         gate = _Gate(self._safety, agent_id)
-        counts = reads.overview(conn, agent_id, MONTHS)
-        as_of = normalize_time(now) if now is not None else self._newest(agent_id, counts)
+        found = reads.scan(conn, agent_id)
+        as_of = normalize_time(now) if now is not None else self._newest(agent_id, found)
         if now is None and as_of is not None:  # stored times: ours, or an importer's form
             with contextlib.suppress(AttributeError, ValueError, OverflowError):
                 as_of = _iso(_instant(as_of))
-        head = gate.entries(self._head_candidates(agent_id))[:HEAD_LIMIT]
-        shown = {e.memory_id for e in head}
-        threads = self._threads(gate, reads.thread_heads(conn, agent_id, THREAD_PER_PROJECT * 2))
-        typed = gate.entries(
-            reads.by_type(conn, agent_id, (*DURABLE_TYPES, OPEN_THREAD_TYPE), PER_TYPE * 2)
+        head_rows = reads.rank_head(found.durable, HEAD_MIN_IMPORTANCE, HEAD_LIMIT * 2)
+        thread_rows = reads.rank_threads(found.durable, THREAD_PER_PROJECT * 2)[:MAX_THREADS]
+        typed_rows = reads.rank_by_type(
+            found.durable, (*DURABLE_TYPES, OPEN_THREAD_TYPE), PER_TYPE * 2
         )
+        every = [*head_rows, *(row for group in thread_rows for row in group), *typed_rows]
+        texts = {m.id: m for m in reads.with_content(conn, agent_id, every)}
+
+        def with_text(rows: Sequence[reads.Ranked]) -> list[reads.MdMemory]:
+            return [texts[row.id] for row in rows if row.id in texts]
+
+        head = gate.entries(with_text(head_rows))[:HEAD_LIMIT]
+        shown = {e.memory_id for e in head}
+        threads = self._threads(gate, [with_text(group) for group in thread_rows])
+        typed = gate.entries(with_text(typed_rows))
         open_threads = [
             e for e in typed if e.type == OPEN_THREAD_TYPE and e.memory_id not in shown
         ][:OPEN_THREADS]
@@ -289,39 +302,40 @@ class MemoryMdService:
         doc = page.MemoryMdInput(
             agent_id=agent_id,
             as_of=as_of,
-            memory_count=counts.count,
+            memory_count=found.count,
             withheld=gate.withheld,
             head=head,
             threads=threads,
             ledger=ledger,
             open_threads=open_threads,
             durable=durable,
-            months=[page.MonthCount(*m) for m in counts.months],
+            months=self._months(agent_id, found.per_month),
         )
         count = len(shown) + sum(len(entries) for _, entries in durable)
         return MemoryMdDocument(agent_id, page.render(doc), as_of, count, gate.withheld)
 
-    def _newest(self, agent_id: str, counts: reads.Overview) -> str | None:
+    def _newest(self, agent_id: str, found: reads.Scan) -> str | None:
         """The newest evidence: the latest memory change or artifact capture."""
         capture = artifact_rows.newest_capture(self._db.reader(), agent_id)
-        found = [t for t in (counts.newest_change, capture) if t]
-        return max(found) if found else None
+        times = [t for t in (found.newest_change, capture) if t]
+        return max(times) if times else None
+
+    def _months(self, agent_id: str, per_month: dict[str, int]) -> list[page.MonthCount]:
+        """The newest `MONTHS` months with memories or sessions."""
+        sessions = reads.session_months(self._db.reader(), agent_id)
+        keys = sorted(set(per_month) | set(sessions), reverse=True)[:MONTHS]
+        return [page.MonthCount(k, per_month.get(k, 0), sessions.get(k, 0)) for k in keys]
 
     def _threads(
-        self, gate: _Gate, rows: Sequence[reads.MdMemory]
+        self, gate: _Gate, groups: Sequence[Sequence[reads.MdMemory]]
     ) -> list[tuple[str, list[page.Entry]]]:
-        """The most active `MAX_THREADS` projects' best entries (only those are gated)."""
-        by_project: dict[str, list[reads.MdMemory]] = {}
-        for row in rows:  # rows come most active project first
-            if row.project in by_project or len(by_project) < MAX_THREADS:
-                assert row.project is not None
-                by_project.setdefault(row.project, []).append(row)
-        kept = gate.entries([row for group in by_project.values() for row in group])
-        threads: dict[str, list[page.Entry]] = {project: [] for project in by_project}
-        for entry in kept:
+        """Each project's entries as the gate lets them out, trimmed; empty projects go."""
+        kept = gate.entries([row for group in groups for row in group])
+        threads: dict[str, list[page.Entry]] = {}
+        for entry in kept:  # in the groups' order: most active project first
             assert entry.project is not None
-            threads[entry.project].append(entry)
-        return [(p, entries[:THREAD_PER_PROJECT]) for p, entries in threads.items() if entries]
+            threads.setdefault(entry.project, []).append(entry)
+        return [(p, entries[:THREAD_PER_PROJECT]) for p, entries in threads.items()]
 
     def _ledger(self, gate: _Gate, agent_id: str, as_of: str | None) -> list[page.LedgerEntry]:
         since = None if as_of is None else _ledger_since(as_of)

@@ -26,35 +26,19 @@ WHERE {DURABLE} AND project IS NULL AND (pinned = 1 OR importance >= :min_import
 ORDER BY {RANK} LIMIT :limit
 """
 
-THREAD_HEADS = f"""
-WITH ranked AS (
-    SELECT {LEAN_COLUMNS},
-           ROW_NUMBER() OVER (PARTITION BY project ORDER BY {RANK}) AS place,
-           MAX(created_at) OVER (PARTITION BY project) AS latest
-    FROM memories WHERE {DURABLE} AND project IS NOT NULL AND type != 'issue'
-)
-SELECT {LEAN_COLUMNS} FROM ranked WHERE place <= :per_project
-ORDER BY latest DESC, project, place
-"""
-
-BY_TYPE = f"""
-WITH ranked AS (
-    SELECT {LEAN_COLUMNS},
-           ROW_NUMBER() OVER (
-               PARTITION BY type ORDER BY pinned DESC, importance DESC, created_at DESC, id
-           ) AS place
-    FROM memories
-    WHERE {DURABLE} AND type IN (SELECT value FROM json_each(:types))
-)
-SELECT {LEAN_COLUMNS} FROM ranked WHERE place <= :per_type ORDER BY type, place
-"""
-
-# One pass over the agent's rows: durable memories per month, and the newest change of any.
-OVERVIEW = f"""
-SELECT substr(COALESCE(occurred_at, created_at), 1, 7) AS month,
-       COUNT(*) FILTER (WHERE {DURABLE}) AS n, MAX(updated_at) AS newest
+# One pass over the agent's rows, without their text: what MEMORY.md ranks in Python (one
+# scan instead of a window query per section), plus what the header and month index count.
+SCAN = f"""
+SELECT id, type, created_at, pinned, importance, project, updated_at,
+       substr(COALESCE(occurred_at, created_at), 1, 7) AS month,
+       ({DURABLE.removeprefix("agent_id = :agent_id AND ")}) AS durable
 FROM memories WHERE agent_id = :agent_id
-GROUP BY month
+"""
+
+# The chosen rows' text (unary + keeps the planner on the id index).
+CONTENTS = """
+SELECT id, content FROM memories
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id
 """
 
 SESSION_MONTHS = """
@@ -62,6 +46,18 @@ SELECT substr(captured_at, 1, 7) AS month, COUNT(DISTINCT session_token) AS n
 FROM memory_artifacts WHERE agent_id = :agent_id AND removed_at IS NULL
 GROUP BY month
 """
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A durable memory's ranking facts (no text yet)."""
+
+    id: str
+    type: str
+    created_at: str
+    pinned: bool
+    importance: float
+    project: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +71,19 @@ class MdMemory:
     pinned: bool
     importance: float
     project: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """The agent's durable rows, how many, the newest change of any row, memories per month."""
+
+    durable: list[Ranked]
+    newest_change: str | None
+    per_month: dict[str, int]
+
+    @property
+    def count(self) -> int:
+        return len(self.durable)
 
 
 def _lean(row: Any) -> MdMemory:
@@ -92,49 +101,86 @@ def _lean(row: Any) -> MdMemory:
 def global_head(
     conn: Connection, agent_id: str, *, min_importance: float, limit: int
 ) -> list[MdMemory]:
-    """Pinned or important memories of no project, best first."""
+    """Pinned or important memories of no project, best first (`rank_head`'s order in SQL)."""
     rows = conn.execute(
         GLOBAL_HEAD, {"agent_id": agent_id, "min_importance": min_importance, "limit": limit}
     ).fetchall()
     return [_lean(r) for r in rows]
 
 
-def thread_heads(conn: Connection, agent_id: str, per_project: int) -> list[MdMemory]:
-    """The best `per_project` memories of each project, most recently active project first
-    (issues are left to Open Threads)."""
-    rows = conn.execute(THREAD_HEADS, {"agent_id": agent_id, "per_project": per_project})
-    return [_lean(r) for r in rows.fetchall()]
+def scan(conn: Connection, agent_id: str) -> Scan:
+    """Every row of the agent once: the durable ones' facts, the newest change, the months."""
+    durable: list[Ranked] = []
+    per_month: dict[str, int] = {}
+    newest: str | None = None
+    rows = conn.execute(SCAN, {"agent_id": agent_id}).fetchall()
+    for memory_id, kind, created, pinned, importance, project, updated, month, keep in rows:
+        if updated is not None and (newest is None or updated > newest):
+            newest = str(updated)
+        if keep:  # positional unpacking: by-name access cost half the scan at 10k rows
+            durable.append(
+                Ranked(memory_id, kind, created, bool(pinned), float(importance), project)
+            )
+            per_month[month] = per_month.get(month, 0) + 1
+    return Scan(durable, newest, per_month)
 
 
-def by_type(conn: Connection, agent_id: str, types: Sequence[str], per_type: int) -> list[MdMemory]:
-    """The best `per_type` memories of each of `types` (newest first among equals)."""
-    rows = conn.execute(
-        BY_TYPE, {"agent_id": agent_id, "types": json.dumps(list(types)), "per_type": per_type}
-    ).fetchall()
-    return [_lean(r) for r in rows]
+def _best_first(rows: list[Ranked]) -> list[Ranked]:
+    """pinned, importance (high first), then created_at and id (old first): RANK."""
+    return sorted(rows, key=lambda r: (not r.pinned, -r.importance, r.created_at, r.id))
 
 
-@dataclass(frozen=True, slots=True)
-class Overview:
-    """Durable memories in all, the newest change of any memory, and a month index."""
-
-    count: int
-    newest_change: str | None
-    months: list[tuple[str, int, int]]  # (YYYY-MM, memories, sessions), newest month first
+def rank_head(rows: Sequence[Ranked], min_importance: float, limit: int) -> list[Ranked]:
+    """Pinned or important memories of no project, best first."""
+    chosen = [r for r in rows if r.project is None and (r.pinned or r.importance >= min_importance)]
+    return _best_first(chosen)[:limit]
 
 
-def overview(conn: Connection, agent_id: str, months: int) -> Overview:
-    """Counts for the header and the Temporal Index in one pass over the agent's rows."""
-    rows = conn.execute(OVERVIEW, {"agent_id": agent_id}).fetchall()
-    per_month = {str(r[0]): int(r[1]) for r in rows if int(r[1])}
-    newest = max((str(r[2]) for r in rows if r[2] is not None), default=None)
-    sessions = {
-        str(r[0]): int(r[1])
-        for r in conn.execute(SESSION_MONTHS, {"agent_id": agent_id}).fetchall()
-    }
-    keys = sorted(set(per_month) | set(sessions), reverse=True)[:months]
-    index = [(k, per_month.get(k, 0), sessions.get(k, 0)) for k in keys]
-    return Overview(sum(per_month.values()), newest, index)
+def rank_threads(rows: Sequence[Ranked], per_project: int) -> list[list[Ranked]]:
+    """Each project's best `per_project` (issues left out), the project with the newest
+    memory first (ties by name)."""
+    by_project: dict[str, list[Ranked]] = {}
+    for row in rows:
+        if row.project is not None and row.type != "issue":
+            by_project.setdefault(row.project, []).append(row)
+    order = sorted(by_project)
+    order.sort(key=lambda p: max(r.created_at for r in by_project[p]), reverse=True)
+    return [_best_first(by_project[p])[:per_project] for p in order]
+
+
+def rank_by_type(rows: Sequence[Ranked], types: Sequence[str], per_type: int) -> list[Ranked]:
+    """The best `per_type` of each of `types`: pinned, importance, then newest (then id)."""
+    by_type: dict[str, list[Ranked]] = {t: [] for t in types}
+    for row in rows:
+        if row.type in by_type:
+            by_type[row.type].append(row)
+    out: list[Ranked] = []
+    for memory_type in sorted(by_type):
+        group = sorted(by_type[memory_type], key=lambda r: r.id)
+        group.sort(key=lambda r: r.created_at, reverse=True)  # stable: id breaks ties
+        group.sort(key=lambda r: (not r.pinned, -r.importance))
+        out += group[:per_type]
+    return out
+
+
+def with_content(conn: Connection, agent_id: str, rows: Sequence[Ranked]) -> list[MdMemory]:
+    """`rows` with their text, in the same order (one query)."""
+    ids = sorted({r.id for r in rows})
+    if not ids:
+        return []
+    found = conn.execute(CONTENTS, {"agent_id": agent_id, "ids": json.dumps(ids)})
+    text = {str(r[0]): str(r[1]) for r in found.fetchall()}
+    return [
+        MdMemory(r.id, r.type, text[r.id], r.created_at, r.pinned, r.importance, r.project)
+        for r in rows
+        if r.id in text
+    ]
+
+
+def session_months(conn: Connection, agent_id: str) -> dict[str, int]:
+    """Sessions (distinct tokens) with artifacts captured per month."""
+    rows = conn.execute(SESSION_MONTHS, {"agent_id": agent_id}).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
 
 
 def agents(conn: Connection) -> list[str]:

@@ -334,3 +334,19 @@ def test_an_odd_stored_time_still_builds(service: SignetService, md: MemoryMdSer
         conn.execute("UPDATE memories SET updated_at = 'sometime in 2019'")
     doc = md.build("default")
     assert doc.as_of == "sometime in 2019" and "an imported note" in doc.text
+
+
+def test_the_session_start_head_is_the_files_head(
+    service: SignetService, md: MemoryMdService
+) -> None:
+    when = "2026-06-01T00:00:00.000Z"  # equal times and importance: the id decides, both ways
+    for n in range(8):
+        remember(service, f"tied rule {n}", importance=0.9, created_at=when, type="rule")
+    remember(service, "critical: pinned rule", pinned=True)
+    remember(service, "a project rule", importance=0.95, project="/p")
+    text = md.build("default").text
+    section = text[text.index(page.GLOBAL_HEAD) : text.index(page.THREAD_HEADS)]
+    file_lines = [line for line in section.splitlines() if line.startswith("- ")]
+    head_lines = md.head("default", 10_000).text.splitlines()[1:]
+    assert file_lines == head_lines and len(file_lines) == 9
+    assert "pinned rule" in file_lines[0]
