@@ -16,6 +16,7 @@ from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service import (
     artifact_worker,
+    connectors,
     document_worker,
     embedding_worker,
     memory_md_worker,
@@ -25,6 +26,7 @@ from signet_desktop.service import (
 )
 from signet_desktop.service.artifact_worker import ArtifactWorker
 from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.connectors import ConnectorService, ConnectorWatcher
 from signet_desktop.service.documents import DocumentLimits, DocumentService, default_file_roots
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
@@ -149,6 +151,8 @@ def build_service(
     declared.append(document_worker.declaration(db, documents, pipeline_v2, events=bus))
     retention_ = RetentionService(db, pipeline_v2.retention, events=bus, status=status.set)
     declared.append(retention.declaration(MaintenanceWorker(retention_)))
+    connectors_ = ConnectorService(db, documents)
+    declared.append(connectors.declaration(ConnectorWatcher(connectors_)))
     pipeline = PipelineService(
         db,
         declared,
@@ -211,4 +215,5 @@ def build_service(
         memory_md=memory_md,
         documents=documents,
         retention=retention_,
+        connectors=connectors_,
     )

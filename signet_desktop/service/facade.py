@@ -9,7 +9,8 @@ at session start, on each prompt, at the end and around compaction), `safety` (t
 content-safety gate for prompt-facing text and its decision ledger), `artifacts` (Markdown
 session history under memory/ and its index), `memory_md` (the MEMORY.md projection),
 `documents` (document ingest: submit, read, list, chunks, delete), `retention` (the
-retention/maintenance sweep and its recorded runs); plus `events` (the bus,
+retention/maintenance sweep and its recorded runs), `connectors` (folder sources kept in
+step with document ingest); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -24,6 +25,7 @@ from typing import Any
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.connectors import ConnectorService
 from signet_desktop.service.documents import (
     DocumentLimits,
     DocumentService,
@@ -94,6 +96,7 @@ class SignetService:
         memory_md: MemoryMdService | None = None,
         documents: DocumentService | None = None,
         retention: RetentionService | None = None,
+        connectors: ConnectorService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -138,6 +141,7 @@ class SignetService:
             events=events,
         )
         self.retention = retention or RetentionService(db, events=events, status=status.set)
+        self.connectors = connectors or ConnectorService(db, self.documents)
         self._closed = False
 
     def ping(self) -> bool:

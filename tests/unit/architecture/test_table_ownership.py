@@ -37,6 +37,7 @@ OWNERS: dict[str, str] = {
     "memory_entity_mentions": "storage/mentions.py",
     "documents": "storage/documents.py",
     "document_memories": "storage/documents.py",
+    "connectors": "storage/connectors.py",
     "memory_counts": "storage/counters.py",
     "memory_vector_counts": "storage/counters.py",
     "maintenance_runs": "storage/maintenance_runs.py",

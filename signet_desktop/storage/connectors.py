@@ -1,0 +1,195 @@
+"""connectors: external source registrations with their config, cursor and sync state.
+
+The owner of that table (migrations/0002). A disconnected connector is not deleted: its
+documents keep `connector_id` (a foreign key), so the row stays `disabled` with its last
+error and sync time as the audit of what it was. Document reads for one connector (ids,
+counts per state) use `documents`' connector index and are reads only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from signet_desktop.domain.connectors import Connector
+from signet_desktop.domain.memory import utc_now
+from signet_desktop.storage.connect import Connection
+
+COLUMNS = (
+    "id, agent_id, provider, display_name, config_json, cursor_json, status, last_sync_at, "
+    "last_error, created_at, updated_at"
+)
+INSERT = """
+INSERT INTO connectors (id, agent_id, provider, display_name, config_json, status,
+                        created_at, updated_at)
+VALUES (:id, :agent_id, :provider, :name, :config, 'idle', :now, :now)
+"""
+GET = f"SELECT {COLUMNS} FROM connectors WHERE id = :id AND agent_id = :agent_id"
+LIST = f"""
+SELECT {COLUMNS} FROM connectors
+WHERE agent_id = :agent_id AND (:all = 1 OR status <> 'disabled')
+ORDER BY created_at, id
+"""
+WATCHED = f"""
+SELECT {COLUMNS} FROM connectors
+WHERE status IN ('idle', 'error') AND json_extract(config_json, '$.watch') = 1
+ORDER BY created_at, id
+"""
+LIVE_ON_ROOT = """
+SELECT id FROM connectors
+WHERE agent_id = :agent_id AND provider = :provider AND status <> 'disabled'
+  AND json_extract(config_json, '$.path') = :path
+LIMIT 1
+"""
+SET_STATUS = """
+UPDATE connectors SET status = :status, last_error = :error, updated_at = :now,
+    last_sync_at = CASE WHEN :synced = 1 THEN :now ELSE last_sync_at END
+WHERE id = :id AND agent_id = :agent_id
+"""
+SET_CURSOR = """
+UPDATE connectors SET cursor_json = :cursor, updated_at = :now
+WHERE id = :id AND agent_id = :agent_id
+"""
+DISABLE = """
+UPDATE connectors SET status = 'disabled', cursor_json = NULL, updated_at = :now
+WHERE id = :id AND agent_id = :agent_id
+"""
+INTERRUPTED = """
+UPDATE connectors SET status = 'error', last_error = 'sync interrupted (daemon stopped)',
+    updated_at = :now
+WHERE status = 'syncing'
+"""
+# Reads of `documents` by its connector index (storage/documents.py owns the writes).
+LIVE_DOCUMENTS = """
+SELECT id FROM documents
+WHERE connector_id = :id AND agent_id = :agent_id AND status <> 'deleted'
+"""
+DOCUMENT_STATES = """
+SELECT status, COUNT(*) FROM documents
+WHERE connector_id = :id AND agent_id = :agent_id GROUP BY status
+"""
+
+
+def _connector(row: Any) -> Connector:
+    return Connector(
+        id=row["id"],
+        agent_id=row["agent_id"],
+        provider=row["provider"],
+        display_name=row["display_name"],
+        config=json.loads(row["config_json"] or "{}"),
+        cursor=json.loads(row["cursor_json"]) if row["cursor_json"] else None,
+        status=row["status"],
+        last_sync_at=row["last_sync_at"],
+        last_error=row["last_error"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def insert_connector(
+    conn: Connection,
+    connector_id: str,
+    *,
+    agent_id: str,
+    provider: str,
+    name: str,
+    config: Mapping[str, Any],
+) -> None:
+    """Register a connector, idle with no cursor yet."""
+    conn.execute(
+        INSERT,
+        {
+            "id": connector_id,
+            "agent_id": agent_id,
+            "provider": provider,
+            "name": name,
+            "config": json.dumps(dict(config), ensure_ascii=False),
+            "now": utc_now(),
+        },
+    )
+
+
+def get_connector(conn: Connection, agent_id: str, connector_id: str) -> Connector | None:
+    """One connector of this agent (disabled ones too)."""
+    row = conn.execute(GET, {"id": connector_id, "agent_id": agent_id}).fetchone()
+    return _connector(row) if row else None
+
+
+def list_connectors(conn: Connection, agent_id: str, *, include_disabled: bool) -> list[Connector]:
+    """The agent's connectors, oldest first."""
+    rows = conn.execute(LIST, {"agent_id": agent_id, "all": int(include_disabled)}).fetchall()
+    return [_connector(r) for r in rows]
+
+
+def watched_connectors(conn: Connection) -> list[Connector]:
+    """Every agent's live connectors with `watch: true` that are not syncing now."""
+    return [_connector(r) for r in conn.execute(WATCHED).fetchall()]
+
+
+def live_on_root(conn: Connection, agent_id: str, provider: str, path: str) -> str | None:
+    """The id of the agent's live connector of this provider over `path`, if any."""
+    row = conn.execute(
+        LIVE_ON_ROOT, {"agent_id": agent_id, "provider": provider, "path": path}
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def set_status(
+    conn: Connection,
+    agent_id: str,
+    connector_id: str,
+    status: str,
+    *,
+    error: str | None = None,
+    synced: bool = False,
+) -> None:
+    """Move the connector to `status` (with its error; `synced` stamps last_sync_at)."""
+    conn.execute(
+        SET_STATUS,
+        {
+            "id": connector_id,
+            "agent_id": agent_id,
+            "status": status,
+            "error": error,
+            "synced": int(synced),
+            "now": utc_now(),
+        },
+    )
+
+
+def set_cursor(
+    conn: Connection, agent_id: str, connector_id: str, cursor: Mapping[str, Any]
+) -> None:
+    """Store the incremental cursor."""
+    conn.execute(
+        SET_CURSOR,
+        {
+            "id": connector_id,
+            "agent_id": agent_id,
+            "cursor": json.dumps(dict(cursor), separators=(",", ":")),
+            "now": utc_now(),
+        },
+    )
+
+
+def disable(conn: Connection, agent_id: str, connector_id: str) -> None:
+    """Mark the connector disconnected (its cursor dropped; the row stays as the record)."""
+    conn.execute(DISABLE, {"id": connector_id, "agent_id": agent_id, "now": utc_now()})
+
+
+def interrupt_syncing(conn: Connection) -> int:
+    """Syncs a stopped process left `syncing` become `error` (at start-up)."""
+    return int(conn.execute(INTERRUPTED, {"now": utc_now()}).rowcount)
+
+
+def live_document_ids(conn: Connection, agent_id: str, connector_id: str) -> list[str]:
+    """Ids of the connector's documents that are not deleted."""
+    rows = conn.execute(LIVE_DOCUMENTS, {"id": connector_id, "agent_id": agent_id}).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def document_states(conn: Connection, agent_id: str, connector_id: str) -> dict[str, int]:
+    """How many of the connector's documents are in each state."""
+    rows = conn.execute(DOCUMENT_STATES, {"id": connector_id, "agent_id": agent_id}).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
