@@ -198,6 +198,17 @@ class _Gate:
         ]
 
 
+@dataclass(frozen=True, slots=True)
+class _Sections:
+    """The memory sections of one build, gated and without repeats."""
+
+    head: list[page.Entry]
+    threads: list[tuple[str, list[page.Entry]]]
+    open_threads: list[page.Entry]
+    durable: list[tuple[str, list[page.Entry]]]
+    shown: int
+
+
 class MemoryMdService:
     """Build, write and report MEMORY.md per agent; the Global Head for session start."""
 
@@ -266,20 +277,38 @@ class MemoryMdService:
     def build(self, agent_id: str, now: str | None = None) -> MemoryMdDocument:
         """The file's text for `agent_id` as of `now` (default: the newest evidence)."""
         scope.check_agent_id(agent_id)
-        conn = self._db.reader()
         gate = _Gate(self._safety, agent_id)
-        found = reads.scan(conn, agent_id)
+        found = reads.scan(self._db.reader(), agent_id)
         as_of = normalize_time(now) if now is not None else self._newest(agent_id, found)
         if now is None and as_of is not None:  # stored times: ours, or an importer's form
             with contextlib.suppress(AttributeError, ValueError, OverflowError):
                 as_of = _iso(_instant(as_of))
+        sections = self._sections(gate, agent_id, found)
+        doc = page.MemoryMdInput(
+            agent_id=agent_id,
+            as_of=as_of,
+            memory_count=found.count,
+            withheld=gate.withheld,
+            head=sections.head,
+            threads=sections.threads,
+            ledger=self._ledger(gate, agent_id, as_of),
+            open_threads=sections.open_threads,
+            durable=sections.durable,
+            months=self._months(agent_id, found.per_month),
+        )
+        return MemoryMdDocument(agent_id, page.render(doc), as_of, sections.shown, gate.withheld)
+
+    def _sections(self, gate: _Gate, agent_id: str, found: reads.Scan) -> _Sections:
+        """Rank, fetch the chosen rows' text once, gate, and drop what an earlier section
+        already shows (the head before everything, thread heads and open threads before the
+        durable notes)."""
         head_rows = reads.rank_head(found.durable, HEAD_MIN_IMPORTANCE, HEAD_LIMIT * 2)
         thread_rows = reads.rank_threads(found.durable, THREAD_PER_PROJECT * 2)[:MAX_THREADS]
         typed_rows = reads.rank_by_type(
             found.durable, (*DURABLE_TYPES, OPEN_THREAD_TYPE), PER_TYPE * 2
         )
         every = [*head_rows, *(row for group in thread_rows for row in group), *typed_rows]
-        texts = {m.id: m for m in reads.with_content(conn, agent_id, every)}
+        texts = {m.id: m for m in reads.with_content(self._db.reader(), agent_id, every)}
 
         def with_text(rows: Sequence[reads.Ranked]) -> list[reads.MdMemory]:
             return [texts[row.id] for row in rows if row.id in texts]
@@ -298,21 +327,8 @@ class MemoryMdService:
             fresh = [e for e in typed if e.type == memory_type and e.memory_id not in shown]
             if fresh:
                 durable.append((memory_type, fresh[:PER_TYPE]))
-        ledger = self._ledger(gate, agent_id, as_of)
-        doc = page.MemoryMdInput(
-            agent_id=agent_id,
-            as_of=as_of,
-            memory_count=found.count,
-            withheld=gate.withheld,
-            head=head,
-            threads=threads,
-            ledger=ledger,
-            open_threads=open_threads,
-            durable=durable,
-            months=self._months(agent_id, found.per_month),
-        )
         count = len(shown) + sum(len(entries) for _, entries in durable)
-        return MemoryMdDocument(agent_id, page.render(doc), as_of, count, gate.withheld)
+        return _Sections(head, threads, open_threads, durable, count)
 
     def _newest(self, agent_id: str, found: reads.Scan) -> str | None:
         """The newest evidence: the latest memory change or artifact capture."""
