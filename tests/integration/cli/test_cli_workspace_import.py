@@ -61,3 +61,17 @@ def test_the_records_line_counts_records_not_files() -> None:
     assert records_line(run, 2.0) == (
         "500 records read · 490 imported · 10 duplicate · 250 records/s · 2.0 s"
     )
+
+
+def test_removing_the_source_previews_then_purges_the_memories(
+    daemon: CliDaemon, capsys: Capture, tmp_path: Path
+) -> None:
+    daemon.cli(capsys, "import", "signet-workspace", str(tmp_path / ".agents"))
+    code, out, _ = daemon.cli(capsys, "sources", "list", "--json")
+    (source,) = json.loads(out)["sources"]
+    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"], "--dry-run")
+    assert code == 0 and "memories" in out and "session_transcripts" in out
+    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"])
+    assert code == 0 and "tombstone stb_" in out
+    assert daemon.scalar("SELECT COUNT(*) FROM memories") == 0
+    assert (tmp_path / ".agents" / "memory" / "memories.db").exists()  # Signet's file stays
