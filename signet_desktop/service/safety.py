@@ -66,7 +66,7 @@ class SafetyStatus:
     counts: Mapping[str, int]
     reasons: Mapping[str, int]  # decisions per reason at the current version
     stale: int  # decisions of an older policy version
-    pending: int  # memories, transcripts and artifacts without a current decision
+    pending: int  # memories, transcripts, artifacts, summaries without one
 
 
 def gated_text(text: str, verdict: SafetyVerdict) -> str:

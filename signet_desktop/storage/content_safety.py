@@ -2,8 +2,8 @@
 
 One row per (agent, source kind, source id) with the status, prompt eligibility, reasons,
 the policy version that decided and the hash of the exact text it read. The evidence itself
-(memories, transcripts, artifacts) is never changed here; the `pending_*` reads find what
-has no decision of the current version, or changed since it was scanned.
+(memories, transcripts, artifacts, summaries) is never changed here; the `pending_*` reads
+find what has no decision of the current version, or changed since it was scanned.
 """
 
 from __future__ import annotations
@@ -125,8 +125,15 @@ _SOURCES = {
         "WHERE a.removed_at IS NULL AND {agent} AND " + _NEEDS.format(changed="a.updated_at"),
         "a",
     ),
+    "summary": _Source(
+        "u.agent_id, u.id AS source_id, u.content AS text",
+        "session_summaries u LEFT JOIN memory_content_safety s ON s.agent_id = u.agent_id "
+        "AND s.source_kind = 'summary' AND s.source_id = u.id "
+        "WHERE {agent} AND " + _NEEDS.format(changed="u.created_at"),
+        "u",
+    ),
 }
-PENDING_KINDS = ("memory", "transcript", "artifact")  # memories first
+PENDING_KINDS = ("memory", "transcript", "artifact", "summary")  # memories first
 
 
 def _decision(row: Any) -> SafetyDecision:
@@ -213,7 +220,7 @@ def pending_items(
     source = _SOURCES[kind]
     sql = (
         f"SELECT {source.columns} FROM {_body(kind, agent_id)} "
-        f"ORDER BY {source.alias}.seq LIMIT :limit"
+        f"ORDER BY {source.alias}.rowid LIMIT :limit"
     )
     rows = conn.execute(sql, {"agent_id": agent_id, "version": version, "limit": limit})
     return [ScanItem(row["agent_id"], kind, row["source_id"], row["text"]) for row in rows]

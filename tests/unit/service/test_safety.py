@@ -158,6 +158,20 @@ def test_scan_pending_covers_memories_transcripts_and_artifacts(service: SignetS
     assert status.pending == 0 and status.stale == 0
 
 
+def test_session_summaries_are_swept_too(service: SignetService) -> None:
+    with database_of(service).write() as conn:
+        conn.execute(
+            "INSERT INTO session_summaries (id, agent_id, content, earliest_at, latest_at, "
+            "created_at) VALUES ('sum1', 'default', :c, :t, :t, :t)",
+            {"c": "summary: " + INJECTION, "t": utc_now()},
+        )
+    assert service.safety.status("default").pending == 1
+    assert service.safety.scan_pending("default", 10) == 1
+    assert ledger_rows(service) == [
+        ("default", "summary", "sum1", "blocked", "memory-content-safety-v1")
+    ]
+
+
 def insert_artifact(service: SignetService, agent_id: str, path: str, content: str) -> None:
     now = utc_now()
     with database_of(service).write() as conn:

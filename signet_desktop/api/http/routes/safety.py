@@ -2,8 +2,8 @@
 
 Decisions of the current policy version per status (`clean` is the only prompt-eligible
 one) and per reason, decisions of an older version waiting for the background rescan
-(`stale`), and memories, transcripts and artifacts with no current decision (`pending`).
-Signet serves the same facts at /api/analytics/memory-safety; that path answers too.
+(`stale`), and memories, transcripts, artifacts and summaries with no current decision
+(`pending`). Signet serves the same facts at /api/analytics/memory-safety; that path answers too.
 """
 
 from __future__ import annotations
