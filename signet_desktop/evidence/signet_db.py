@@ -6,10 +6,11 @@ opened `immutable` (SQLite would otherwise create `-wal`/`-shm` and leave them);
 whose `-shm` exists (Signet is running, or stopped without a checkpoint) is opened
 `mode=ro`, which creates nothing and sees the committed WAL pages; a `-wal` without `-shm`, or
 a hot `-journal`, would make SQLite create or recover files, so the three files are copied to
-a private temporary directory and the copy is opened (and deleted on close). `immutable` is
-safe because Signet writes in WAL mode: a Signet daemon that starts mid-import writes to a new
-`-wal`, not into the pages being read. Every read runs in one read transaction, so the
-import sees one snapshot.
+a private temporary directory and the copy is opened (and deleted on close). A Signet daemon
+that starts mid-import writes to a new `-wal` first, invisible to an `immutable` reader; only
+a checkpoint writes the main file, and `check_unchanged()` (called between reading a batch and
+using it) notices that. Every read runs in one read transaction, so the import sees one
+snapshot.
 
 The schema is detected from `PRAGMA table_info`, never from Signet's migration number:
 columns the reader knows are mapped by `evidence/signet_rows.py` (absent ones get Signet's
