@@ -23,11 +23,11 @@ from typing import Any
 from signet_desktop.config.pipeline import RetentionConfig
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.events import DiscardEvents, EventSink, MaintenanceFinished
+from signet_desktop.domain.maintenance import MaintenanceRun
 from signet_desktop.maintenance import retention as steps
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import counters, maintenance_runs
 from signet_desktop.storage.database import Database
-from signet_desktop.storage.maintenance_runs import MaintenanceRun
 
 log = logging.getLogger(__name__)
 

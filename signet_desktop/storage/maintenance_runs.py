@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from signet_desktop.domain.maintenance import MaintenanceRun
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
 
@@ -31,19 +31,6 @@ PRUNE_RUNS = """
 DELETE FROM maintenance_runs WHERE id NOT IN (
     SELECT id FROM maintenance_runs ORDER BY started_at DESC LIMIT :keep)
 """
-
-
-@dataclass(frozen=True, slots=True)
-class MaintenanceRun:
-    """A recorded run: `steps` maps a step name to its counters."""
-
-    id: str
-    trigger: str
-    status: str
-    started_at: str
-    finished_at: str | None
-    steps: Mapping[str, Mapping[str, Any]]
-    error: str | None
 
 
 def _run(row: Any) -> MaintenanceRun:

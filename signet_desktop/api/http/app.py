@@ -10,11 +10,13 @@ from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
 from signet_desktop.api.http.openapi import error_responses, install_openapi
 from signet_desktop.api.http.routes import (
     artifacts,
+    connectors,
     documents,
     embeddings,
     events,
     health,
     hooks,
+    maintenance,
     memories,
     memory,
     memory_md,
@@ -60,7 +62,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     install_error_handlers(app)
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
-        sources, artifacts, memory_md, queue, documents,
+        sources, artifacts, memory_md, queue, documents, connectors, maintenance,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
