@@ -1,0 +1,500 @@
+"""The Documents pane: each document with its pipeline strip, its chunks, add and delete.
+
+Left, the agent's documents (newest first), each with queued ▸ extracting ▸ chunking ▸
+embedding ▸ indexing ▸ done drawn from its status; right, the selected one: facts, error,
+its chunks (activate one to open its memory), Delete (asks for a reason through the
+replaceable `ask_delete_reason`). "Add document…" opens `AddDocumentDialog` (files chosen or
+dropped, a web page, pasted text); files dropped on the pane open it prefilled. A
+`document.progress` / `document.finished` event of this agent moves that row's strip at
+once and schedules one coalesced re-read; nothing polls. Every service call runs off the GUI
+thread. Folder sources are not offered (no `connectors` capability in this build).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHideEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from signet_desktop.domain.documents import Document, DocumentChunk, DocumentRequest
+from signet_desktop.domain.events import Event
+from signet_desktop.ui import document_format as fmt
+from signet_desktop.ui.document_dialog import AddDocumentDialog
+from signet_desktop.ui.document_strip import PipelineStrip
+from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import single_shot, title_row
+
+REFRESH_DELAY_MS = 250
+LIST_LIMIT = 200
+LIST_MIN_WIDTH = 470  # a whole pipeline strip fits on one line
+EVENTS = ("document.progress", "document.finished")
+STATUS_CHOICES = (("All documents", None), ("Done", "done"), ("Failed", "failed"),
+                  ("Queued", "queued"))  # fmt: skip
+EMPTY_TITLE = "No documents yet"
+EMPTY_HINT = (
+    "Add Markdown, text, HTML or PDF files, a web page or pasted text with Add document "
+    "(or drop files here). Each one is split into chunks that recall can find, and you can "
+    "watch it move through queued ▸ extracting ▸ chunking ▸ embedding ▸ indexing ▸ done."
+)
+Detail = tuple[Document, Sequence[DocumentChunk]]
+AskReason = Callable[[Document], str | None]
+
+
+class DocumentRow(QWidget):
+    """One document in the list: title, source line, pipeline strip."""
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.title = QLabel()
+        self.title.setObjectName("documentTitle")
+        self.meta = QLabel()
+        self.meta.setProperty("role", "muted")
+        self.strip = PipelineStrip()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 6, 8, 6)
+        column.setSpacing(2)
+        column.addWidget(self.title)
+        column.addWidget(self.meta)
+        column.addWidget(self.strip)
+        self.show_document(document)
+
+    def show_document(self, document: Document) -> None:
+        self.title.setText(f"<b>{_escape(fmt.title_of(document))}</b>")
+        self.meta.setText(fmt.meta_text(document))
+        retrying = document.job is not None and document.job.attempts > 0
+        self.strip.set_progress(fmt.Progress(document.status, retrying=retrying and
+                                             document.status == "queued"))  # fmt: skip
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class DocumentsPane(PaneWidget):
+    """The agent's documents, one document's chunks, and adding or deleting them."""
+
+    def __init__(self, context: PaneContext) -> None:
+        super().__init__(context)
+        self.setObjectName("documentsPane")
+        self.setAcceptDrops(True)
+        self.documents = context.service.documents
+        self.ask_delete_reason: AskReason = self._ask_reason
+        self.rows: dict[str, DocumentRow] = {}
+        self.listed: list[Document] = []
+        self.current: Document | None = None
+        self.chunks: Sequence[DocumentChunk] = ()
+        self._wanted: str | None = None  # the document whose detail was asked for last
+        self._started = False
+        self._reading = False
+        self._again = False
+        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
+        self._build()
+        context.events.event_published.connect(self._on_event)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        header, self.count_label = title_row("Documents", "documentCount")
+        self.add_button = QPushButton("Add document…")
+        self.add_button.setObjectName("addDocument")
+        self.add_button.setProperty("primary", True)
+        self.add_button.clicked.connect(lambda: self.open_add_dialog())
+        header.addSpacing(12)
+        header.addWidget(self.add_button)
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("documentStatusFilter")
+        for label, value in STATUS_CHOICES:
+            self.status_filter.addItem(label, value)
+        self.status_filter.currentIndexChanged.connect(lambda _i: self.refresh())
+        filters = QHBoxLayout()
+        filters.addWidget(self.status_filter)
+        filters.addStretch(1)
+        self.banner = Banner()
+        self.notice = QLabel("")
+        self.notice.setObjectName("documentNotice")
+        self.notice.setProperty("role", "muted")
+        self.notice.hide()
+        self.list = QListWidget()
+        self.list.setObjectName("documentList")
+        self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.currentRowChanged.connect(self._on_row)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(self._detail())
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([LIST_MIN_WIDTH + 20, 600])
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(filters)
+        column.addWidget(self.splitter, 1)
+        self.content = content
+        self.empty = EmptyState("documents.svg", EMPTY_TITLE, EMPTY_HINT)
+        self.empty.hint_label.setFixedWidth(560)
+        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(560))
+        self.stack = QStackedWidget()
+        self.stack.addWidget(content)
+        self.stack.addWidget(self.empty)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(16, 12, 16, 12)
+        outer.setSpacing(8)
+        outer.addLayout(header)
+        outer.addWidget(self.banner)
+        outer.addWidget(self.notice)
+        outer.addWidget(self.stack, 1)
+
+    def _detail(self) -> QWidget:
+        box = QWidget()
+        box.setObjectName("documentDetail")
+        self.heading = QLabel("")
+        self.heading.setProperty("role", "heading")
+        self.heading.setWordWrap(True)
+        self.strip = PipelineStrip()
+        self.form = QFormLayout()
+        self.error = QLabel("")
+        self.error.setObjectName("documentError")
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.chunks_label = QLabel("Chunks")
+        self.chunks_label.setProperty("role", "muted")
+        self.chunk_list = QListWidget()
+        self.chunk_list.setObjectName("documentChunks")
+        self.chunk_list.setWordWrap(True)
+        self.chunk_list.itemActivated.connect(self._open_item)
+        self.open_button = QPushButton("Open memory")
+        self.open_button.setObjectName("openChunkMemory")
+        self.open_button.clicked.connect(self.open_selected_chunk)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setObjectName("deleteDocument")
+        self.delete_button.clicked.connect(self.delete_current)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.delete_button)
+        column = QVBoxLayout(box)
+        column.setContentsMargins(12, 0, 0, 0)
+        column.addWidget(self.heading)
+        column.addWidget(self.strip)
+        column.addLayout(self.form)
+        column.addWidget(self.error)
+        column.addWidget(self.chunks_label)
+        column.addWidget(self.chunk_list, 1)
+        column.addStretch(0)
+        column.addLayout(buttons)
+        self.detail_box = box
+        self._show_detail(None, ())
+        return box
+
+    # -- the PaneWidget hooks --------------------------------------------------------------
+
+    def activated(self) -> None:
+        self._started = True
+        self.refresh()
+
+    def reveal(self, **reveal: Any) -> None:
+        """`document_id=…`: select that document once it is listed."""
+        document_id = reveal.get("document_id")
+        if isinstance(document_id, str) and document_id:
+            self._started = True
+            self._load_detail(document_id)
+            self.refresh()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._refresh_timer.stop()
+        super().hideEvent(event)
+
+    def shutdown(self) -> None:
+        self._refresh_timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.context.events.event_published.disconnect(self._on_event)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the list (one read at a time) and the selected document."""
+        if not self._started or not self.isVisible():
+            return  # a hidden pane reads again when it is shown (`activated`)
+        if self._reading:
+            self._again = True
+            return
+        self._reading = True
+        agent, status = self.context.agent_id, self.status_filter.currentData()
+        docs = self.documents
+        self.context.tasks.call(
+            lambda: docs.list(agent, status=status, limit=LIST_LIMIT),
+            done=self._listed, failed=self._read_failed,
+        )  # fmt: skip
+
+    def _listed(self, documents: list[Document]) -> None:
+        self._reading = False
+        self.listed = documents
+        self.count_label.setText(fmt.count_text(documents) if documents else "")
+        filtered = self.status_filter.currentIndex() > 0
+        self.stack.setCurrentWidget(self.empty if not documents and not filtered else self.content)
+        selected = self.current.id if self.current else None
+        self.list.blockSignals(True)
+        self.list.clear()
+        self.rows = {}
+        keep = -1
+        for n, document in enumerate(documents):
+            row = DocumentRow(document)
+            item = QListWidgetItem()
+            item.setData(Qt.ItemDataRole.UserRole, document.id)
+            item.setSizeHint(row.sizeHint())
+            self.list.addItem(item)
+            self.list.setItemWidget(item, row)
+            self.rows[document.id] = row
+            if document.id == selected:
+                keep = n
+        self.list.blockSignals(False)
+        if keep >= 0:
+            self.list.setCurrentRow(keep)
+            self._load_detail(documents[keep].id)
+        elif documents and selected is None:
+            self.list.setCurrentRow(0)  # loads its detail through currentRowChanged
+        if self._again:
+            self._again = False
+            self.refresh()
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._reading = False
+        self.banner.show_message(f"The documents could not be read: {exc}")
+
+    def _on_row(self, row: int) -> None:
+        if 0 <= row < len(self.listed):
+            self._load_detail(self.listed[row].id)
+
+    def _load_detail(self, document_id: str) -> None:
+        agent, docs = self.context.agent_id, self.documents
+
+        def read() -> Detail:
+            return docs.get(agent, document_id), docs.chunks(agent, document_id)
+
+        def shown(detail: Detail) -> None:
+            if detail[0].id == self._wanted:  # a later selection wins
+                self._show_detail(*detail)
+
+        self._wanted = document_id
+        self.context.tasks.call(read, done=shown, failed=self._detail_failed)
+
+    def _detail_failed(self, exc: BaseException) -> None:
+        self.banner.show_message(f"The document could not be read: {exc}")
+
+    def _show_detail(self, document: Document | None, chunks: Sequence[DocumentChunk]) -> None:
+        self.current, self.chunks = document, chunks
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.detail_box.setEnabled(document is not None)
+        self.chunk_list.clear()
+        if document is None:
+            self.heading.setText("Select a document")
+            self.strip.clear()
+            self.error.hide()
+            self.chunks_label.setText("Chunks")
+            return
+        self.heading.setText(fmt.title_of(document))
+        row = self.rows.get(document.id)
+        if row is not None:
+            row.show_document(document)
+        retrying = document.job is not None and document.job.attempts > 0
+        self.strip.set_progress(fmt.Progress(document.status, retrying=retrying and
+                                             document.status == "queued"))  # fmt: skip
+        for label, value in fmt.detail_lines(document):
+            field = QLabel(value)
+            field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            field.setWordWrap(True)
+            self.form.addRow(label, field)
+        self.error.setText(f"Error: {document.error}" if document.error else "")
+        self.error.setVisible(bool(document.error))
+        self.error.setStyleSheet(f"color: {current_theme().error};")
+        live = [c for c in chunks if not c.is_deleted]
+        self.chunks_label.setText(f"Chunks ({len(live)})" if live else "No chunks yet")
+        self.chunk_list.setVisible(bool(live))
+        self.open_button.setVisible(bool(live))
+        for chunk in live:
+            item = QListWidgetItem(fmt.chunk_text(chunk))
+            item.setData(Qt.ItemDataRole.UserRole, chunk.memory_id)
+            item.setToolTip("Enter or double-click: open this chunk's memory")
+            self.chunk_list.addItem(item)
+        self.open_button.setEnabled(bool(live))
+        self.delete_button.setEnabled(document.status != "deleted")
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    def open_selected_chunk(self) -> None:
+        item = self.chunk_list.currentItem() or self.chunk_list.item(0)
+        if item is not None:
+            self._open_item(item)
+
+    def _open_item(self, item: QListWidgetItem) -> None:
+        self.context.navigator.open_memory(str(item.data(Qt.ItemDataRole.UserRole)))
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        if not self._started or event.kind not in EVENTS:
+            return
+        if event.agent_id != self.context.agent_id:
+            return
+        document_id = str(getattr(event, "document_id", ""))
+        row = self.rows.get(document_id)
+        progress = fmt.Progress(
+            status=str(getattr(event, "status", "")),
+            chunks_done=int(getattr(event, "chunks_done", 0) or 0),
+            chunks_total=getattr(event, "chunks_total", None),
+            retrying=bool(getattr(event, "retrying", False)),
+        )
+        if row is not None and progress.status in fmt.STAGES:
+            row.strip.set_progress(progress)
+        if self.current is not None and self.current.id == document_id:
+            if progress.status in fmt.STAGES:
+                self.strip.set_progress(progress)
+            if event.kind == "document.finished":
+                self._load_detail(document_id)
+        reread = row is None or event.kind == "document.finished"
+        if reread and not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    # -- adding ----------------------------------------------------------------------------
+
+    def open_add_dialog(self, paths: Sequence[Path] = (), urls: Sequence[QUrl] = ()) -> None:
+        """The Add document dialog (prefilled with dropped files or links); submits on Add."""
+        dialog = AddDocumentDialog(self)
+        if paths:
+            dialog.add_paths(paths)
+        if urls:
+            dialog.add_urls(urls)
+        if dialog.exec():
+            self.add_documents(dialog.requests())
+        dialog.deleteLater()
+
+    def add_documents(self, requests: Sequence[DocumentRequest]) -> None:
+        """Submit each request off the GUI thread; say what was queued and what was refused."""
+        if not requests:
+            return
+        agent, docs = self.context.agent_id, self.documents
+        self._started = True
+
+        def submit() -> list[tuple[DocumentRequest, Any]]:
+            answers: list[tuple[DocumentRequest, Any]] = []
+            for request in requests:
+                try:
+                    answers.append((request, docs.submit(agent, request)))
+                except Exception as exc:  # one refused file does not stop the others
+                    answers.append((request, exc))
+            return answers
+
+        self.context.tasks.call(submit, done=self._submitted, failed=self._submit_failed)
+
+    def _submitted(self, answers: list[tuple[DocumentRequest, Any]]) -> None:
+        queued = sum(1 for _, a in answers if not isinstance(a, Exception) and not a.deduplicated)
+        repeats = sum(1 for _, a in answers if not isinstance(a, Exception) and a.deduplicated)
+        refused = [(r, a) for r, a in answers if isinstance(a, Exception)]
+        parts = []
+        if queued:
+            parts.append(f"{queued} document{'s' if queued != 1 else ''} queued")
+        if repeats:
+            parts.append(f"{repeats} already added")
+        self.notice.setText("; ".join(parts) + ("." if parts else ""))
+        self.notice.setVisible(bool(parts))
+        if refused:
+            lines = [f"{_name(r)}: {getattr(a, 'message', str(a))}" for r, a in refused]
+            self.banner.show_message("Not added — " + "; ".join(lines))
+        else:
+            self.banner.clear()
+        firsts = [a for _, a in answers if not isinstance(a, Exception)]
+        if firsts:
+            self.current = None
+            self._load_detail(firsts[0].id)
+        self.refresh()
+
+    def _submit_failed(self, exc: BaseException) -> None:
+        self.banner.show_message(f"The documents could not be added: {exc}")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls:
+            event.acceptProposedAction()
+            self.open_add_dialog(urls=urls)
+
+    # -- deleting --------------------------------------------------------------------------
+
+    def delete_current(self) -> None:
+        """Ask for a reason, then delete the selected document (its work in flight stops)."""
+        document = self.current
+        if document is None:
+            return
+        reason = self.ask_delete_reason(document)
+        if reason is None:
+            return
+        agent, docs = self.context.agent_id, self.documents
+        self.context.tasks.call(
+            lambda: docs.delete(agent, document.id, reason),
+            done=lambda outcome: self._deleted(document, outcome),
+            failed=lambda exc: self.banner.show_message(f"The delete failed: {exc}"),
+        )
+
+    def _deleted(self, document: Document, outcome: Any) -> None:
+        n = int(getattr(outcome, "memories_deleted", 0))
+        self.notice.setText(
+            f"Deleted “{fmt.title_of(document)}”: {n} chunk memor{'y' if n == 1 else 'ies'} "
+            "forgotten."
+        )
+        self.notice.show()
+        self.current = None
+        self._show_detail(None, ())
+        self.refresh()
+
+    def _ask_reason(self, document: Document) -> str | None:
+        """The default: a reason prompt (None when cancelled)."""
+        text, ok = QInputDialog.getText(
+            self,
+            "Delete document",
+            f"Delete “{fmt.title_of(document)}” and forget its chunks?\nReason:",
+            QLineEdit.EchoMode.Normal,
+            "no longer relevant",
+        )
+        return text.strip() or "deleted in the inspector" if ok else None
+
+
+def _name(request: DocumentRequest) -> str:
+    if request.path:
+        return Path(request.path).name
+    return request.url or request.title or "text"
+
+
+PANE = PaneSpec(
+    key="documents",
+    title="Documents",
+    icon="documents.svg",
+    order=70,
+    factory=DocumentsPane,
+    shortcut="Ctrl+7",
+)
