@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg  # type: ignore[import-untyped]
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
@@ -9,6 +11,8 @@ from signet_desktop.ui.queue_format import CHARTED_STATES, CountHistory, Pill
 from signet_desktop.ui.style import Theme, current_theme
 
 CHART_HEIGHT = 96
+HINT = "counts since this pane opened: a sample every 10 s and at each job event"
+HINT_SAMPLES = 3
 
 
 def state_colour(state: str, theme: Theme) -> str:
@@ -30,7 +34,8 @@ class CountPills(QWidget):
         self.setObjectName("queueCounts")
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(18)
+        self._row.setSpacing(22)
+        self._row.addStretch(1)
         self.labels: dict[str, QLabel] = {}
 
     def set_pills(self, pills: list[Pill]) -> None:
@@ -40,7 +45,7 @@ class CountPills(QWidget):
             if label is None:
                 label = self.labels[pill.state] = QLabel()
                 label.setObjectName(f"queueCount_{pill.state}")
-                self._row.addWidget(label)
+                self._row.insertWidget(len(self.labels) - 1, label)
             dot = "● " if pill.state in CHARTED_STATES else ""
             colour = state_colour(pill.state, theme)
             weight = "600" if pill.alert else "normal"
@@ -77,14 +82,31 @@ class CountsChart(pg.PlotWidget):  # type: ignore[misc]
         item.getAxis("bottom").setLabel("seconds ago", color=theme.muted)
         item.getAxis("left").setWidth(36)
         self.curves = {
-            state: self.plot([], [], pen=pg.mkPen(state_colour(state, theme), width=2))
+            state: self.plot(
+                [],
+                [],
+                pen=pg.mkPen(colour, width=2),
+                symbol="o",
+                symbolSize=5,
+                symbolPen=None,
+                symbolBrush=pg.mkBrush(colour),
+            )
             for state in CHARTED_STATES
+            for colour in [state_colour(state, theme)]
         }
 
+        self.hint = pg.TextItem(HINT, color=theme.muted, anchor=(0.5, 0.5))
+        self.addItem(self.hint, ignoreBounds=True)
+
     def set_history(self, history: CountHistory, now: float) -> None:
-        for state, (xs, ys) in history.series(now).items():
+        self.hint.setVisible(len(history) < HINT_SAMPLES)
+        series = history.series(now)
+        for state, (xs, ys) in series.items():
             self.curves[state].setData(xs, ys)
-        top = max((max(ys, default=0) for _, ys in history.series(now).values()), default=0)
-        self.setYRange(0, max(top, 1) * 1.15, padding=0)
-        left = min(history.series(now)[CHARTED_STATES[0]][0], default=-60.0)
+        top = max(1, *(max(ys, default=0) for _, ys in series.values()))
+        step = max(1, math.ceil(top / 2))  # whole jobs: two or three labelled lines
+        self.getPlotItem().getAxis("left").setTickSpacing(step, step)
+        self.setYRange(0, top * 1.2, padding=0)
+        left = min(series[CHARTED_STATES[0]][0], default=-60.0)
         self.setXRange(min(left, -60.0), 0, padding=0.02)
+        self.hint.setPos(min(left, -60.0) / 2, top * 0.6)

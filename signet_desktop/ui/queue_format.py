@@ -19,6 +19,11 @@ SHOWN_STATES = ("pending", "leased", "completed", "dead", "cancelled")
 CHARTED_STATES = ("pending", "leased", "dead")
 HISTORY_SAMPLES = 120  # 20 minutes at one sample each 10 s
 ERROR_CELL_CHARS = 80
+DOCUMENT_JOB = "document_ingest"
+DOCUMENT_CANCEL_NOTE = (
+    "A cancelled document_ingest job leaves its document queued; to stop a document and "
+    "remove its chunks, delete it in the Documents pane."
+)
 REPAIR_LABELS = {
     "requeue": ("Requeue dead jobs…", "requeue", "back to pending"),
     "release": ("Release expired leases…", "release", "released"),
@@ -170,6 +175,8 @@ def preview_text(outcome: RepairOutcome, limit: int = 12) -> str:
         lines.append(f"• {short_id(job.id)} {job.job_type} ({job.status} → {job.to_status}){error}")
     if n > limit:
         lines.append(f"…and {n - limit} more")
+    if outcome.action == "cancel" and any(j.job_type == DOCUMENT_JOB for j in outcome.jobs):
+        lines += ["", DOCUMENT_CANCEL_NOTE]
     return "\n".join(lines)
 
 

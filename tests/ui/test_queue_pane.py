@@ -15,6 +15,7 @@ from signet_desktop.queue.repair import RepairOutcome
 from signet_desktop.ui import queue_format as fmt
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.queue import PANE, QueuePane
+from tests.ui.conftest import RecordingNavigator
 from tests.ui.memory_support import settle
 
 pytestmark = pytest.mark.gui
@@ -62,14 +63,17 @@ def test_an_empty_queue_shows_the_designed_empty_state_until_a_job_event(
 
 
 def test_counts_table_and_detail_leave_retired_rows_out(
-    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+    qtbot: QtBot,
+    qt_loop: asyncio.AbstractEventLoop,
+    pane_context: PaneContext,
+    navigator: RecordingNavigator,
 ) -> None:
     made = fill_queue(database_of(pane_context.service))
     pane = open_pane(qtbot, pane_context, qt_loop)
     assert pane.pills.text() == ("pending 2 · leased 1 · completed 2 · dead 2 ⚠ · cancelled 0")
     assert not set(made.retired) & set(pane.job_ids())
     assert len(pane.job_ids()) == 7 and len(pane.history) >= 1
-    assert "degraded" in pane.health_label.text()
+    assert pane.health_label.text().startswith("Degraded: 50% of the last day")
     assert "document_ingest" in pane.types_label.text()
     row = pane.job_ids().index(made.dead[0])
     pane.table.selectRow(row)
@@ -77,9 +81,12 @@ def test_counts_table_and_detail_leave_retired_rows_out(
     assert detail.job is not None and detail.job.id == made.dead[0]
     assert detail.error.toPlainText() == "timeout after 10 s"
     assert "design.pdf" in detail.payload.toPlainText()
-    assert detail.buttons["requeue"].isVisibleTo(pane) and not detail.buttons["cancel"].isVisibleTo(
-        pane
-    )
+    assert detail.buttons["requeue"].isVisibleTo(pane)
+    assert not detail.buttons["cancel"].isVisibleTo(pane)
+    assert not detail.document_button.isVisibleTo(pane)
+    pane.table.selectRow(pane.job_ids().index(made.pending[0]))
+    detail.document_button.click()  # a document's job links to the Documents pane
+    assert navigator.panes == [("documents", {"document_id": "doc-0"})]
 
 
 def test_state_filter_and_reveal(

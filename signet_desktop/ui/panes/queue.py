@@ -72,10 +72,19 @@ Snapshot = tuple[QueueDiagnostics, list[Job]]
 Confirm = Callable[[RepairOutcome], bool]
 
 
+def fit_lines(edit: QPlainTextEdit, text: str, most: int = 10) -> None:
+    """Size a read-only box to its text (wrapped at ~52 columns), at most `most` lines."""
+    lines = sum(max(1, -(-len(line) // 52)) for line in text.splitlines() or [""])
+    height = edit.fontMetrics().lineSpacing() * min(max(lines, 1), most)
+    edit.setFixedHeight(height + 2 * edit.frameWidth() + 12)
+
+
 class JobDetail(QWidget):
     """The selected job: its facts, payload, error and result, and the actions that apply."""
 
-    def __init__(self, act: Callable[[str, Sequence[str]], None]) -> None:
+    def __init__(
+        self, act: Callable[[str, Sequence[str]], None], open_document: Callable[[str], None]
+    ) -> None:
         super().__init__()
         self.setObjectName("queueJobDetail")
         self._act = act
@@ -98,6 +107,12 @@ class JobDetail(QWidget):
             actions.addWidget(button)
             self.buttons[action] = button
         actions.addStretch(1)
+        self.document_button = QPushButton("Open document")
+        self.document_button.setObjectName("queueJobDocument")
+        self.document_button.clicked.connect(
+            lambda: self.job and self.job.document_id and open_document(self.job.document_id)
+        )
+        actions.addWidget(self.document_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(12, 0, 0, 0)
         column.addWidget(self.heading)
@@ -108,9 +123,9 @@ class JobDetail(QWidget):
                           ("result", self.result)):  # fmt: skip
             self.labels[key].setProperty("role", "muted")
             column.addWidget(self.labels[key])
-            column.addWidget(edit, 1 if key == "payload" else 0)
+            column.addWidget(edit)
         column.addLayout(actions)
-        column.addStretch(0)
+        column.addStretch(1)
         self.show_job(None)
 
     def _text(self, name: str, font: Any) -> QPlainTextEdit:
@@ -118,7 +133,6 @@ class JobDetail(QWidget):
         edit.setObjectName(name)
         edit.setReadOnly(True)
         edit.setFont(font)
-        edit.setMaximumHeight(160)
         return edit
 
     def show_job(self, job: Job | None) -> None:
@@ -134,12 +148,14 @@ class JobDetail(QWidget):
         for key, edit in (("error", self.error), ("payload", self.payload),
                           ("result", self.result)):  # fmt: skip
             edit.setPlainText(texts[key])
+            fit_lines(edit, texts[key])
             shown = bool(texts[key])
             edit.setVisible(shown)
             self.labels[key].setVisible(shown)
         allowed = fmt.job_actions(job) if job else []
         for action, button in self.buttons.items():
             button.setVisible(action in allowed)
+        self.document_button.setVisible(job is not None and job.document_id is not None)
         if job is None:
             return
         for label, value in fmt.job_detail(job):
@@ -214,7 +230,7 @@ class QueuePane(PaneWidget):
         filters.addSpacing(12)
         filters.addWidget(self.types_label, 1)
         self.table = self._table()
-        self.detail = JobDetail(self.start_repair)
+        self.detail = JobDetail(self.start_repair, self._open_document)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.detail)
@@ -312,7 +328,7 @@ class QueuePane(PaneWidget):
         self.history.add(time.monotonic(), report.counts)
         self.pills.set_pills(fmt.pills(report))
         self.chart.set_history(self.history, time.monotonic())
-        self.health_label.setText(f"Queue {fmt.health_text(report)}")
+        self._set_health(report)
         self._set_types(report)
         self._fill_table(rows)
         filtered = self.state_filter.currentIndex() > 0 or self.type_filter.currentIndex() > 0
@@ -323,6 +339,13 @@ class QueuePane(PaneWidget):
         if self._again:
             self._again = False
             self.refresh()
+
+    def _set_health(self, report: QueueDiagnostics) -> None:
+        theme = current_theme()
+        colour = {"healthy": theme.ok, "degraded": theme.warn}.get(report.status, theme.error)
+        text = fmt.health_text(report)
+        self.health_label.setText(text[:1].upper() + text[1:])
+        self.health_label.setStyleSheet(f"color: {colour};")
 
     def _read_failed(self, exc: BaseException) -> None:
         self._reading = False
@@ -379,6 +402,9 @@ class QueuePane(PaneWidget):
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.rows):
             self.detail.show_job(self.rows[row])
+
+    def _open_document(self, document_id: str) -> None:
+        self.context.navigator.show_pane("documents", document_id=document_id)
 
     def job_ids(self) -> list[str]:
         """The ids in the table, top to bottom (tests)."""
