@@ -56,6 +56,70 @@ PANE_TIMEOUT_S = {"map": 45.0}  # the map's UMAP runs in a child process
 DEFAULT_TIMEOUT_S = 15.0
 
 
+# Documents the demo ingests through the live document worker (the Documents and Queue panes).
+DEMO_DOCUMENTS = (
+    ("Billing database runbook", "# Billing database runbook\n\nBilling runs on Postgres 16 "
+     "with logical replication to the analytics replica. max_wal_senders must stay at 10: at 4 "
+     "the replica waits and invoices lag.\n\n## Failover\n\nPromote the replica with "
+     "`pg_ctl promote`, then point PGBOUNCER_HOST at it. Page alice before and after.\n\n"
+     "## Backups\n\nNightly base backups go to the billing-backups bucket; WAL is archived "
+     "every minute. Restores are tested on the first Monday of each month."),
+    ("Search indexing design", "# Search indexing\n\nDocuments are chunked at paragraph "
+     "boundaries, embedded in batches and written in one short transaction per batch. "
+     "Re-indexing a document only rewrites its changed chunks.\n\nThe ranking blends BM25 "
+     "with vector similarity; the weights live in recall/fusion.py and are tuned on the "
+     "LoCoMo benchmark.\n\nOpen question: should tombstoned chunks be purged on the next "
+     "sweep, or after the recovery window like memories?"),
+    ("Deploy checklist", "Deploys run on Tuesdays and Thursdays before 15:00.\n\n1. Green CI "
+     "on main. 2. Release notes in #releases. 3. Canary at 5% for 20 minutes, watching p99 "
+     "latency and the error budget. 4. Full rollout. 5. Tag the release.\n\nNever deploy "
+     "billing during the invoice run (the first working day of the month)."),
+)  # fmt: skip
+DEMO_BAD_URL = "https://docs.internal.invalid/design-doc.pdf"
+DEMO_SETTLE_S = 20.0
+
+
+def add_demo_work(demo: Demo) -> None:
+    """Documents through the real worker (done, and one URL that cannot be fetched and
+    waits to retry), plus the queue history a daemon that ran for a while has: completed
+    backfills and a dead job from an embedder outage (written as those workers leave them)."""
+    from signet_desktop.domain.documents import DocumentRequest
+    from signet_desktop.queue import jobs
+
+    service = demo.service
+    documents = getattr(service, "documents", None)
+    if documents is not None:
+        for title, text in DEMO_DOCUMENTS:
+            documents.submit("default", DocumentRequest("text", content=text, title=title))
+        documents.submit("default", DocumentRequest("url", url=DEMO_BAD_URL))
+    db = service._db  # demo history, reached the way tests/support/db.py does
+    memory_ids = list(demo.ids.values())
+    with db.write() as conn:
+        for memory_id in memory_ids[:6]:
+            jobs.enqueue(conn, "embedding_backfill", agent_id="default", memory_id=memory_id,
+                         payload={"reason": "refused batch"})  # fmt: skip
+            [leased] = jobs.lease(conn, "embedding_backfill", lease_ms=60_000)
+            jobs.complete(conn, leased, {"embedded": 1})
+        jobs.enqueue(conn, "embedding_backfill", agent_id="default", memory_id=memory_ids[7],
+                     max_attempts=1, payload={"reason": "refused batch"})  # fmt: skip
+        [leased] = jobs.lease(conn, "embedding_backfill", lease_ms=60_000)
+        jobs.fail(conn, leased, "embedder unavailable: connection refused (127.0.0.1:11434)")
+    deadline = time.monotonic() + DEMO_SETTLE_S
+    while documents is not None and time.monotonic() < deadline and not settled(documents):
+        time.sleep(0.2)
+
+
+def settled(documents: Any) -> bool:
+    """Every demo document is done, failed, or waiting for its retry."""
+    for listed in documents.list("default"):
+        document = documents.get("default", listed.id)
+        job = document.job
+        waiting = job is not None and job.status == "pending" and job.attempts > 0
+        if document.status not in ("done", "failed") and not waiting:
+            return False
+    return True
+
+
 def reveals(demo: Demo) -> dict[str, dict[str, Any]]:
     """What each pane is asked to show (panes that do not know a key ignore it)."""
     detail = demo.ids.get(DETAIL, "")
@@ -108,6 +172,7 @@ def live_daemon(root: Path, count: int, embedder: str) -> Iterator[Demo]:
     service.pipeline.attach(host)
     host.start()
     try:
+        add_demo_work(demo)
         yield demo
     finally:
         host.stop(5)
