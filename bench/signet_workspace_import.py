@@ -29,6 +29,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from corpus import sentences  # noqa: E402
 
 from signet_desktop.service.import_faults import ENV  # noqa: E402
+from signet_desktop.service.workspace_import import MEMORY_BATCH  # noqa: E402
 from tests.support.signet_workspace import event, make_signet_db, memory, transcript  # noqa: E402
 
 EVENTS = ("created", "modified", "modified")
@@ -98,7 +99,7 @@ def main() -> None:
         signet, events = build_signet(Path(tmp) / "signet", args.memories)
         print(f"Signet db: {args.memories} memories, {events} history events, 100 transcripts "
               f"(built in {time.perf_counter() - started:.1f} s)")  # fmt: skip
-        middle = max(1, (args.memories // 500) // 2)
+        middle = max(1, (args.memories // MEMORY_BATCH) // 2)
         for number in range(args.rounds):
             workspace = Path(tmp) / f"ws{number}"
             results["first"].append(run_import(workspace, signet)["s"])
