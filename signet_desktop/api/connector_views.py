@@ -50,6 +50,7 @@ def health_json(health: ConnectorHealth) -> dict[str, Any]:
         "documents": dict(health.documents),
         "lastSyncAt": connector.last_sync_at,
         "lastError": connector.last_error,
+        "lastSync": None if health.last_sync is None else sync_json(health.last_sync),
     }
 
 

@@ -29,6 +29,7 @@ from signet_desktop.cli import (
     memory_commands,
     memory_md_commands,
     repair_commands,
+    source_commands,
     status_commands,
 )
 from signet_desktop.cli.context import (
@@ -50,11 +51,13 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     install_commands.register,
     import_commands.register,
     ingest_commands.register,
+    source_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
 CODE_HINTS = {
     "pinned_requires_force": "add --force to forget a pinned memory",
+    "connector_exists": "that folder is already connected; see `signet source list`",
     "version_conflict": "the memory changed; see `signet memory get ID` for its current version",
     "embedder_unavailable": "memories stay saved; the daemon embeds them once the embedder is"
     " back (or run `signet embed backfill` again)",

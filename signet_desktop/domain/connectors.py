@@ -53,6 +53,7 @@ class ConnectorHealth:
     root_readable: bool
     files: int
     documents: Mapping[str, int]
+    last_sync: SyncReport | None = None  # this process's latest sync of it
 
 
 @dataclass(frozen=True, slots=True)

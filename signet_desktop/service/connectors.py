@@ -80,6 +80,7 @@ class ConnectorService:
         self._documents = documents
         self._roots = tuple(allowed_roots or documents.limits.file_roots)
         self._syncing: set[str] = set()
+        self._reports: dict[str, SyncReport] = {}
         self._lock = threading.Lock()
 
     # -- registration ---------------------------------------------------------------------
@@ -141,7 +142,9 @@ class ConnectorService:
         root = Path(str(connector.config.get("path", "")))
         files = len((connector.cursor or {}).get("files", {}) or {})
         states = rows.document_states(self._db.reader(), connector.agent_id, connector.id)
-        return ConnectorHealth(connector, root.is_dir(), files, states)
+        return ConnectorHealth(
+            connector, root.is_dir(), files, states, self.last_report(connector.id)
+        )
 
     # -- sync -----------------------------------------------------------------------------
 
@@ -151,6 +154,35 @@ class ConnectorService:
         `full` ignores the cursor's (size, mtime) shortcut and re-reads every file; only
         files whose content hash changed are re-ingested either way.
         """
+        connector = self._claim(agent_id, connector_id)
+        try:
+            return self._sync(connector, full=full)
+        finally:
+            self._release(connector.id)
+
+    def sync_in_background(self, agent_id: str, connector_id: str, *, full: bool = False) -> None:
+        """Start a sync on a thread (the HTTP routes); the row says `syncing` before this
+        returns, and its outcome lands on the row (and in `last_report`)."""
+        connector = self._claim(agent_id, connector_id)
+        with self._db.write() as conn:
+            rows.set_status(conn, connector.agent_id, connector.id, "syncing")
+
+        def run() -> None:
+            try:
+                self._sync(connector, full=full)
+            except Exception:  # recorded on the row by _sync
+                log.exception("sync of connector %s failed", connector_id)
+            finally:
+                self._release(connector.id)
+
+        threading.Thread(target=run, name=f"sync-{connector_id}", daemon=True).start()
+
+    def last_report(self, connector_id: str) -> SyncReport | None:
+        """The latest sync of this connector in this process, if any."""
+        with self._lock:
+            return self._reports.get(connector_id)
+
+    def _claim(self, agent_id: str, connector_id: str) -> Connector:
         connector = self.get(agent_id, connector_id)
         if connector.status == "disabled":
             raise Conflict("the connector was removed", code="connector_disabled")
@@ -158,35 +190,18 @@ class ConnectorService:
             if connector.id in self._syncing:
                 raise Conflict("a sync of this connector is running", code="sync_running")
             self._syncing.add(connector.id)
-        try:
-            return self._sync(connector, full=full)
-        finally:
-            with self._lock:
-                self._syncing.discard(connector.id)
+        return connector
 
-    def sync_in_background(self, agent_id: str, connector_id: str, *, full: bool = False) -> None:
-        """Start `sync` on a thread (the HTTP routes); its outcome lands on the row."""
-        connector = self.get(agent_id, connector_id)
-        if connector.status == "disabled":
-            raise Conflict("the connector was removed", code="connector_disabled")
+    def _release(self, connector_id: str) -> None:
         with self._lock:
-            if connector.id in self._syncing:
-                raise Conflict("a sync of this connector is running", code="sync_running")
-
-        def run() -> None:
-            try:
-                self.sync(agent_id, connector_id, full=full)
-            except Conflict:
-                pass
-            except Exception:  # recorded on the row by _sync
-                log.exception("sync of connector %s failed", connector_id)
-
-        threading.Thread(target=run, name=f"sync-{connector_id}", daemon=True).start()
+            self._syncing.discard(connector_id)
 
     def recover(self) -> int:
         """Syncs a stopped process left `syncing` become `error` (start-up)."""
+        with self._lock:
+            busy = sorted(self._syncing)
         with self._db.write() as conn:
-            return rows.interrupt_syncing(conn)
+            return rows.interrupt_syncing(conn, busy)
 
     def sync_watched(self) -> int:
         """One pass of watch mode: sync every connector with `watch: true`; how many synced."""
@@ -218,7 +233,10 @@ class ConnectorService:
             rows.set_status(
                 conn, connector.agent_id, connector.id, "idle", error=error, synced=True
             )
-        return replace(report, elapsed_s=time.monotonic() - started)
+        report = replace(report, elapsed_s=time.monotonic() - started)
+        with self._lock:
+            self._reports[connector.id] = report
+        return report
 
     def _apply(self, connector: Connector, *, full: bool) -> SyncReport:
         root = Path(str(connector.config["path"]))

@@ -9,7 +9,7 @@ counts per state) use `documents`' connector index and are reads only.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from signet_desktop.domain.connectors import Connector
@@ -58,7 +58,7 @@ WHERE id = :id AND agent_id = :agent_id
 INTERRUPTED = """
 UPDATE connectors SET status = 'error', last_error = 'sync interrupted (daemon stopped)',
     updated_at = :now
-WHERE status = 'syncing'
+WHERE status = 'syncing' AND id NOT IN (SELECT value FROM json_each(:busy))
 """
 # Reads of `documents` by its connector index (storage/documents.py owns the writes).
 LIVE_DOCUMENTS = """
@@ -178,9 +178,11 @@ def disable(conn: Connection, agent_id: str, connector_id: str) -> None:
     conn.execute(DISABLE, {"id": connector_id, "agent_id": agent_id, "now": utc_now()})
 
 
-def interrupt_syncing(conn: Connection) -> int:
-    """Syncs a stopped process left `syncing` become `error` (at start-up)."""
-    return int(conn.execute(INTERRUPTED, {"now": utc_now()}).rowcount)
+def interrupt_syncing(conn: Connection, busy: Sequence[str] = ()) -> int:
+    """Syncs a stopped process left `syncing` become `error` (at start-up); `busy` are the
+    connectors this process is syncing now."""
+    params = {"now": utc_now(), "busy": json.dumps(list(busy))}
+    return int(conn.execute(INTERRUPTED, params).rowcount)
 
 
 def live_document_ids(conn: Connection, agent_id: str, connector_id: str) -> list[str]:
