@@ -76,7 +76,7 @@ class MemoryMdWorker:
         start = self._clock() - self.max_delay_s
         with self._lock:
             for agent_id in found:
-                self._dirty.setdefault(agent_id, (start, start))
+                self._dirty[agent_id] = (start, start)  # due now, even if an event came first
 
     def due(self) -> list[str]:
         """Agents whose changes have settled (or waited `max_delay_s`), in name order."""

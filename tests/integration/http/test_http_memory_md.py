@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -39,6 +40,25 @@ async def client(service: SignetService, tmp_path: Path) -> AsyncIterator[httpx.
     app: FastAPI = create_app(service, HttpSettings(agents_dir=str(tmp_path)))
     async with make_client(app) as c:
         yield c
+
+
+def claude_transcript(root: Path, session: str) -> Path:
+    path = root / "claude" / f"{session}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": session,
+         "message": {"role": "user", "content": "Move billing to Postgres 16. Today."}},
+        {"type": "assistant", "uuid": "a1", "sessionId": session,
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def step(service: SignetService, name: str) -> bool:
+    """One step of a declared worker, as the worker host would run it."""
+    [declared] = [w for w in service.pipeline.workers if w.name == name]
+    return declared.factory().run_once()
 
 
 async def remember(client: httpx.AsyncClient, content: str, **extra: object) -> str:
@@ -138,3 +158,20 @@ async def test_session_start_carries_the_global_head(client: httpx.AsyncClient) 
     inject = reply.json()["inject"]
     assert "## Global Head (Tier 1)" in inject and "never force-push main" in inject
     assert "evil.example" not in inject
+
+
+async def test_a_session_end_becomes_an_artifact_and_a_ledger_line(
+    client: httpx.AsyncClient, service: SignetService, tmp_path: Path
+) -> None:
+    path = claude_transcript(tmp_path, "cc-9")
+    body = {"harness": "claude-code", "sessionKey": "cc-9", "transcriptPath": str(path),
+            "cwd": "/work/billing"}  # fmt: skip
+    assert (await client.post("/api/hooks/session-end", json=body)).status_code == 200
+    assert step(service, "artifacts") is True  # the transcript.captured event queued it
+    [listed] = (await client.get("/api/artifacts")).json()["artifacts"]
+    assert listed["kind"] == "transcript" and listed["sessionKey"] == "cc-9"
+    assert "Move billing to Postgres 16." in (tmp_path / listed["path"]).read_text()
+    md = step(service, "memory-md")  # the first step rebuilds every agent
+    assert md is True
+    text = (tmp_path / "MEMORY.md").read_text()
+    assert "cc-9 — transcript: Move billing to Postgres 16." in text
