@@ -29,6 +29,14 @@ class Progress:
     retrying: bool = False
 
 
+def progress_of(document: Document) -> Progress:
+    """A listed document's progress: a queued one with an error (or a spent attempt) is
+    waiting for its job's next attempt."""
+    spent = document.job is not None and document.job.attempts > 0
+    retrying = document.status == "queued" and (bool(document.error) or spent)
+    return Progress(document.status, retrying=retrying)
+
+
 def stages(progress: Progress) -> list[Stage]:
     """queued ▸ extracting ▸ chunking ▸ embedding ▸ indexing ▸ done, the current one marked;
     a failed document ends in `failed` instead of `done`."""

@@ -57,6 +57,7 @@ EMPTY_HINT = (
     "(or drop files here). Each one is split into chunks that recall can find, and you can "
     "watch it move through queued ▸ extracting ▸ chunking ▸ embedding ▸ indexing ▸ done."
 )
+CHUNK_STYLE = "QListWidget::item {{ padding: 6px 4px; border-bottom: 1px solid {border}; }}"
 Detail = tuple[Document, Sequence[DocumentChunk]]
 AskReason = Callable[[Document], str | None]
 
@@ -82,9 +83,7 @@ class DocumentRow(QWidget):
     def show_document(self, document: Document) -> None:
         self.title.setText(f"<b>{_escape(fmt.title_of(document))}</b>")
         self.meta.setText(fmt.meta_text(document))
-        retrying = document.job is not None and document.job.attempts > 0
-        self.strip.set_progress(fmt.Progress(document.status, retrying=retrying and
-                                             document.status == "queued"))  # fmt: skip
+        self.strip.set_progress(fmt.progress_of(document))
 
 
 def _escape(text: str) -> str:
@@ -183,6 +182,8 @@ class DocumentsPane(PaneWidget):
         self.chunk_list = QListWidget()
         self.chunk_list.setObjectName("documentChunks")
         self.chunk_list.setWordWrap(True)
+        self.chunk_list.setSpacing(2)
+        self.chunk_list.setStyleSheet(CHUNK_STYLE.format(border=current_theme().border))
         self.chunk_list.itemActivated.connect(self._open_item)
         self.open_button = QPushButton("Open memory")
         self.open_button.setObjectName("openChunkMemory")
@@ -254,7 +255,7 @@ class DocumentsPane(PaneWidget):
         self.count_label.setText(fmt.count_text(documents) if documents else "")
         filtered = self.status_filter.currentIndex() > 0
         self.stack.setCurrentWidget(self.empty if not documents and not filtered else self.content)
-        selected = self.current.id if self.current else None
+        selected = self._wanted or (self.current.id if self.current else None)
         self.list.blockSignals(True)
         self.list.clear()
         self.rows = {}
@@ -301,6 +302,7 @@ class DocumentsPane(PaneWidget):
         self.context.tasks.call(read, done=shown, failed=self._detail_failed)
 
     def _detail_failed(self, exc: BaseException) -> None:
+        self._wanted = None
         self.banner.show_message(f"The document could not be read: {exc}")
 
     def _show_detail(self, document: Document | None, chunks: Sequence[DocumentChunk]) -> None:
@@ -319,9 +321,7 @@ class DocumentsPane(PaneWidget):
         row = self.rows.get(document.id)
         if row is not None:
             row.show_document(document)
-        retrying = document.job is not None and document.job.attempts > 0
-        self.strip.set_progress(fmt.Progress(document.status, retrying=retrying and
-                                             document.status == "queued"))  # fmt: skip
+        self.strip.set_progress(fmt.progress_of(document))
         for label, value in fmt.detail_lines(document):
             field = QLabel(value)
             field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -361,11 +361,13 @@ class DocumentsPane(PaneWidget):
             return
         document_id = str(getattr(event, "document_id", ""))
         row = self.rows.get(document_id)
+        retrying = bool(getattr(event, "retrying", False))
+        status = str(getattr(event, "status", ""))
         progress = fmt.Progress(
-            status=str(getattr(event, "status", "")),
+            status="queued" if retrying else status,  # a failed attempt that will retry
             chunks_done=int(getattr(event, "chunks_done", 0) or 0),
             chunks_total=getattr(event, "chunks_total", None),
-            retrying=bool(getattr(event, "retrying", False)),
+            retrying=retrying,
         )
         if row is not None and progress.status in fmt.STAGES:
             row.strip.set_progress(progress)
@@ -468,7 +470,7 @@ class DocumentsPane(PaneWidget):
             "forgotten."
         )
         self.notice.show()
-        self.current = None
+        self.current, self._wanted = None, None
         self._show_detail(None, ())
         self.refresh()
 
