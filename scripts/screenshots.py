@@ -75,6 +75,22 @@ DEMO_DOCUMENTS = (
      "latency and the error budget. 4. Full rollout. 5. Tag the release.\n\nNever deploy "
      "billing during the invoice run (the first working day of the month)."),
 )  # fmt: skip
+INCIDENTS = (
+    ("2026-10-02", "billing", "invoices lagged 40 minutes", "max_wal_senders dropped to 4"),
+    ("2026-10-19", "search", "recall latency tripled", "the vector index was rebuilt at noon"),
+    ("2026-11-03", "deploys", "a canary went to 100% at once", "the rollout flag was inverted"),
+    ("2026-11-14", "billing", "card retries doubled charges", "an idempotency key was dropped"),
+    ("2026-11-27", "ingest", "documents stuck in queued", "the worker was paused and forgotten"),
+)
+DEMO_REVIEW = "# Incident reviews, autumn 2026\n\n" + "\n\n".join(
+    f"## {day}: {service}\n\nWhat happened: {what}. Cause: {cause}. We found it from the "
+    f"dashboards within minutes, but the fix took longer than it should have because the "
+    f"runbook for {service} did not say who owns the change. Follow-ups: write the owner into "
+    f"the runbook, add an alert on the symptom, and add a test that would have caught the "
+    f"cause before it shipped. The {service} team reviewed this summary and agreed to the "
+    f"follow-ups; each has an owner and a date in the tracker."
+    for day, service, what, cause in INCIDENTS
+)
 DEMO_BAD_URL = "https://docs.internal.invalid/design-doc.pdf"
 DEMO_SETTLE_S = 20.0
 
@@ -89,7 +105,7 @@ def add_demo_work(demo: Demo) -> None:
     service = demo.service
     documents = getattr(service, "documents", None)
     if documents is not None:
-        for title, text in DEMO_DOCUMENTS:
+        for title, text in (*DEMO_DOCUMENTS, ("Incident reviews, autumn 2026", DEMO_REVIEW)):
             documents.submit("default", DocumentRequest("text", content=text, title=title))
         documents.submit("default", DocumentRequest("url", url=DEMO_BAD_URL))
     db = service._db  # demo history, reached the way tests/support/db.py does
@@ -128,7 +144,15 @@ def reveals(demo: Demo) -> dict[str, dict[str, Any]]:
         "memories": {"memory_id": detail},
         "map": {"highlight": [detail]},
         "transcripts": {"session_key": demo.sessions[0]} if demo.sessions else {},
+        "documents": {"document_id": document_of(demo, "Incident reviews, autumn 2026")},
     }
+
+
+def document_of(demo: Demo, title: str) -> str:
+    """The id of the demo document with `title` ("" without the documents capability)."""
+    documents = getattr(demo.service, "documents", None)
+    found = [d.id for d in documents.list("default") if d.title == title] if documents else []
+    return found[0] if found else ""
 
 
 def palette_of(theme: Theme) -> QPalette:
