@@ -117,6 +117,7 @@ def _daemon_checks(
     if embedding is not None:
         checks.append(embedding)
     checks.extend(doctor.startup_checks(status))
+    checks.extend(doctor.memory_md_checks(status))
     safety_line = None if safety is None else doctor.safety_check(safety)
     if safety_line is not None:
         checks.append(safety_line)

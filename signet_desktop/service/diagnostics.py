@@ -182,6 +182,25 @@ def startup_checks(status: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+def memory_md_checks(status: Mapping[str, Any]) -> list[Check]:
+    """MEMORY.md per agent (from `memoryMd`): written ✓, the last write failed ✗."""
+    facts = status.get("memoryMd")
+    agents = facts.get("agents") if isinstance(facts, Mapping) else None
+    if not isinstance(agents, Mapping):
+        return []
+    checks = []
+    for agent_id, fact in sorted(agents.items()):
+        if not isinstance(fact, Mapping):
+            continue
+        path = fact.get("path", "?")
+        if fact.get("state") == "error":
+            text = f"MEMORY.md of {agent_id} not written at {path}: {fact.get('error')}"
+            checks.append(Check(Level.FAIL, text + " (the previous file is unchanged)"))
+        else:
+            checks.append(Check(Level.OK, f"MEMORY.md of {agent_id} written at {path}"))
+    return checks
+
+
 WORKER_LEVELS = {"running": Level.OK, "crashed": Level.FAIL}
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from cli_fakes import FakeDaemon
 
@@ -64,3 +66,27 @@ def test_status_prints_the_last_error(fake_daemon: FakeDaemon, capsys: Capture) 
     out = capsys.readouterr().out
     assert "/ws/MEMORY.md (exists); last rebuild: error" in out
     assert "error: PermissionError: Permission denied" in out
+
+
+def test_doctor_fails_when_memory_md_could_not_be_written(
+    fake_daemon: FakeDaemon, tmp_path: Path, capsys: Capture
+) -> None:
+    fake_daemon.reply(
+        "GET", "/health", 200,
+        {"status": "ok", "version": "0.1.0", "pid": 7, "uptime": 12, "agentsDir": str(tmp_path)},
+    )  # fmt: skip
+    agents = {
+        "default": {"state": "error", "path": "/ws/MEMORY.md", "error": "PermissionError: denied"},
+        "b": {"state": "ok", "path": "/ws/agents/b/MEMORY.md", "error": None},
+    }
+    fake_daemon.reply(
+        "GET", "/api/status", 200,
+        {"vector": {"available": True, "version": "v0.1.9"}, "memoryMd": {"agents": agents}},
+    )  # fmt: skip
+    code = main(
+        ["doctor", "--workspace", str(tmp_path)], env={"SIGNET_DAEMON_URL": fake_daemon.url}
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "✗ MEMORY.md of default not written at /ws/MEMORY.md: PermissionError" in out
+    assert "✓ MEMORY.md of b written at /ws/agents/b/MEMORY.md" in out
