@@ -331,7 +331,8 @@ class HookService:
                 agent_id=ctx.agent_id,
                 limit=config.recall_limit,
                 min_score=config.min_score,
-            )
+            ),
+            gated=False,  # render_injection gates, leaving a withheld memory out
         )
         seen: set[str] = set()
         if session is not None:

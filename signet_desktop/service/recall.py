@@ -1,5 +1,10 @@
 """The recall capability: one ranked search behind HTTP, MCP, hooks, the CLI and the inspector.
 
+Results leave through the content-safety gate: each hit's content as it may enter a prompt
+(secrets redacted; an unsafe memory's text replaced by the withheld marker — its id, scores
+and evidence stay). Callers that gate themselves (hook injection, which leaves a withheld
+memory out instead of showing the marker) ask for `gated=False`.
+
 `expand: true` joins bounded transcript excerpts to the result: the session keys of the hits
 are looked up in `session_transcripts` in one batch (agent-scoped), the turns around each
 memory's match are cut to a budget (`recall/expand.py`), and every excerpt passes the
@@ -23,6 +28,7 @@ from signet_desktop.domain.recall import (
 )
 from signet_desktop.recall import expand
 from signet_desktop.recall.engine import RecallEngine
+from signet_desktop.service.safety import policy_gate
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.transcript_reads import transcripts_for_sessions
 
@@ -43,12 +49,15 @@ class RecallService:
     ) -> None:
         self._engine = engine
         self._db = db
-        self._gate = gate
+        # Without the service's ledger-backed gate, the policy alone (same verdicts, no cache).
+        self._prompt_texts = policy_gate if gate is None else gate.prompt_texts
 
-    def search(self, query: RecallQuery) -> RecallResult:
+    def search(self, query: RecallQuery, *, gated: bool = True) -> RecallResult:
         """Rank the agent's live memories for `query` (InvalidInput on a bad query or agent)."""
         scope.check_agent_id(query.agent_id)
         result = self._engine.recall(query)
+        if gated:
+            result = self._gate_hits(query.agent_id, result)
         if not query.expand or self._db is None or not result.hits:
             return result
         started = time.perf_counter()
@@ -60,6 +69,17 @@ class RecallService:
             timings=(*result.timings, StageTiming("expand", took)),
             total_ms=result.total_ms + took,
         )
+
+    def _gate_hits(self, agent_id: str, result: RecallResult) -> RecallResult:
+        if not result.hits:
+            return result
+        items = [(hit.memory.id, hit.memory.content) for hit in result.hits]
+        texts = self._prompt_texts(agent_id, "memory", items)
+        hits = tuple(
+            replace(hit, memory=replace(hit.memory, content=text))
+            for hit, text in zip(result.hits, texts, strict=True)
+        )
+        return replace(result, hits=hits)
 
     def _excerpts(self, agent_id: str, hits: Sequence[RecallHit]) -> tuple[TranscriptExcerpt, ...]:
         keys = list(dict.fromkeys(h.memory.session_id for h in hits if h.memory.session_id))
@@ -100,9 +120,7 @@ class RecallService:
     ) -> tuple[TranscriptExcerpt, ...]:
         if not drafts:
             return ()
-        if self._gate is None:
-            return ()  # no safety gate, no prompt-facing transcript text
-        texts = self._gate.prompt_texts(
+        texts = self._prompt_texts(
             agent_id, "transcript", [(d.session_key, d.text) for d in drafts]
         )
         return tuple(replace(draft, text=text) for draft, text in zip(drafts, texts, strict=True))

@@ -17,13 +17,12 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.events import Event, MemoryCreated, MemoryRecovered, MemoryUpdated
 from signet_desktop.domain.memory import utc_now
-from signet_desktop.domain.recall import RecallResult
 from signet_desktop.safety.policy import (
     POLICY_VERSION,
     WITHHELD_MARKER,
@@ -138,20 +137,6 @@ class ContentSafetyService:
         """Each (source_id, text) as it may enter a prompt: redacted, or the withheld marker."""
         verdicts = self.verdicts(agent_id, source_kind, items)
         return [gated_text(text, v) for (_, text), v in zip(items, verdicts, strict=True)]
-
-    def gate_recall(self, agent_id: str, result: RecallResult) -> RecallResult:
-        """A recall answer as it may enter a prompt: each hit's content through the gate
-        (redacted, or the withheld marker in its place; ids, scores and evidence stay)."""
-        if not result.hits:
-            return result
-        texts = self.prompt_texts(
-            agent_id, "memory", [(hit.memory.id, hit.memory.content) for hit in result.hits]
-        )
-        hits = tuple(
-            replace(hit, memory=replace(hit.memory, content=text))
-            for hit, text in zip(result.hits, texts, strict=True)
-        )
-        return replace(result, hits=hits)
 
     # -- recording (background side) -------------------------------------------------------
 

@@ -192,3 +192,23 @@ async def test_hook_recall_answers_through_the_gate(client: httpx.AsyncClient) -
     contents = {r["id"]: r["content"] for r in reply.json()["results"]}
     assert contents[bad] == WITHHELD_MARKER  # the hit stays, its text does not
     assert REDACTED in contents[secret]
+
+
+@pytest.mark.parametrize("method", ["POST /api/memory/recall", "GET /api/memory/search"])
+async def test_explicit_recall_answers_through_the_gate(
+    client: httpx.AsyncClient, method: str
+) -> None:
+    bad = await remember(client, INJECTION)
+    secret = await remember(client, SECRET)
+    clean = await remember(client, CLEAN)
+    if method.startswith("POST"):
+        reply = await client.post("/api/memory/recall", json={"query": "billing"})
+    else:
+        reply = await client.get("/api/memory/search", params={"q": "billing"})
+    assert reply.status_code == 200, reply.text
+    assert_safe(reply.text)
+    contents = {r["id"]: r["content"] for r in reply.json()["results"]}
+    assert contents[bad] == WITHHELD_MARKER and REDACTED in contents[secret]
+    assert contents[clean] == CLEAN
+    stored = (await client.get(f"/api/memory/{bad}")).json()
+    assert "ignore all previous instructions" in str(stored)  # the evidence is unchanged

@@ -191,8 +191,8 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
 
     service = get_service(request)
 
-    def search() -> Any:  # hook recall is prompt-facing: every hit through the safety gate
-        return service.safety.gate_recall(query.agent_id, service.recall.search(query))
+    def search() -> Any:  # recall's hits come through the safety gate (service/recall.py)
+        return service.recall.search(query)
 
     return await json_off_loop(search, render)
 
