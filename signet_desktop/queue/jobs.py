@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -152,10 +152,12 @@ class Job:
 
 @dataclass(frozen=True, slots=True)
 class ReleaseReport:
-    """Stale leases found: how many went back to pending and how many are now dead."""
+    """Stale leases found: how many went back to pending and how many are now dead
+    (`dead_jobs`: those jobs as they were, for their `job.dead` events; not compared)."""
 
     released: int
     dead: int
+    dead_jobs: tuple[Job, ...] = field(default=(), compare=False)
 
 
 def _job(row: Any) -> Job:
@@ -336,7 +338,8 @@ def release_stale(
     """
     _require_write(conn)
     stamp = _iso(now or datetime.now(UTC))
-    released = dead = 0
+    released = 0
+    died: list[Job] = []
     params = {
         "now": stamp,
         "job_type": job_type,
@@ -350,9 +353,10 @@ def release_stale(
             RELEASE,
             {"id": job.id, "status": status, "now": stamp, "error": "lease expired"},
         )
-        dead += status == "dead"
+        if status == "dead":
+            died.append(job)
         released += status == "pending"
-    return ReleaseReport(released, dead)
+    return ReleaseReport(released, len(died), tuple(died))
 
 
 def release(conn: Connection, job: Job, *, started: bool, error: str | None = None) -> str | None:

@@ -215,17 +215,21 @@ class QueueWorker:
         With `orphans` (the first step), also leases no worker in this process is running:
         the jobs of a daemon that was killed mid-job, retried now instead of at lease expiry.
         """
-        released = dead = 0
+        released, died = 0, list[jobs.Job]()
         with self._db.write() as conn:
             running = self._running.snapshot()
             for job_type in self.job_types:
                 report = jobs.release_stale(
                     conn, job_type=job_type, orphans=orphans, exclude=running
                 )
-                released, dead = released + report.released, dead + report.dead
-        if released or dead:
-            log.info("worker %s: released %d stale leases (%d dead)", self.name, released, dead)
-        return jobs.ReleaseReport(released, dead)
+                released, died = released + report.released, [*died, *report.dead_jobs]
+        for job in died:  # after the commit: a lease that expired on the last attempt
+            self._events.publish(self._dead(job, job.error or "lease expired"))
+        if released or died:
+            log.info(
+                "worker %s: released %d stale leases (%d dead)", self.name, released, len(died)
+            )
+        return jobs.ReleaseReport(released, len(died), tuple(died))
 
     # -- internals ------------------------------------------------------------------------
 

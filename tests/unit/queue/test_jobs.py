@@ -127,6 +127,7 @@ def test_release_stale_returns_expired_leases(db: Database) -> None:
         assert jobs.release_stale(conn, now=start) == jobs.ReleaseReport(0, 0)
         report = jobs.release_stale(conn, now=start + timedelta(seconds=2))
     assert report == jobs.ReleaseReport(released=1, dead=1)
+    assert [j.memory_id for j in report.dead_jobs] == ["m2"]
     counts = jobs.counts(db.reader(), JOB)
     assert (counts["pending"], counts["dead"], counts["leased"]) == (1, 1, 0)
     # A worker that lost its lease cannot complete the job any more.

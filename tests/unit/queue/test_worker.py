@@ -290,3 +290,17 @@ def test_one_worker_leases_the_oldest_job_across_its_types(db: Database) -> None
         pass
     assert order == [first.id, second.id]
     assert jobs.counts(db.reader(), "c")["pending"] == 1
+
+
+def test_a_lease_that_expires_on_the_last_attempt_publishes_job_dead(db: Database) -> None:
+    """Stale-lease recovery that kills a job says so on the bus, like a failed last attempt."""
+    job = enqueue(db, max_attempts=1)
+    with db.write() as conn:
+        jobs.lease(conn, JOB)  # a killed daemon's last attempt
+    sink = Recorder()
+    runner = worker(db, lambda j: None, events=sink)
+    assert not runner.run_once()
+    assert get(db, job.id).status == "dead"
+    [dead] = [e for e in sink.events if isinstance(e, JobDead)]
+    assert (dead.job_id, dead.worker, dead.error) == (job.id, "test", "lease expired")
+    assert dead.agent_id == "default"
