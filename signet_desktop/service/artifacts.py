@@ -16,6 +16,7 @@ artifacts are written by the hooks when compaction-complete stores a summary.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -212,6 +213,7 @@ class ArtifactService:
         if agent_id is not None:
             scope.check_agent_id(agent_id)
         with self._lock:
+            self._sweep_temps()
             graves = rows.tombstoned(self._db.reader(), agent_id)
             found: list[tuple[Artifact, str | None]] = []
             unreadable = skipped = 0
@@ -233,6 +235,16 @@ class ArtifactService:
                 seen = {a.source_path for a, _ in found}
                 removed = rows.delete_rows(conn, agent_id, [p for p in before if p not in seen])
         return ReindexReport(changed, removed, skipped, unreadable)
+
+    def _sweep_temps(self) -> None:
+        """Temp files a killed write left (`.<name>.<random>.tmp`); under the lock no write
+        of ours is in flight, so every one is stale."""
+        for temp in self._dir.glob(".*.md.*.tmp") if self._dir.is_dir() else []:
+            if not files.FILE_NAME.match(temp.name[1:].rsplit(".", 2)[0]):
+                continue  # not an artifact's (MEMORY.md backups have their own writer)
+            with contextlib.suppress(OSError):
+                temp.unlink()
+                log.info("removed %s, left by an interrupted artifact write", temp.name)
 
     def _read(self, path: Path, name: re.Match[str]) -> Artifact | None:
         try:

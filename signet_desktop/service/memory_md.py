@@ -395,6 +395,7 @@ class MemoryMdService:
         backup: Path | None = None
         with self._lock:
             try:
+                _sweep_temps(path)
                 previous = path.read_bytes() if path.is_file() else None
                 changed = previous != data
                 if changed:
@@ -470,6 +471,16 @@ class MemoryMdService:
             return path.relative_to(self._root).as_posix()
         except ValueError:
             return str(path)
+
+
+def _sweep_temps(path: Path) -> None:
+    """Temp files a killed rebuild left beside MEMORY.md and its backups (under the lock no
+    write of ours is in flight)."""
+    for folder, pattern in ((path.parent, f".{path.name}.*.tmp"),
+                            (path.parent / "memory", ".MEMORY.backup-*.md.*.tmp")):  # fmt: skip
+        for temp in folder.glob(pattern) if folder.is_dir() else []:
+            with contextlib.suppress(OSError):
+                temp.unlink()
 
 
 def _is_generated(path: Path) -> bool:

@@ -248,3 +248,16 @@ def test_a_retried_compaction_writes_one_file(artifacts: ArtifactService, tmp_pa
     again = artifacts.write_compaction("default", "s1", "  Same summary.\n")
     assert first is not None and again is not None and again.source_path == first.source_path
     assert len(list((tmp_path / "memory").glob("*--compaction.md"))) == 1
+
+
+def test_reindex_sweeps_only_artifact_temp_files(
+    artifacts: ArtifactService, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir(exist_ok=True)
+    mine = folder / ".20261201T000000.000Z--s1-00000000--summary.md.k2j3.tmp"
+    backup = folder / ".MEMORY.backup-20261201T000000.000Z.md.x9.tmp"
+    mine.write_text("torn")
+    backup.write_text("MEMORY.md's writer owns this one")
+    artifacts.reindex()
+    assert not mine.exists() and backup.exists()

@@ -350,3 +350,16 @@ def test_the_session_start_head_is_the_files_head(
     head_lines = md.head("default", 10_000).text.splitlines()[1:]
     assert file_lines == head_lines and len(file_lines) == 9
     assert "pinned rule" in file_lines[0]
+
+
+def test_temp_files_a_killed_rebuild_left_are_swept(
+    service: SignetService, md: MemoryMdService, tmp_path: Path
+) -> None:
+    (tmp_path / "memory").mkdir(exist_ok=True)
+    stale = [tmp_path / ".MEMORY.md.abc123.tmp", tmp_path / "memory" / ".MEMORY.backup-1.md.x.tmp"]
+    for temp in stale:
+        temp.write_text("torn")
+    other = tmp_path / "memory" / ".20261201T000000.000Z--s-1--summary.md.y.tmp"
+    other.write_text("an artifact's temp: not MEMORY.md's to remove")
+    md.rebuild("default")
+    assert not any(t.exists() for t in stale) and other.exists()
