@@ -438,10 +438,12 @@ SELECT
      AND job_type NOT IN (SELECT value FROM json_each(:retired))
      AND (lease_expires_at < :now OR leased_at < :anomaly_before)) AS lease_anomalies,
   (SELECT COUNT(*) FROM memory_jobs
-   WHERE agent_id = :agent_id AND status = 'dead' AND updated_at >= :since
+   WHERE agent_id = :agent_id AND status = 'dead'
+     AND COALESCE(failed_at, updated_at) >= :since
      AND job_type NOT IN (SELECT value FROM json_each(:retired))) AS dead_recent,
   (SELECT COUNT(*) FROM memory_jobs
-   WHERE agent_id = :agent_id AND status = 'completed' AND updated_at >= :since
+   WHERE agent_id = :agent_id AND status = 'completed'
+     AND COALESCE(completed_at, updated_at) >= :since
      AND job_type NOT IN (SELECT value FROM json_each(:retired))) AS completed_recent
 """
 
