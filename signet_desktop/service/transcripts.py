@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from signet_desktop.domain import remember as checks
@@ -41,6 +41,7 @@ from signet_desktop.evidence.transcript_formats import (
     resolve_transcript_path,
 )
 from signet_desktop.recall.sanitize import fts_match_expression
+from signet_desktop.service.safety import policy_gate
 from signet_desktop.storage import transcripts as rows
 from signet_desktop.storage.database import Database
 
@@ -353,7 +354,8 @@ class TranscriptService:
         project: str | None = None,
         limit: int = 10,
     ) -> list[TranscriptHit]:
-        """Transcripts whose text matches `query` (BM25), with a highlighted excerpt."""
+        """Transcripts whose text matches `query` (BM25), with a highlighted excerpt (gated:
+        secrets redacted, an unsafe excerpt replaced by the withheld marker)."""
         scope.check_agent_id(agent_id)
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise InvalidInput(f"limit must be 1..{MAX_SEARCH_LIMIT}", code="bad_limit")
@@ -362,9 +364,12 @@ class TranscriptService:
             return []
         key = None if session_key is None else _require_session(session_key)
         project = checks.check_text_field("project", project)
-        return rows.search_transcripts(
+        hits = rows.search_transcripts(
             self._db.reader(), agent_id, match, session_key=key, project=project, limit=limit
         )
+        # Excerpts reach agents (MCP session_search): through the content-safety policy.
+        texts = policy_gate(agent_id, "transcript", [(h.session_key, h.excerpt) for h in hits])
+        return [replace(hit, excerpt=text) for hit, text in zip(hits, texts, strict=True)]
 
     def expire_idle(self, idle_before: str | None = None) -> int:
         """TTL: complete open rows not updated since `idle_before` (default: now)."""

@@ -20,6 +20,7 @@ from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.domain.sessions import Turn
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.safety.redact import REDACTED
@@ -212,3 +213,20 @@ async def test_explicit_recall_answers_through_the_gate(
     assert contents[clean] == CLEAN
     stored = (await client.get(f"/api/memory/{bad}")).json()
     assert "ignore all previous instructions" in str(stored)  # the evidence is unchanged
+
+
+async def test_session_search_excerpts_are_gated(
+    client: httpx.AsyncClient, service: SignetService
+) -> None:
+    turns = [
+        Turn("t0", "user", "the billing box password=hunter22-staging for now", None),
+        Turn("t1", "assistant", "Noted the billing box.", None),
+    ]
+    service.transcripts.capture("default", "s-secret", "codex", turns, complete=True)
+    hostile = [Turn("h0", "user", f"billing: {INJECTION}", None)]
+    service.transcripts.capture("default", "s-hostile", "codex", hostile, complete=True)
+    reply = await client.post("/api/sessions/search", json={"query": "billing"})
+    assert reply.status_code == 200, reply.text
+    assert_safe(reply.text)
+    excerpts = {h["sessionKey"]: h["excerpt"] for h in reply.json()["hits"]}
+    assert REDACTED in excerpts["s-secret"] and excerpts["s-hostile"] == WITHHELD_MARKER
