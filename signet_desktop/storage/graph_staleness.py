@@ -37,9 +37,9 @@ def mark_unsupported(conn: Connection, agent_id: str, kind: str, ids: Sequence[s
     return int(cursor.rowcount)
 
 
-# Retention: an entity the purged memories named, that nothing supports any more. Pinned
-# entities, ones with structure (aspects, dependencies, relations), aliases-only entities
-# another memory still mentions, and entities from other evidence are kept.
+# Retention: an entity the purged memories named, that nothing supports any more. Kept:
+# pinned entities, ones another memory still mentions, ones with structure (aspects,
+# dependencies, relations), merge targets, and entities derived from other evidence.
 ORPHANED = """
 SELECT e.id FROM entities e
 WHERE e.id IN (SELECT value FROM json_each(:ids)) AND e.pinned = 0
