@@ -24,7 +24,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from signet_desktop.domain import scope
 from signet_desktop.domain.connectors import (
@@ -411,14 +410,3 @@ class ConnectorWatcher:
 def declaration(watcher: ConnectorWatcher) -> WorkerDeclaration:
     return WorkerDeclaration(name=WORKER_NAME, job_types=(), factory=lambda: watcher)
 
-
-def sync_json_counts(report: SyncReport) -> dict[str, Any]:
-    """The counters of a sync report, by name (logs and the CLI)."""
-    return {
-        "added": report.added,
-        "changed": report.changed,
-        "removed": report.removed,
-        "unchanged": report.unchanged,
-        "skipped": report.skipped,
-        "failed": report.failed,
-    }
