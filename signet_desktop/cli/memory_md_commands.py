@@ -18,10 +18,16 @@ REBUILD_EXAMPLES = """\
 
 def register(subparsers: Subparsers) -> None:
     """Add the `memory-md` group to the `signet` parser."""
-    group = subparsers.add_parser(
-        "memory-md", help="rebuild or inspect MEMORY.md (the generated memory summary)"
+    group = add_command(
+        subparsers,
+        "memory-md",
+        help="rebuild or inspect MEMORY.md (the generated memory summary)",
+        description="MEMORY.md is rebuilt by the daemon a few seconds after memories change;\n"
+        "`rebuild` does it now, `status` says where it is and how the last write went.",
+        examples=REBUILD_EXAMPLES,
+        connects=False,
     )
-    commands = group.add_subparsers(dest="memory_md_command", metavar="COMMAND")
+    commands = group.add_subparsers(dest="memory_md_command", metavar="COMMAND", required=True)
     rebuild = add_command(
         commands,
         "rebuild",
