@@ -409,4 +409,3 @@ class ConnectorWatcher:
 
 def declaration(watcher: ConnectorWatcher) -> WorkerDeclaration:
     return WorkerDeclaration(name=WORKER_NAME, job_types=(), factory=lambda: watcher)
-
