@@ -231,3 +231,20 @@ def pending_count(conn: Connection, kind: str, agent_id: str, version: str) -> i
     sql = f"SELECT COUNT(*) FROM {_body(kind, agent_id)}"
     row = conn.execute(sql, {"agent_id": agent_id, "version": version}).fetchone()
     return int(row[0])
+
+
+# -- retention (service/retention.py): the decisions of purged memories -------------------
+
+DELETE_DECISIONS = """
+DELETE FROM memory_content_safety
+WHERE agent_id = :agent_id AND source_kind = :kind
+  AND source_id IN (SELECT value FROM json_each(:ids))
+"""
+
+
+def delete_decisions(conn: Connection, agent_id: str, kind: str, ids: Sequence[str]) -> int:
+    """Drop the decisions about evidence that was purged for good; how many."""
+    if not ids:
+        return 0
+    params = {"agent_id": agent_id, "kind": kind, "ids": json.dumps(list(ids))}
+    return int(conn.execute(DELETE_DECISIONS, params).rowcount)
