@@ -389,11 +389,11 @@ class MemoryMdService:
 
     def rebuild(self, agent_id: str, now: str | None = None) -> RebuildOutcome:
         """Build and write the agent's MEMORY.md (unchanged bytes: nothing is written)."""
-        doc = self.build(agent_id, now)
-        data = doc.text.encode("utf-8")
         path = self.path_for(agent_id)
         backup: Path | None = None
-        with self._lock:
+        with self._lock:  # built under the lock too: an older build never lands last
+            doc = self.build(agent_id, now)
+            data = doc.text.encode("utf-8")
             try:
                 _sweep_temps(path)
                 previous = path.read_bytes() if path.is_file() else None
