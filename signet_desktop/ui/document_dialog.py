@@ -1,9 +1,11 @@
-"""The "Add document" dialog: files (chosen or dropped), a web page, or pasted text.
+"""The "Add document / folder" dialog: files (chosen or dropped), a folder kept in step,
+a web page, or pasted text.
 
-Dropping files anywhere on the dialog adds them to the Files tab; a dropped http(s) link
-fills the Web page tab. `requests()` turns what the active tab holds into the document
-requests the pane submits. Folder sources are not offered: this build has no `connectors`
-capability yet, so a dropped folder is refused with a note instead.
+Dropping files anywhere on the dialog adds them to the Files tab, a dropped folder fills the
+Folder tab, a dropped http(s) link the Web page tab. `requests()` turns what the Files, Web
+page or Text tab holds into document requests; `folder_request()` is the Folder tab's
+connector registration (`service.connectors`). Built with `folders=False` (a service without
+connectors), there is no Folder tab and a dropped folder is refused with a note.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -29,23 +32,33 @@ from PySide6.QtWidgets import (
 )
 
 from signet_desktop.domain.documents import DocumentRequest
+from signet_desktop.service.connectors import FolderRequest
 
 FILE_FILTER = "Documents (*.md *.markdown *.txt *.html *.htm *.pdf);;All files (*)"
 DROP_HINT = "Drop files here (Markdown, text, HTML, PDF), or choose them."
-FOLDER_NOTE = "Folders can't be added here yet (folder sources are not in this build): drop files."
+FOLDER_NOTE = "Folders can't be added in this build (no folder sources): drop files."
+FOLDER_HINT = (
+    "The folder's Markdown and text files become documents, and stay in step: edited files "
+    "are re-ingested, deleted ones removed. The folder itself is only read."
+)
+TABS = ("files", "folder", "url", "text")
 
 
 class AddDocumentDialog(QDialog):
     """Collects what to ingest; the pane submits `requests()` after `exec()` accepts."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, folders: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("addDocumentDialog")
-        self.setWindowTitle("Add document")
+        self.setWindowTitle("Add document or folder" if folders else "Add document")
         self.setAcceptDrops(True)
         self.setMinimumSize(560, 420)
+        self.folders = folders
         self.tabs = QTabWidget()
         self.tabs.addTab(self._files_tab(), "Files")
+        self.folder_tab = self._folder_tab()
+        if folders:
+            self.tabs.addTab(self.folder_tab, "Folder")
         self.tabs.addTab(self._url_tab(), "Web page")
         self.tabs.addTab(self._text_tab(), "Text")
         self.note = QLabel("")
@@ -84,6 +97,35 @@ class AddDocumentDialog(QDialog):
         column.addLayout(row)
         return page
 
+    def _folder_tab(self) -> QWidget:
+        page = QWidget()
+        hint = QLabel(FOLDER_HINT)
+        hint.setProperty("role", "muted")
+        hint.setWordWrap(True)
+        self.folder = QLineEdit()
+        self.folder.setObjectName("addDocumentFolder")
+        self.folder.setPlaceholderText("/path/to/notes")
+        self.folder.textChanged.connect(lambda _t: self._update())
+        choose = QPushButton("Choose folder…")
+        choose.clicked.connect(self.choose_folder)
+        row = QHBoxLayout()
+        row.addWidget(self.folder, 1)
+        row.addWidget(choose)
+        self.globs = QLineEdit()
+        self.globs.setPlaceholderText("Files (default **/*.md, **/*.markdown, **/*.txt)")
+        self.excludes = QLineEdit()
+        self.excludes.setPlaceholderText("Leave out (e.g. drafts/**), comma-separated")
+        self.watch = QCheckBox("Watch for changes")
+        self.watch.setChecked(True)
+        column = QVBoxLayout(page)
+        column.addWidget(hint)
+        column.addLayout(row)
+        column.addWidget(self.globs)
+        column.addWidget(self.excludes)
+        column.addWidget(self.watch)
+        column.addStretch(1)
+        return page
+
     def _url_tab(self) -> QWidget:
         page = QWidget()
         self.url = QLineEdit()
@@ -116,19 +158,40 @@ class AddDocumentDialog(QDialog):
     # -- filling ---------------------------------------------------------------------------
 
     def add_paths(self, paths: Iterable[Path]) -> None:
-        """Files to the Files tab (each once); a folder is refused with a note."""
+        """Files to the Files tab (each once); a folder to the Folder tab (or, without
+        folder sources, refused with a note)."""
         known = set(self.paths())
-        refused = False
+        refused, folder = False, None
         for path in paths:
             if path.is_dir():
-                refused = True
+                refused = refused or not self.folders
+                folder = folder or path
                 continue
             if path not in known:
                 known.add(path)
                 self.files.addItem(str(path))
         self.note.setText(FOLDER_NOTE if refused else "")
-        self.tabs.setCurrentIndex(0)
+        if folder is not None and self.folders and not self.files.count():
+            self.folder.setText(str(folder))
+            self._show("folder")
+        else:
+            if folder is not None and self.folders:
+                self.folder.setText(str(folder))
+            self._show("files")
         self._update()
+
+    def _show(self, tab: str) -> None:
+        if tab == "folder" and self.folders:
+            self.tabs.setCurrentWidget(self.folder_tab)
+        else:
+            self.tabs.setCurrentIndex(0)
+
+    def current_tab(self) -> str:
+        """`files`, `folder`, `url` or `text`."""
+        index = self.tabs.currentIndex()
+        if not self.folders and index >= 1:
+            index += 1
+        return TABS[index]
 
     def add_urls(self, urls: Iterable[QUrl]) -> None:
         """Dropped or pasted links: local files to Files, the first http(s) link to Web page."""
@@ -138,13 +201,18 @@ class AddDocumentDialog(QDialog):
         remote = [u.toString() for u in urls if u.scheme() in ("http", "https")]
         if remote:
             self.url.setText(remote[0])
-            self.tabs.setCurrentIndex(1)
+            self.tabs.setCurrentIndex(TABS.index("url") - (0 if self.folders else 1))
 
     def choose_files(self) -> None:
         names, _ = QFileDialog.getOpenFileNames(
             self, "Add documents", str(Path.home()), FILE_FILTER
         )
         self.add_paths(Path(name) for name in names)
+
+    def choose_folder(self) -> None:
+        name = QFileDialog.getExistingDirectory(self, "Add a folder", str(Path.home()))
+        if name:
+            self.folder.setText(name)
 
     def _remove_selected(self) -> None:
         for item in self.files.selectedItems():
@@ -154,12 +222,27 @@ class AddDocumentDialog(QDialog):
     def paths(self) -> list[Path]:
         return [Path(self.files.item(i).text()) for i in range(self.files.count())]
 
+    def folder_request(self) -> FolderRequest | None:
+        """The Folder tab's registration, when that tab is active and names a folder."""
+        path = self.folder.text().strip()
+        if self.current_tab() != "folder" or not path:
+            return None
+        return FolderRequest(
+            path=path,
+            globs=_patterns(self.globs.text()),
+            excludes=_patterns(self.excludes.text()),
+            watch=self.watch.isChecked(),
+        )
+
     def requests(self) -> list[DocumentRequest]:
-        """What the active tab holds, as document requests (empty when it holds nothing)."""
-        tab = self.tabs.currentIndex()
-        if tab == 0:
+        """What the Files, Web page or Text tab holds, as document requests (empty when it
+        holds nothing, or the Folder tab is active)."""
+        tab = self.current_tab()
+        if tab == "files":
             return [DocumentRequest("file", path=str(path)) for path in self.paths()]
-        if tab == 1:
+        if tab == "folder":
+            return []
+        if tab == "url":
             url = self.url.text().strip()
             title = self.url_title.text().strip() or None
             return [DocumentRequest("url", url=url, title=title)] if url else []
@@ -168,10 +251,10 @@ class AddDocumentDialog(QDialog):
         return [DocumentRequest("text", content=text, title=title)] if text.strip() else []
 
     def _update(self) -> None:
-        count = len(self.requests())
+        count = len(self.requests()) + (self.folder_request() is not None)
         self.add_button.setEnabled(count > 0)
-        self.add_button.setText(f"Add {count} files" if self.tabs.currentIndex() == 0
-                                and count > 1 else "Add")  # fmt: skip
+        several = self.current_tab() == "files" and count > 1
+        self.add_button.setText(f"Add {count} files" if several else "Add")
 
     # -- drag and drop ---------------------------------------------------------------------
 
@@ -184,3 +267,7 @@ class AddDocumentDialog(QDialog):
         if urls:
             self.add_urls(urls)
             event.acceptProposedAction()
+
+
+def _patterns(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())

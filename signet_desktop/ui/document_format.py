@@ -85,7 +85,8 @@ def chunks_text(document: Document) -> str:
 
 def meta_text(document: Document) -> str:
     """The row's second line: source, chunks, project."""
-    parts = [source_text(document), chunks_text(document), document.project or ""]
+    folder = "from a folder source" if document.connector_id else ""
+    parts = [source_text(document), chunks_text(document), document.project or "", folder]
     return " · ".join(p for p in parts if p)
 
 

@@ -132,27 +132,27 @@ def test_delete_asks_for_a_reason_and_forgets_the_chunks(
     settle(qt_loop, pane_context, until=lambda: pane.stack.currentWidget() is pane.empty)
 
 
-def test_the_add_dialog_takes_dropped_files_and_refuses_folders(
+def drop(target: AddDocumentDialog, *urls: QUrl) -> None:
+    mime = QMimeData()
+    mime.setUrls(list(urls))
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    target.dropEvent(event)
+
+
+def test_the_add_dialog_takes_dropped_files_and_links(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.md"
     notes.write_text("# Deploys\n\nDeploys run on Tuesdays and Thursdays.", encoding="utf-8")
-    folder = tmp_path / "folder"
-    folder.mkdir()
     dialog = AddDocumentDialog()
     qtbot.addWidget(dialog)
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(notes)), QUrl.fromLocalFile(str(folder)),
-                  QUrl("https://example.com/guide.html")])  # fmt: skip
-    drop = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
-                      Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)  # fmt: skip
-    dialog.dropEvent(drop)
+    drop(dialog, QUrl.fromLocalFile(str(notes)), QUrl("https://example.com/guide.html"))
     assert dialog.paths() == [notes]
-    assert dialog.note.text() == FOLDER_NOTE
     assert dialog.url.text() == "https://example.com/guide.html"
     dialog.tabs.setCurrentIndex(0)
     assert dialog.requests() == [DocumentRequest("file", path=str(notes))]
-    assert dialog.add_button.isEnabled()
+    assert dialog.add_button.isEnabled() and dialog.folder_request() is None
 
     pane = open_pane(qtbot, pane_context, qt_loop)
     pane.add_documents([*dialog.requests(), DocumentRequest("file", path="relative/path.md")])
@@ -164,16 +164,57 @@ def test_the_add_dialog_takes_dropped_files_and_refuses_folders(
     assert len(pane_context.service.documents.list("default")) == 1
 
 
+def test_a_dropped_folder_becomes_a_folder_source(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nAlice owns billing.", encoding="utf-8")
+    (folder / "b.txt").write_text("Bob owns search.", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    dialog = AddDocumentDialog()
+    qtbot.addWidget(dialog)
+    drop(dialog, QUrl.fromLocalFile(str(folder)))
+    assert dialog.current_tab() == "folder" and dialog.note.text() == ""
+    request = dialog.folder_request()
+    assert request is not None and request.path == str(folder) and request.watch
+    assert dialog.requests() == [] and dialog.add_button.isEnabled()
+
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    pane.add_folder(request)
+    settle(qt_loop, pane_context, until=lambda: len(pane.listed) == 2)
+    assert "Folder “notes” added" in pane.notice.text()
+    assert all("from a folder source" in fmt.meta_text(d) for d in pane.listed)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # only read
+    pane.add_folder(request)  # the same folder again: refused, said in place
+    settle(qt_loop, pane_context, until=lambda: bool(pane.banner.text))
+    assert "not added" in pane.banner.text
+
+
+def test_without_folder_sources_a_dropped_folder_is_refused(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog = AddDocumentDialog(folders=False)
+    qtbot.addWidget(dialog)
+    drop(dialog, QUrl.fromLocalFile(str(tmp_path)))
+    assert dialog.note.text() == FOLDER_NOTE and dialog.folder_request() is None
+    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == [
+        "Files", "Web page", "Text"
+    ]  # fmt: skip
+    dialog.tabs.setCurrentIndex(1)
+    dialog.url.setText("https://example.com/a")
+    assert dialog.current_tab() == "url" and len(dialog.requests()) == 1
+
+
 def test_text_and_url_tabs_make_their_requests(qtbot: QtBot) -> None:
     dialog = AddDocumentDialog()
     qtbot.addWidget(dialog)
-    dialog.tabs.setCurrentIndex(2)
+    dialog.tabs.setCurrentIndex(3)
+    assert dialog.current_tab() == "text"
     assert dialog.requests() == [] and not dialog.add_button.isEnabled()
     dialog.text_title.setText("Standup")
     dialog.text.setPlainText("Alice owns billing.")
     assert dialog.requests() == [DocumentRequest("text", content="Alice owns billing.",
                                                  title="Standup")]  # fmt: skip
-    dialog.tabs.setCurrentIndex(1)
+    dialog.tabs.setCurrentIndex(2)
     dialog.url.setText(" https://example.com/a ")
     assert dialog.requests() == [DocumentRequest("url", url="https://example.com/a")]
 

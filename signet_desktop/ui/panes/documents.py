@@ -3,11 +3,12 @@
 Left, the agent's documents (newest first), each with queued ▸ extracting ▸ chunking ▸
 embedding ▸ indexing ▸ done drawn from its status; right, the selected one: facts, error,
 its chunks (activate one to open its memory), Delete (asks for a reason through the
-replaceable `ask_delete_reason`). "Add document…" opens `AddDocumentDialog` (files chosen or
-dropped, a web page, pasted text); files dropped on the pane open it prefilled. A
+replaceable `ask_delete_reason`). "Add…" opens `AddDocumentDialog` (files chosen or
+dropped, a folder registered through `service.connectors` and synced in the background, a
+web page, pasted text); files or a folder dropped on the pane open it prefilled. A
 `document.progress` / `document.finished` event of this agent moves that row's strip at
 once and schedules one coalesced re-read; nothing polls. Every service call runs off the GUI
-thread. Folder sources are not offered (no `connectors` capability in this build).
+thread.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.documents import Document, DocumentChunk, DocumentRequest
 from signet_desktop.domain.events import Event
+from signet_desktop.service.connectors import FolderRequest
 from signet_desktop.ui import document_format as fmt
 from signet_desktop.ui.document_dialog import AddDocumentDialog
 from signet_desktop.ui.document_strip import PipelineStrip
@@ -115,7 +117,10 @@ class DocumentsPane(PaneWidget):
 
     def _build(self) -> None:
         header, self.count_label = title_row("Documents", "documentCount")
-        self.add_button = QPushButton("Add document…")
+        self.connectors = getattr(self.context.service, "connectors", None)
+        self.add_button = QPushButton(
+            "Add document or folder…" if self.connectors else "Add document…"
+        )
         self.add_button.setObjectName("addDocument")
         self.add_button.setProperty("primary", True)
         self.add_button.clicked.connect(lambda: self.open_add_dialog())
@@ -384,14 +389,48 @@ class DocumentsPane(PaneWidget):
 
     def open_add_dialog(self, paths: Sequence[Path] = (), urls: Sequence[QUrl] = ()) -> None:
         """The Add document dialog (prefilled with dropped files or links); submits on Add."""
-        dialog = AddDocumentDialog(self)
+        dialog = AddDocumentDialog(self, folders=self.connectors is not None)
         if paths:
             dialog.add_paths(paths)
         if urls:
             dialog.add_urls(urls)
         if dialog.exec():
-            self.add_documents(dialog.requests())
+            folder = dialog.folder_request()
+            if folder is not None:
+                self.add_folder(folder)
+            else:
+                self.add_documents(dialog.requests())
         dialog.deleteLater()
+
+    def add_folder(self, request: FolderRequest) -> None:
+        """Register the folder as a source and start its first sync (in the background);
+        its files arrive as documents, each with its own document events."""
+        connectors, agent = self.connectors, self.context.agent_id
+        if connectors is None:
+            return
+        self._started = True
+
+        def register() -> Any:
+            connector = connectors.add_folder(agent, request)
+            connectors.sync_in_background(agent, connector.id)
+            return connector
+
+        self.context.tasks.call(
+            register,
+            done=self._folder_added,
+            failed=lambda exc: self.banner.show_message(
+                f"The folder was not added: {getattr(exc, 'message', exc)}"
+            ),
+        )
+
+    def _folder_added(self, connector: Any) -> None:
+        self.banner.clear()
+        self.notice.setText(
+            f"Folder “{connector.display_name}” added: its files are being ingested and show "
+            "up below as they arrive; edits and deletions in the folder follow."
+        )
+        self.notice.show()
+        self.refresh()
 
     def add_documents(self, requests: Sequence[DocumentRequest]) -> None:
         """Submit each request off the GUI thread; say what was queued and what was refused."""
