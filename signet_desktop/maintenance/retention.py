@@ -1,10 +1,11 @@
 """Retention steps: each one bounded batch in the caller's write transaction.
 
 Signet's order (reference §9): graph links, embeddings, tombstones, then history and jobs.
-A purged memory takes with it its mention rows, the entities only it supported, its canonical
-vectors and vec0 rows (in every generation), and its row (FTS, hints and document links follow
-through triggers and foreign keys); a `purged` event is appended to its history, which itself
-ages out on the history window like every other event. Nothing here calls a provider.
+A purged memory takes with it its mention rows, the entities only it supported, its
+canonical vectors and vec0 rows (in every generation), its content-safety decisions and its
+row (FTS, hints and document links follow through triggers and foreign keys); a `purged`
+event is appended to its history, which itself ages out on the history window like every
+other event. Nothing here calls a provider.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding import vectors
 from signet_desktop.queue import jobs
-from signet_desktop.storage import graph_staleness, history, memories, mentions
+from signet_desktop.storage import content_safety, graph_staleness, history, memories, mentions
 from signet_desktop.storage.connect import Connection
 
 RETENTION_ACTOR = Actor(changed_by="retention", actor_type="system")
@@ -28,6 +29,7 @@ class PurgeBatch:
     """What one tombstone batch removed."""
 
     memories: int = 0
+    safety_decisions: int = 0
     mentioned_entities: int = 0  # entities the purged memories' mention rows named
     entities: int = 0
     vectors: int = 0
@@ -47,8 +49,9 @@ def purge_tombstones(conn: Connection, before: str, limit: int) -> PurgeBatch:
     ids = [memory_id for _, memory_id in found]
     named = mentions.delete_for_memories(conn, ids)
     removed_vectors = vectors.delete_source_vectors(conn, ids)
-    removed = 0
+    removed = decisions = 0
     for agent_id, agent_ids in _by_agent(found).items():
+        decisions += content_safety.delete_decisions(conn, agent_id, "memory", agent_ids)
         for memory_id in agent_ids:
             history.record_event(
                 conn,
@@ -60,7 +63,7 @@ def purge_tombstones(conn: Connection, before: str, limit: int) -> PurgeBatch:
             )
         removed += memories.delete_memories(conn, agent_id, agent_ids)
     entities = graph_staleness.delete_orphaned(conn, named)
-    return PurgeBatch(removed, len(named), entities, removed_vectors)
+    return PurgeBatch(removed, decisions, len(named), entities, removed_vectors)
 
 
 def prune_history(conn: Connection, before: str, limit: int) -> int:

@@ -148,7 +148,14 @@ class RetentionService:
 
     def _tombstones(self, tally: _Tally) -> None:
         before = steps.cutoff(self.config.tombstone_retention_ms)
-        tally.add("tombstones", memories=0, vectors=0, mentioned_entities=0, entities=0)
+        tally.add(
+            "tombstones",
+            memories=0,
+            vectors=0,
+            safety_decisions=0,
+            mentioned_entities=0,
+            entities=0,
+        )
 
         def batch() -> int:
             with self._db.write() as conn:
@@ -157,6 +164,7 @@ class RetentionService:
                 "tombstones",
                 memories=done.memories,
                 vectors=done.vectors,
+                safety_decisions=done.safety_decisions,
                 mentioned_entities=done.mentioned_entities,
                 entities=done.entities,
             )

@@ -101,6 +101,14 @@ def test_an_expired_tombstone_goes_with_what_only_it_supported(
     mention(db, gone, "e-shared")
     mention(db, kept, "e-shared")
     mention(db, gone, "e-pinned")
+    with db.write() as conn:
+        for memory_id in (gone, kept):
+            conn.execute(
+                "INSERT OR REPLACE INTO memory_content_safety (agent_id, source_kind, source_id,"
+                " status, context_eligible, policy_version, scanned_at)"
+                " VALUES ('default', 'memory', ?, 'clean', 1, 'test', ?)",
+                (memory_id, NOW),
+            )
     forget(memories, db, gone)
 
     report = service.run()
@@ -109,6 +117,7 @@ def test_an_expired_tombstone_goes_with_what_only_it_supported(
     assert report.run.steps["tombstones"] == {
         "memories": 1,
         "vectors": 1,
+        "safety_decisions": 1,
         "mentioned_entities": 3,
         "entities": 1,
     }
@@ -124,6 +133,8 @@ def test_an_expired_tombstone_goes_with_what_only_it_supported(
     assert [r[0] for r in events] == ["created", "deleted", "purged"]
     # The live memory keeps its row, vector and mention.
     assert count(db, "SELECT COUNT(*) FROM embeddings WHERE source_id = ?", kept) == 1
+    assert count(db, "SELECT COUNT(*) FROM memory_content_safety WHERE source_id = ?", kept) == 1
+    assert count(db, "SELECT COUNT(*) FROM memory_content_safety WHERE source_id = ?", gone) == 0
     assert count(db, "SELECT COUNT(*) FROM memory_entity_mentions WHERE memory_id = ?", kept) == 1
 
 
