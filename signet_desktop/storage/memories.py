@@ -382,8 +382,11 @@ def browse_memories(
 
 
 def browse_count(conn: Connection, agent_id: str, query: BrowseQuery) -> int:
-    """How many rows the browse has."""
+    """How many rows the browse has (an unfiltered browse reads the maintained counters)."""
     where, params = _browse_sql(query, agent_id)
+    if where == BROWSE_SCOPE:
+        kept = counters.agent_counts(conn, agent_id)
+        return kept.deleted if query.deleted else kept.live
     return int(conn.execute(BROWSE_COUNT.format(where=where), params).fetchone()[0])
 
 
