@@ -250,22 +250,27 @@ class ConnectorService:
         # A full sync forgets the (size, mtime) shortcut, so every file is read and hashed.
         base = {p: replace(st, size=-1, mtime_ns=-1) for p, st in previous.items()}
         result = folder_scan.scan(root, rules, base if full else previous)
-        states = dict(result.states)
+        found = dict(result.states)
         changed, added, removed = list(result.changed), list(result.added), list(result.removed)
         # Files whose submit failed last time (no document yet) are tried again.
         pending = set(changed) | set(added)
-        added += [p for p, st in states.items() if st.document_id is None and p not in pending]
+        retried = [p for p, st in found.items() if st.document_id is None and p not in pending]
+        added += retried
+        # Until a change or removal is applied, the cursor keeps the old state (old hash, old
+        # document), so a sync stopped midway redoes it instead of losing the old document.
+        states = {**found, **{p: previous[p] for p in (*changed, *removed)}}
         errors: builtins.list[str] = []
         ops = 0
         for path in removed:
             self._drop(connector, previous.get(path), REMOVE_REASON, errors)
+            del states[path]
             ops = self._tick(connector, states, ops)
         for path in changed:
             self._drop(connector, previous.get(path), CHANGE_REASON, errors)
-            states[path] = self._submit(connector, root, path, states[path], errors)
+            states[path] = self._submit(connector, root, path, found[path], errors)
             ops = self._tick(connector, states, ops)
         for path in added:
-            states[path] = self._submit(connector, root, path, states[path], errors)
+            states[path] = self._submit(connector, root, path, found[path], errors)
             ops = self._tick(connector, states, ops)
         self._save(connector, states)
         failed = sum(1 for s in states.values() if s.document_id is None)
@@ -275,7 +280,7 @@ class ConnectorService:
             added=len(added),
             changed=len(changed),
             removed=len(removed),
-            unchanged=result.unchanged,
+            unchanged=result.unchanged - len(retried),
             skipped=len(result.skipped),
             failed=failed,
             read_files=result.read_files,

@@ -213,3 +213,43 @@ def test_a_missing_folder_puts_the_connector_in_error(service: SignetService, fo
     stored = service.connectors.get("default", connector.id)
     assert stored.status == "error" and stored.last_error
     assert service.connectors.health("default", connector.id).root_readable is False
+
+
+def test_a_sync_stopped_midway_is_completed_by_the_next_one(
+    service: SignetService, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from signet_desktop.service import connectors as module
+
+    connector = service.connectors.add_folder("default", FolderRequest(str(folder)))
+    service.connectors.sync("default", connector.id)
+    before = live_docs(service)
+    time.sleep(0.01)
+    (folder / "alpha.md").write_text("# Alpha\n\nmoved to 6543", encoding="utf-8")
+    (folder / "beta.md").unlink()
+    (folder / "new1.md").write_text("new one", encoding="utf-8")
+    (folder / "new2.md").write_text("new two", encoding="utf-8")
+    monkeypatch.setattr(module, "CURSOR_EVERY", 1)
+    real_submit = service.documents.submit
+    calls = {"n": 0}
+
+    def dying_submit(agent_id: str, request: DocumentRequest) -> object:
+        calls["n"] += 1
+        if calls["n"] == 1:  # the changed file: its old document is gone, the new not in
+            raise RuntimeError("killed")
+        return real_submit(agent_id, request)
+
+    monkeypatch.setattr(service.documents, "submit", dying_submit)
+    with pytest.raises(RuntimeError):
+        service.connectors.sync("default", connector.id)
+    assert service.connectors.get("default", connector.id).status == "error"
+    monkeypatch.setattr(service.documents, "submit", real_submit)
+    service.connectors.sync("default", connector.id)
+    after = live_docs(service)
+    assert set(after) == {"alpha.md", "sub/gamma.txt", "new1.md", "new2.md"}
+    assert after["alpha.md"] != before["alpha.md"]
+    assert after["sub/gamma.txt"] == before["sub/gamma.txt"]
+    health = service.connectors.health("default", connector.id)
+    assert health.files == 4
+    assert sum(n for s, n in health.documents.items() if s != "deleted") == 4
+    again = service.connectors.sync("default", connector.id)
+    assert (again.added, again.changed, again.removed, again.failed) == (0, 0, 0, 0)
