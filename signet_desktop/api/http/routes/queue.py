@@ -20,7 +20,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
-from signet_desktop.api.http.errors import error_response
+from signet_desktop.api.http.errors import ErrorBody, error_response
 from signet_desktop.api.http.ratelimit import retry_after
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import (
@@ -37,9 +37,12 @@ router = APIRouter(tags=["queue"])
 
 MAX_MS = 2**53
 REPAIR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    410: {"description": "summary_retired: Signet's summary queue does not exist here"},
-    429: {"description": "refused by the action's cooldown or hourly budget (RepairResult, "
-          "success false, Retry-After), or by auth.rateLimits.repair"},
+    410: {"model": ErrorBody,
+          "description": "summary_retired: Signet's summary queue does not exist here"},
+    429: {"model": ErrorBody,
+          "description": "repair_budget: refused by the action's cooldown or hourly budget "
+          "(the RepairResult with success false, error, code, retryAfterSec; Retry-After), "
+          "or rate_limited by auth.rateLimits.repair"},
 }  # fmt: skip
 
 
