@@ -54,6 +54,8 @@ def test_a_path_is_required_and_must_hold_a_signet_database(
     (tmp_path / "empty").mkdir()
     code, _, err = daemon.cli(capsys, "import", "signet-workspace", str(tmp_path / "empty"))
     assert code == 2 and "not_signet_workspace" in err
+    code, out, _ = daemon.cli(capsys, "sources", "list")
+    assert out.startswith("no sources yet")  # refused before anything was written
 
 
 def test_the_records_line_counts_records_not_files() -> None:
