@@ -85,6 +85,7 @@ STEPS = (
     "transcripts.batch_committed",
     "report.written",
 )
+_TIME_COLUMNS = ("occurred_at", "last_accessed", "superseded_at", "stale_at", "review_after")
 _TURN = re.compile(r"(?:^|\n\n)(?:User|Assistant|System|Tool): ", re.IGNORECASE)
 _ID_NAMESPACE = uuid.UUID("6a1f1f5e-7d0c-4d38-9b7a-3c1e2f9d5a10")
 
@@ -335,6 +336,10 @@ def to_imported(
             signet[name] = values[name]
     if item.extra:
         signet["extra"] = dict(item.extra)
+    times = {name: _time(values.get(name)) for name in _TIME_COLUMNS}
+    unreadable = {n: values[n] for n in _TIME_COLUMNS if values.get(n) is not None and not times[n]}
+    if unreadable:  # kept as Signet wrote them, not dropped
+        signet["unreadable_times"] = unreadable
     if item.notes:
         signet["notes"] = list(item.notes)
     return memories.ImportedMemory(
@@ -364,8 +369,8 @@ def to_imported(
         metadata={"signet": signet, "import": {"run_id": run_id}},
         evidence_meta=_str(values.get("evidence_meta")),
         updated_by=item.updated_by,
-        occurred_at=_time(values.get("occurred_at")),
-        last_accessed=_time(values.get("last_accessed")),
+        occurred_at=times["occurred_at"],
+        last_accessed=times["last_accessed"],
         access_count=_int(values.get("access_count"), 0),
         version=max(1, _int(values.get("version"), 1)),
         update_count=_int(values.get("update_count"), 0),
@@ -377,10 +382,10 @@ def to_imported(
         extraction_status=_str(values.get("extraction_status")) or "none",
         extraction_model=_str(values.get("extraction_model")),
         superseded_by=_str(values.get("superseded_by")),
-        superseded_at=_time(values.get("superseded_at")),
+        superseded_at=times["superseded_at"],
         superseded_reason=_str(values.get("superseded_reason")),
-        stale_at=_time(values.get("stale_at")),
-        review_after=_time(values.get("review_after")),
+        stale_at=times["stale_at"],
+        review_after=times["review_after"],
     )
 
 

@@ -422,3 +422,12 @@ def test_every_signet_memory_column_the_reader_knows_lands_somewhere(tmp_path: P
 
 def vars_of(value: object) -> dict[str, object]:
     return {name: getattr(value, name) for name in value.__dataclass_fields__}  # type: ignore[attr-defined]
+
+
+def test_a_timestamp_we_cannot_read_is_kept_as_signet_wrote_it(tmp_path: Path) -> None:
+    mapped = map_memory({"id": "a", "content": "x", "stale_at": "next tuesday"})
+    assert isinstance(mapped, SignetMemory)
+    source = Source("src_" + "0" * 32, "default", KIND, "n", "/x", "active", None, "t", "t")
+    imported = to_imported(mapped, "a", source, "run_x", "/x")
+    assert imported.stale_at is None
+    assert imported.metadata["signet"]["unreadable_times"] == {"stale_at": "next tuesday"}
