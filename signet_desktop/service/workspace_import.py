@@ -404,6 +404,8 @@ def _events(
         metadata = dict(event.metadata)
         if not free:
             metadata["signet_history_id"] = event.id
+        if event.notes:  # e.g. an unreadable time (the memory's is used): said, not dropped
+            metadata["signet_notes"] = list(event.notes)
         events.append(
             history.ImportedEvent(
                 id=original if free else _derived_id(source_id, f"history:{original}"),
