@@ -261,11 +261,31 @@ class DocumentsPane(PaneWidget):
         filtered = self.status_filter.currentIndex() > 0
         self.stack.setCurrentWidget(self.empty if not documents and not filtered else self.content)
         selected = self._wanted or (self.current.id if self.current else None)
+        if [d.id for d in documents] == list(self.rows):
+            for document in documents:  # the same documents: update rows in place
+                self.rows[document.id].show_document(document)
+        else:
+            self._rebuild(documents)
+        ids = [d.id for d in documents]
+        keep = ids.index(selected) if selected in ids else -1
+        if keep >= 0:
+            self.list.blockSignals(True)
+            self.list.setCurrentRow(keep)
+            self.list.blockSignals(False)
+            self._load_detail(documents[keep].id)
+        elif documents and selected is None:
+            self.list.setCurrentRow(0)  # loads its detail through currentRowChanged
+        if self._again:
+            self._again = False
+            self.refresh()
+
+    def _rebuild(self, documents: list[Document]) -> None:
+        """New rows for a changed list, keeping the scroll position."""
+        scroll = self.list.verticalScrollBar().value()
         self.list.blockSignals(True)
         self.list.clear()
         self.rows = {}
-        keep = -1
-        for n, document in enumerate(documents):
+        for document in documents:
             row = DocumentRow(document)
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, document.id)
@@ -273,17 +293,8 @@ class DocumentsPane(PaneWidget):
             self.list.addItem(item)
             self.list.setItemWidget(item, row)
             self.rows[document.id] = row
-            if document.id == selected:
-                keep = n
         self.list.blockSignals(False)
-        if keep >= 0:
-            self.list.setCurrentRow(keep)
-            self._load_detail(documents[keep].id)
-        elif documents and selected is None:
-            self.list.setCurrentRow(0)  # loads its detail through currentRowChanged
-        if self._again:
-            self._again = False
-            self.refresh()
+        self.list.verticalScrollBar().setValue(scroll)
 
     def _read_failed(self, exc: BaseException) -> None:
         self._reading = False
