@@ -499,6 +499,33 @@ def queue_facts(
     )
 
 
+TIMELINE = """
+SELECT status, created_at, leased_at, completed_at, failed_at, updated_at FROM memory_jobs
+WHERE agent_id = :agent_id AND job_type NOT IN (SELECT value FROM json_each(:retired))
+  AND (status IN ('pending', 'leased') OR updated_at >= :since)
+ORDER BY updated_at DESC, rowid DESC
+LIMIT :limit
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    """A job's state and the moments it changed, for rebuilding counts over a window."""
+
+    status: str
+    created_at: str
+    leased_at: str | None
+    completed_at: str | None
+    failed_at: str | None
+    updated_at: str
+
+
+def timeline(conn: Connection, agent_id: str, since: datetime, limit: int) -> list[TimelineRow]:
+    """The agent's open jobs and those changed since `since` (at most `limit`, newest first)."""
+    params = {"agent_id": agent_id, "retired": _RETIRED, "since": _iso(since), "limit": limit}
+    return [TimelineRow(**dict(r)) for r in conn.execute(TIMELINE, params)]
+
+
 # -- repair mutations (queue/repair.py chooses the rows; these change only those) ----------
 
 REQUEUE = """

@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from signet_desktop.config.pipeline import RepairConfig
 from signet_desktop.domain import scope
@@ -33,6 +33,10 @@ DEAD_RATE_WINDOW_S = 86_400
 OLDEST_DEAD_LIMIT = 10
 MAX_LIST_LIMIT = 500
 HOUR_S = 3600.0
+HISTORY_WINDOW_S = 600
+HISTORY_STEP_S = 20
+HISTORY_ROWS = 5000  # bounded read; beyond it the oldest changes are left out
+CHARTED = ("pending", "leased", "dead")
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +186,36 @@ class QueueOps:
             self._db.reader(), agent_id, status=status, job_type=job_type, limit=limit
         )
 
+    def history(
+        self,
+        agent_id: str,
+        *,
+        window_s: int = HISTORY_WINDOW_S,
+        step_s: int = HISTORY_STEP_S,
+    ) -> list[tuple[float, dict[str, int]]]:
+        """Pending, leased and dead counts every `step_s` over the last `window_s`, rebuilt
+        from the jobs' timestamps: `[(seconds ago, counts)]`, oldest first. Approximate for a
+        job that was retried (only its last lease is known) and for rows past HISTORY_ROWS."""
+        scope.check_agent_id(agent_id)
+        now = self._now()
+        conn = self._db.reader()
+        rows = jobs.timeline(conn, agent_id, now - timedelta(seconds=window_s), HISTORY_ROWS)
+        dead_now = jobs.counts_by_type(conn, agent_id)
+        dead_before = sum(c["dead"] for c in dead_now.values())
+        dead_before -= sum(row.status == "dead" for row in rows)  # dead all window long
+        parsed = [_moments(row) for row in rows]
+        samples = []
+        for ago in range(window_s, -1, -step_s):
+            at = now - timedelta(seconds=ago)
+            counts = dict.fromkeys(CHARTED, 0)
+            counts["dead"] = max(0, dead_before)
+            for status, moments in parsed:
+                state = _state_at(status, moments, at)
+                if state in counts:
+                    counts[state] += 1
+            samples.append((float(ago), counts))
+        return samples
+
     def repair(self, agent_id: str, request: RepairRequest) -> RepairResult:
         """Plan (dry run, the default) or apply `request` to the agent's jobs."""
         scope.check_agent_id(agent_id)
@@ -201,6 +235,45 @@ class QueueOps:
                 QueueRepaired(agent_id=agent_id, action=request.action, affected=outcome.affected)
             )
         return RepairResult(outcome, _message(outcome))
+
+
+Moments = tuple[datetime, datetime | None, datetime | None, datetime | None, datetime]
+
+
+def _when(stamp: str | None) -> datetime | None:
+    return None if stamp is None else datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def _moments(row: jobs.TimelineRow) -> tuple[str, Moments]:
+    created, updated = _when(row.created_at), _when(row.updated_at)
+    assert created is not None and updated is not None
+    return row.status, (
+        created,
+        _when(row.leased_at),
+        _when(row.completed_at),
+        _when(row.failed_at),
+        updated,
+    )
+
+
+def _state_at(status: str, moments: Moments, at: datetime) -> str | None:
+    """What the job was at `at`, as far as its timestamps tell."""
+    created, leased, completed, failed, updated = moments
+    if at < created:
+        return None
+    if status == "dead" and failed is not None and failed <= at:
+        return "dead"
+    if status == "completed" and completed is not None and completed <= at:
+        return "completed"
+    if status == "cancelled" and updated <= at:
+        return "cancelled"
+    if leased is None or at < leased:
+        return "pending"
+    if status == "leased":
+        return "leased"
+    # The last lease ended when the job completed, failed, or was given back (updated_at).
+    ended = completed if status == "completed" else failed or updated
+    return "leased" if ended is None or at < ended else "pending"
 
 
 VERBS = {

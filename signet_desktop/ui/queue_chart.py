@@ -11,8 +11,9 @@ from signet_desktop.ui.queue_format import CHARTED_STATES, CountHistory, Pill
 from signet_desktop.ui.style import Theme, current_theme
 
 CHART_HEIGHT = 96
-HINT = "counts since this pane opened: a sample every 10 s and at each job event"
+HINT = "pending, leased and dead: a sample every 10 s and at each job event"
 HINT_SAMPLES = 3
+DOTS_BELOW = 8  # a few samples are dots; a history is a line
 
 
 def state_colour(state: str, theme: Theme) -> str:
@@ -79,7 +80,7 @@ class CountsChart(pg.PlotWidget):  # type: ignore[misc]
             axis = item.getAxis(side)
             axis.setTextPen(pg.mkPen(theme.muted))
             axis.setPen(pg.mkPen(theme.border))
-        item.getAxis("bottom").setLabel("seconds ago", color=theme.muted)
+        item.getAxis("bottom").setLabel("minutes ago", color=theme.muted)
         item.getAxis("left").setWidth(36)
         self.curves = {
             state: self.plot(
@@ -102,11 +103,12 @@ class CountsChart(pg.PlotWidget):  # type: ignore[misc]
         self.hint.setVisible(len(history) < HINT_SAMPLES)
         series = history.series(now)
         for state, (xs, ys) in series.items():
-            self.curves[state].setData(xs, ys)
+            minutes = [x / 60.0 for x in xs]
+            self.curves[state].setData(minutes, ys, symbol="o" if len(xs) < DOTS_BELOW else None)
         top = max(1, *(max(ys, default=0) for _, ys in series.values()))
         step = max(1, math.ceil(top / 2))  # whole jobs: two or three labelled lines
         self.getPlotItem().getAxis("left").setTickSpacing(step, step)
         self.setYRange(0, top * 1.2, padding=0)
-        left = min(series[CHARTED_STATES[0]][0], default=-60.0)
-        self.setXRange(min(left, -60.0), 0, padding=0.02)
-        self.hint.setPos(min(left, -60.0) / 2, top * 0.6)
+        left = min(min(series[CHARTED_STATES[0]][0], default=0.0) / 60.0, -1.0)
+        self.setXRange(left, 0, padding=0.02)
+        self.hint.setPos(left / 2, top * 0.6)

@@ -17,7 +17,7 @@ from signet_desktop.service.queue_ops import QueueDiagnostics
 
 SHOWN_STATES = ("pending", "leased", "completed", "dead", "cancelled")
 CHARTED_STATES = ("pending", "leased", "dead")
-HISTORY_SAMPLES = 120  # 20 minutes at one sample each 10 s
+HISTORY_SAMPLES = 180  # the rebuilt ten minutes, then 25 minutes of samples every 10 s
 ERROR_CELL_CHARS = 80
 DOCUMENT_JOB = "document_ingest"
 DOCUMENT_CANCEL_NOTE = (

@@ -3,7 +3,8 @@
 Counts and the jobs table are read off the GUI thread (`service.pipeline.queue`), again when
 a `job.*`, `queue.repaired` or `document.*` event of this agent arrives (coalesced, never two
 reads at once); a slow timer adds a sample to the chart while the pane is shown, which also
-catches jobs queued without an event. Every repair first runs as a dry run and shows the
+catches jobs queued without an event. The chart starts with the last ten minutes rebuilt from
+the jobs' timestamps (`QueueOps.history`). Every repair first runs as a dry run and shows the
 jobs it would change; only after `confirm_repair(outcome)` says yes is it applied, limited to
 exactly the listed jobs (tests replace `confirm_repair`).
 """
@@ -68,7 +69,7 @@ EMPTY_HINT = (
     "backfilled. Each one shows its attempts, payload and error as it runs; dead jobs can be "
     "requeued and finished ones pruned, always with a dry run first."
 )
-Snapshot = tuple[QueueDiagnostics, list[Job]]
+Snapshot = tuple[QueueDiagnostics, list[Job], list[tuple[float, dict[str, int]]]]
 Confirm = Callable[[RepairOutcome], bool]
 
 
@@ -186,6 +187,7 @@ class QueuePane(PaneWidget):
         self._reading = False
         self._again = False
         self._repairing = False
+        self._seeded = False
         self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._sample_timer = single_shot(self, CHART_SAMPLE_MS, self.refresh)
         self._build()
@@ -315,17 +317,25 @@ class QueuePane(PaneWidget):
         agent, ops = self.context.agent_id, self.ops
         state, kind = self.state_filter.currentData(), self.type_filter.currentData()
 
+        seed = not self._seeded
+
         def read() -> Snapshot:
             report = ops.diagnostics(agent)
-            return report, ops.jobs(agent, status=state, job_type=kind, limit=TABLE_LIMIT)
+            rows = ops.jobs(agent, status=state, job_type=kind, limit=TABLE_LIMIT)
+            return report, rows, ops.history(agent) if seed else []
 
         self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
 
     def _loaded(self, snapshot: Snapshot) -> None:
         self._reading = False
-        report, rows = snapshot
+        report, rows, past = snapshot
         self.report, self.rows = report, rows
-        self.history.add(time.monotonic(), report.counts)
+        now = time.monotonic()
+        if past and not self._seeded:  # the last minutes, rebuilt from the jobs' timestamps
+            self._seeded = True
+            for ago, counts in past[:-1]:
+                self.history.add(now - ago, counts)
+        self.history.add(now, report.counts)
         self.pills.set_pills(fmt.pills(report))
         self.chart.set_history(self.history, time.monotonic())
         self._set_health(report)

@@ -114,3 +114,24 @@ def test_scope_is_checked(db: Database) -> None:
         ops(db).diagnostics("not an agent id")
     with pytest.raises(InvalidInput):
         ops(db).repair("../etc", RepairRequest("prune"))
+
+
+def test_history_rebuilds_counts_from_the_jobs_timestamps(db: Database) -> None:
+    def at(seconds_ago: float) -> str:
+        return jobs.iso(NOW - timedelta(seconds=seconds_ago))
+
+    done, waiting, died, old = (add(db, "document_ingest") for _ in range(4))
+    set_row(db, done, status="completed", created_at=at(500), leased_at=at(300),
+            completed_at=at(200), updated_at=at(200))  # fmt: skip
+    set_row(db, waiting, created_at=at(100), updated_at=at(100))
+    set_row(db, died, status="dead", created_at=at(400), leased_at=at(350), failed_at=at(50),
+            updated_at=at(50))  # fmt: skip
+    set_row(db, old, status="dead", created_at=at(90_000), failed_at=at(86_400),
+            updated_at=at(86_400))  # fmt: skip
+    other = add(db, "document_ingest", agent_id="other")  # never counted here
+    set_row(db, other, created_at=at(1000))
+    samples = dict(ops(db).history("default", window_s=600, step_s=20))
+    assert [*samples][::30] == [600.0, 0.0]
+    assert samples[600.0] == {"pending": 0, "leased": 0, "dead": 1}
+    assert samples[320.0] == {"pending": 1, "leased": 1, "dead": 1}
+    assert samples[0.0] == {"pending": 1, "leased": 0, "dead": 2}
