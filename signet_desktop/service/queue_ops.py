@@ -92,8 +92,10 @@ class RepairBudget:
         self._runs: dict[tuple[str, str], deque[float]] = {}
         self._lock = threading.Lock()
 
-    def wait_s(self, agent_id: str, action: str) -> tuple[float, str]:
-        """Seconds until `action` may apply again (0 when it may now) and why."""
+    def reserve(self, agent_id: str, action: str) -> tuple[float, str]:
+        """Take one run of `action` now: (0, "") when allowed (call `refund` if it changed
+        nothing), else the seconds until it may run and why. Check and take are one step,
+        so two applies at once cannot both slip under the cooldown."""
         now = self._clock()
         with self._lock:
             runs = self._runs.setdefault((agent_id, action), deque())
@@ -103,11 +105,15 @@ class RepairBudget:
                 return self._cooldown_s - (now - runs[-1]), "cooldown"
             if len(runs) >= self._per_hour:
                 return HOUR_S - (now - runs[0]), "hourly budget"
+            runs.append(now)
         return 0.0, ""
 
-    def spend(self, agent_id: str, action: str) -> None:
+    def refund(self, agent_id: str, action: str) -> None:
+        """Give back the run `reserve` took (the apply changed nothing, or failed)."""
         with self._lock:
-            self._runs.setdefault((agent_id, action), deque()).append(self._clock())
+            runs = self._runs.get((agent_id, action))
+            if runs:
+                runs.pop()
 
 
 class QueueOps:
@@ -222,15 +228,20 @@ class QueueOps:
         if request.dry_run:
             outcome = repair.plan(self._db.reader(), agent_id, request, self._now())
             return RepairResult(outcome, _message(outcome))
-        wait, why = self._budget.wait_s(agent_id, request.action)
+        wait, why = self._budget.reserve(agent_id, request.action)
         if wait > 0:
             refused = RepairOutcome(request.action, False, ())
             message = f"{request.action} refused by its {why}; retry in {wait:.0f} s"
             return RepairResult(refused, message, refused=True, retry_after_s=wait)
-        with self._db.write() as conn:
-            outcome = repair.apply(conn, agent_id, request, self._now())
-        if outcome.affected:
-            self._budget.spend(agent_id, request.action)
+        try:
+            with self._db.write() as conn:
+                outcome = repair.apply(conn, agent_id, request, self._now())
+        except BaseException:
+            self._budget.refund(agent_id, request.action)
+            raise
+        if not outcome.affected:
+            self._budget.refund(agent_id, request.action)  # a no-op spends nothing
+        else:
             self._events.publish(
                 QueueRepaired(agent_id=agent_id, action=request.action, affected=outcome.affected)
             )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -135,3 +136,23 @@ def test_history_rebuilds_counts_from_the_jobs_timestamps(db: Database) -> None:
     assert samples[600.0] == {"pending": 0, "leased": 0, "dead": 1}
     assert samples[320.0] == {"pending": 1, "leased": 1, "dead": 1}
     assert samples[0.0] == {"pending": 1, "leased": 0, "dead": 2}
+
+
+def test_two_applies_at_once_cannot_both_slip_under_the_cooldown(db: Database) -> None:
+    made = fill_queue(db, now=NOW)
+    queue = ops(db)
+    results = []
+    start = threading.Barrier(2)
+
+    def apply(job_id: str) -> None:
+        start.wait()
+        results.append(queue.repair("default", RepairRequest("requeue", dry_run=False,
+                                                             ids=(job_id,))))  # fmt: skip
+
+    threads = [threading.Thread(target=apply, args=(job_id,)) for job_id in made.dead]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert sorted(r.refused for r in results) == [False, True]
+    assert sum(r.outcome.affected for r in results) == 1
