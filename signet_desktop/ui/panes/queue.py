@@ -378,6 +378,8 @@ class QueuePane(PaneWidget):
             for kind, counts in sorted(report.job_types.items())
             if any(counts.values())
         ]
+        if len(self.rows) >= TABLE_LIMIT:
+            parts.append(f"table: the {TABLE_LIMIT} most recently changed")
         self.types_label.setText("  ·  ".join(parts))
 
     def _fill_table(self, rows: list[Job]) -> None:
