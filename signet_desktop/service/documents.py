@@ -9,8 +9,8 @@ existing document with `deduplicated`.
 `delete` marks the document `deleted` and soft-deletes the chunk memories only it links, in
 one transaction, under the document's lock: the worker holds that lock while it writes a batch
 of chunks, and checks the document under it before each batch, so after `delete` returns no
-chunk memory or link of that document is ever written again (the rest of its work is
-cancelled, and a queued job finds it deleted and completes as `cancelled`).
+chunk memory or link of that document is ever written again: a pending job is cancelled in
+the same transaction, a running one stops at its next check and completes as cancelled.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -215,6 +216,9 @@ class DocumentService:
             if found is None or found.status == "deleted":
                 raise NotFound(f"document {document_id} not found", code="document_not_found")
             documents.set_deleted(conn, agent_id, document_id, None)
+            job = documents.latest_job(conn, document_id)
+            if job is not None and job.status == "pending":  # a running one stops by itself
+                jobs.cancel(conn, job.id, now=datetime.now(UTC), reason="document deleted")
             owned = documents.owned_memory_ids(conn, document_id)
             for memory_id in owned:
                 self.memories.forget(agent_id, memory_id, reason=why, force=True, actor=actor)

@@ -205,6 +205,15 @@ def test_delete_soft_deletes_chunks_but_not_ones_another_document_shares(
         service.documents.delete("default", a.id, "again")
 
 
+def test_deleting_a_queued_document_cancels_its_job(service: SignetService) -> None:
+    ticket = service.documents.submit("default", DocumentRequest("text", content=long_text(5)))
+    service.documents.delete("default", ticket.id, "never mind")
+    job = service.documents.get("default", ticket.id).job
+    assert job is not None and job.status == "cancelled"
+    assert drain(make_worker(service)) == 0
+    assert count(service, "SELECT COUNT(*) FROM memories") == 0
+
+
 class GatedEmbedder(HashEmbedder):
     """Blocks its second call until released, so a delete can arrive mid-embedding."""
 
