@@ -52,6 +52,12 @@ EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
     "repair_embedding_gaps": (503,),
     "repair_re_embed": (429, 503),
     "health_ready": (503,),
+    "connector_create": (409,),
+    "connector_remove": (409,),
+    "connector_sync": (409,),
+    "connector_sync_full": (409,),
+    "maintenance_run": (409,),
+    "retention_sweep": (409, 429),
 }
 TOKEN_FREE_PREFIX = "/health"  # answered without a token: never 401
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
