@@ -382,6 +382,25 @@ def release(conn: Connection, job: Job, *, started: bool, error: str | None = No
     return status if int(cursor.rowcount) == 1 else None
 
 
+RENEW = """
+UPDATE memory_jobs SET lease_expires_at = :expires, updated_at = :now
+WHERE id = :id AND status = 'leased' AND lease_token = :token
+"""
+
+
+def renew(conn: Connection, job: Job, *, lease_ms: int = DEFAULT_LEASE_MS) -> bool:
+    """Extend a held lease by `lease_ms` from now (a long handler's heartbeat); False if lost."""
+    _require_write(conn)
+    moment = datetime.now(UTC)
+    params = {
+        "id": job.id,
+        "token": job.lease_token,
+        "expires": _iso(moment + timedelta(milliseconds=lease_ms)),
+        "now": _iso(moment),
+    }
+    return int(conn.execute(RENEW, params).rowcount) == 1
+
+
 def get_job(conn: Connection, job_id: str) -> Job | None:
     """One job by id."""
     row = conn.execute(
