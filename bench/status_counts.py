@@ -9,6 +9,7 @@ Timed, each on a warm read connection, the cached coverage cleared before every 
 
 - `memory_stats`: the listing's `stats` (total, with embeddings, pinned) for one agent;
 - `coverage`: the embedding block of /api/status (live memories with a current vector);
+- `browse_count`: the Memories pane's row count (the default, unfiltered browse);
 - `job counts`: /api/pipeline/status's queue counts (`memory_jobs` per type and state);
 - `/api/status`: the whole route through httpx's ASGI transport;
 - `/api/memories`: the listing route (first page of 50 and its stats).
@@ -38,6 +39,7 @@ from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.content import content_hash
 from signet_desktop.domain.memory import NewMemory
 from signet_desktop.embedding.hashing import HashEmbedder
@@ -149,6 +151,11 @@ def main() -> None:
                     args.runs, lambda: tracker.coverage(fresh=True), clear
                 ),
                 "service.status()": timed(args.runs, service.status, clear),
+                "browse_count (Memories pane rows)": timed(
+                    args.runs,
+                    lambda: service.memories.browse_count("default", BrowseQuery()),
+                    clear,
+                ),
                 "pipeline.status() (job counts)": timed(args.runs, service.pipeline.status, clear),
             }
             results.update(route_timings(service, args.runs))
