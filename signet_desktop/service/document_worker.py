@@ -98,11 +98,13 @@ class DocumentIngest:
         settings: IngestSettings,
         *,
         faults: FaultPoints | None = None,
+        lease_ms: int = jobs.DEFAULT_LEASE_MS,
     ) -> None:
         self._db = db
         self._service = service
         self.settings = settings
         self._faults = faults or FaultPoints()
+        self._lease_ms = lease_ms
 
     def __call__(self, job: jobs.Job) -> Mapping[str, Any]:
         """Ingest the job's document; raises (after recording the error) when it fails."""
@@ -113,7 +115,7 @@ class DocumentIngest:
         if found.status == "done":
             return {"documentId": document_id, "skipped": "done"}
         try:
-            return self._ingest(found)
+            return self._ingest(found, job)
         except Cancelled:
             log.info("document %s was deleted while it was ingested; stopped", document_id)
             return {"documentId": document_id, "cancelled": True}
@@ -121,14 +123,15 @@ class DocumentIngest:
             self._record_failure(found, job, exc)
             raise
 
-    def _ingest(self, document: Document) -> Mapping[str, Any]:
+    def _ingest(self, document: Document, job: jobs.Job) -> Mapping[str, Any]:
         self._advance(document, "extracting")
         text = self._text(document)
+        self._renew(job)
         self._faults.hit("extracted")
         chunks = chunk_text(text, self.settings.chunk_size, self.settings.chunk_overlap)
         self._faults.hit("chunked")
         self._advance(document, "embedding", total=len(chunks))
-        linked = self._write_chunks(document, chunks)
+        linked = self._write_chunks(document, chunks, job)
         self._advance(document, "indexing", done=len(chunks), total=len(chunks))
         self._faults.hit("indexing")
         with self._db.write() as conn:
@@ -197,8 +200,12 @@ class DocumentIngest:
 
     # -- chunks ---------------------------------------------------------------------------
 
-    def _write_chunks(self, document: Document, chunks: Sequence[Chunk]) -> int:
-        """Write and link the chunks not linked yet, a batch at a time; returns links added."""
+    def _write_chunks(self, document: Document, chunks: Sequence[Chunk], job: jobs.Job) -> int:
+        """Write and link the chunks not linked yet, a batch at a time; returns links added.
+
+        Each batch's link transaction also renews the job's lease, so a document that takes
+        longer than one lease (thousands of chunks) is never released as stale while it runs.
+        """
         done = {h for _, _, h in documents.linked_chunks(self._db.reader(), document.id)}
         todo = [chunk for chunk in chunks if chunk.content_hash not in done]
         added = 0
@@ -216,6 +223,7 @@ class DocumentIngest:
                 links = [(c.index, o.memory.id) for c, o in zip(batch, outcomes, strict=True)]
                 with self._db.write() as conn:
                     added += documents.link_chunks(conn, document.id, links)
+                    jobs.renew(conn, job, lease_ms=self._lease_ms)
                 self._faults.hit("batch.linked")
             self._progress(
                 document,
@@ -237,6 +245,11 @@ class DocumentIngest:
         )
 
     # -- state ----------------------------------------------------------------------------
+
+    def _renew(self, job: jobs.Job) -> None:
+        if job.lease_token is not None:
+            with self._db.write() as conn:
+                jobs.renew(conn, job, lease_ms=self._lease_ms)
 
     def _advance(
         self, document: Document, status: str, *, done: int = 0, total: int | None = None
@@ -319,7 +332,11 @@ def declaration(
     comes from the environment (unset in production).
     """
     handler = DocumentIngest(
-        db, service, IngestSettings.from_config(config.documents), faults=faults_from_env()
+        db,
+        service,
+        IngestSettings.from_config(config.documents),
+        faults=faults_from_env(),
+        lease_ms=config.worker.lease_timeout_ms,
     )
     settings = WorkerSettings(
         lease_ms=config.worker.lease_timeout_ms, poll_s=config.worker.poll_ms / 1000

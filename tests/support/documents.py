@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from signet_desktop.config.models import SignetConfig
@@ -34,12 +35,19 @@ def make_service(
 
 
 def make_worker(
-    service: SignetService, cfg: SignetConfig | None = None, faults: FaultPoints | None = None
+    service: SignetService,
+    cfg: SignetConfig | None = None,
+    faults: FaultPoints | None = None,
+    *,
+    lease_ms: int = 300_000,
+    queue_lease_ms: int = 300_000,
 ) -> QueueWorker:
+    """The document worker over `service` (no retry backoff; leases as given)."""
     settings = IngestSettings.from_config((cfg or config()).memory.pipeline_v2.documents)
     db = database_of(service)
-    handler = DocumentIngest(db, service.documents, settings, faults=faults)
-    return build_worker(db, handler, settings=FAST, events=service.events)
+    handler = DocumentIngest(db, service.documents, settings, faults=faults, lease_ms=lease_ms)
+    queue = dataclasses.replace(FAST, lease_ms=queue_lease_ms)
+    return build_worker(db, handler, settings=queue, events=service.events)
 
 
 def drain(worker: QueueWorker, limit: int = 20) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from tests.support.documents import (
     config,
     count,
     drain,
+    job_of,
     make_service,
     make_worker,
 )
@@ -215,17 +217,18 @@ def test_deleting_a_queued_document_cancels_its_job(service: SignetService) -> N
 
 
 class GatedEmbedder(HashEmbedder):
-    """Blocks its second call until released, so a delete can arrive mid-embedding."""
+    """Blocks one call (the first by default) until released: a delete arrives mid-embedding."""
 
-    def __init__(self) -> None:
+    def __init__(self, gate: int = 1) -> None:
         super().__init__(64)
         self.calls = 0
+        self.gate = gate
         self.entered = threading.Event()
         self.release = threading.Event()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         self.calls += 1
-        if self.calls == 1:
+        if self.calls == self.gate:
             self.entered.set()
             assert self.release.wait(10)
         return super().embed(texts)
@@ -291,3 +294,31 @@ def make_pdf(text: str) -> bytes:
         xref,
     )
     return bytes(out)
+
+
+def test_each_batch_renews_the_job_lease(tmp_path: Path) -> None:
+    """A document longer than one lease keeps its job: every linked batch extends the lease."""
+    embedder = GatedEmbedder(gate=3)  # block once the first batch was linked
+    cfg = config(chunkSize=200, chunkOverlap=0)
+    service = make_service(tmp_path / "ws", cfg, embedder)
+    try:
+        text = "\n\n".join(f"Paragraph {n}: {PARAGRAPH} {'z' * 80}" for n in range(200))
+        ticket = service.documents.submit("default", DocumentRequest("text", content=text))
+        worker = make_worker(service, cfg, lease_ms=600_000, queue_lease_ms=2000)
+        run = threading.Thread(target=worker.run_job)
+        run.start()
+        assert embedder.entered.wait(10)
+        job = service.documents.get("default", ticket.id).job
+        assert job is not None and job.status == "leased"
+        leased = job_of(service, ticket.id)
+        assert leased.leased_at is not None and leased.lease_expires_at is not None
+        assert _seconds(leased.lease_expires_at) - _seconds(leased.leased_at) > 60  # not 2 s
+        embedder.release.set()
+        run.join(20)
+        assert service.documents.get("default", ticket.id).status == "done"
+    finally:
+        service.close()
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
