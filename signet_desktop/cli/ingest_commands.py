@@ -126,7 +126,7 @@ def run_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 def follow(
     client: DaemonClient, ctx: CliContext, document_id: str, *, lines: bool
 ) -> Mapping[str, Any]:
-    """Poll the document until it is final (or an attempt failed), a line per state on stderr."""
+    """Poll until the document is done, failed (an attempt failed) or deleted; a line per state."""
     started = time.monotonic()
     last = ""
     while True:
@@ -136,7 +136,7 @@ def follow(
         if lines and status != last:
             ctx.warn(line)
         last = status
-        if status in FINAL or (status == "queued" and document.get("error")):
+        if status in FINAL:
             return document
         time.sleep(POLL_S)
 

@@ -13,8 +13,9 @@ attempt already wrote) and links are `INSERT OR IGNORE`; a document ends `done` 
 one memory per distinct chunk. Each batch is written under the document's lock after a
 check that the document still exists: a delete (which takes the same lock) cancels the rest.
 
-A failed attempt records its error on the document: `failed` when the job has no attempts
-left, else `queued` again until the retry. `SIGNET_DOCUMENT_FAULT=<step>[:<n>]` kills the
+A failed attempt leaves the document `failed` with its error at once; while its job has
+attempts left the retry takes it through the states again (`document.finished` says
+`retrying`). `SIGNET_DOCUMENT_FAULT=<step>[:<n>]` kills the
 process at a named step (crash tests; see `STEPS`).
 """
 
@@ -277,7 +278,7 @@ class DocumentIngest:
         message = str(exc) or type(exc).__name__
         try:
             with self._db.write() as conn:
-                recorded = documents.set_failed(conn, document.id, message[:2000], final=final)
+                recorded = documents.set_failed(conn, document.id, message[:2000])
         except Exception:  # the job's own failure is what must be recorded; log this one
             log.exception("recording the failure of document %s failed", document.id)
             return

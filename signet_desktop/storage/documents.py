@@ -283,11 +283,10 @@ def set_content(
     return int(cursor.rowcount) == 1
 
 
-def set_failed(conn: Connection, document_id: str, error: str, *, final: bool) -> bool:
-    """Record an attempt's error: `failed` when it was the last attempt, else back to `queued`."""
-    status = "failed" if final else "queued"
+def set_failed(conn: Connection, document_id: str, error: str) -> bool:
+    """Record a failed attempt: `failed` with its error (a retry moves it on again)."""
     cursor = conn.execute(
-        SET_FAILED, {"id": document_id, "status": status, "error": error, "now": utc_now()}
+        SET_FAILED, {"id": document_id, "status": "failed", "error": error, "now": utc_now()}
     )
     return int(cursor.rowcount) == 1
 

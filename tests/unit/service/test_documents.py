@@ -166,7 +166,7 @@ def test_unusable_files_fail_with_their_error_within_the_retry_budget(
     worker = make_worker(service)
     assert worker.run_job() is not None
     first = service.documents.get("default", ticket.id)
-    assert first.status == "queued" and message in (first.error or "")
+    assert first.status == "failed" and message in (first.error or "")
     assert first.job is not None and first.job.status == "pending" and first.job.attempts == 1
     drain(worker)
     final = service.documents.get("default", ticket.id)
