@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,7 @@ NAME = "documents"
 FAULT_ENV = "SIGNET_DOCUMENT_FAULT"
 STEPS = ("extracted", "chunked", "batch.written", "batch.linked", "indexing")
 CHUNK_BATCH = 64
+DELETE_YIELD_S = 0.005
 
 
 class Cancelled(Exception):
@@ -212,6 +214,8 @@ class DocumentIngest:
         added = 0
         for start in range(0, len(todo), CHUNK_BATCH):
             batch = todo[start : start + CHUNK_BATCH]
+            while self._service.deleting(document.id):  # let a waiting delete take the lock
+                time.sleep(DELETE_YIELD_S)
             with self._service.lock(document.id):
                 current = documents.get_any(self._db.reader(), document.id)
                 if current is None or current.status == "deleted":

@@ -108,6 +108,8 @@ class DocumentService:
         self.limits = limits
         self._events: EventSink = events or DiscardEvents()
         self._locks = tuple(threading.Lock() for _ in range(LOCK_STRIPES))
+        self._deleting: set[str] = set()
+        self._deleting_lock = threading.Lock()
 
     @property
     def max_request_bytes(self) -> int:
@@ -211,7 +213,10 @@ class DocumentService:
         actor = actor or DOCUMENT_ACTOR
         scope.check_actor(actor)
         why = (reason or "").strip()[:500] or "document deleted"
-        with self.lock(document_id), self._db.write() as conn:
+        seen = documents.get_document(self._db.reader(), agent_id, document_id)
+        if seen is None or seen.status == "deleted":
+            raise NotFound(f"document {document_id} not found", code="document_not_found")
+        with self._announced(document_id), self.lock(document_id), self._db.write() as conn:
             found = documents.get_document(conn, agent_id, document_id)
             if found is None or found.status == "deleted":
                 raise NotFound(f"document {document_id} not found", code="document_not_found")
@@ -235,6 +240,23 @@ class DocumentService:
         stripe = self._locks[zlib.crc32(document_id.encode()) % LOCK_STRIPES]
         with stripe:
             yield
+
+    def deleting(self, document_id: str) -> bool:
+        """Is a delete of this document waiting for its lock? (The worker then lets it in.)"""
+        with self._deleting_lock:
+            return document_id in self._deleting
+
+    @contextmanager
+    def _announced(self, document_id: str) -> Iterator[None]:
+        # Locks are not fair: without this, a worker releasing and retaking the lock between
+        # batches could keep a delete waiting for many batches.
+        with self._deleting_lock:
+            self._deleting.add(document_id)
+        try:
+            yield
+        finally:
+            with self._deleting_lock:
+                self._deleting.discard(document_id)
 
     def publish(self, event: DocumentProgress | DocumentFinished) -> None:
         """Publish a document event (the worker's, after its commits)."""

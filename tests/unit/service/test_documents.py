@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from signet_desktop.api.views import event_json
 from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.domain.errors import InvalidInput, NotFound
+from signet_desktop.domain.events import DocumentFinished
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.provider import Vectors
 from signet_desktop.service.facade import SignetService
@@ -322,3 +324,20 @@ def test_each_batch_renews_the_job_lease(tmp_path: Path) -> None:
 
 def _seconds(stamp: str) -> float:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def test_document_events_are_the_agents_and_a_refused_submit_publishes_none(
+    service: SignetService,
+) -> None:
+    alice = service.events.subscribe(agent_id="alice")
+    bob = service.events.subscribe(agent_id="bob")
+    with pytest.raises(InvalidInput):
+        service.documents.submit("alice", DocumentRequest("text", content=""))
+    assert alice.drain() == []
+    ticket = service.documents.submit("alice", DocumentRequest("text", content=long_text(3)))
+    drain(make_worker(service))
+    kinds = [d.event.kind for d in alice.drain() if d.event.kind.startswith("document.")]
+    assert kinds[0] == "document.progress" and kinds[-1] == "document.finished"
+    assert not [d for d in bob.drain() if d.event.kind.startswith("document.")]
+    finished = DocumentFinished(agent_id="alice", document_id=ticket.id, status="done")
+    assert event_json(finished)["documentId"] == ticket.id
