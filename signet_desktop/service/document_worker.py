@@ -132,6 +132,8 @@ class DocumentIngest:
         self._renew(job)
         self._faults.hit("extracted")
         chunks = chunk_text(text, self.settings.chunk_size, self.settings.chunk_overlap)
+        if not chunks:  # only control characters or whitespace once normalised
+            raise SourceRejected("the document has no text")
         self._faults.hit("chunked")
         self._advance(document, "embedding", total=len(chunks))
         linked = self._write_chunks(document, chunks, job)

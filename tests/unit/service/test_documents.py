@@ -177,6 +177,13 @@ def test_unusable_files_fail_with_their_error_within_the_retry_budget(
     assert count(service, "SELECT COUNT(*) FROM document_memories") == 0
 
 
+def test_text_of_control_characters_only_fails_as_empty(service: SignetService) -> None:
+    ticket = service.documents.submit("default", DocumentRequest("text", content="\x07\x08 \x1b"))
+    make_worker(service).run_job()
+    document = service.documents.get("default", ticket.id)
+    assert document.status == "failed" and document.error == "the document has no text"
+
+
 def test_identical_chunks_in_one_document_are_kept_once(service: SignetService) -> None:
     block = "x" * 150 + ". " + "Boilerplate footer repeated on every page."
     text = "\n\n".join(
