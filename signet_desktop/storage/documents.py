@@ -8,7 +8,7 @@ document back. Reads are scoped by agent; a row of another agent is simply not f
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from signet_desktop.domain.documents import Document, DocumentChunk, JobState
@@ -126,14 +126,6 @@ LATEST_JOB = """
 SELECT id, status, attempts, max_attempts, run_after, error FROM memory_jobs
 WHERE document_id = :id
 ORDER BY created_at DESC, rowid DESC LIMIT 1
-"""
-
-DOCUMENT_OF_MEMORIES = """
-SELECT dm.memory_id, d.id, d.title, dm.chunk_index FROM document_memories dm
-JOIN documents d ON d.id = dm.document_id
-WHERE dm.memory_id IN (SELECT value FROM json_each(:ids)) AND d.agent_id = :agent_id
-  AND d.status <> 'deleted'
-ORDER BY d.created_at
 """
 
 
@@ -352,16 +344,3 @@ def chunks_page(
 def owned_memory_ids(conn: Connection, document_id: str) -> list[str]:
     """Live chunk memories only this document links (what deleting it soft-deletes)."""
     return [str(r["memory_id"]) for r in conn.execute(OWNED_MEMORIES, {"id": document_id})]
-
-
-def documents_of_memories(
-    conn: Connection, agent_id: str, memory_ids: Sequence[str]
-) -> dict[str, tuple[str, str | None, int]]:
-    """`{memory_id: (document_id, title, chunk_index)}`, the oldest live document per memory."""
-    found: dict[str, tuple[str, str | None, int]] = {}
-    params = {"ids": json.dumps(list(memory_ids)), "agent_id": agent_id}
-    for row in conn.execute(DOCUMENT_OF_MEMORIES, params):
-        found.setdefault(
-            str(row["memory_id"]), (str(row["id"]), row["title"], int(row["chunk_index"]))
-        )
-    return found
