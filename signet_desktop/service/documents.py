@@ -128,6 +128,11 @@ class DocumentService:
         agent_id = scope.check_agent_id(agent_id)
         checked = self._check(request)
         source_url, digest, content = _source_of(checked, self.limits)
+        connector = checked.connector_id
+        if connector is not None and not documents.connector_exists(
+            self._db.reader(), agent_id, connector
+        ):
+            raise InvalidInput(f"connector {connector} not found", code="connector_not_found")
         found = documents.find_live(
             self._db.reader(), agent_id, content_hash=digest, url=source_url
         )

@@ -122,6 +122,8 @@ WHERE dm.document_id = :id
 ORDER BY dm.chunk_index
 """
 
+CONNECTOR_OF_AGENT = "SELECT 1 FROM connectors WHERE id = :id AND agent_id = :agent_id"
+
 LATEST_JOB = """
 SELECT id, status, attempts, max_attempts, run_after, error FROM memory_jobs
 WHERE document_id = :id
@@ -339,6 +341,12 @@ def chunks_page(
         )
         for r in rows
     ]
+
+
+def connector_exists(conn: Connection, agent_id: str, connector_id: str) -> bool:
+    """Is `connector_id` one of this agent's connectors? (a read of `connectors`)"""
+    params = {"id": connector_id, "agent_id": agent_id}
+    return conn.execute(CONNECTOR_OF_AGENT, params).fetchone() is not None
 
 
 def owned_memory_ids(conn: Connection, document_id: str) -> list[str]:

@@ -92,6 +92,7 @@ def test_same_content_or_url_is_deduplicated_per_agent(service: SignetService) -
         (DocumentRequest("file", path="/etc/hostname"), "path_not_allowed"),
         (DocumentRequest("file", path="/tmp/signet-no-such-file.txt"), "path_not_found"),
         (DocumentRequest("text", content="x", title="t" * 501), "title_invalid"),
+        (DocumentRequest("text", content="x", connector_id="con_missing"), "connector_not_found"),
     ],
 )
 def test_bad_requests_are_refused_and_write_nothing(
