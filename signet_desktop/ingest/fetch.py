@@ -38,7 +38,6 @@ ALLOWED_TYPES = (
 )
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "signet-desktop document ingest"
-READ_BLOCK = 64 * 1024
 
 Resolver = Callable[[str, int], list[str]]
 
@@ -170,7 +169,7 @@ def _body(url: str, response: httpx.Response, settings: FetchSettings, deadline:
 
 
 def _stream(response: httpx.Response, deadline: float, url: str) -> Iterator[bytes]:
-    for block in response.iter_bytes(READ_BLOCK):
+    for block in response.iter_bytes():
         yield block
         if time.monotonic() > deadline:
             raise FetchFailed(f"fetching {_short(url)} took longer than its timeout")
