@@ -31,7 +31,7 @@ class Candidate:
 
 
 def _is_proper(token: str) -> bool:
-    return any(ch.isupper() for ch in token)
+    return token != token.lower()  # a capital letter anywhere
 
 
 def _runs(tokens: list[re.Match[str]]) -> list[tuple[int, int]]:

@@ -16,6 +16,8 @@ from signet_desktop.storage.connect import Connection
 
 def link_mentions(conn: Connection, memory: Memory) -> int:
     """Link `memory` to the agent's existing entities it names; returns rows written."""
+    if not mentions.has_entities(conn, memory.agent_id):
+        return 0  # nothing to link to: skip the text work
     found = candidates(memory.content)
     if not found:
         return 0

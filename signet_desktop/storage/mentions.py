@@ -16,6 +16,14 @@ NAME_CONFIDENCE = 1.0
 ALIAS_CONFIDENCE = 0.9
 
 
+def has_entities(conn: Connection, agent_id: str) -> bool:
+    """Does the agent have any active entity? (one index seek; most stores have none yet)"""
+    row = conn.execute(
+        "SELECT 1 FROM entities WHERE agent_id = ? AND status = 'active' LIMIT 1", (agent_id,)
+    ).fetchone()
+    return row is not None
+
+
 def known_names(
     conn: Connection, agent_id: str, canonical_names: Sequence[str]
 ) -> dict[str, tuple[str, float]]:
