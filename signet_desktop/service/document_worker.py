@@ -249,6 +249,7 @@ class DocumentIngest:
             source_type=CHUNK_SOURCE_TYPE,
             source_id=f"{document.id}:{chunk.content_hash}",
             metadata={"document": {"id": document.id, "title": title, "chunkIndex": chunk.index}},
+            parse_prefixes=False,  # a chunk that begins "critical:" is text, not an instruction
         )
 
     # -- state ----------------------------------------------------------------------------

@@ -68,6 +68,9 @@ class RememberRequest:
     session_id: str | None = None
     created_at: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # Signet's `critical:` / `[tags]:` shorthand is for what a person or agent types; text
+    # taken from a source (document chunks, imports) is stored as it is.
+    parse_prefixes: bool = True
 
 
 # What a remember did about the memory's vector (`vectorStatus` on the wire).
@@ -99,8 +102,11 @@ class MemoryPage:
 
 def build_new_memory(request: RememberRequest) -> NewMemory:
     """Validate and normalise a remember request, applying Signet's content prefixes."""
-    content, critical, prefix_tags = checks.parse_prefixes(checks.check_content(request.content))
-    content = checks.check_content(content)
+    content = checks.check_content(request.content)
+    critical, prefix_tags = False, tuple[str, ...]()
+    if request.parse_prefixes:
+        content, critical, prefix_tags = checks.parse_prefixes(content)
+        content = checks.check_content(content)
     importance = 1.0 if critical else request.importance
     return NewMemory(
         agent_id=scope.check_agent_id(request.agent_id),

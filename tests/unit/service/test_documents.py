@@ -349,3 +349,15 @@ def test_document_events_are_the_agents_and_a_refused_submit_publishes_none(
     assert not [d for d in bob.drain() if d.event.kind.startswith("document.")]
     finished = DocumentFinished(agent_id="alice", document_id=ticket.id, status="done")
     assert event_json(finished)["documentId"] == ticket.id
+
+
+def test_a_chunk_that_looks_like_remember_shorthand_is_stored_as_written(
+    service: SignetService,
+) -> None:
+    text = "critical: [ops,db]: this line is quoted from a runbook, not an instruction"
+    ticket = service.documents.submit("default", DocumentRequest("text", content=text))
+    assert drain(make_worker(service)) == 1
+    (chunk,) = service.documents.chunks("default", ticket.id)
+    memory = service.memories.get("default", chunk.memory_id)
+    assert memory.content == text
+    assert not memory.pinned and memory.importance == 0.5 and memory.tags == ()
