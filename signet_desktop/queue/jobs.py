@@ -296,15 +296,17 @@ def fail(
     *,
     now: datetime | None = None,
     retry_in_s: float | None = None,
+    final: bool = False,
 ) -> str | None:
-    """Record a failed attempt: back to pending after a backoff, or dead at max attempts.
+    """Record a failed attempt: back to pending after a backoff, or dead at max attempts (or
+    at once when `final`: a failure no retry can fix).
 
     The delay is `retry_in_s` when given, else `backoff_seconds(job.attempts)`. Returns the
     new status, or None when the lease was lost meanwhile.
     """
     _require_write(conn)
     moment = now or datetime.now(UTC)
-    dead = job.attempts >= job.max_attempts
+    dead = final or job.attempts >= job.max_attempts
     status = "dead" if dead else "pending"
     delay = backoff_seconds(job.attempts) if retry_in_s is None else retry_in_s
     run_after = None if dead else _iso(moment + timedelta(seconds=delay))

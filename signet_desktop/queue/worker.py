@@ -126,6 +126,7 @@ class QueueWorker:
         settings: WorkerSettings | None = None,
         idle: Callable[[], IdleStep] | None = None,
         unavailable: tuple[type[BaseException], ...] = (),
+        permanent: tuple[type[BaseException], ...] = (),
     ) -> None:
         if not job_types:
             raise ValueError("a queue worker needs at least one job type")
@@ -137,6 +138,7 @@ class QueueWorker:
         self.settings = settings or WorkerSettings()
         self._idle = idle
         self._unavailable = unavailable
+        self._permanent = permanent  # failures a retry cannot fix: dead at once
         self._running = running_jobs(db)
         self._held: jobs.Job | None = None
         self._held_lock = threading.Lock()
@@ -272,6 +274,9 @@ class QueueWorker:
             result = dict(self._handler(job) or {})
         except self._unavailable as exc:
             return self._fail(job, str(exc) or type(exc).__name__, unavailable=True)
+        except self._permanent as exc:
+            log.info("worker %s: job %s failed for good: %s", self.name, job.id, exc)
+            return self._fail(job, str(exc) or type(exc).__name__, unavailable=False, final=True)
         except Exception as exc:  # a failing handler fails its job, never the worker
             log.warning("worker %s: job %s failed: %s", self.name, job.id, exc, exc_info=True)
             return self._fail(job, f"{type(exc).__name__}: {exc}", unavailable=False)
@@ -291,10 +296,12 @@ class QueueWorker:
         )
         return Outcome("completed", job, result)
 
-    def _fail(self, job: jobs.Job, error: str, *, unavailable: bool) -> Outcome:
+    def _fail(
+        self, job: jobs.Job, error: str, *, unavailable: bool, final: bool = False
+    ) -> Outcome:
         delay = self.settings.retry_in_s(job.attempts)
         with self._db.write() as conn:
-            status = jobs.fail(conn, job, error, retry_in_s=delay)
+            status = jobs.fail(conn, job, error, retry_in_s=delay, final=final)
             after = jobs.get_job(conn, job.id) if status == "pending" else None
         if status is None:
             log.warning("worker %s: job %s lost its lease before failing", self.name, job.id)

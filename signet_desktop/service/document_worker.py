@@ -327,7 +327,13 @@ def build_worker(
 ) -> QueueWorker:
     """A queue worker over `document_ingest` jobs running `handler`."""
     return QueueWorker(
-        db, name=NAME, job_types=(JOB_TYPE,), handler=handler, events=events, settings=settings
+        db,
+        name=NAME,
+        job_types=(JOB_TYPE,),
+        handler=handler,
+        events=events,
+        settings=settings,
+        permanent=(SourceRejected,),  # empty, binary, too large, 404...: retrying cannot help
     )
 
 

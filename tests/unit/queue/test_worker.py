@@ -304,3 +304,24 @@ def test_a_lease_that_expires_on_the_last_attempt_publishes_job_dead(db: Databas
     [dead] = [e for e in sink.events if isinstance(e, JobDead)]
     assert (dead.job_id, dead.worker, dead.error) == (job.id, "test", "lease expired")
     assert dead.agent_id == "default"
+
+
+class SourceGone(Exception):
+    """Stands in for a failure no retry can fix (a 404, an empty document)."""
+
+
+def test_a_permanent_failure_is_dead_at_once_and_others_keep_their_retries(
+    db: Database,
+) -> None:
+    def handler(job: jobs.Job) -> None:
+        raise SourceGone("404") if job.payload["n"] == 1 else RuntimeError("flaky")
+
+    sink = Recorder()
+    gone = enqueue(db, payload={"n": 1}, max_attempts=3)
+    flaky = enqueue(db, payload={"n": 2}, max_attempts=3)
+    runner = worker(db, handler, events=sink, permanent=(SourceGone,))
+    assert runner.run_once() and runner.run_once()
+    assert (get(db, gone.id).status, get(db, gone.id).attempts) == ("dead", 1)
+    assert get(db, gone.id).error == "404"
+    assert (get(db, flaky.id).status, get(db, flaky.id).attempts) == ("pending", 1)
+    assert "job.dead" in sink.kinds() and "job.failed" in sink.kinds()

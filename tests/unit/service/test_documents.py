@@ -160,7 +160,7 @@ def test_files_markdown_html_and_pdf(service: SignetService, tmp_path: Path) -> 
         ("broken.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ngarbage", "PDF"),
     ],
 )
-def test_unusable_files_fail_with_their_error_within_the_retry_budget(
+def test_unusable_files_fail_with_their_error_and_are_not_retried(
     service: SignetService, tmp_path: Path, name: str, body: bytes, message: str
 ) -> None:
     path = tmp_path / name
@@ -168,13 +168,11 @@ def test_unusable_files_fail_with_their_error_within_the_retry_budget(
     ticket = service.documents.submit("default", DocumentRequest("file", path=str(path)))
     worker = make_worker(service)
     assert worker.run_job() is not None
-    first = service.documents.get("default", ticket.id)
-    assert first.status == "failed" and message in (first.error or "")
-    assert first.job is not None and first.job.status == "pending" and first.job.attempts == 1
-    drain(worker)
     final = service.documents.get("default", ticket.id)
     assert final.status == "failed" and message in (final.error or "")
-    assert final.job is not None and final.job.status == "dead" and final.job.attempts == 3
+    # The source itself is unusable: a retry cannot help, so the one attempt is the last.
+    assert final.job is not None and final.job.status == "dead" and final.job.attempts == 1
+    assert worker.run_job() is None  # nothing left to lease
     assert count(service, "SELECT COUNT(*) FROM document_memories") == 0
 
 
