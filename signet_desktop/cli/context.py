@@ -100,6 +100,23 @@ def connection_options() -> argparse.ArgumentParser:
     return parent
 
 
+def agent_option(parser: argparse.ArgumentParser) -> None:
+    """`--agent ID`: the agent scope a command reads and writes."""
+    parser.add_argument(
+        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
+    )
+
+
+def json_option(parser: argparse.ArgumentParser) -> None:
+    """`--json`: print the daemon's answer as it came."""
+    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+
+
+def agent_and_json_options(parser: argparse.ArgumentParser) -> None:
+    agent_option(parser)
+    json_option(parser)
+
+
 def add_command(
     subparsers: Subparsers,
     name: str,

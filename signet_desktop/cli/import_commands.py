@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    ExitCode,
+    Subparsers,
+    add_command,
+    agent_and_json_options,
+)
 from signet_desktop.client.daemon import DaemonClient
 
 IMPORT_PATH = "/api/sources/import"
@@ -43,13 +49,6 @@ SOURCES_EXAMPLES = """\
   signet sources remove src_0123... --dry-run    # what would be purged
   signet sources remove src_0123...
 """
-
-
-def _agent_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
-    )
-    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
 
 
 def register(subparsers: Subparsers) -> None:
@@ -89,7 +88,7 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-wait", action="store_true", help="start the import and return its ids"
     )
-    _agent_option(parser)
+    agent_and_json_options(parser)
 
 
 def _register_sources(subparsers: Subparsers) -> None:
@@ -103,10 +102,10 @@ def _register_sources(subparsers: Subparsers) -> None:
     )
     commands = group.add_subparsers(dest="sources_command", metavar="COMMAND", required=True)
     listing = add_command(commands, "list", help="the agent's sources", handler=run_list)
-    _agent_option(listing)
+    agent_and_json_options(listing)
     show = add_command(commands, "show", help="a source, its runs and totals", handler=run_show)
     show.add_argument("source_id", metavar="ID")
-    _agent_option(show)
+    agent_and_json_options(show)
     remove = add_command(
         commands,
         "remove",
@@ -118,7 +117,7 @@ def _register_sources(subparsers: Subparsers) -> None:
     remove.add_argument("source_id", metavar="ID")
     remove.add_argument("--dry-run", action="store_true", help="only report what would go")
     remove.add_argument("--reason", help="why (kept on the tombstone)")
-    _agent_option(remove)
+    agent_and_json_options(remove)
 
 
 # -- handlers ------------------------------------------------------------------------------

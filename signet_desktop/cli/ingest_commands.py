@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    ExitCode,
+    Subparsers,
+    add_command,
+    agent_and_json_options,
+)
 from signet_desktop.client.daemon import DaemonClient
 
 DOCUMENTS_PATH = "/api/documents"
@@ -35,13 +41,6 @@ DOCUMENTS_EXAMPLES = """\
 """
 
 
-def _agent_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
-    )
-    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
-
-
 def register(subparsers: Subparsers) -> None:
     """Add `ingest` and the `documents` group to the `signet` parser."""
     ingest = add_command(
@@ -59,7 +58,7 @@ def register(subparsers: Subparsers) -> None:
     ingest.add_argument("--content-type", help="read a file as this type (e.g. text/markdown)")
     ingest.add_argument("--project", help="the project the chunks belong to")
     ingest.add_argument("--no-wait", action="store_true", help="queue it and print the id")
-    _agent_option(ingest)
+    agent_and_json_options(ingest)
     group = add_command(
         subparsers,
         "documents",
@@ -72,10 +71,10 @@ def register(subparsers: Subparsers) -> None:
     listing = add_command(commands, "list", help="the agent's documents", handler=run_list)
     listing.add_argument("--status", help="only documents in this state (e.g. failed)")
     listing.add_argument("--limit", type=int, default=50, help="at most this many (≤ 500)")
-    _agent_option(listing)
+    agent_and_json_options(listing)
     show = add_command(commands, "show", help="a document, its state and chunks", handler=run_show)
     show.add_argument("document_id", metavar="ID")
-    _agent_option(show)
+    agent_and_json_options(show)
     delete = add_command(
         commands,
         "delete",
@@ -84,7 +83,7 @@ def register(subparsers: Subparsers) -> None:
     )
     delete.add_argument("document_id", metavar="ID")
     delete.add_argument("--reason", help="why (kept in the chunks' history)")
-    _agent_option(delete)
+    agent_and_json_options(delete)
 
 
 # -- handlers ------------------------------------------------------------------------------

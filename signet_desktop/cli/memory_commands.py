@@ -8,7 +8,15 @@ from urllib.parse import quote
 
 from signet_desktop.cli import output
 from signet_desktop.cli.argtypes import bounded_int, non_empty, tag_list, time_bound, unit_float
-from signet_desktop.cli.context import CliContext, CliUsageError, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    CliUsageError,
+    ExitCode,
+    Subparsers,
+    add_command,
+    agent_option,
+    json_option,
+)
 from signet_desktop.domain.memory import MEMORY_TYPES as ALL_MEMORY_TYPES
 
 MAX_RECALL_LIMIT = 100
@@ -47,16 +55,6 @@ def register(subparsers: Subparsers) -> None:
     _register_memory(subparsers)
 
 
-def _agent_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
-    )
-
-
-def _json_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
-
-
 def _register_remember(subparsers: Subparsers) -> None:
     parser = add_command(
         subparsers,
@@ -81,8 +79,8 @@ def _register_remember(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--private", action="store_true", help="visibility private (default global)"
     )
-    _agent_option(parser)
-    _json_option(parser)
+    agent_option(parser)
+    json_option(parser)
 
 
 def _register_recall(subparsers: Subparsers) -> None:
@@ -119,8 +117,8 @@ def _register_recall(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--expand", action="store_true", help="also show the conversation around each result"
     )
-    _agent_option(parser)
-    _json_option(parser)
+    agent_option(parser)
+    json_option(parser)
 
 
 def _register_memory(subparsers: Subparsers) -> None:
@@ -163,8 +161,8 @@ def _register_memory(subparsers: Subparsers) -> None:
             help="refuse unless the memory is still at version N",
         )  # fmt: skip
     for parser in (get, listing, history, forget, recover):
-        _agent_option(parser)
-        _json_option(parser)
+        agent_option(parser)
+        json_option(parser)
 
 
 def _content(args: argparse.Namespace, ctx: CliContext) -> str:

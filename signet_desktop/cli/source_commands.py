@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    ExitCode,
+    Subparsers,
+    add_command,
+    agent_and_json_options,
+)
 from signet_desktop.client.daemon import DaemonClient
 
 CONNECTORS_PATH = "/api/connectors"
@@ -36,13 +42,6 @@ DIFFERENCE = (
     "harness's session history instead (Claude Code, Codex, a Signet workspace), use\n"
     "`signet import`; those imports are listed by `signet sources`."
 )
-
-
-def _agent_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--agent", metavar="ID", help="agent scope (default: the daemon's `default` agent)"
-    )
-    parser.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
 
 
 def register(subparsers: Subparsers) -> None:
@@ -86,18 +85,18 @@ def register(subparsers: Subparsers) -> None:
         "--watch", action="store_true", help="re-sync by polling every 30 s while it runs"
     )
     folder.add_argument("--no-wait", action="store_true", help="return once the sync started")
-    _agent_option(folder)
+    agent_and_json_options(folder)
 
     listing = add_command(commands, "list", help="the agent's connected sources", handler=run_list)
-    _agent_option(listing)
+    agent_and_json_options(listing)
     show = add_command(commands, "show", help="a source's health and last sync", handler=run_show)
     show.add_argument("connector_id", metavar="ID")
-    _agent_option(show)
+    agent_and_json_options(show)
     sync = add_command(commands, "sync", help="bring a source up to date", handler=run_sync)
     sync.add_argument("connector_id", metavar="ID")
     sync.add_argument("--full", action="store_true", help="re-read every file, not only changed")
     sync.add_argument("--no-wait", action="store_true", help="return once the sync started")
-    _agent_option(sync)
+    agent_and_json_options(sync)
     remove = add_command(
         commands,
         "remove",
@@ -105,7 +104,7 @@ def register(subparsers: Subparsers) -> None:
         handler=run_remove,
     )
     remove.add_argument("connector_id", metavar="ID")
-    _agent_option(remove)
+    agent_and_json_options(remove)
 
 
 # -- handlers ------------------------------------------------------------------------------
