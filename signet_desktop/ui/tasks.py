@@ -76,3 +76,27 @@ class TaskRunner:
 
 def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__qualname__", repr(fn))
+
+
+class SingleFlight:
+    """One read at a time: `ask()` starts `start()` unless a read runs, in which case that
+    read runs once more when it ends. The read's `done`/`failed` callbacks call `done()`."""
+
+    def __init__(self, start: Callable[[], None]) -> None:
+        self._start = start
+        self.busy = False
+        self._again = False
+
+    def ask(self) -> None:
+        if self.busy:
+            self._again = True
+            return
+        self.busy = True
+        self._start()
+
+    def done(self) -> None:
+        """The read ended (either way): run the one that was asked for meanwhile."""
+        self.busy = False
+        if self._again:
+            self._again = False
+            self.ask()

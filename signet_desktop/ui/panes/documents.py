@@ -45,6 +45,7 @@ from signet_desktop.ui.document_strip import PipelineStrip
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.tasks import SingleFlight
 from signet_desktop.ui.widgets import single_shot, title_row
 
 REFRESH_DELAY_MS = 250
@@ -107,8 +108,7 @@ class DocumentsPane(PaneWidget):
         self.chunks: Sequence[DocumentChunk] = ()
         self._wanted: str | None = None  # the document whose detail was asked for last
         self._started = False
-        self._reading = False
-        self._again = False
+        self._flight = SingleFlight(self._read)
         self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._build()
         context.events.event_published.connect(self._on_event)
@@ -243,10 +243,9 @@ class DocumentsPane(PaneWidget):
         """Re-read the list (one read at a time) and the selected document."""
         if not self._started or not self.isVisible():
             return  # a hidden pane reads again when it is shown (`activated`)
-        if self._reading:
-            self._again = True
-            return
-        self._reading = True
+        self._flight.ask()
+
+    def _read(self) -> None:
         agent, status = self.context.agent_id, self.status_filter.currentData()
         docs = self.documents
         self.context.tasks.call(
@@ -255,7 +254,6 @@ class DocumentsPane(PaneWidget):
         )  # fmt: skip
 
     def _listed(self, documents: list[Document]) -> None:
-        self._reading = False
         self.listed = documents
         self.count_label.setText(fmt.count_text(documents) if documents else "")
         filtered = self.status_filter.currentIndex() > 0
@@ -275,9 +273,7 @@ class DocumentsPane(PaneWidget):
             self._load_detail(documents[keep].id)
         elif documents and selected is None:
             self.list.setCurrentRow(0)  # loads its detail through currentRowChanged
-        if self._again:
-            self._again = False
-            self.refresh()
+        self._flight.done()
 
     def _rebuild(self, documents: list[Document]) -> None:
         """New rows for a changed list, keeping the scroll position."""
@@ -297,8 +293,8 @@ class DocumentsPane(PaneWidget):
         self.list.verticalScrollBar().setValue(scroll)
 
     def _read_failed(self, exc: BaseException) -> None:
-        self._reading = False
         self.banner.show_message(f"The documents could not be read: {exc}")
+        self._flight.done()
 
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.listed):

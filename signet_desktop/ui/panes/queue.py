@@ -47,6 +47,7 @@ from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.tasks import SingleFlight
 from signet_desktop.ui.widgets import single_shot, title_row
 
 REFRESH_DELAY_MS = 250
@@ -184,8 +185,7 @@ class QueuePane(PaneWidget):
         self.report: QueueDiagnostics | None = None
         self.rows: list[Job] = []
         self._started = False
-        self._reading = False
-        self._again = False
+        self._flight = SingleFlight(self._read)
         self._repairing = False
         self._seeded = False
         self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
@@ -310,10 +310,9 @@ class QueuePane(PaneWidget):
         """Read counts and jobs off the GUI thread (one read at a time; a late ask reruns)."""
         if not self._started or not self.isVisible():
             return  # a hidden pane reads again when it is shown (`activated`)
-        if self._reading:
-            self._again = True
-            return
-        self._reading = True
+        self._flight.ask()
+
+    def _read(self) -> None:
         agent, ops = self.context.agent_id, self.ops
         state, kind = self.state_filter.currentData(), self.type_filter.currentData()
 
@@ -327,7 +326,6 @@ class QueuePane(PaneWidget):
         self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
 
     def _loaded(self, snapshot: Snapshot) -> None:
-        self._reading = False
         report, rows, past = snapshot
         self.report, self.rows = report, rows
         now = time.monotonic()
@@ -346,9 +344,7 @@ class QueuePane(PaneWidget):
         self.stack.setCurrentWidget(self.empty if nothing else self.content)
         if self.isVisible():
             self._sample_timer.start()
-        if self._again:
-            self._again = False
-            self.refresh()
+        self._flight.done()
 
     def _set_health(self, report: QueueDiagnostics) -> None:
         theme = current_theme()
@@ -358,8 +354,8 @@ class QueuePane(PaneWidget):
         self.health_label.setStyleSheet(f"color: {colour};")
 
     def _read_failed(self, exc: BaseException) -> None:
-        self._reading = False
         self.banner.show_message(f"The queue could not be read: {exc}")
+        self._flight.done()
 
     def _set_types(self, report: QueueDiagnostics) -> None:
         known = [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]
