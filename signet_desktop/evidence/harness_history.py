@@ -13,7 +13,6 @@ last line of a live session, garbage) are counted, never fatal.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,19 +24,10 @@ from signet_desktop.domain.sessions import Turn
 from signet_desktop.evidence.transcript_formats import (
     indexed_claude_code_turns,
     indexed_codex_turns,
+    read_jsonl,
 )
 
 MAX_META_TEXT = 300
-
-
-@dataclass(frozen=True, slots=True)
-class JsonlLines:
-    """The JSON objects of a JSONL file with the byte offset of each, and what was skipped."""
-
-    records: list[dict[str, Any]]
-    offsets: list[int]
-    skipped: int
-    complete_end: int  # bytes covered by lines that were read (a torn tail lies past it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,34 +50,6 @@ class HistorySession:
     lines: int = 0
     skipped_lines: int = 0
     complete_end: int = 0
-
-
-def read_jsonl(path: Path) -> JsonlLines:
-    """Every line that is a JSON object, with offsets; blank lines are ignored."""
-    records: list[dict[str, Any]] = []
-    offsets: list[int] = []
-    skipped = 0
-    offset = 0
-    end = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            start, offset = offset, offset + len(raw)
-            line = raw.strip()
-            if not line:
-                end = offset if raw.endswith(b"\n") else end
-                continue
-            try:
-                value = json.loads(line)
-            except ValueError:  # a torn last line of a live session, or garbage
-                skipped += 1
-                continue
-            if isinstance(value, dict):
-                records.append(value)
-                offsets.append(start)
-                end = offset
-            else:
-                skipped += 1
-    return JsonlLines(records, offsets, skipped, end)
 
 
 # -- where the history lives ---------------------------------------------------------------

@@ -60,14 +60,29 @@ def resolve_transcript_path(raw: object, roots: Sequence[Path]) -> Path:
     return resolved
 
 
-def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The JSON objects of a JSONL file and the number of lines that were not objects."""
+@dataclass(frozen=True, slots=True)
+class JsonlLines:
+    """The JSON objects of a JSONL file with the byte offset of each, and what was skipped."""
+
+    records: list[dict[str, Any]]
+    offsets: list[int]
+    skipped: int
+    complete_end: int  # bytes covered by lines that were read (a torn tail lies past it)
+
+
+def read_jsonl(path: Path) -> JsonlLines:
+    """Every line that is a JSON object, with offsets; blank lines are ignored."""
     records: list[dict[str, Any]] = []
+    offsets: list[int] = []
     skipped = 0
+    offset = 0
+    end = 0
     with path.open("rb") as handle:
         for raw in handle:
+            start, offset = offset, offset + len(raw)
             line = raw.strip()
             if not line:
+                end = offset if raw.endswith(b"\n") else end
                 continue
             try:
                 value = json.loads(line)
@@ -76,9 +91,17 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
                 continue
             if isinstance(value, dict):
                 records.append(value)
+                offsets.append(start)
+                end = offset
             else:
                 skipped += 1
-    return records, skipped
+    return JsonlLines(records, offsets, skipped, end)
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The JSON objects of a JSONL file and the number of lines that were not objects."""
+    lines = read_jsonl(path)
+    return lines.records, lines.skipped
 
 
 def parse_transcript(harness: str, path: Path) -> ParsedTranscript:
