@@ -326,6 +326,10 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
         "lexical": _channel(hit.channels.get("lexical")),
         "semantic": _channel(hit.channels.get("semantic")),
         "context": _context(hit.context),
+        "adjustments": [
+            {"stage": a.stage, "factor": round(a.factor, SCORE_DIGITS), "reason": a.reason}
+            for a in hit.adjustments
+        ],
     }
     document = memory.metadata.get("document") if memory.type == "document_chunk" else None
     if isinstance(document, Mapping):  # which document and chunk a chunk hit came from

@@ -46,6 +46,7 @@ class RecallQuery:
     expand: bool = False
     channels: tuple[str, ...] | None = None
     context: bool = True  # apply the context signals after fusion (benchmarks switch it off)
+    stages: tuple[str, ...] | None = None  # post-fusion stages to run (None: every enabled one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,15 @@ class ContextEvidence:
     who: float = 0.0
     session: float = 0.0
     neighbour_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HitAdjustment:
+    """One post-fusion stage's change to a hit's score: new = old * factor (+ reason)."""
+
+    stage: str  # the stage's name, e.g. "dampening.gravity" or "rerank"
+    factor: float
+    reason: str
 
 
 def evidence_map(
@@ -95,6 +105,7 @@ class RecallHit:
     source: str  # hybrid (2+ channels) | keyword | vector | another channel's name
     channels: Mapping[str, ChannelEvidence] = field(default_factory=evidence_map, hash=False)
     context: ContextEvidence | None = None
+    adjustments: tuple[HitAdjustment, ...] = ()  # post-fusion stages that changed the score
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "channels", evidence_map(self.channels))

@@ -35,6 +35,7 @@ from signet_desktop.recall.fusion import (
 )
 from signet_desktop.recall.lexical import LEXICAL_TOP_K, LexicalChannel
 from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.recall.stages import PostFusionStage
 from signet_desktop.recall.vector import SEMANTIC_TOP_K, SemanticChannel, UnconfiguredSemantic
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
@@ -46,7 +47,9 @@ DEFAULT_CANDIDATE_DEPTH = max(LEXICAL_TOP_K, SEMANTIC_TOP_K)  # each channel's t
 NO_TERMS_NOTE = "the query has no searchable terms (only stop words or punctuation)"
 
 
-def check_query(query: RecallQuery, channels: Sequence[str]) -> None:
+def check_query(
+    query: RecallQuery, channels: Sequence[str], stages: Sequence[str] | None = None
+) -> None:
     """Reject malformed recall requests before any work (`channels`: the registered names)."""
     if not 1 <= query.limit <= MAX_RECALL_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_RECALL_LIMIT}", code="bad_limit")
@@ -60,6 +63,11 @@ def check_query(query: RecallQuery, channels: Sequence[str]) -> None:
     if query.channels is not None and (not query.channels or set(query.channels) - {*channels}):
         raise InvalidInput(
             f"channels must be a non-empty subset of: {', '.join(channels)}", code="bad_channels"
+        )
+    if stages is not None and query.stages is not None and set(query.stages) - {*stages}:
+        raise InvalidInput(
+            f"stages must be a subset of: {', '.join(stages) or '(none registered)'}",
+            code="bad_stages",
         )
 
 
@@ -88,6 +96,7 @@ class RecallEngine:
         single: SingleChannelRule = DEFAULT_SINGLE,
         context: ContextWeights | None = None,
         depth: int = DEFAULT_CANDIDATE_DEPTH,
+        stages: Sequence[PostFusionStage] = (),
     ) -> None:
         if channels is not None and semantic is not None:
             raise ValueError("pass `semantic` or `channels`, not both")
@@ -102,6 +111,10 @@ class RecallEngine:
         self._single: SingleChannelRule = single
         self._context = context or ContextWeights()
         self._depth = depth
+        self._stages = tuple(stages)
+        stage_names = [stage.name for stage in self._stages]
+        if len(set(stage_names)) != len(stage_names):
+            raise ValueError("every post-fusion stage needs its own name")
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
     @property
@@ -109,13 +122,18 @@ class RecallEngine:
         """The registered channels' names, in evidence order."""
         return tuple(channel.name for channel in self._channels)
 
+    @property
+    def stage_names(self) -> tuple[str, ...]:
+        """The registered post-fusion stages' names, in the order they run."""
+        return tuple(stage.name for stage in self._stages)
+
     def close(self) -> None:
         """Stop the channels' pool threads (pending query embeddings are abandoned)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def recall(self, query: RecallQuery) -> RecallResult:
         """Rank the agent's live memories for `query`."""
-        check_query(query, self.channel_names)
+        check_query(query, self.channel_names, self.stage_names)
         clock = StageClock()
         selected = [c for c in self._channels if query.channels is None or c.name in query.channels]
         requested = [channel.name for channel in selected]
@@ -139,6 +157,10 @@ class RecallEngine:
             with clock.stage("context"):
                 facts = candidate_context(conn, query.agent_id, [h.memory_id for h in fused])
                 fused = apply_context(fused, facts, query.query, self._context)
+        for stage in self._stages:
+            if fused and (query.stages is None or stage.name in query.stages):
+                with clock.stage(stage.name):
+                    fused = stage.apply(conn, request, fused, clock)
         method = _method([name for name, o in outcomes.items() if o.available], requested)
         notes = tuple(o.note for o in outcomes.values() if o.note)
         return self._result(query, clock, fused, method, outcomes, notes, conn)
@@ -160,7 +182,9 @@ class RecallEngine:
             with clock.stage("hydrate"):
                 rows = memories.get_memories(conn, query.agent_id, [h.memory_id for h in ranked])
             hits = tuple(
-                RecallHit(rows[h.memory_id], h.score, h.source, h.channels, h.context)
+                RecallHit(
+                    rows[h.memory_id], h.score, h.source, h.channels, h.context, h.adjustments
+                )
                 for h in ranked
                 if h.memory_id in rows
             )

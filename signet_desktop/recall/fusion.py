@@ -45,6 +45,7 @@ from typing import Literal, Protocol
 from signet_desktop.domain.recall import (
     ChannelEvidence,
     ContextEvidence,
+    HitAdjustment,
     channel_label,
     evidence_map,
 )
@@ -82,6 +83,7 @@ class FusedHit:
     source: str  # hybrid | keyword | vector | another channel's name
     channels: Mapping[str, ChannelEvidence] = field(default_factory=evidence_map, hash=False)
     context: ContextEvidence | None = None  # set by recall.context
+    adjustments: tuple[HitAdjustment, ...] = ()  # appended by post-fusion stages (recall.stages)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "channels", evidence_map(self.channels))

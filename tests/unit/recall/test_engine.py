@@ -11,13 +11,16 @@ from pathlib import Path
 import pytest
 from support.fakes import SwitchableEmbedder
 
+from signet_desktop.api.views import hit_json
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor
-from signet_desktop.domain.recall import ChannelEvidence, RecallQuery
+from signet_desktop.domain.recall import ChannelEvidence, HitAdjustment, RecallQuery
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.engine import NO_TERMS_NOTE, RecallEngine
+from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import LexicalChannel
+from signet_desktop.recall.stages import adjusted, resorted
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.vectors import EmbeddingVectors
@@ -234,3 +237,46 @@ def test_channels_need_unique_names_and_weights(db: Database) -> None:
         RecallEngine(db, channels=(LexicalChannel(), WordChannel("hint", "x")))
     with pytest.raises(ValueError, match="alpha"):
         RecallEngine(db, alpha=1.5)
+
+
+@dataclass
+class DemoteWord:
+    """A post-fusion stage through the real protocol: halves hits whose content has `word`."""
+
+    word: str
+    name: str = "demote"
+
+    def apply(
+        self, conn: Connection, request: ChannelRequest, hits: list[FusedHit], clock: StageClock
+    ) -> list[FusedHit]:
+        ids = [h.memory_id for h in hits]
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(f"SELECT id, content FROM memories WHERE id IN ({marks})", ids)
+        with_word = {r["id"] for r in rows if self.word in r["content"]}
+        changed = [
+            adjusted(h, self.name, 0.5, f"mentions {self.word}") if h.memory_id in with_word else h
+            for h in hits
+        ]
+        return resorted(changed)
+
+
+def test_post_fusion_stages_rescore_and_explain(db: Database) -> None:
+    engine = RecallEngine(db, channels=(LexicalChannel(),), weights={"lexical": 1}, stages=[
+        DemoteWord("billing")
+    ])  # fmt: skip
+    try:
+        plain = recall(engine, "postgres", stages=(), context=False, min_score=0)
+        staged = recall(engine, "postgres", context=False, min_score=0)
+    finally:
+        engine.close()
+    assert plain.hits[0].memory.content == TEXTS[0] and plain.hits[0].adjustments == ()
+    billing = next(h for h in staged.hits if h.memory.content == TEXTS[0])
+    assert staged.hits[0].memory.content == TEXTS[1]  # the demoted hit no longer leads
+    assert billing.score == pytest.approx(plain.hits[0].score * 0.5)
+    assert billing.adjustments == (HitAdjustment("demote", 0.5, "mentions billing"),)
+    assert "demote" in stage_names(staged) and "demote" not in stage_names(plain)
+    assert hit_json(billing)["adjustments"] == [
+        {"stage": "demote", "factor": 0.5, "reason": "mentions billing"}
+    ]
+    with pytest.raises(InvalidInput, match="stages must be a subset of: demote"):
+        recall(engine, "postgres", stages=("rerank",))
