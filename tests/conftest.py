@@ -11,6 +11,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from signet_desktop.storage.database import Database, open_database
+from tests.support.fake_llm import fake_llm  # noqa: F401  (the scripted LLM server)
 
 
 @pytest.fixture
