@@ -168,7 +168,7 @@ class Envelope(BaseModel):
     provenance: Annotated[str, Field(max_length=300)] | None = None
     confidence: float
     risk: Literal["low", "medium", "high"] | None = None
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1
 
 
 @dataclass(frozen=True, slots=True)
