@@ -35,6 +35,7 @@ OWNERS: dict[str, str] = {
     "dreaming_evidence_reviews": "storage/dreaming_evidence.py",
     "entities": "storage/graph_staleness.py",
     "memory_entity_mentions": "storage/mentions.py",
+    "memory_hints": "storage/hints.py",
     "documents": "storage/documents.py",
     "document_memories": "storage/documents.py",
     "connectors": "storage/connectors.py",
