@@ -122,14 +122,20 @@ def run_daemon(
     *,
     with_vec: bool = True,
     config: dict[str, Any] | None = None,
+    server_options: Mapping[str, Any] | None = None,
 ) -> Iterator[CliDaemon]:
-    """build_service over a workspace at `root`, served by `serve_app`; closed afterwards."""
+    """build_service over a workspace at `root`, served by `serve_app`; closed afterwards.
+
+    `server_options` (e.g. `{}`) serves with the daemon's own uvicorn settings, lifespan on —
+    what `/mcp` needs to run.
+    """
     paths = WorkspacePaths.for_root(root)
     paths.ensure()
     options = BuildOptions(with_vec=with_vec, embedder=embedder, inline_vectors=True)
     service = build_service(paths, SignetConfig.model_validate(config or {}), options)
     try:
-        with serve_app(service, HttpSettings(agents_dir=str(paths.root))) as url:
+        settings = HttpSettings(agents_dir=str(paths.root))
+        with serve_app(service, settings, server_options=server_options) as url:
             yield CliDaemon(url, paths.root, service)
     finally:
         service.close()

@@ -23,7 +23,7 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext, discover_panes
-from signet_desktop.ui.panes.recall import PANE, RecallPane
+from signet_desktop.ui.panes.recall import PANE, RECALL_LIMIT, RecallPane
 from signet_desktop.ui.recall_delegate import ROW_ROLE, HitRow
 from signet_desktop.ui.tasks import TaskRunner
 from tests.ui.conftest import RecordingNavigator
@@ -454,3 +454,18 @@ def _modify(service: SignetService, memory_id: str, patch: MemoryPatch) -> None:
 
 def _forget(service: SignetService, memory_id: str) -> None:
     service.memories.forget("default", memory_id, reason="wrong", actor=Actor())
+
+
+def test_the_pane_shows_exactly_what_every_other_surface_gets(
+    pane: RecallPane, service: SignetService, qt_loop: asyncio.AbstractEventLoop
+) -> None:
+    """The pane's rows are `service.recall.search` for its query, in order, scores and all
+    (tests/integration/test_one_recall.py proves HTTP, hooks, the CLI and MCP return that)."""
+    remember(service)
+    text = "billing invoices postgres"
+    search(qt_loop, pane, text)
+    query = RecallQuery(text, agent_id=pane.context.agent_id, limit=RECALL_LIMIT)
+    direct = service.recall.search(query)
+    shown = [(row.hit.memory.id, row.hit.score) for row in rows(pane)]
+    assert len(shown) >= 3
+    assert shown == [(hit.memory.id, hit.score) for hit in direct.hits]
