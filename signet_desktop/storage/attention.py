@@ -1,0 +1,173 @@
+"""dreaming_attention: bounded hygiene, review, evidence-retry and surprisal work (owner).
+
+One row per (agent, kind, subject_ref). Creating attention that already exists keeps one row:
+a pending row takes the higher priority and the new details; a resolved or declined row is
+reopened (generation + 1). Only pending rows are resolved or declined. Pass ids are stored
+only when the pass exists (the column is a foreign key; manual applies have none).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from signet_desktop.domain.memory import utc_now
+from signet_desktop.domain.ontology import Attention
+from signet_desktop.storage.connect import Connection
+
+COLUMNS = (
+    "id, agent_id, kind, subject_ref, details_json, priority, status, created_by_pass_id, "
+    "resolved_by_pass_id, resolution, created_at, updated_at, resolved_at"
+)
+_PASS = "(SELECT p.id FROM dreaming_passes p WHERE p.id = :pass)"
+
+UPSERT = f"""
+INSERT INTO dreaming_attention (id, agent_id, kind, subject_ref, details_json, priority,
+    status, created_by_pass_id, created_at, updated_at)
+VALUES (:id, :agent, :kind, :subject, :details, :priority, 'pending', {_PASS}, :now, :now)
+ON CONFLICT (agent_id, kind, subject_ref) DO UPDATE SET
+    details_json = excluded.details_json,
+    priority = CASE WHEN dreaming_attention.status = 'pending'
+        THEN max(dreaming_attention.priority, excluded.priority) ELSE excluded.priority END,
+    generation = dreaming_attention.generation
+        + (CASE WHEN dreaming_attention.status = 'pending' THEN 0 ELSE 1 END),
+    status = 'pending',
+    resolved_at = NULL,
+    resolved_by_pass_id = NULL,
+    resolution = NULL,
+    updated_at = excluded.updated_at
+"""
+
+
+def _row(row: Any) -> Attention:
+    return Attention(
+        id=row["id"],
+        agent_id=row["agent_id"],
+        kind=row["kind"],
+        subject_ref=row["subject_ref"],
+        details=json.loads(row["details_json"] or "{}"),
+        priority=int(row["priority"]),
+        status=row["status"],
+        created_by_pass_id=row["created_by_pass_id"],
+        resolved_by_pass_id=row["resolved_by_pass_id"],
+        resolution=row["resolution"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        resolved_at=row["resolved_at"],
+    )
+
+
+def create_attention(
+    conn: Connection,
+    *,
+    agent_id: str,
+    kind: str,
+    subject_ref: str,
+    details: Mapping[str, Any],
+    priority: int = 50,
+    pass_id: str | None = None,
+) -> Attention:
+    """Create (or reopen / refresh) the attention row for this subject; the row as stored."""
+    conn.execute(
+        UPSERT,
+        {
+            "id": str(uuid.uuid4()),
+            "agent": agent_id,
+            "kind": kind,
+            "subject": subject_ref,
+            "details": json.dumps(dict(details), ensure_ascii=False),
+            "priority": priority,
+            "pass": pass_id,
+            "now": utc_now(),
+        },
+    )
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM dreaming_attention"
+        " WHERE agent_id = :a AND kind = :k AND subject_ref = :s",
+        {"a": agent_id, "k": kind, "s": subject_ref},
+    ).fetchone()
+    return _row(row)
+
+
+def get_attention(conn: Connection, agent_id: str, attention_id: str) -> Attention | None:
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a AND id = :i",
+        {"a": agent_id, "i": attention_id},
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
+def list_attention(
+    conn: Connection, agent_id: str, *, status: str | None = "pending", limit: int = 100
+) -> list[Attention]:
+    """The agent's attention rows (pending by default), highest priority first."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a"
+        " AND (:status IS NULL OR status = :status)"
+        " ORDER BY priority DESC, created_at, id LIMIT :limit",
+        {"a": agent_id, "status": status, "limit": limit},
+    ).fetchall()
+    return [_row(r) for r in rows]
+
+
+def count_pending(conn: Connection, agent_id: str) -> int:
+    row = conn.execute(
+        "SELECT COUNT(*) FROM dreaming_attention WHERE agent_id = :a AND status = 'pending'",
+        {"a": agent_id},
+    ).fetchone()
+    return int(row[0])
+
+
+def _close(
+    conn: Connection, agent_id: str, attention_id: str, status: str, pass_id: str | None, why: str
+) -> bool:
+    cursor = conn.execute(
+        f"UPDATE dreaming_attention SET status = :status, resolved_at = :now,"
+        f" resolved_by_pass_id = {_PASS}, resolution = :why, updated_at = :now"
+        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
+        {
+            "status": status,
+            "now": utc_now(),
+            "pass": pass_id,
+            "why": why,
+            "a": agent_id,
+            "i": attention_id,
+        },
+    )
+    return bool(cursor.rowcount)
+
+
+def resolve_attention(
+    conn: Connection, agent_id: str, attention_id: str, *, pass_id: str | None, resolution: str
+) -> bool:
+    """Mark a pending row resolved (by this pass); False if it was not pending here."""
+    return _close(conn, agent_id, attention_id, "resolved", pass_id, resolution)
+
+
+def decline_attention(
+    conn: Connection, agent_id: str, attention_id: str, *, pass_id: str | None, resolution: str
+) -> bool:
+    """Mark a pending row declined; False if it was not pending here."""
+    return _close(conn, agent_id, attention_id, "declined", pass_id, resolution)
+
+
+def reopen_attention(conn: Connection, agent_id: str, attention_id: str) -> bool:
+    """Put a resolved/declined row back to pending (a reverted pass's attention)."""
+    cursor = conn.execute(
+        "UPDATE dreaming_attention SET status = 'pending', resolved_at = NULL,"
+        " resolved_by_pass_id = NULL, resolution = NULL, updated_at = :now"
+        " WHERE agent_id = :a AND id = :i AND status <> 'pending'",
+        {"now": utc_now(), "a": agent_id, "i": attention_id},
+    )
+    return bool(cursor.rowcount)
+
+
+def resolved_by_pass(conn: Connection, agent_id: str, pass_id: str) -> list[Attention]:
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a"
+        " AND resolved_by_pass_id = :p ORDER BY resolved_at, id",
+        {"a": agent_id, "p": pass_id},
+    ).fetchall()
+    return [_row(r) for r in rows]
