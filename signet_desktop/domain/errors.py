@@ -38,6 +38,12 @@ class NotFound(SignetError):
     code = "not_found"
 
 
+class Forbidden(SignetError):
+    """The caller may not do this (e.g. read analytics as an agent); nothing was read or written."""
+
+    code = "forbidden"
+
+
 class Conflict(SignetError):
     """The object is in a state that forbids the change (version, pinned, immutable...)."""
 

@@ -16,13 +16,21 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from signet_desktop.api.views import error_details_json
-from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, SignetError, Unavailable
+from signet_desktop.domain.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    SignetError,
+    Unavailable,
+)
 
 logger = logging.getLogger("signet_desktop.api.http")
 
 STATUS_BY_ERROR: tuple[tuple[type[SignetError], int], ...] = (
     (InvalidInput, 400),
     (NotFound, 404),
+    (Forbidden, 403),
     (Conflict, 409),
     (Unavailable, 503),
 )
