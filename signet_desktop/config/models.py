@@ -129,6 +129,17 @@ class DreamingConfig(CamelConfigModel):
     max_output_tokens: int = Field(default=16_000, ge=1_000, le=128_000)
     backfill_on_first_run: bool = True
     check_interval_ms: int = Field(default=5 * MINUTE_MS, ge=10 * SECOND_MS, le=HOUR_MS)
+    # Bounds of one pass's agent loop and its writes (the apply seam enforces the caps).
+    max_turns: int = Field(default=40, ge=1, le=500)
+    max_tool_calls: int = Field(default=200, ge=1, le=2_000)
+    max_ops_per_request: int = Field(default=100, ge=1, le=100)
+    max_ops_per_pass: int = Field(default=500, ge=1, le=10_000)
+    # Scheduled sweeps defer under pressure: pending jobs above this, or load per CPU above.
+    max_pending_jobs: int = Field(default=1_000, ge=1, le=1_000_000)
+    max_load_per_cpu: float = Field(default=0.8, gt=0.0, le=64.0)
+    # Failed passes back off per agent: base doubling per failure up to the maximum.
+    failure_backoff_ms: int = Field(default=5 * MINUTE_MS, ge=SECOND_MS, le=24 * HOUR_MS)
+    max_failure_backoff_ms: int = Field(default=6 * HOUR_MS, ge=SECOND_MS, le=7 * 24 * HOUR_MS)
 
 
 class MemoryConfig(CamelConfigModel):

@@ -1,0 +1,369 @@
+"""One Dreaming pass: record it, build its window and runbook, run one bounded agent loop.
+
+`PassRunner.begin` inserts the running pass row (the unique index allows one per agent: a
+second trigger gets `PassAlreadyRunning`); `run` does the rest and always ends the row:
+
+1. the evidence window (`dreaming/evidence.py`) and the runbook (`dreaming/runbook.py`) are
+   built on a read connection and stored with the exclusions in one short write;
+2. a pass with no new evidence and no pending attention ends `completed` with the summary
+   `NO_NEW_EVIDENCE` and never calls the provider;
+3. otherwise one agent loop over a `ChatProvider`: at most `max_turns` completions and
+   `max_tool_calls` tool calls, all within the pass timeout (each request gets what is left
+   of it). Every provider call runs outside any write transaction; its usage is recorded as
+   it returns; every tool call is recorded in order with arguments, result, status and time;
+4. on a final answer the pass completes (consumption rows written, state cleared); a
+   provider error (timeout, 429 after retries, garbage) or an exhausted deadline fails it with
+   the reason and backs the agent off. Operations applied before a failure stay: the apply
+   seam attributed them to the pass as it wrote them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from signet_desktop.config.models import DreamingConfig
+from signet_desktop.domain.dreaming import (
+    NO_NEW_EVIDENCE,
+    DreamingPass,
+    DreamPassFinished,
+    DreamPassStarted,
+    MutationCounts,
+    PassMode,
+    PassStatus,
+    PassUsage,
+    TriggerReason,
+)
+from signet_desktop.domain.events import DiscardEvents, EventSink
+from signet_desktop.dreaming import scheduler, sources
+from signet_desktop.dreaming.evidence import EvidenceWindow, build_window
+from signet_desktop.dreaming.runbook import Runbook, build_runbook
+from signet_desktop.dreaming.tools import GraphReads, NoGraph, PassTools, Seam, result_text
+from signet_desktop.inference.errors import ProviderError
+from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
+from signet_desktop.storage import dreaming_evidence
+from signet_desktop.storage import dreaming_passes as passes
+from signet_desktop.storage.database import Database
+from signet_desktop.storage.guard import assert_provider_call_allowed
+
+log = logging.getLogger(__name__)
+
+SYSTEM_PROMPT = (
+    "You are Signet's Dreaming agent. You read one agent's new episodic evidence and"
+    " consolidate it into that agent's knowledge graph through the tools you are given."
+    " Follow the runbook. Cite exact quotes. Stop calling tools when you are done and answer"
+    " with a one-paragraph summary."
+)
+MAX_SUMMARY_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class PassLimits:
+    """The bounds of one pass (from `memory.dreaming`)."""
+
+    timeout_s: float = 1_200.0
+    max_turns: int = 40
+    max_tool_calls: int = 200
+    max_input_tokens: int = 128_000
+    max_output_tokens: int = 16_000
+    ops_per_request: int = 100
+    ops_per_pass: int = 500
+
+    @staticmethod
+    def from_config(config: DreamingConfig) -> PassLimits:
+        return PassLimits(
+            timeout_s=config.timeout_ms / 1000,
+            max_turns=config.max_turns,
+            max_tool_calls=config.max_tool_calls,
+            max_input_tokens=config.max_input_tokens,
+            max_output_tokens=config.max_output_tokens,
+            ops_per_request=config.max_ops_per_request,
+            ops_per_pass=config.max_ops_per_pass,
+        )
+
+
+class PassFailed(Exception):
+    """The agent loop cannot go on; the message is the pass's error."""
+
+
+SeamFactory = Callable[[str, str], Seam]  # (agent_id, pass_id) -> the bound apply seam
+AttentionReads = Callable[[str, str, int], list[dict[str, Any]]]  # (agent, status, limit)
+
+
+def _no_attention(agent_id: str, status: str, limit: int) -> list[dict[str, Any]]:
+    return []
+
+
+class PassRunner:
+    """Runs passes over one database; safe to share across threads (one pass per agent)."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        config: DreamingConfig,
+        seam: SeamFactory,
+        attention: AttentionReads = _no_attention,
+        graph: Callable[[str], GraphReads] | None = None,
+        workspace: Path | None = None,
+        events: EventSink | None = None,
+        limits: PassLimits | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._db = db
+        self._config = config
+        self._seam = seam
+        self._attention = attention
+        self._graph = graph or (lambda agent_id: NoGraph())
+        self._workspace = workspace
+        self._events: EventSink = events or DiscardEvents()
+        self.limits = limits or PassLimits.from_config(config)
+        self._now = now
+        self._monotonic = monotonic
+
+    # -- the pass row ----------------------------------------------------------------------
+
+    def begin(
+        self,
+        agent_id: str,
+        mode: PassMode,
+        reason: TriggerReason | None,
+        provider: ChatProvider | None = None,
+    ) -> str:
+        """Insert the running pass row; PassAlreadyRunning when the agent has one."""
+        with self._db.write() as conn:
+            pass_id = passes.create_pass(
+                conn,
+                agent_id=agent_id,
+                mode=mode,
+                trigger_reason=reason,
+                provider=None if provider is None else provider.name,
+                model=None if provider is None else provider.model,
+                now=scheduler.iso(self._now()),
+            )
+        self._events.publish(
+            DreamPassStarted(agent_id=agent_id, pass_id=pass_id, mode=mode, trigger_reason=reason)
+        )
+        return pass_id
+
+    def run(
+        self,
+        agent_id: str,
+        pass_id: str,
+        provider: ChatProvider | None,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> DreamingPass:
+        """Run a begun pass to its end and return the finished row (never raises for it)."""
+        record = passes.get_pass(self._db.reader(), agent_id, pass_id)
+        if record is None or record.status != "running":
+            raise ValueError(f"pass {pass_id} is not running")
+        mode = record.mode
+        status: PassStatus = "completed"
+        summary: str | None = None
+        error: str | None = None
+        window: EvidenceWindow | None = None
+        try:
+            window, runbook = self._prepare(agent_id, pass_id, mode)
+            if window.empty:
+                summary = NO_NEW_EVIDENCE
+            elif provider is None:
+                raise PassFailed("no inference provider is configured for Dreaming")
+            else:
+                tools = self._tools(agent_id, pass_id, window, runbook)
+                summary, status = self._loop(agent_id, pass_id, provider, window, tools, cancel)
+        except (ProviderError, PassFailed) as exc:
+            status, error = "failed", str(exc)
+        except Exception as exc:  # a bug or a database error: the pass still ends
+            log.exception("Dreaming pass %s failed", pass_id)
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+        return self._finish(agent_id, pass_id, mode, status, summary, error, window)
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def _prepare(
+        self, agent_id: str, pass_id: str, mode: PassMode
+    ) -> tuple[EvidenceWindow, Runbook]:
+        conn = self._db.reader()
+        reader = sources.SourceReader(conn, agent_id, self._workspace)
+        attention = tuple(self._attention(agent_id, "pending", 100))
+        window = build_window(
+            conn, reader, max_input_tokens=self.limits.max_input_tokens, attention=attention
+        )
+        previous = _previous_runbook(conn, agent_id, pass_id)
+        focus = scheduler.focus_for(mode, None if previous is None else previous.get("focus"))
+        runbook = build_runbook(
+            mode,
+            focus,
+            per_request=self.limits.ops_per_request,
+            per_pass=self.limits.ops_per_pass,
+            previous=previous,
+        )
+        with self._db.write() as wconn:
+            passes.set_context(
+                wconn, pass_id, evidence_window=window.record(), runbook=runbook.record()
+            )
+            passes.record_exclusions(wconn, agent_id, pass_id, window.exclusions)
+        return window, runbook
+
+    def _tools(
+        self, agent_id: str, pass_id: str, window: EvidenceWindow, runbook: Runbook
+    ) -> PassTools:
+        def store_runbook(record: dict[str, Any]) -> None:
+            with self._db.write() as conn:
+                passes.set_context(conn, pass_id, runbook=record)
+
+        return PassTools(
+            agent_id=agent_id,
+            pass_id=pass_id,
+            reader=lambda: sources.SourceReader(self._db.reader(), agent_id, self._workspace),
+            window=window,
+            runbook=runbook,
+            seam=self._seam(agent_id, pass_id),
+            attention=lambda status, limit: self._attention(agent_id, status, limit),
+            graph=self._graph(agent_id),
+            max_ops_per_request=self.limits.ops_per_request,
+            max_ops_per_pass=self.limits.ops_per_pass,
+            on_runbook=store_runbook,
+        )
+
+    def _loop(
+        self,
+        agent_id: str,
+        pass_id: str,
+        provider: ChatProvider,
+        window: EvidenceWindow,
+        tools: PassTools,
+        cancel: threading.Event | None,
+    ) -> tuple[str, PassStatus]:
+        limits = self.limits
+        deadline = self._monotonic() + limits.timeout_s
+        messages: list[ChatMessage] = [
+            ChatMessage.system(SYSTEM_PROMPT + "\n\n" + tools.runbook.prompt_text()),
+            ChatMessage.user("New evidence for this pass:\n\n" + window.prompt_text()),
+        ]
+        calls = 0
+        for _turn in range(limits.max_turns):
+            if cancel is not None and cancel.is_set():
+                return "cancelled: the daemon is stopping", "cancelled"
+            left = deadline - self._monotonic()
+            if left <= 0:
+                raise PassFailed(f"pass timeout: {limits.timeout_s:g} s elapsed")
+            request = ChatRequest(
+                tuple(messages),
+                tools=tools.specs(),
+                max_output_tokens=limits.max_output_tokens,
+                timeout_s=left,
+            )
+            assert_provider_call_allowed("Dreaming provider call")
+            response = provider.complete(request)
+            self._record_usage(pass_id, response.usage, response.cost_usd)
+            messages.append(response.as_message())
+            if not response.tool_calls:
+                return _summary(tools.runbook, response.text), "completed"
+            for call in response.tool_calls:
+                if calls >= limits.max_tool_calls:
+                    return (
+                        _summary(tools.runbook, "")
+                        + f" (stopped at the {limits.max_tool_calls}-tool-call bound)",
+                        "completed",
+                    )
+                calls += 1
+                started = self._monotonic()
+                outcome = tools.call(call)
+                elapsed_ms = int((self._monotonic() - started) * 1000)
+                with self._db.write() as conn:
+                    passes.record_tool_call(
+                        conn,
+                        agent_id=agent_id,
+                        pass_id=pass_id,
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        input_value=outcome.arguments,
+                        output_value=outcome.output,
+                        status=outcome.status,
+                        error=outcome.error,
+                        duration_ms=elapsed_ms,
+                    )
+                    if outcome.mutations != MutationCounts():
+                        passes.add_mutations(conn, pass_id, outcome.mutations)
+                messages.append(ChatMessage.tool_result(call, result_text(outcome)))
+        return (
+            _summary(tools.runbook, "") + f" (stopped at the {limits.max_turns}-turn bound)",
+            "completed",
+        )
+
+    def _record_usage(self, pass_id: str, usage: Any, cost: float | None) -> None:
+        with self._db.write() as conn:
+            passes.add_usage(
+                conn,
+                pass_id,
+                PassUsage(
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read,
+                    usage.cache_write,
+                    cost,
+                ),
+            )
+
+    def _finish(
+        self,
+        agent_id: str,
+        pass_id: str,
+        mode: PassMode,
+        status: PassStatus,
+        summary: str | None,
+        error: str | None,
+        window: EvidenceWindow | None,
+    ) -> DreamingPass:
+        now = self._now()
+        with self._db.write() as conn:
+            passes.finish_pass(
+                conn, pass_id, status=status, summary=summary, error=error, now=scheduler.iso(now)
+            )
+            state = passes.get_state(conn, agent_id)
+            if status == "completed":
+                if window is not None:
+                    dreaming_evidence.record_consumption(
+                        conn, agent_id, pass_id, window.consumption(), scheduler.iso(now)
+                    )
+                _, remaining = dreaming_evidence.pending_tokens(conn, agent_id)
+                state = scheduler.after_success(state, pass_id, mode, remaining, now)
+            elif status == "failed":
+                state = scheduler.after_failure(self._config, state, error or "failed", now)
+            passes.put_state(conn, state, scheduler.iso(now))
+            finished = passes.get_pass(conn, agent_id, pass_id)
+        assert finished is not None
+        self._events.publish(
+            DreamPassFinished(
+                agent_id=agent_id,
+                pass_id=pass_id,
+                mode=mode,
+                status=finished.status,
+                applied=finished.mutations.applied,
+                skipped=finished.mutations.skipped,
+                failed=finished.mutations.failed,
+                error=finished.error,
+            )
+        )
+        return finished
+
+
+def _summary(runbook: Runbook, text: str) -> str:
+    chosen = runbook.summary or text.strip() or "pass finished without a summary"
+    return chosen[:MAX_SUMMARY_CHARS]
+
+
+def _previous_runbook(conn: Any, agent_id: str, pass_id: str) -> dict[str, Any] | None:
+    for earlier in passes.list_passes(conn, agent_id, status="completed", limit=5):
+        if earlier.id != pass_id and earlier.runbook is not None:
+            return earlier.runbook
+    return None
