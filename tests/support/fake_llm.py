@@ -284,7 +284,9 @@ class FakeLLM:
         self._requests: list[RecordedRequest] = []
         self._closing = threading.Event()
         self._server = _Server(self)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
         self._thread.start()
         port = self._server.server_address[1]
         self.root_url = f"http://127.0.0.1:{port}"
