@@ -1,0 +1,589 @@
+"""The Entities pane: what the knowledge graph knows, one entity at a time.
+
+Left, the agent's entities (search by name or alias, filter by type and status, counts);
+right, the selected entity's page: its type, status, aliases and provenance, a node-link view
+of its neighbourhood (click a neighbour to open it), its links both ways (type, strength;
+activate one to open the other end), its aspects with their claims — current first, then the
+superseded and archived versions — and the memories that mention it with their provenance
+(activate one to open that memory). Everything is read through `service.knowledge` off the GUI
+thread (one list read at a time; the newest page asked for wins) and read again when a graph
+or memory event of this agent arrives; nothing polls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Protocol
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QHideEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from signet_desktop.domain.events import Event
+from signet_desktop.domain.knowledge import EntityDetail, EntityPage, KnowledgeStats
+from signet_desktop.ui import entity_format as fmt
+from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.graph_view import GraphView
+from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.tasks import SingleFlight
+from signet_desktop.ui.widgets import single_shot, title_row
+
+REFRESH_DELAY_MS = 300
+SEARCH_DELAY_MS = 200
+LIST_LIMIT = 200
+LIST_MIN_WIDTH = 280
+EVENT_PREFIXES = ("entity.", "graph.", "knowledge.", "dream.pass_finished", "ontology.")
+MEMORY_EVENTS = ("memory.created", "memory.deleted", "memory.recovered")
+EMPTY_TITLE = "No entities yet"
+EMPTY_HINT = (
+    "Entities are the people, systems and projects your memories are about. They are created "
+    "by structured remembers (a remember with a `structured` block naming entities and "
+    "aspects), by `signet knowledge` commands, and by Dreaming passes that consolidate your "
+    "agent's transcripts. Once one exists, every new memory that names it is linked here."
+)
+UNAVAILABLE = "This build has no knowledge graph service, so there are no entities to show."
+NO_MATCH = "No entity matches — try another name or clear the filters."
+Snapshot = tuple[EntityPage, KnowledgeStats | None]
+
+
+class KnowledgeReads(Protocol):
+    """What the pane reads from `service.knowledge`."""
+
+    def list_entities(
+        self,
+        agent_id: str,
+        *,
+        query: str | None = ...,
+        entity_type: str | None = ...,
+        status: str | None = ...,
+        limit: int = ...,
+        offset: int = ...,
+    ) -> EntityPage: ...
+
+    def get_entity(self, agent_id: str, entity_id: str) -> EntityDetail: ...
+
+    def stats(self, agent_id: str) -> KnowledgeStats: ...
+
+
+class EntityRow(QWidget):
+    """One entity in the list: bold name, muted `type · mentions` line."""
+
+    def __init__(self, name: str, meta: str) -> None:
+        super().__init__()
+        self.name = QLabel(f"<b>{_escape(name)}</b>")
+        self.meta = QLabel(meta)
+        self.meta.setProperty("role", "muted")
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 5, 8, 5)
+        column.setSpacing(1)
+        column.addWidget(self.name)
+        column.addWidget(self.meta)
+
+
+class MentionItem(QWidget):
+    """One mentioning memory: its excerpt, and its provenance below in muted text."""
+
+    def __init__(self, row: fmt.MentionRow) -> None:
+        super().__init__()
+        self.excerpt = QLabel(_escape(row.excerpt))
+        self.excerpt.setWordWrap(True)
+        if row.deleted:
+            self.excerpt.setProperty("role", "muted")
+        self.meta = QLabel(row.provenance)
+        self.meta.setProperty("role", "muted")
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 6, 8, 6)
+        column.setSpacing(2)
+        column.addWidget(self.excerpt)
+        column.addWidget(self.meta)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class EntitiesPane(PaneWidget):
+    """The entity list and one entity's page."""
+
+    def __init__(self, context: PaneContext) -> None:
+        super().__init__(context)
+        self.setObjectName("entitiesPane")
+        self.knowledge: KnowledgeReads | None = getattr(context.service, "knowledge", None)
+        self.page: EntityPage | None = None
+        self.stats: KnowledgeStats | None = None
+        self.detail: EntityDetail | None = None
+        self.listed: list[str] = []
+        self._wanted: str | None = None
+        self._started = False
+        self._flight = SingleFlight(self._read)
+        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
+        self._search_timer = single_shot(self, SEARCH_DELAY_MS, self.refresh)
+        self._build()
+        context.events.event_published.connect(self._on_event)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        header, self.count_label = title_row("Entities", "entityCount")
+        self.search = QLineEdit()
+        self.search.setObjectName("entitySearch")
+        self.search.setPlaceholderText("Find an entity by name or alias…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.type_filter = QComboBox()
+        self.type_filter.setObjectName("entityTypeFilter")
+        self.type_filter.setMinimumWidth(150)
+        self.type_filter.addItem("All types", None)
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("entityStatusFilter")
+        for label, value in fmt.STATUS_CHOICES:
+            self.status_filter.addItem(label, value)
+        for combo in (self.type_filter, self.status_filter):
+            combo.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.stats_label = QLabel("")
+        self.stats_label.setObjectName("entityStats")
+        self.stats_label.setProperty("role", "muted")
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 2)
+        filters.addWidget(self.type_filter)
+        filters.addWidget(self.status_filter)
+        filters.addSpacing(12)
+        filters.addWidget(self.stats_label, 1, Qt.AlignmentFlag.AlignRight)
+        self.banner = Banner()
+        self.list = QListWidget()
+        self.list.setObjectName("entityList")
+        self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.currentRowChanged.connect(self._on_row)
+        self.no_match = QLabel(NO_MATCH)
+        self.no_match.setObjectName("entityNoMatch")
+        self.no_match.setProperty("role", "muted")
+        self.no_match.setWordWrap(True)
+        self.no_match.hide()
+        left = QWidget()
+        left_column = QVBoxLayout(left)
+        left_column.setContentsMargins(0, 0, 0, 0)
+        left_column.addWidget(self.no_match)
+        left_column.addWidget(self.list, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self._page())
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 5)
+        self.splitter.setSizes([LIST_MIN_WIDTH + 20, 720])
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(filters)
+        column.addWidget(self.splitter, 1)
+        self.content = content
+        self.empty = EmptyState("entities.svg", EMPTY_TITLE, EMPTY_HINT)
+        self.empty.hint_label.setFixedWidth(580)
+        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(580))
+        self.stack = QStackedWidget()
+        self.stack.addWidget(content)
+        self.stack.addWidget(self.empty)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(16, 12, 16, 12)
+        outer.setSpacing(8)
+        outer.addLayout(header)
+        outer.addWidget(self.banner)
+        outer.addWidget(self.stack, 1)
+
+    def _page(self) -> QWidget:
+        box = QWidget()
+        box.setObjectName("entityPage")
+        self.heading = QLabel("Select an entity")
+        self.heading.setProperty("role", "heading")
+        self.heading.setWordWrap(True)
+        self.meta = QLabel("")
+        self.meta.setObjectName("entityMeta")
+        self.meta.setWordWrap(True)
+        self.provenance = QLabel("")
+        self.provenance.setObjectName("entityProvenance")
+        self.provenance.setProperty("role", "muted")
+        self.provenance.setWordWrap(True)
+        self.description = QLabel("")
+        self.description.setObjectName("entityDescription")
+        self.description.setWordWrap(True)
+        self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.graph = GraphView()
+        self.graph.entity_clicked.connect(self.select_entity)
+        self.links = self._tree("entityLinks", ("", "Link", "Strength", "Details"))
+        self.links.setRootIsDecorated(False)
+        self.links.itemActivated.connect(self._open_link)
+        self.links_label = QLabel("Links")
+        self.links_label.setProperty("role", "muted")
+        links_box = QWidget()
+        links_column = QVBoxLayout(links_box)
+        links_column.setContentsMargins(0, 0, 0, 0)
+        links_column.setSpacing(4)
+        links_column.addWidget(self.links_label)
+        links_column.addWidget(self.links, 1)
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.graph)
+        top.addWidget(links_box)
+        top.setStretchFactor(0, 2)
+        top.setStretchFactor(1, 3)
+        top.setSizes([300, 420])
+        self.claims = self._tree("entityClaims", ("Claim", "Status", "Version", "Details"))
+        self.claims.itemActivated.connect(self._open_claim_memory)
+        self.mentions = QListWidget()
+        self.mentions.setObjectName("entityMentions")
+        self.mentions.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.mentions.itemActivated.connect(self._open_mention)
+        self.mentions_label = QLabel("")
+        self.mentions_label.setProperty("role", "muted")
+        mentions_box = QWidget()
+        mentions_column = QVBoxLayout(mentions_box)
+        mentions_column.setContentsMargins(0, 4, 0, 0)
+        mentions_column.addWidget(self.mentions_label)
+        mentions_column.addWidget(self.mentions, 1)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("entityTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.claims, "Aspects and claims")
+        self.tabs.addTab(mentions_box, "Mentions")
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(self.tabs)
+        body.setStretchFactor(0, 2)
+        body.setStretchFactor(1, 3)
+        body.setSizes([230, 330])
+        column = QVBoxLayout(box)
+        column.setContentsMargins(12, 0, 0, 0)
+        column.setSpacing(4)
+        column.addWidget(self.heading)
+        column.addWidget(self.meta)
+        column.addWidget(self.provenance)
+        column.addWidget(self.description)
+        column.addSpacing(4)
+        column.addWidget(body, 1)
+        self.page_box = box
+        self._show_detail(None)
+        return box
+
+    def _tree(self, name: str, columns: tuple[str, ...]) -> QTreeWidget:
+        tree = QTreeWidget()
+        tree.setObjectName(name)
+        tree.setHeaderLabels(list(columns))
+        tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        tree.setUniformRowHeights(True)
+        header = tree.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        return tree
+
+    # -- the PaneWidget hooks --------------------------------------------------------------
+
+    def activated(self) -> None:
+        self._started = True
+        self.refresh()
+
+    def reveal(self, **reveal: Any) -> None:
+        """`entity_id=…`: open that entity (the Recall pane's traversal link, other panes)."""
+        entity_id = reveal.get("entity_id")
+        if isinstance(entity_id, str) and entity_id:
+            self._started = True
+            self.select_entity(entity_id)
+            self.refresh()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._refresh_timer.stop()
+        super().hideEvent(event)
+
+    def shutdown(self) -> None:
+        self._refresh_timer.stop()
+        self._search_timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.context.events.event_published.disconnect(self._on_event)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the list and stats (one read at a time) and the open entity."""
+        if not self._started or not self.isVisible():
+            return
+        if self.knowledge is None:
+            self.empty.set_text("No knowledge graph", UNAVAILABLE)
+            self.stack.setCurrentWidget(self.empty)
+            self.count_label.setText("")
+            return
+        self._flight.ask()
+
+    def filters(self) -> tuple[str | None, str | None, str | None]:
+        """The search text (None when blank), type and status chosen."""
+        text = self.search.text().strip() or None
+        return text, self.type_filter.currentData(), self.status_filter.currentData()
+
+    def _read(self) -> None:
+        knowledge, agent = self.knowledge, self.context.agent_id
+        assert knowledge is not None
+        query, kind, status = self.filters()
+
+        def read() -> Snapshot:
+            page = knowledge.list_entities(agent, query=query, entity_type=kind, status=status,
+                                           limit=LIST_LIMIT, offset=0)  # fmt: skip
+            return page, knowledge.stats(agent)
+
+        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+
+    def _loaded(self, snapshot: Snapshot) -> None:
+        page, stats = snapshot
+        self.page, self.stats = page, stats
+        self._flight.done()
+        filtered = any(value is not None for value in self.filters()[:2])
+        filtered = filtered or self.status_filter.currentData() != "active"
+        nothing = page.total == 0 and not filtered
+        self.empty.set_text(EMPTY_TITLE, EMPTY_HINT)
+        self.stack.setCurrentWidget(self.empty if nothing else self.content)
+        self.count_label.setText("" if nothing else fmt.count_text(page, filtered))
+        self.stats_label.setText(fmt.stats_text(stats) if stats is not None else "")
+        self._set_types(stats)
+        self.no_match.setVisible(not page.items and not nothing)
+        self._fill_list(page)
+
+    def _set_types(self, stats: KnowledgeStats | None) -> None:
+        choices = fmt.type_choices(stats)
+        known = [(self.type_filter.itemText(i), self.type_filter.itemData(i))
+                 for i in range(self.type_filter.count())]  # fmt: skip
+        if choices == known:
+            return
+        current = self.type_filter.currentData()
+        self.type_filter.blockSignals(True)
+        self.type_filter.clear()
+        for label, value in choices:
+            self.type_filter.addItem(label, value)
+        index = self.type_filter.findData(current)
+        if index < 0 and current is not None:
+            self.type_filter.addItem(f"{current} (0)", current)  # keep a choice with no rows
+            index = self.type_filter.count() - 1
+        self.type_filter.setCurrentIndex(max(0, index))
+        self.type_filter.blockSignals(False)
+
+    def _fill_list(self, page: EntityPage) -> None:
+        ids = [e.id for e in page.items]
+        selected = self._wanted or (self.detail.entity.id if self.detail else None)
+        if ids != self.listed:
+            scroll = self.list.verticalScrollBar().value()
+            self.list.blockSignals(True)
+            self.list.clear()
+            for entity in page.items:
+                meta = fmt.entity_meta(entity.entity_type, entity.mentions, entity.status,
+                                       entity.pinned)  # fmt: skip
+                row = EntityRow(entity.name, meta)
+                item = QListWidgetItem()
+                item.setData(Qt.ItemDataRole.UserRole, entity.id)
+                item.setSizeHint(row.sizeHint())
+                self.list.addItem(item)
+                self.list.setItemWidget(item, row)
+            self.list.blockSignals(False)
+            self.list.verticalScrollBar().setValue(scroll)
+            self.listed = ids
+        if selected in ids:
+            self.list.blockSignals(True)
+            self.list.setCurrentRow(ids.index(selected))
+            self.list.blockSignals(False)
+            self._load_detail(str(selected))
+        elif selected is not None:
+            self._load_detail(selected)  # opened from elsewhere, or filtered out of the list
+        elif ids:
+            self.list.setCurrentRow(0)
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._flight.done()
+        self.banner.show_message(f"The entities could not be read: {_message(exc)}")
+
+    def _on_row(self, row: int) -> None:
+        if 0 <= row < len(self.listed):
+            self.select_entity(self.listed[row])
+
+    def select_entity(self, entity_id: str) -> None:
+        """Open `entity_id`'s page (a click on the graph, a link, a list row, `reveal`)."""
+        if entity_id in self.listed:
+            self.list.blockSignals(True)
+            self.list.setCurrentRow(self.listed.index(entity_id))
+            self.list.blockSignals(False)
+        else:
+            self.list.clearSelection()
+        self._load_detail(entity_id)
+
+    def _load_detail(self, entity_id: str) -> None:
+        knowledge, agent = self.knowledge, self.context.agent_id
+        if knowledge is None:
+            return
+        self._wanted = entity_id
+
+        def shown(detail: EntityDetail) -> None:
+            if detail.entity.id == self._wanted:  # a later selection wins
+                self._show_detail(detail)
+
+        def failed(exc: BaseException) -> None:
+            if self._wanted == entity_id:
+                self._wanted = None
+                self._show_detail(None)
+                self.banner.show_message(f"The entity could not be read: {_message(exc)}")
+
+        self.context.tasks.call(knowledge.get_entity, agent, entity_id, done=shown,
+                                failed=failed)  # fmt: skip
+
+    # -- the entity page -------------------------------------------------------------------
+
+    def _show_detail(self, detail: EntityDetail | None) -> None:
+        self.detail = detail
+        self.claims.clear()
+        self.links.clear()
+        self.mentions.clear()
+        self.page_box.setEnabled(detail is not None)
+        if detail is None:
+            self.heading.setText("Select an entity")
+            for label in (self.meta, self.provenance, self.description):
+                label.setText("")
+            self.description.hide()
+            self.graph.show_neighbourhood(None)
+            self.tabs.setTabText(0, "Aspects and claims")
+            self.tabs.setTabText(1, "Mentions")
+            self.links_label.setText("Links")
+            self.mentions_label.setText("")
+            return
+        theme = current_theme()
+        entity = detail.entity
+        self.heading.setText(entity.name)
+        self.meta.setText(fmt.detail_meta(detail))
+        colour = theme.text if entity.status == "active" else theme.warn
+        self.meta.setStyleSheet(f"color: {colour};")
+        self.provenance.setText(fmt.provenance_text(detail))
+        self.description.setText(entity.description or "")
+        self.description.setVisible(bool(entity.description))
+        self.graph.show_neighbourhood(fmt.neighbourhood(detail))
+        self._fill_links(detail)
+        self._fill_claims(detail)
+        self._fill_mentions(detail)
+
+    def _fill_links(self, detail: EntityDetail) -> None:
+        rows = fmt.dependency_rows(detail)
+        out = sum(1 for r in rows if r.direction == "out")
+        self.links_label.setText(
+            f"Links · {out} out, {len(rows) - out} in" if rows else "No links to other entities"
+        )
+        muted = QBrush(QColor(current_theme().muted))
+        for row in rows:
+            item = QTreeWidgetItem(["→" if row.direction == "out" else "←", row.text,
+                                    f"{row.strength:.2f}", row.meta])  # fmt: skip
+            item.setData(0, Qt.ItemDataRole.UserRole, row.other_id)
+            item.setToolTip(1, f"{row.other_name} — Enter or double-click to open")
+            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
+            item.setForeground(3, muted)
+            item.setForeground(0, muted)
+            self.links.addTopLevelItem(item)
+
+    def _fill_claims(self, detail: EntityDetail) -> None:
+        theme = current_theme()
+        blocks = fmt.aspect_blocks(detail)
+        current = sum(1 for b in blocks for r in b.rows if not r.history)
+        self.tabs.setTabText(0, f"Aspects and claims ({current})" if blocks else "No aspects yet")
+        status_colour = {"active": theme.ok, "superseded": theme.muted, "archived": theme.warn}
+        bold = QFont(self.claims.font())
+        bold.setBold(True)
+        for block in blocks:
+            top = QTreeWidgetItem([block.name, "", "", block.summary])
+            top.setFont(0, bold)
+            top.setForeground(3, QBrush(QColor(theme.muted)))
+            top.setFirstColumnSpanned(False)
+            self.claims.addTopLevelItem(top)
+            for row in block.rows:
+                child = QTreeWidgetItem([row.text, row.status, row.version, row.meta])
+                child.setData(0, Qt.ItemDataRole.UserRole, row.memory_id)
+                child.setToolTip(0, row.text)
+                child.setForeground(1, QBrush(QColor(status_colour.get(row.status, theme.muted))))
+                child.setForeground(3, QBrush(QColor(theme.muted)))
+                if row.history:
+                    font = QFont(self.claims.font())
+                    font.setStrikeOut(row.status == "superseded")
+                    child.setFont(0, font)
+                    child.setForeground(0, QBrush(QColor(theme.muted)))
+                top.addChild(child)
+            top.setExpanded(True)
+        self.claims.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.claims.setColumnWidth(0, 300)
+
+    def _fill_mentions(self, detail: EntityDetail) -> None:
+        rows = [fmt.mention_row(m) for m in detail.mentions]
+        self.tabs.setTabText(1, f"Mentions ({detail.mention_total:,})")
+        self.mentions_label.setText(
+            fmt.mentions_heading(detail) + " · Enter or double-click opens the memory"
+            if rows else "No memory mentions this entity yet."
+        )  # fmt: skip
+        for row in rows:
+            widget = MentionItem(row)
+            item = QListWidgetItem()
+            item.setData(Qt.ItemDataRole.UserRole, row.memory_id)
+            width = max(self.mentions.viewport().width() - 8, 320)
+            widget.excerpt.setFixedWidth(width - 16)
+            item.setSizeHint(widget.sizeHint())
+            self.mentions.addItem(item)
+            self.mentions.setItemWidget(item, widget)
+
+    # -- navigation ------------------------------------------------------------------------
+
+    def _open_link(self, item: QTreeWidgetItem) -> None:
+        other = item.data(0, Qt.ItemDataRole.UserRole)
+        if isinstance(other, str) and other:
+            self.select_entity(other)
+
+    def _open_mention(self, item: QListWidgetItem) -> None:
+        self.context.navigator.open_memory(str(item.data(Qt.ItemDataRole.UserRole)))
+
+    def _open_claim_memory(self, item: QTreeWidgetItem) -> None:
+        memory_id = item.data(0, Qt.ItemDataRole.UserRole)
+        if isinstance(memory_id, str) and memory_id:
+            self.context.navigator.open_memory(memory_id)
+
+    def open_mention(self, row: int) -> None:
+        """Open the memory of the `row`th mention (tests, keyboard)."""
+        item = self.mentions.item(row)
+        if item is not None:
+            self._open_mention(item)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        if not self._started or event.agent_id != self.context.agent_id:
+            return
+        kind = event.kind
+        if (kind.startswith(EVENT_PREFIXES) or kind in MEMORY_EVENTS) and (
+            not self._refresh_timer.isActive()
+        ):
+            self._refresh_timer.start()
+
+
+def _message(exc: BaseException) -> str:
+    return str(getattr(exc, "message", None) or exc)
+
+
+PANE = PaneSpec(
+    key="entities",
+    title="Entities",
+    icon="entities.svg",
+    order=40,
+    factory=EntitiesPane,
+    shortcut="Ctrl+4",
+)
