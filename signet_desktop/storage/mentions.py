@@ -121,3 +121,80 @@ def delete_for_memories(conn: Connection, memory_ids: Sequence[str]) -> list[str
         tuple(memory_ids),
     ).fetchall()
     return sorted({str(r[0]) for r in rows})
+
+
+# --- graph maintenance (called by storage/graph.py, which logs each change) -----------------
+
+MentionRow = dict[str, object]
+
+_MENTION_COLUMNS = (
+    "memory_id",
+    "entity_id",
+    "agent_id",
+    "mention_text",
+    "confidence",
+    "created_at",
+)
+
+
+def _mention_row(row: object) -> MentionRow:
+    return {key: row[key] for key in _MENTION_COLUMNS}  # type: ignore[index]
+
+
+def mention_rows_of(conn: Connection, entity_id: str) -> list[MentionRow]:
+    """Every mention row of an entity, as plain dicts."""
+    rows = conn.execute(
+        "SELECT * FROM memory_entity_mentions WHERE entity_id = ? ORDER BY memory_id",
+        (entity_id,),
+    ).fetchall()
+    return [_mention_row(r) for r in rows]
+
+
+def mention_row(conn: Connection, memory_id: str, entity_id: str) -> MentionRow | None:
+    row = conn.execute(
+        "SELECT * FROM memory_entity_mentions WHERE memory_id = ? AND entity_id = ?",
+        (memory_id, entity_id),
+    ).fetchone()
+    return _mention_row(row) if row is not None else None
+
+
+def repoint(
+    conn: Connection, from_entity: str, to_entity: str
+) -> list[tuple[MentionRow, MentionRow | None]]:
+    """Move an entity's mention rows to another (a merge); a memory already linked to the
+    target loses the duplicate row. Returns (before, after-or-None-if-dropped) per row."""
+    changes: list[tuple[MentionRow, MentionRow | None]] = []
+    for before in mention_rows_of(conn, from_entity):
+        memory_id = str(before["memory_id"])
+        if mention_row(conn, memory_id, to_entity) is not None:
+            delete_row(conn, before)
+            changes.append((before, None))
+            continue
+        conn.execute(
+            "UPDATE memory_entity_mentions SET entity_id = ? WHERE memory_id = ? AND entity_id = ?",
+            (to_entity, memory_id, from_entity),
+        )
+        changes.append((before, {**before, "entity_id": to_entity}))
+    return changes
+
+
+def insert_row(conn: Connection, row: MentionRow) -> bool:
+    """Put a mention row back as it was (a revert); False if the key is taken."""
+    cursor = conn.execute(
+        """
+        INSERT OR IGNORE INTO memory_entity_mentions
+            (memory_id, entity_id, agent_id, mention_text, confidence, created_at)
+        VALUES (:memory_id, :entity_id, :agent_id, :mention_text, :confidence, :created_at)
+        """,
+        {key: row.get(key) for key in _MENTION_COLUMNS},
+    )
+    return cursor.rowcount > 0
+
+
+def delete_row(conn: Connection, row: MentionRow) -> bool:
+    """Drop one mention row by its key; False if it was not there."""
+    cursor = conn.execute(
+        "DELETE FROM memory_entity_mentions WHERE memory_id = ? AND entity_id = ?",
+        (row["memory_id"], row["entity_id"]),
+    )
+    return cursor.rowcount > 0
