@@ -116,7 +116,8 @@ def build_runbook(
     """The runbook for `mode`/`focus`, carrying the previous pass's notes."""
     extra = {"hygiene": HYGIENE, "content": CONTENT}.get(focus, HYGIENE + CONTENT)
     instructions = tuple(
-        text.format(per_request=per_request, per_pass=per_pass) for text in COMMON + extra
+        text.replace("{per_request}", str(per_request)).replace("{per_pass}", str(per_pass))
+        for text in COMMON + extra
     )
     previous = previous or {}
     questions = previous.get("openQuestions") or []

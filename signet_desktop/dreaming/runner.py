@@ -41,12 +41,14 @@ from signet_desktop.domain.dreaming import (
     TriggerReason,
 )
 from signet_desktop.domain.events import DiscardEvents, EventSink
+from signet_desktop.domain.ontology import Attention
 from signet_desktop.dreaming import scheduler, sources
 from signet_desktop.dreaming.evidence import EvidenceWindow, build_window
 from signet_desktop.dreaming.runbook import Runbook, build_runbook
 from signet_desktop.dreaming.tools import GraphReads, NoGraph, PassTools, Seam, result_text
 from signet_desktop.inference.errors import ProviderError
 from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
+from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_evidence
 from signet_desktop.storage import dreaming_passes as passes
 from signet_desktop.storage.database import Database
@@ -96,8 +98,17 @@ SeamFactory = Callable[[str, str], Seam]  # (agent_id, pass_id) -> the bound app
 AttentionReads = Callable[[str, str, int], list[dict[str, Any]]]  # (agent, status, limit)
 
 
-def _no_attention(agent_id: str, status: str, limit: int) -> list[dict[str, Any]]:
-    return []
+def attention_json(row: Attention) -> dict[str, Any]:
+    """An attention record as the tools and the window show it."""
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "subject_ref": row.subject_ref,
+        "details": dict(row.details),
+        "priority": row.priority,
+        "status": row.status,
+        "created_at": row.created_at,
+    }
 
 
 class PassRunner:
@@ -109,7 +120,7 @@ class PassRunner:
         *,
         config: DreamingConfig,
         seam: SeamFactory,
-        attention: AttentionReads = _no_attention,
+        attention: AttentionReads | None = None,
         graph: Callable[[str], GraphReads] | None = None,
         workspace: Path | None = None,
         events: EventSink | None = None,
@@ -120,13 +131,19 @@ class PassRunner:
         self._db = db
         self._config = config
         self._seam = seam
-        self._attention = attention
+        self._attention = attention or self._stored_attention
         self._graph = graph or (lambda agent_id: NoGraph())
         self._workspace = workspace
         self._events: EventSink = events or DiscardEvents()
         self.limits = limits or PassLimits.from_config(config)
         self._now = now
         self._monotonic = monotonic
+
+    def _stored_attention(self, agent_id: str, status: str, limit: int) -> list[dict[str, Any]]:
+        rows = attention_rows.list_attention(
+            self._db.reader(), agent_id, status=status, limit=limit
+        )
+        return [attention_json(row) for row in rows]
 
     # -- the pass row ----------------------------------------------------------------------
 

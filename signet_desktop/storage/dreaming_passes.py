@@ -216,7 +216,7 @@ def list_passes(
     """Newest first."""
     rows = conn.execute(
         "SELECT * FROM dreaming_passes WHERE agent_id = :a"
-        " AND (:s IS NULL OR status = :s) ORDER BY started_at DESC, id DESC LIMIT :n",
+        " AND (:s IS NULL OR status = :s) ORDER BY started_at DESC, rowid DESC LIMIT :n",
         {"a": agent_id, "s": status, "n": limit},
     ).fetchall()
     return [_pass(row) for row in rows]
