@@ -97,6 +97,14 @@ class EmbeddingConfig(ConfigModel):
         return self.base_url or DEFAULT_BASE_URLS.get(self.provider)
 
 
+class SearchTelemetryConfig(CamelConfigModel):
+    """`search.telemetry`: the opt-in, local-only recall ledger (ids and scores, no content)."""
+
+    enabled: bool = False
+    retention_days: int = Field(default=30, ge=1, le=3650)
+    max_rows_per_agent: int = Field(default=10_000, ge=100, le=1_000_000)
+
+
 class SearchConfig(ConfigModel):
     """`search`: hybrid recall tuning (docs/RECALL.md says how each default was measured).
 
@@ -111,6 +119,7 @@ class SearchConfig(ConfigModel):
     who_boost: float = Field(default=0.15, ge=0.0, le=1.0)  # the query names the memory's who
     session_weight: float = Field(default=0.25, ge=0.0, le=1.0)  # lent by session neighbours
     vector_fallback_window: int = Field(default=10_000, ge=100, le=10_000_000)
+    telemetry: SearchTelemetryConfig = SearchTelemetryConfig()
 
 
 class DreamingConfig(CamelConfigModel):

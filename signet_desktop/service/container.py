@@ -41,6 +41,7 @@ from signet_desktop.service.memory_md_worker import MemoryMdWorker
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
+from signet_desktop.service.search_telemetry import SearchTelemetry
 from signet_desktop.service.retention import MaintenanceWorker, RetentionService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
@@ -174,7 +175,13 @@ def build_service(
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
         depth=config.search.top_k,
     )
-    recall = RecallService(engine, db, gate=safety)
+    telemetry = SearchTelemetry(
+        db,
+        enabled=config.search.telemetry.enabled,
+        retention_days=config.search.telemetry.retention_days,
+        max_rows_per_agent=config.search.telemetry.max_rows_per_agent,
+    )
+    recall = RecallService(engine, db, gate=safety, telemetry=telemetry)
     hooks = HookService(
         db,
         config.hooks,

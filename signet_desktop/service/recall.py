@@ -29,6 +29,7 @@ from signet_desktop.domain.recall import (
 from signet_desktop.recall import expand
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.service.safety import policy_gate
+from signet_desktop.service.search_telemetry import SearchTelemetry
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.transcript_reads import transcripts_for_sessions
 
@@ -45,10 +46,17 @@ class RecallService:
     """Scope-checked access to the recall engine, plus transcript expansion."""
 
     def __init__(
-        self, engine: RecallEngine, db: Database | None = None, gate: PromptGate | None = None
+        self,
+        engine: RecallEngine,
+        db: Database | None = None,
+        gate: PromptGate | None = None,
+        telemetry: SearchTelemetry | None = None,
     ) -> None:
         self._engine = engine
         self._db = db
+        if telemetry is None and db is not None:
+            telemetry = SearchTelemetry(db)  # disabled: records nothing, reads still answer
+        self.telemetry = telemetry
         # Without the service's ledger-backed gate, the policy alone (same verdicts, no cache).
         self._prompt_texts = policy_gate if gate is None else gate.prompt_texts
 
@@ -56,6 +64,8 @@ class RecallService:
         """Rank the agent's live memories for `query` (InvalidInput on a bad query or agent)."""
         scope.check_agent_id(query.agent_id)
         result = self._engine.recall(query)
+        if self.telemetry is not None:
+            self.telemetry.observe(query, result)  # ids and scores only; off by default
         if gated:
             result = self._gate_hits(query.agent_id, result)
         if not query.expand or self._db is None or not result.hits:
@@ -126,5 +136,7 @@ class RecallService:
         return tuple(replace(draft, text=text) for draft, text in zip(drafts, texts, strict=True))
 
     def close(self) -> None:
-        """Stop the query-embedding threads."""
+        """Stop the query-embedding threads and store queued telemetry."""
         self._engine.close()
+        if self.telemetry is not None:
+            self.telemetry.close()

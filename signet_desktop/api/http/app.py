@@ -26,6 +26,7 @@ from signet_desktop.api.http.routes import (
     safety,
     sources,
     status,
+    telemetry,
 )
 from signet_desktop.api.http.security import RequestGate
 from signet_desktop.api.http.settings import HttpSettings, check_bind
@@ -62,7 +63,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     install_error_handlers(app)
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
-        sources, artifacts, memory_md, queue, documents, connectors, maintenance,
+        sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())

@@ -37,6 +37,10 @@ OWNERS: dict[str, str] = {
     "dreaming_operations": "storage/dreaming_operations.py",
     "ontology_proposals": "storage/ontology.py",
     "ontology_contradictions": "storage/ontology.py",
+    "dreaming_state": "storage/dreaming_passes.py",
+    "dreaming_passes": "storage/dreaming_passes.py",
+    "dreaming_tool_calls": "storage/dreaming_passes.py",
+    "dreaming_evidence_exclusions": "storage/dreaming_passes.py",
     "entities": "storage/graph.py",
     "entity_aliases": "storage/graph.py",
     "entity_aspects": "storage/graph.py",
@@ -52,6 +56,7 @@ OWNERS: dict[str, str] = {
     "memory_counts": "storage/counters.py",
     "memory_vector_counts": "storage/counters.py",
     "maintenance_runs": "storage/maintenance_runs.py",
+    "memory_search_telemetry": "storage/search_telemetry.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }
