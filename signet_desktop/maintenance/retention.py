@@ -17,7 +17,14 @@ from datetime import UTC, datetime, timedelta
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding import vectors
 from signet_desktop.queue import jobs
-from signet_desktop.storage import content_safety, graph_staleness, history, memories, mentions
+from signet_desktop.storage import (
+    content_safety,
+    graph,
+    graph_staleness,
+    history,
+    memories,
+    mentions,
+)
 from signet_desktop.storage.connect import Connection
 
 RETENTION_ACTOR = Actor(changed_by="retention", actor_type="system")
@@ -33,6 +40,7 @@ class PurgeBatch:
     mentioned_entities: int = 0  # entities the purged memories' mention rows named
     entities: int = 0
     vectors: int = 0
+    claims_unsupported: int = 0  # claims whose only evidence was a purged memory
 
 
 def cutoff(retention_ms: int, now: datetime | None = None) -> str:
@@ -47,6 +55,7 @@ def purge_tombstones(conn: Connection, before: str, limit: int) -> PurgeBatch:
     if not found:
         return PurgeBatch()
     ids = [memory_id for _, memory_id in found]
+    unsupported = graph.mark_claims_unsupported(conn, ids)  # before the FK nulls memory_id
     named = mentions.delete_for_memories(conn, ids)
     removed_vectors = vectors.delete_source_vectors(conn, ids)
     removed = decisions = 0
@@ -63,7 +72,7 @@ def purge_tombstones(conn: Connection, before: str, limit: int) -> PurgeBatch:
             )
         removed += memories.delete_memories(conn, agent_id, agent_ids)
     entities = graph_staleness.delete_orphaned(conn, named)
-    return PurgeBatch(removed, decisions, len(named), entities, removed_vectors)
+    return PurgeBatch(removed, decisions, len(named), entities, removed_vectors, unsupported)
 
 
 def prune_history(conn: Connection, before: str, limit: int) -> int:

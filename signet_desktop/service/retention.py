@@ -155,6 +155,7 @@ class RetentionService:
             safety_decisions=0,
             mentioned_entities=0,
             entities=0,
+            claims_unsupported=0,
         )
 
         def batch() -> int:
@@ -167,6 +168,7 @@ class RetentionService:
                 safety_decisions=done.safety_decisions,
                 mentioned_entities=done.mentioned_entities,
                 entities=done.entities,
+                claims_unsupported=done.claims_unsupported,
             )
             return done.memories
 

@@ -120,6 +120,7 @@ def test_an_expired_tombstone_goes_with_what_only_it_supported(
         "safety_decisions": 1,
         "mentioned_entities": 3,
         "entities": 1,
+        "claims_unsupported": 0,
     }
     assert count(db, "SELECT COUNT(*) FROM memories WHERE id = ?", gone) == 0
     assert count(db, "SELECT COUNT(*) FROM embeddings WHERE source_id = ?", gone) == 0
