@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Self
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from signet_desktop.config.base import CamelConfigModel
 
@@ -113,13 +113,15 @@ class HintsConfig(CamelConfigModel):
         default=60_000,
         ge=5 * SECOND_MS,
         le=120 * SECOND_MS,
-        validation_alias="timeout",
+        validation_alias=AliasChoices("timeout", "timeoutMs", "timeout_ms"),
         serialization_alias="timeout",
     )
     max_tokens: int = Field(default=256, ge=64, le=1024)
     poll_ms: int = Field(
         default=5000, ge=SECOND_MS, le=60_000, validation_alias="poll", serialization_alias="poll"
     )
+    # Memories shorter than this get no hints (a few words answer no future question).
+    min_content_chars: int = Field(default=40, ge=1, le=10_000)
 
 
 class GuardrailsConfig(CamelConfigModel):

@@ -7,7 +7,9 @@ a live memory of the same agent, so a hint can never be attached across agents.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
@@ -108,3 +110,126 @@ def count(conn: Connection, agent_id: str | None = None) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM memory_hints").fetchone()[0])
     row = conn.execute("SELECT COUNT(*) FROM memory_hints WHERE agent_id = ?", (agent_id,))
     return int(row.fetchone()[0])
+
+
+# Live memories with no hint and no hint job of any state, in a bounded seq window. A memory
+# whose job completed with nothing or went dead is not asked again (until retention prunes the
+# finished job).
+NEEDING_HINTS = """
+SELECT m.seq AS seq, m.id AS id, m.agent_id AS agent_id FROM memories m
+WHERE m.seq > :after AND m.seq <= :after + :window AND m.is_deleted = 0
+  AND m.type != :skip_type AND length(m.content) >= :min_chars
+  AND NOT EXISTS (SELECT 1 FROM memory_hints h WHERE h.memory_id = m.id)
+  AND NOT EXISTS (
+      SELECT 1 FROM memory_jobs j WHERE j.memory_id = m.id AND j.job_type = :job_type)
+ORDER BY m.seq
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class HintScan:
+    """One window of the backfill scan: (agent id, memory id) pairs, where to go on, done."""
+
+    found: tuple[tuple[str, str], ...]
+    next_seq: int
+    done: bool
+
+
+def memories_needing_hints(
+    conn: Connection,
+    *,
+    job_type: str,
+    after_seq: int,
+    window: int,
+    min_chars: int,
+    skip_type: str,
+) -> HintScan:
+    """Live memories in seq (after_seq, after_seq + window] without hints or a hint job.
+
+    `skip_type` is a memory type never hinted (document chunks); `done` once the window
+    reached the newest memory.
+    """
+    rows = conn.execute(
+        NEEDING_HINTS,
+        {
+            "after": after_seq,
+            "window": window,
+            "skip_type": skip_type,
+            "min_chars": min_chars,
+            "job_type": job_type,
+        },
+    ).fetchall()
+    newest = int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()[0])
+    next_seq = after_seq + window
+    return HintScan(
+        tuple((str(r["agent_id"]), str(r["id"])) for r in rows), next_seq, next_seq >= newest
+    )
+
+
+# BM25 over the hints of the agent's live memories, one row per memory (its best hint).
+# `{filters}` is recall/filters.py's fragment over `m`; bare `hint` takes the MIN(bm25) row.
+HINT_SEARCH = """
+WITH matched AS MATERIALIZED (
+    SELECT h.memory_id AS memory_id, h.hint AS hint, bm25(memory_hints_fts) AS bm25
+    FROM memory_hints_fts JOIN memory_hints h ON h.seq = memory_hints_fts.rowid
+    WHERE memory_hints_fts MATCH :match AND h.agent_id = :agent_id
+)
+SELECT m.id AS id, matched.hint AS hint, MIN(matched.bm25) AS bm25
+FROM matched JOIN memories m ON m.id = matched.memory_id
+WHERE {filters}
+GROUP BY m.id
+ORDER BY bm25, m.id
+LIMIT :k
+"""
+
+CAPPED_HINT_DOC_COUNT = """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM memory_hints_fts WHERE memory_hints_fts MATCH :term LIMIT :cap
+)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class HintMatch:
+    """A memory whose hint matched: the best hint's text and its FTS5 bm25 (negative)."""
+
+    memory_id: str
+    hint: str
+    bm25: float
+
+
+def search_hints(
+    conn: Connection, match: str, filters: str, params: Mapping[str, Any], k: int
+) -> list[HintMatch]:
+    """Best-first memories by their best matching hint; `filters`/`params` scope `m`.
+
+    The caller passes `recall/filters.py: filter_sql` output, which holds `:agent_id`.
+    """
+    rows = conn.execute(
+        HINT_SEARCH.format(filters=filters), {**params, "match": match, "k": k}
+    ).fetchall()
+    return [HintMatch(str(r["id"]), str(r["hint"]), float(r["bm25"])) for r in rows]
+
+
+def hint_documents(conn: Connection, term_match: str, cap: int) -> int:
+    """How many hints hold the term (an FTS5 match expression), counting no further than cap."""
+    row = conn.execute(CAPPED_HINT_DOC_COUNT, {"term": term_match, "cap": cap}).fetchone()
+    return int(row[0])
+
+
+def hint_rows(conn: Connection) -> int:
+    """Rows in the hints FTS index (every agent's, as FTS5's IDF counts them)."""
+    row = conn.execute("SELECT block FROM memory_hints_fts_data WHERE id = 1").fetchone()
+    return 0 if row is None or not row[0] else _varint(bytes(row[0]))
+
+
+def _varint(block: bytes) -> int:
+    """The leading SQLite varint of an FTS5 averages record (its row count)."""
+    value = 0
+    for i, byte in enumerate(block[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            break
+    return value

@@ -1,0 +1,96 @@
+"""The hint channel: BM25 over prospective hints, one hit per memory (its best hint).
+
+A memory's hints are questions an LLM expected someone to ask of it (`service/hints.py`);
+matching one says "this memory answers a question like yours", so the channel scores the
+query against the hints exactly as the lexical channel scores it against memory text:
+
+    score = min(1, |bm25 of the best hint| / sum(idf(t) for t in query terms))
+
+with FTS5's IDF taken over the hints index (`recall/lexical.py: idf, query_ceiling`). Terms
+are admitted rarest first within the lexical channel's postings budget. Scope and filters are
+`recall/filters.py`'s, over the hinted memory. `raw` keeps FTS5's bm25; `HintHit.hint` says
+which hint matched. With no hint stored the channel costs one FTS lookup per query term.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
+from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
+from signet_desktop.recall.filters import filter_sql
+from signet_desktop.recall.lexical import LEXICAL_TOP_K, POSTINGS_BUDGET, query_ceiling
+from signet_desktop.recall.sanitize import match_expression, query_tokens
+from signet_desktop.storage import hints as hint_rows
+from signet_desktop.storage.connect import Connection
+
+NAME = "hint"
+
+
+@dataclass(frozen=True, slots=True)
+class HintHit:
+    """A memory matched through one of its hints: its evidence and the hint that matched."""
+
+    memory_id: str
+    evidence: ChannelEvidence
+    hint: str
+
+
+def _plan(conn: Connection, tokens: list[str]) -> tuple[list[str], dict[str, int]]:
+    """Terms to match (rarest first within the postings budget) and every term's count."""
+    cap = POSTINGS_BUDGET + 1
+    counts = {t: hint_rows.hint_documents(conn, match_expression([t]) or "", cap) for t in tokens}
+    matched: list[str] = []
+    total = 0
+    for token in sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t]):
+        if matched and total + counts[token] > POSTINGS_BUDGET:
+            break
+        matched.append(token)
+        total += counts[token]
+    return matched, counts
+
+
+def hint_search(
+    conn: Connection, text: str, agent_id: str, filters: RecallFilters, k: int = LEXICAL_TOP_K
+) -> list[HintHit]:
+    """Top-k of the agent's live memories by their best matching hint, scored into (0, 1]."""
+    tokens = query_tokens(text)
+    if not tokens:
+        return []
+    matched, counts = _plan(conn, tokens)
+    match = match_expression(matched)
+    if match is None:
+        return []
+    where, params = filter_sql(agent_id, filters)
+    found = hint_rows.search_hints(conn, match, where, params, k)
+    if not found:
+        return []
+    ceiling = query_ceiling(counts, hint_rows.hint_rows(conn))
+    ceiling = ceiling or max(abs(f.bm25) for f in found) or 1.0
+    return [
+        HintHit(
+            f.memory_id,
+            ChannelEvidence(score=min(1.0, abs(f.bm25) / ceiling), rank=i + 1, raw=f.bm25),
+            f.hint,
+        )
+        for i, f in enumerate(found)
+    ]
+
+
+class HintChannel:
+    """The `hint` recall channel: BM25 over the keyword text's hints, timed as stage `hint`."""
+
+    name = NAME
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        """Nothing to start: the search runs in `finish`, on the caller's thread."""
+
+        def finish(clock: StageClock) -> ChannelOutcome:
+            with clock.stage(self.name):
+                hits = hint_search(
+                    conn, request.keyword_text, request.agent_id, request.filters, k=request.k
+                )
+            return ChannelOutcome(hits)
+
+        return finish

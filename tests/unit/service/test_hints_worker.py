@@ -1,0 +1,221 @@
+"""The hints worker end to end over a real database and the scripted LLM server (real wire)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from signet_desktop.config.pipeline import HintsConfig
+from signet_desktop.domain.memory import Actor
+from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.openai_compat import OpenAICompatProvider
+from signet_desktop.inference.retry import RetryPolicy
+from signet_desktop.inference.types import ChatProvider, ChatRequest, ChatResponse, Usage
+from signet_desktop.queue import jobs
+from signet_desktop.queue.worker import WorkerSettings
+from signet_desktop.service.events import EventBus
+from signet_desktop.service.hints import DISABLED, JOB_TYPE, HintService
+from signet_desktop.service.hints_worker import HintsWorker
+from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.storage import hints as hint_rows
+from signet_desktop.storage.database import Database
+from signet_desktop.storage.guard import in_write_transaction
+from tests.support.fake_llm import FakeLLM, garbage, reply, slow
+
+FAST = WorkerSettings(poll_s=0.01, max_backoff_s=0.05, retry_in_s=lambda attempts: 0.0)
+FACT = "Ana moved to Lisbon in 2021 to open a bakery near the river."
+ANSWER = json.dumps({"hints": ["Where does Ana live?", "When did Ana move to Lisbon?"]})
+
+
+def enabled(**overrides: object) -> HintsConfig:
+    return HintsConfig(enabled=True).model_copy(update=overrides)
+
+
+def wire(fake: FakeLLM) -> Callable[[], ChatProvider]:
+    provider = OpenAICompatProvider(
+        base_url=fake.base_url, model="hint-model", retry=RetryPolicy(attempts=1)
+    )
+    return lambda: provider
+
+
+def unconfigured() -> ChatProvider:
+    raise ProviderNotConfigured("set inference.workloads.memoryExtraction")
+
+
+@dataclass
+class Harness:
+    db: Database
+    memories: MemoryService
+    service: HintService
+    worker: HintsWorker
+    notes: list[tuple[str, str | None]] = field(default_factory=list)
+
+    def remember(self, content: str, agent: str = "default") -> str:
+        request = RememberRequest(content=content, agent_id=agent)
+        return self.memories.remember(request, Actor()).memory.id
+
+    def hints(self, memory_id: str, agent: str = "default") -> list[str]:
+        return hint_rows.hints_for(self.db.reader(), agent, [memory_id]).get(memory_id, [])
+
+    def job(self, memory_id: str) -> jobs.Job:
+        row = (
+            self.db.reader()
+            .execute("SELECT id FROM memory_jobs WHERE memory_id = ?", (memory_id,))
+            .fetchone()
+        )
+        found = jobs.get_job(self.db.reader(), str(row[0]))
+        assert found is not None
+        return found
+
+
+def harness(
+    db: Database,
+    provider: Callable[[], ChatProvider],
+    config: HintsConfig | None = None,
+    *,
+    max_attempts: int = 3,
+) -> Harness:
+    bus = EventBus()
+    memories = MemoryService(db, events=bus)
+    service = HintService(db, config or enabled(), provider, max_attempts=max_attempts)
+    notes: list[tuple[str, str | None]] = []
+    worker = HintsWorker(
+        db, service, settings=FAST, events=bus, status=lambda n, d: notes.append((n, d))
+    )
+    bus.connect(worker.notice)
+    return Harness(db, memories, service, worker, notes)
+
+
+def test_a_new_memory_gets_its_hints_through_the_llm(db: Database, fake_llm: FakeLLM) -> None:
+    fake_llm.script(reply(ANSWER))
+    h = harness(db, wire(fake_llm))
+    memory = h.remember(FACT)
+    assert h.worker.run_once()  # idle step: the noticed memory is enqueued
+    assert h.worker.run_once()  # the job: one LLM call, then the hints are written
+    assert h.hints(memory) == ["Where does Ana live?", "When did Ana move to Lisbon?"]
+    job = h.job(memory)
+    assert job.status == "completed" and json.loads(job.result or "{}")["hints"] == 2
+    [request] = fake_llm.requests
+    assert request.body["model"] == "hint-model"
+    assert request.body["response_format"] == {"type": "json_object"}
+    assert FACT in request.body["messages"][1]["content"]
+    assert h.notes == [("hints", "ready")]
+
+
+def test_junk_json_writes_nothing_and_the_job_retries_then_dies(
+    db: Database, fake_llm: FakeLLM
+) -> None:
+    fake_llm.script(reply("Sure! Here are some questions: where, when"), garbage())
+    h = harness(db, wire(fake_llm), max_attempts=2)
+    memory = h.remember(FACT)
+    h.worker.run_once()
+    h.worker.run_once()
+    assert h.job(memory).status == "pending" and "not JSON" in (h.job(memory).error or "")
+    h.worker.run_once()
+    assert h.job(memory).status == "dead"
+    assert h.hints(memory) == [] and len(fake_llm.requests) == 2
+
+
+def test_a_timeout_writes_nothing_and_fails_the_attempt(db: Database, fake_llm: FakeLLM) -> None:
+    fake_llm.script(slow(2.0, ANSWER))
+    h = harness(db, wire(fake_llm), enabled(timeout_ms=200))
+    memory = h.remember(FACT)
+    h.worker.run_once()
+    h.worker.run_once()
+    job = h.job(memory)
+    assert job.status == "pending" and job.attempts == 1 and job.error
+    assert h.hints(memory) == []
+
+
+def test_a_memory_deleted_while_the_llm_runs_gets_nothing(db: Database) -> None:
+    h: Harness
+
+    class Forgetting:
+        name, model = "fake", "fake"
+
+        def complete(self, request: ChatRequest) -> ChatResponse:
+            h.memories.forget("default", memory, reason="test", actor=Actor())
+            return ChatResponse(ANSWER, (), "stop", Usage(), "fake", "fake", 1.0)
+
+    h = harness(db, lambda: Forgetting())
+    memory = h.remember(FACT)
+    h.worker.run_once()
+    h.worker.run_once()
+    job = h.job(memory)
+    assert job.status == "completed"
+    assert json.loads(job.result or "{}") == {
+        "memoryId": memory,
+        "hints": 0,
+        "proposed": 2,
+        "skipped": "deleted",
+    }
+    assert hint_rows.count(db.reader()) == 0
+
+
+def test_the_llm_is_never_called_inside_a_write_transaction(db: Database) -> None:
+    seen: list[bool] = []
+
+    class Watching:
+        name, model = "fake", "fake"
+
+        def complete(self, request: ChatRequest) -> ChatResponse:
+            seen.append(in_write_transaction())
+            return ChatResponse(ANSWER, (), "stop", Usage(), "fake", "fake", 1.0)
+
+    h = harness(db, lambda: Watching())
+    memory = h.remember(FACT)
+    h.worker.run_once()
+    h.worker.run_once()
+    assert seen == [False] and len(h.hints(memory)) == 2
+    stored = h.memories.get("default", memory)
+    with db.write(), pytest.raises(RuntimeError, match="write transaction"):
+        h.service.generate(stored)  # the guard refuses, the provider is not reached
+    assert seen == [False]
+
+
+def test_disabled_or_unconfigured_is_idle_and_says_why(db: Database, fake_llm: FakeLLM) -> None:
+    off = harness(db, wire(fake_llm), HintsConfig())
+    memory = off.remember(FACT)
+    assert not off.worker.run_once() and not off.worker.run_once()
+    assert off.notes == [("hints", DISABLED)]
+    none = harness(db, unconfigured)
+    none.remember("Another memory long enough to deserve a few hints of its own.")
+    assert not none.worker.run_once()
+    [(name, detail)] = none.notes
+    assert name == "hints" and detail == (
+        "idle: no inference target for workload memory_extraction — "
+        "set inference.workloads.memoryExtraction"
+    )
+    count = db.reader().execute("SELECT COUNT(*) FROM memory_jobs").fetchone()[0]
+    assert count == 0 and fake_llm.requests == [] and off.hints(memory) == []
+
+
+def test_the_backfill_scan_finds_memories_written_before_the_worker(
+    db: Database, fake_llm: FakeLLM
+) -> None:
+    before = MemoryService(db)  # no bus: the worker never heard of these
+    long_id = before.remember(RememberRequest(content=FACT), Actor()).memory.id
+    before.remember(RememberRequest(content="too short"), Actor())
+    chunk = RememberRequest(content=FACT + " (chunk)", type="document_chunk")
+    before.remember(chunk, Actor())
+    fake_llm.script(reply(ANSWER))
+    h = harness(db, wire(fake_llm))
+    assert h.worker.run_once()  # enqueues the one eligible memory
+    assert h.worker.run_once()
+    assert len(h.hints(long_id)) == 2
+    rows = db.reader().execute("SELECT memory_id FROM memory_jobs WHERE job_type = ?", (JOB_TYPE,))
+    assert [r[0] for r in rows] == [long_id]
+    assert not h.worker.run_once()  # scan done; a hinted memory is not asked again
+
+
+def test_agent_scope_hints_belong_to_the_memorys_agent(db: Database, fake_llm: FakeLLM) -> None:
+    fake_llm.script(reply(ANSWER))
+    h = harness(db, wire(fake_llm))
+    memory = h.remember(FACT, agent="a")
+    h.worker.run_once()
+    h.worker.run_once()
+    assert len(h.hints(memory, agent="a")) == 2 and h.hints(memory, agent="b") == []
+    assert h.service.count("b") == 0
