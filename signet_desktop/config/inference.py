@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, field_validator
+from pydantic import (
+    AliasChoices,
+    BeforeValidator,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 
 from signet_desktop.config.base import CamelConfigModel, OpenConfigModel
 
@@ -35,6 +42,15 @@ class InferenceAccount(OpenConfigModel):
     )
 
 
+class ModelPricing(CamelConfigModel):
+    """`inference.targets.<t>.models.<m>.pricing`: USD per 1M tokens (cache prices optional)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
 class InferenceTarget(OpenConfigModel):
     """`inference.targets.<name>`: one routable backend (executor + account + models)."""
 
@@ -52,6 +68,27 @@ class InferenceTarget(OpenConfigModel):
         replacement = REMOVED_EXECUTORS.get(value.strip().lower())
         if replacement is not None:
             raise ValueError(f"executor '{value}' was removed; use {replacement}")
+        return value
+
+    @field_validator("models", mode="after")
+    @classmethod
+    def _pricing_is_valid(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        # Checked at load so a typo in a price fails there, not in the middle of a pass.
+        for name, settings in value.items():
+            pricing = settings.get("pricing") if isinstance(settings, dict) else None
+            if pricing is None:
+                continue
+            try:
+                ModelPricing.model_validate(pricing)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(part) for part in first["loc"])
+                detail = f".{where}" if where else ""
+                raise ValueError(
+                    f"{name}.pricing{detail}: {first['msg']} "
+                    "(prices are numbers: USD per 1M tokens, keys input, output, "
+                    "cacheRead, cacheWrite)"
+                ) from None
         return value
 
 
