@@ -30,7 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import Event
+from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallHit, RecallQuery, RecallResult
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import (
@@ -42,6 +44,13 @@ from signet_desktop.ui.hit_format import (
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel, HitRow, hit_rows
 from signet_desktop.ui.recall_filters import RecallFiltersBar
+from signet_desktop.ui.recall_history import (
+    DISABLED_TIP,
+    HISTORY_LIMIT,
+    HistoryRow,
+    RecallHistoryDialog,
+    history_rows,
+)
 from signet_desktop.ui.widgets import single_shot
 
 RECALL_LIMIT = 30
@@ -147,6 +156,8 @@ class RecallPane(PaneWidget):
         self.explanation.open_button.clicked.connect(self.open_selected)
         self.explanation.map_button.clicked.connect(self.show_selected_on_map)
         self.map_all_button.clicked.connect(self.show_all_on_map)
+        self.history_button.clicked.connect(self.show_history)
+        self.history_dialog: RecallHistoryDialog | None = None
         self.context.events.event_published.connect(self._event)
         self._listening = True
 
@@ -167,6 +178,9 @@ class RecallPane(PaneWidget):
         self.map_all_button = QPushButton("Show all on map")
         self.map_all_button.setObjectName("recallShowAllOnMap")
         self.map_all_button.setEnabled(False)
+        self.history_button = QPushButton("Past results")
+        self.history_button.setObjectName("recallHistoryButton")
+        self.history_button.setEnabled(False)
         self.banner = Banner()
         self.model = HitListModel(self)
         self.results = QListView()
@@ -194,6 +208,7 @@ class RecallPane(PaneWidget):
         top.addWidget(self.filters_button)
         info = QHBoxLayout()
         info.addWidget(self.summary, 1)
+        info.addWidget(self.history_button)
         info.addWidget(self.map_all_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 12, 16, 12)
@@ -293,11 +308,61 @@ class RecallPane(PaneWidget):
     def _show_results(self, rows: Sequence[HitRow], keep: str | None = None) -> None:
         self.model.set_rows(rows)
         self.map_all_button.setEnabled(self.model.rowCount() > 0)
+        recording = self._telemetry_enabled()
+        self.history_button.setEnabled(recording and self._shown is not None)
+        self.history_button.setToolTip(
+            "Earlier runs of this query and how their results differ" if recording else DISABLED_TIP
+        )
         row = self.model.row_of(keep) if keep else -1
         if self.model.rowCount():
             self.results.setCurrentIndex(self.model.index(max(row, 0)))
         else:
             self.explanation.show_hit(None)
+
+    # -- past results (search telemetry) ---------------------------------------------------
+
+    def _telemetry_enabled(self) -> bool:
+        telemetry = self.context.service.recall.telemetry
+        return telemetry is not None and telemetry.enabled
+
+    def show_history(self) -> None:
+        """Earlier runs of the shown query from the telemetry ledger, in a dialog."""
+        if self._shown is None or not self._telemetry_enabled():
+            return
+        query = self._shown
+        shown = self.model.ids()
+        self.context.tasks.call(
+            self._history,
+            query,
+            shown,
+            done=partial(self._history_ready, query.query),
+            failed=lambda exc: self.banner.show_message(f"Past results failed: {exc}"),
+        )
+
+    def _history(self, query: RecallQuery, shown: list[str]) -> list[HistoryRow]:
+        """On the worker thread: the records (as a person) and a preview of each hit."""
+        telemetry = self.context.service.recall.telemetry
+        assert telemetry is not None
+        records = telemetry.history(
+            Actor("inspector", "user"),
+            query.agent_id,
+            query=query.query,
+            limit=HISTORY_LIMIT + 1,
+        )
+        records = records[1:]  # the newest record is the run on screen now
+        previews: dict[str, str] = {}
+        for memory_id in {e.memory_id for r in records for e in r.results[:5]}:
+            try:
+                memory = self.context.service.memories.get(query.agent_id, memory_id)
+            except SignetError:
+                previews[memory_id] = f"{memory_id} (no longer in memory)"
+            else:
+                previews[memory_id] = " ".join(memory.content.split())[:90]
+        return history_rows(records, shown, previews)
+
+    def _history_ready(self, query: str, rows: list[HistoryRow]) -> None:
+        self.history_dialog = RecallHistoryDialog(query, rows, self)
+        self.history_dialog.open()
 
     def _no_match_hint(self) -> str:
         count = self.filters.active_count()
