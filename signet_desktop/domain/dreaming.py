@@ -160,3 +160,33 @@ class DreamPassFinished(Event):
     skipped: int
     failed: int
     error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DreamingStatus:
+    """Why an agent's Dreaming is idle, running or due (what `GET /api/dream/status` says)."""
+
+    agent_id: str
+    enabled: bool
+    inference_configured: bool
+    inference_reason: str | None  # the key to set when no provider is configured
+    running_pass_id: str | None
+    idle: str | None  # disabled | no-inference | running | backing-off | deferred | ...
+    detail: str
+    until: str | None
+    pending_sources: int
+    pending_tokens: int
+    pending_attention: int
+    token_threshold: int
+    state: DreamingState
+    last_pass: DreamingPass | None
+
+
+@dataclass(frozen=True, slots=True)
+class PassDetail:
+    """A pass with everything an inspector shows: trace, operations, exclusions."""
+
+    record: DreamingPass
+    tool_calls: tuple[ToolCallRecord, ...]
+    operations: tuple[Any, ...]  # domain/ontology.py OperationRecord values, in order
+    exclusions: tuple[EvidenceExclusion, ...]

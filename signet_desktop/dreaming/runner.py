@@ -49,7 +49,7 @@ from signet_desktop.dreaming.tools import GraphReads, NoGraph, PassTools, Seam, 
 from signet_desktop.inference.errors import ProviderError
 from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
 from signet_desktop.storage import attention as attention_rows
-from signet_desktop.storage import dreaming_evidence
+from signet_desktop.storage import dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import assert_provider_call_allowed
@@ -346,6 +346,9 @@ class PassRunner:
             passes.finish_pass(
                 conn, pass_id, status=status, summary=summary, error=error, now=scheduler.iso(now)
             )
+            seen = dreaming_operations.status_counts(conn, agent_id, pass_id)
+            if seen:  # the seam's own per-operation records are the authority
+                passes.set_mutations(conn, pass_id, mutation_counts(seen))
             state = passes.get_state(conn, agent_id)
             if status == "completed":
                 if window is not None:
@@ -372,6 +375,15 @@ class PassRunner:
             )
         )
         return finished
+
+
+def mutation_counts(seen: dict[str, int]) -> MutationCounts:
+    """Per-status operation counts as pass counts (a proposal wrote nothing to the graph)."""
+    return MutationCounts(
+        seen.get("applied", 0),
+        seen.get("skipped", 0) + seen.get("proposed", 0),
+        seen.get("failed", 0),
+    )
 
 
 def _summary(runbook: Runbook, text: str) -> str:

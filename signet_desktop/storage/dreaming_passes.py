@@ -388,3 +388,12 @@ def put_state(conn: Connection, state: DreamingState, now: str | None = None) ->
         f" ON CONFLICT (agent_id) DO UPDATE SET {updates}, updated_at = excluded.updated_at",
         {"agent_id": state.agent_id, "now": now, **values},
     )
+
+
+def set_mutations(conn: Connection, pass_id: str, counts: MutationCounts) -> None:
+    """Replace the pass's counts (from the seam's own per-operation records)."""
+    conn.execute(
+        "UPDATE dreaming_passes SET mutations_applied = ?, mutations_skipped = ?,"
+        " mutations_failed = ?, updated_at = ? WHERE id = ?",
+        (counts.applied, counts.skipped, counts.failed, utc_now(), pass_id),
+    )
