@@ -21,7 +21,7 @@ from pydantic.alias_generators import to_camel
 
 SCHEMA_VERSION = 1
 MAX_TEXT = 2000
-MAX_QUOTE = 2000
+MAX_QUOTE = 1000  # domain/knowledge.py MAX_QUOTE_CHARS
 MAX_EVIDENCE = 20
 
 Id = Annotated[str, Field(min_length=1, max_length=256)]
@@ -153,7 +153,7 @@ class Evidence(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     quote: Annotated[str, Field(min_length=1, max_length=MAX_QUOTE)]
-    source_ref: Annotated[str, Field(min_length=3, max_length=1024)]
+    source_ref: Annotated[str, Field(min_length=3, max_length=300)]
 
 
 class Envelope(BaseModel):
