@@ -13,6 +13,7 @@ from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.openai_compat import OpenAICompatProvider
 from signet_desktop.inference.registry import provider_for, resolve_workload
 from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
+from signet_desktop.inference.workloads import WorkloadProviders
 from tests.support.fake_llm import FakeLLM, reply
 
 FULL = """
@@ -205,3 +206,21 @@ def test_removed_executors_and_bad_prices_fail_at_load() -> None:
             "inference:\n  targets:\n    t:\n      executor: anthropic\n"
             "      models: {m: {pricing: {in: 3, output: 2}}}\n"
         )
+
+
+def test_workload_providers_build_once_and_report_status(fake_llm: FakeLLM) -> None:
+    config = inference(
+        "inference:\n"
+        "  targets:\n"
+        f"    box: {{executor: vllm, endpoint: '{fake_llm.base_url}', models: {{m: {{}}}}}}\n"
+        "  workloads: {memoryExtraction: box}\n"
+    )
+    providers = WorkloadProviders(config, env={})
+    source = providers.source("memory_extraction")
+    assert source() is source() is providers.get("memory_extraction")
+    with pytest.raises(ProviderNotConfigured, match="sessionSynthesis"):
+        providers.source("session_synthesis")()
+    fake_llm.script(reply("ok"))
+    assert source().complete(ChatRequest(messages=(ChatMessage.user("x"),))).text == "ok"
+    assert [w["configured"] for w in providers.status()["workloads"]] == [True, False, False]
+    providers.close()
