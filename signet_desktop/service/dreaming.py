@@ -18,6 +18,7 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 from signet_desktop.config.models import DreamingConfig
 from signet_desktop.domain import scope
@@ -32,7 +33,11 @@ from signet_desktop.domain.dreaming import (
     TriggerReason,
 )
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, Unavailable
+from signet_desktop.domain.events import EventSink
 from signet_desktop.dreaming import scheduler
+from signet_desktop.dreaming.apply import PassSeam
+from signet_desktop.dreaming.apply_checks import ApplyCaps
+from signet_desktop.dreaming.graph_reads import StoredGraph
 from signet_desktop.dreaming.runner import PassRunner, mutation_counts
 from signet_desktop.dreaming.scheduler import AgentFacts, Decision, Pressure
 from signet_desktop.inference.errors import ProviderNotConfigured
@@ -303,3 +308,38 @@ class DreamingService:
             operations=tuple(dreaming_operations.for_pass(conn, agent_id, pass_id)),
             exclusions=tuple(passes.exclusions_of_pass(conn, agent_id, pass_id)),
         )
+
+
+def not_configured() -> ChatProvider:
+    """The provider factory of a service built without `inference.*`."""
+    raise ProviderNotConfigured(
+        "no model is configured for the memory_extraction workload; set "
+        "inference.workloads.memoryExtraction (see docs/INFERENCE.md)"
+    )
+
+
+def build_dreaming(
+    db: Database,
+    config: DreamingConfig,
+    *,
+    provider: ProviderFactory = not_configured,
+    workspace: Path | None = None,
+    events: EventSink | None = None,
+) -> DreamingService:
+    """The service with its runner over the real apply seam and graph reads."""
+    caps = ApplyCaps(
+        max_per_request=config.max_ops_per_request, max_per_pass=config.max_ops_per_pass
+    )
+
+    def seam(agent_id: str, pass_id: str) -> PassSeam:
+        return PassSeam(db, agent_id, pass_id, caps=caps, workspace=workspace, events=events)
+
+    runner = PassRunner(
+        db,
+        config=config,
+        seam=seam,
+        graph=lambda agent_id: StoredGraph(db.reader, agent_id),
+        workspace=workspace,
+        events=events,
+    )
+    return DreamingService(db, config, runner, provider=provider)

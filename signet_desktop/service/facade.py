@@ -10,7 +10,8 @@ content-safety gate for prompt-facing text and its decision ledger), `artifacts`
 session history under memory/ and its index), `memory_md` (the MEMORY.md projection),
 `documents` (document ingest: submit, read, list, chunks, delete), `retention` (the
 retention/maintenance sweep and its recorded runs), `connectors` (folder sources kept in
-step with document ingest); plus `events` (the bus,
+step with document ingest), `dreaming` (Dreaming passes: trigger, status, passes, one
+pass in full; docs/DREAMING.md); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.service.artifacts import ArtifactService
@@ -31,6 +33,7 @@ from signet_desktop.service.documents import (
     DocumentService,
     default_file_roots,
 )
+from signet_desktop.service.dreaming import DreamingService, build_dreaming
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
@@ -97,6 +100,7 @@ class SignetService:
         documents: DocumentService | None = None,
         retention: RetentionService | None = None,
         connectors: ConnectorService | None = None,
+        dreaming: DreamingService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -142,6 +146,9 @@ class SignetService:
         )
         self.retention = retention or RetentionService(db, events=events, status=status.set)
         self.connectors = connectors or ConnectorService(db, self.documents)
+        self.dreaming = dreaming or build_dreaming(
+            db, DreamingConfig(), workspace=root, events=events
+        )
         self._closed = False
 
     def ping(self) -> bool:
@@ -164,6 +171,7 @@ class SignetService:
         if self._closed:
             return
         self._closed = True
+        self.dreaming.close()
         self.imports.close()
         self.projection.close()
         self.recall.close()
