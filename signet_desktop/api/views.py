@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from signet_desktop.api.knowledge_views import structured_json
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import (
     RECOVERY_WINDOW_DAYS,
@@ -115,13 +116,15 @@ HISTORY_CAMEL_FIELDS = (
 
 
 def remember_json(outcome: RememberOutcome) -> dict[str, Any]:
-    """The remember response (`structured` is accepted but not applied yet).
+    """The remember response; `structured_applied` when its `structured` block was written
+    (with `entities_linked` entities linked and `hints_written` hints; `structured` says
+    what: entity ids and claims written).
 
     `vectorStatus` says what `embedded: false` means: `pending` (committed, the vector follows
     from the batcher within moments; lexical recall finds it already), `queued` (a backfill
     job will make it), `none` (no embedder), `existing` (deduped), or `stored`.
     """
-    memory = outcome.memory
+    memory, applied = outcome.memory, outcome.structured
     return {
         "id": memory.id,
         "type": memory.type,
@@ -131,10 +134,10 @@ def remember_json(outcome: RememberOutcome) -> dict[str, Any]:
         "content": memory.content,
         "embedded": outcome.embedded,
         "vectorStatus": outcome.vector,
-        "entities_linked": 0,
-        "hints_written": 0,
-        "structured": None,
-        "structured_applied": False,
+        "entities_linked": applied.entities_linked if applied else 0,
+        "hints_written": applied.hints_written if applied else 0,
+        "structured": structured_json(applied),
+        "structured_applied": applied is not None,
         "deduped": outcome.deduped,
     }
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.events import Event
 
 # Signet's reference gives no closed list of entity types; this short one covers what a
 # coding agent's memory names. `unknown` is the default when a writer does not say.
@@ -343,3 +344,150 @@ class StructuredOutcome:
     claims_written: int = 0
     hints_written: int = 0
     hints_deferred: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnowledgeChanged(Event):
+    """Graph rows of an agent changed (after commit): which operation, which entities."""
+
+    kind: ClassVar[str] = "knowledge.changed"
+    operation: str
+    entity_ids: tuple[str, ...] = ()
+    memory_id: str | None = None
+
+
+# --- structured remember payloads ---------------------------------------------------------
+
+MAX_STRUCTURED_ENTITIES = 50
+MAX_STRUCTURED_ASPECTS = 50
+MAX_CLAIMS_PER_ASPECT = 20
+MAX_ALIASES_PER_ENTITY = 10
+MAX_STRUCTURED_HINTS = 10
+MAX_HINT_CHARS = 500
+
+
+def _structured_error(message: str) -> InvalidInput:
+    return InvalidInput(f"structured: {message}", code="structured_invalid")
+
+
+def _items(raw: Mapping[str, Any], key: str, limit: int, *alternates: str) -> list[Any]:
+    value: Any = next((raw[k] for k in (key, *alternates) if raw.get(k) is not None), [])
+    if not isinstance(value, list):
+        raise _structured_error(f"{key} must be a list")
+    if len(value) > limit:
+        raise _structured_error(f"at most {limit} {key} (got {len(value)})")
+    return value
+
+
+def _field(item: Mapping[str, Any], *names: str) -> Any:
+    return next((item[n] for n in names if item.get(n) is not None), None)
+
+
+def _structured_text(value: object, what: str, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _structured_error(f"{what} must be non-empty text")
+    if len(value.strip()) > limit:
+        raise _structured_error(f"{what} is longer than {limit} characters")
+    return value.strip()
+
+
+def _structured_type(value: object, where: str) -> str:
+    if value is not None and not isinstance(value, str):
+        raise _structured_error(f"{where}: type must be text")
+    try:
+        return check_entity_type(value)
+    except InvalidInput as exc:
+        raise InvalidInput(
+            f"structured: {where}: {exc.message}", code="entity_type_invalid", details=exc.details
+        ) from None
+
+
+def _structured_unit(value: object, what: str, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise _structured_error(f"{what} must be a number between 0 and 1")
+    return float(value)
+
+
+def _parse_entity(item: object, n: int) -> StructuredEntity:
+    where = f"entities[{n}]"
+    if isinstance(item, str):
+        item = {"name": item}
+    if not isinstance(item, Mapping):
+        raise _structured_error(f"{where} must be a name or an object")
+    aliases = _items(item, "aliases", MAX_ALIASES_PER_ENTITY)
+    description = _field(item, "description")
+    return StructuredEntity(
+        name=_structured_text(_field(item, "name"), f"{where}.name", MAX_NAME_CHARS),
+        entity_type=_structured_type(_field(item, "type", "entity_type", "entityType"), where),
+        description=None
+        if description is None
+        else _structured_text(description, f"{where}.description", MAX_DESCRIPTION_CHARS),
+        aliases=tuple(
+            _structured_text(a, f"{where}.aliases[{i}]", MAX_NAME_CHARS)
+            for i, a in enumerate(aliases)
+        ),
+    )
+
+
+def _parse_claim(item: object, where: str) -> StructuredClaim:
+    if isinstance(item, str):
+        item = {"content": item}
+    if not isinstance(item, Mapping):
+        raise _structured_error(f"{where} must be text or an object")
+    key = _field(item, "claim_key", "claimKey", "key")
+    kind = _field(item, "kind") or "attribute"
+    if kind not in CLAIM_KINDS:
+        raise _structured_error(f"{where}.kind must be one of {', '.join(CLAIM_KINDS)}")
+    return StructuredClaim(
+        content=_structured_text(
+            _field(item, "content", "value"), f"{where}.content", MAX_CLAIM_CHARS
+        ),
+        claim_key=None
+        if key is None
+        else _structured_text(key, f"{where}.claim_key", MAX_KEY_CHARS),
+        kind=kind,
+        confidence=_structured_unit(_field(item, "confidence"), f"{where}.confidence", 1.0),
+        importance=_structured_unit(_field(item, "importance"), f"{where}.importance", 0.5),
+    )
+
+
+def _parse_aspect(item: object, n: int) -> StructuredAspect:
+    where = f"aspects[{n}]"
+    if not isinstance(item, Mapping):
+        raise _structured_error(f"{where} must be an object")
+    claims = _items(item, "claims", MAX_CLAIMS_PER_ASPECT, "attributes")
+    raw_type = _field(item, "entity_type", "entityType", "type")
+    return StructuredAspect(
+        entity=_structured_text(
+            _field(item, "entity", "entity_name", "entityName"), f"{where}.entity", MAX_NAME_CHARS
+        ),
+        name=_structured_text(_field(item, "name", "aspect"), f"{where}.name", MAX_ASPECT_CHARS),
+        entity_type=None if raw_type is None else _structured_type(raw_type, where),
+        claims=tuple(_parse_claim(c, f"{where}.claims[{i}]") for i, c in enumerate(claims)),
+    )
+
+
+def parse_structured(raw: Mapping[str, Any] | None) -> StructuredPayload | None:
+    """A remember request's `structured` block, validated (InvalidInput, nothing written).
+
+    `entities`: names or `{name, type, description, aliases}`; `aspects`: `{entity, name,
+    entity_type?, claims: [text | {content, claim_key, kind, confidence, importance}]}`;
+    `hints`: up to 10 texts. Unknown keys are ignored; an empty block is None.
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise _structured_error("must be an object")
+    entities = _items(raw, "entities", MAX_STRUCTURED_ENTITIES)
+    aspects = _items(raw, "aspects", MAX_STRUCTURED_ASPECTS)
+    hints = _items(raw, "hints", MAX_STRUCTURED_HINTS)
+    payload = StructuredPayload(
+        entities=tuple(_parse_entity(e, n) for n, e in enumerate(entities)),
+        aspects=tuple(_parse_aspect(a, n) for n, a in enumerate(aspects)),
+        hints=tuple(
+            _structured_text(h, f"hints[{n}]", MAX_HINT_CHARS) for n, h in enumerate(hints)
+        ),
+    )
+    return None if payload.empty else payload

@@ -35,6 +35,7 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
+from signet_desktop.service.knowledge import KnowledgeService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.memory_md import MemoryMdService
 from signet_desktop.service.memory_md_worker import MemoryMdWorker
@@ -223,4 +224,5 @@ def build_service(
         documents=documents,
         retention=retention_,
         connectors=connectors_,
+        knowledge=KnowledgeService(db, bus),
     )

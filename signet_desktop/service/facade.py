@@ -39,6 +39,7 @@ from signet_desktop.service.events import EventBus
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
+from signet_desktop.service.knowledge import KnowledgeService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.memory_md import MemoryMdService
 from signet_desktop.service.pipeline import PipelineService
@@ -100,6 +101,7 @@ class SignetService:
         documents: DocumentService | None = None,
         retention: RetentionService | None = None,
         connectors: ConnectorService | None = None,
+        knowledge: KnowledgeService | None = None,
         dreaming: DreamingService | None = None,
     ) -> None:
         self._db = db
@@ -146,6 +148,7 @@ class SignetService:
         )
         self.retention = retention or RetentionService(db, events=events, status=status.set)
         self.connectors = connectors or ConnectorService(db, self.documents)
+        self.knowledge = knowledge or KnowledgeService(db, events)
         self.dreaming = dreaming or build_dreaming(
             db, DreamingConfig(), workspace=root, events=events
         )

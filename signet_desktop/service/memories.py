@@ -20,6 +20,7 @@ from signet_desktop.domain.events import (
     MemoryRecovered,
     MemoryUpdated,
 )
+from signet_desktop.domain.knowledge import KnowledgeChanged, StructuredOutcome, StructuredPayload
 from signet_desktop.domain.memory import (
     DEFAULT_AGENT_ID,
     RECOVERY_WINDOW_DAYS,
@@ -39,6 +40,7 @@ from signet_desktop.service import memory_batches as batches
 from signet_desktop.service import memory_rules as rules
 from signet_desktop.service.mention_linking import link_mentions
 from signet_desktop.service.ports import MemoryVectors
+from signet_desktop.service.structured_remember import apply_structured
 from signet_desktop.service.vector_batches import VectorFollow
 from signet_desktop.storage import history, memories, mentions
 from signet_desktop.storage.connect import Connection
@@ -71,6 +73,9 @@ class RememberRequest:
     # Signet's `critical:` / `[tags]:` shorthand is for what a person or agent types; text
     # taken from a source (document chunks, imports) is stored as it is.
     parse_prefixes: bool = True
+    # A validated `structured` block (domain/knowledge.py: parse_structured), applied in the
+    # memory's own write transaction (service/structured_remember.py); not on a dedupe.
+    structured: StructuredPayload | None = None
 
 
 # What a remember did about the memory's vector (`vectorStatus` on the wire).
@@ -90,6 +95,7 @@ class RememberOutcome:
     deduped: bool
     embedded: bool
     vector: str = VECTOR_NONE
+    structured: StructuredOutcome | None = None  # set when a structured block was applied
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +162,7 @@ class MemoryService:
         if existing:
             return _deduped(existing)
         if self._follow is not None:
-            outcome = self._write_many([new], actor)[0]
+            outcome = self._write_many([new], actor, structured=[request.structured])[0]
             if not outcome.deduped:
                 self._follow.follow([outcome.memory])
             return outcome
@@ -167,13 +173,15 @@ class MemoryService:
             if existing:
                 return _deduped(existing)
             memory = self._insert(conn, memory_id, new, actor)
+            applied = self._structured(conn, memory, request.structured, actor)
             embedded = self._vectors.attach(conn, memory, prepared) if self._vectors else False
         self._publish_created([memory], embedded=embedded)
+        self._publish_knowledge(memory, applied)
         if self._vectors is None:
             vector = VECTOR_NONE
         else:
             vector = VECTOR_STORED if embedded else VECTOR_QUEUED
-        return RememberOutcome(memory, deduped=False, embedded=embedded, vector=vector)
+        return RememberOutcome(memory, False, embedded, vector, applied)
 
     def remember_many(
         self, requests: Sequence[RememberRequest], actor: Actor
@@ -198,7 +206,12 @@ class MemoryService:
             return [self.remember(request, actor) for request in requests]
         outcomes: list[RememberOutcome] = []
         for start in range(0, len(news), BULK_CHUNK):
-            chunk = self._write_many(news[start : start + BULK_CHUNK], actor, publish=False)
+            chunk = self._write_many(
+                news[start : start + BULK_CHUNK],
+                actor,
+                publish=False,
+                structured=[r.structured for r in requests[start : start + BULK_CHUNK]],
+            )
             created = [o.memory for o in chunk if not o.deduped]
             done = self._follow.store_now(created)
             self._publish_created([m for m in created if m.id in done], embedded=True)
@@ -207,23 +220,49 @@ class MemoryService:
         return outcomes
 
     def _write_many(
-        self, news: Sequence[NewMemory], actor: Actor, *, publish: bool = True
+        self,
+        news: Sequence[NewMemory],
+        actor: Actor,
+        *,
+        publish: bool = True,
+        structured: Sequence[StructuredPayload | None] = (),
     ) -> list[RememberOutcome]:
-        """Commit memories without vectors in one transaction (each deduped inside it)."""
+        """Commit memories without vectors in one transaction (each deduped inside it);
+        `structured[i]`, when given, is applied with `news[i]`."""
         outcomes: list[RememberOutcome] = []
         with self._db.write() as conn:
-            for new in news:
+            for n, new in enumerate(news):
                 existing = memories.find_duplicate(conn, new)
                 if existing:
                     outcomes.append(_deduped(existing))
                     continue
                 memory = self._insert(conn, str(uuid.uuid4()), new, actor)
-                outcomes.append(
-                    RememberOutcome(memory, deduped=False, embedded=False, vector=VECTOR_PENDING)
-                )
+                payload = structured[n] if n < len(structured) else None
+                applied = self._structured(conn, memory, payload, actor)
+                outcomes.append(RememberOutcome(memory, False, False, VECTOR_PENDING, applied))
         if publish:
             self._publish_created([o.memory for o in outcomes if not o.deduped], embedded=False)
+        for outcome in outcomes:
+            self._publish_knowledge(outcome.memory, outcome.structured)
         return outcomes
+
+    @staticmethod
+    def _structured(
+        conn: Connection, memory: Memory, payload: StructuredPayload | None, actor: Actor
+    ) -> StructuredOutcome | None:
+        """The narrow hook for structured payloads (service/structured_remember.py)."""
+        return None if payload is None else apply_structured(conn, memory, payload, actor)
+
+    def _publish_knowledge(self, memory: Memory, applied: StructuredOutcome | None) -> None:
+        if applied is not None and applied.entity_ids:
+            self._events.publish(
+                KnowledgeChanged(
+                    agent_id=memory.agent_id,
+                    operation="structured_remember",
+                    entity_ids=applied.entity_ids,
+                    memory_id=memory.id,
+                )
+            )
 
     def _insert(self, conn: Connection, memory_id: str, new: NewMemory, actor: Actor) -> Memory:
         memories.insert_memory(conn, memory_id, new, actor=actor.changed_by, embedding_model=None)

@@ -24,6 +24,8 @@ from pydantic import (
 )
 
 from signet_desktop.api.http.unknown_fields import note_unknown
+from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.knowledge import parse_structured
 from signet_desktop.domain.memory import MemoryPatch
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
 from signet_desktop.domain.scope import AGENT_ID_PATTERN
@@ -180,6 +182,15 @@ PROVENANCE_FIELDS = (
 )  # fmt: skip
 
 
+def _valid_structured(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A `structured` block the core accepts (the core's message on a 422)."""
+    try:
+        parse_structured(value)
+    except InvalidInput as exc:
+        raise ValueError(exc.message) from None
+    return value
+
+
 class RememberBody(Body):
     """POST /api/memory/remember (and /api/memory/save, /api/hook/remember)."""
 
@@ -219,7 +230,9 @@ class RememberBody(Body):
     )
     agent_id: str | None = _agent_field()
     metadata: dict[str, Any] | None = None
-    structured: dict[str, Any] | None = None  # accepted, not applied (structured_applied false)
+    # {entities, aspects, hints}: validated here (a bad block is a 422 and nothing is
+    # written), applied with the memory (service/structured_remember.py).
+    structured: Annotated[dict[str, Any] | None, AfterValidator(_valid_structured)] = None
 
     def to_request(self, agent_id: str) -> RememberRequest:
         """The core's remember request for this agent."""
@@ -245,6 +258,7 @@ class RememberBody(Body):
             session_id=self.session_id,
             created_at=self.created_at,
             metadata=metadata,
+            structured=parse_structured(self.structured),
         )
 
 
