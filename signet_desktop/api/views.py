@@ -29,6 +29,7 @@ from signet_desktop.domain.recall import (
     RecallResult,
     TranscriptExcerpt,
 )
+from signet_desktop.domain.traversal import TraversalSummary
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.tracker import Coverage
 from signet_desktop.embedding.vectors import ResyncReport
@@ -287,7 +288,22 @@ def error_details_json(code: str, details: Mapping[str, Any]) -> dict[str, Any]:
 def _channel(evidence: ChannelEvidence | None) -> dict[str, Any] | None:
     if evidence is None:
         return None
-    return {"score": round(evidence.score, SCORE_DIGITS), "rank": evidence.rank}
+    body: dict[str, Any] = {"score": round(evidence.score, SCORE_DIGITS), "rank": evidence.rank}
+    if evidence.path:  # the traversal channel: the graph path that reached the memory
+        body["path"] = [{"kind": s.kind, "id": s.id, "name": s.name} for s in evidence.path]
+    return body
+
+
+def traversal_json(summary: TraversalSummary) -> dict[str, Any]:
+    """`meta.traversal`: whether the walk was partial (and why), its focal entities, paths."""
+    return {
+        "partial": summary.partial,
+        "reasons": list(summary.reasons),
+        "focalEntities": [
+            {"id": e.id, "name": e.name, "mentions": e.mentions} for e in summary.focal_entities
+        ],
+        "paths": summary.paths,
+    }
 
 
 def _context(evidence: ContextEvidence | None) -> dict[str, Any] | None:
@@ -380,6 +396,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                     for stage in result.timings
                 ],
             },
+            **({"traversal": traversal_json(result.traversal)} if result.traversal else {}),
         },
     }
 

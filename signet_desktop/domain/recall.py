@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Memory
+from signet_desktop.domain.traversal import PathStep, TraversalSummary
 
 MAX_RECALL_LIMIT = 100
 # What a person calls a channel (`source`, `method`, the UI); any other channel is its own name.
@@ -51,11 +52,16 @@ class RecallQuery:
 
 @dataclass(frozen=True, slots=True)
 class ChannelEvidence:
-    """How one channel saw a memory: normalised score in [0, 1], raw score and 1-based rank."""
+    """How one channel saw a memory: normalised score in [0, 1], raw score and 1-based rank.
+
+    `path`: for the `traversal` channel, the graph path that reached the memory (its focal
+    entity first); empty for every other channel.
+    """
 
     score: float
     rank: int
     raw: float
+    path: tuple[PathStep, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,3 +168,4 @@ class RecallResult:
     vector_index: str | None = None
     notes: tuple[str, ...] = ()  # why a channel was skipped or partial, for meta.notes
     excerpts: tuple[TranscriptExcerpt, ...] = ()  # expand: true only
+    traversal: TraversalSummary | None = None  # what the traversal channel did (meta.traversal)

@@ -23,6 +23,7 @@ from signet_desktop.recall.channels import (
     StageClock,
 )
 from signet_desktop.recall.context import ContextWeights, apply_context
+from signet_desktop.recall.flat_share import DEFAULT_FLAT_SHARE, final_order
 from signet_desktop.recall.fusion import (
     DEFAULT_ALPHA,
     DEFAULT_SINGLE,
@@ -36,6 +37,7 @@ from signet_desktop.recall.fusion import (
 from signet_desktop.recall.lexical import LEXICAL_TOP_K, LexicalChannel
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.stages import PostFusionStage
+from signet_desktop.recall.traversal import TraversalOutcome
 from signet_desktop.recall.vector import SEMANTIC_TOP_K, SemanticChannel, UnconfiguredSemantic
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
@@ -97,6 +99,7 @@ class RecallEngine:
         context: ContextWeights | None = None,
         depth: int = DEFAULT_CANDIDATE_DEPTH,
         stages: Sequence[PostFusionStage] = (),
+        flat_share: float = DEFAULT_FLAT_SHARE,
     ) -> None:
         if channels is not None and semantic is not None:
             raise ValueError("pass `semantic` or `channels`, not both")
@@ -112,6 +115,9 @@ class RecallEngine:
         self._context = context or ContextWeights()
         self._depth = depth
         self._stages = tuple(stages)
+        if not 0.0 <= flat_share <= 1.0:
+            raise ValueError("flat_share must be within [0, 1]")
+        self._flat_share = flat_share
         stage_names = [stage.name for stage in self._stages]
         if len(set(stage_names)) != len(stage_names):
             raise ValueError("every post-fusion stage needs its own name")
@@ -161,6 +167,13 @@ class RecallEngine:
             if fused and (query.stages is None or stage.name in query.stages):
                 with clock.stage(stage.name):
                     fused = stage.apply(conn, request, fused, clock)
+        threshold = self._min_score if query.min_score is None else query.min_score
+        fused = final_order(
+            [h for h in fused if h.score >= threshold],
+            limit=query.limit,
+            top_k=self._depth,
+            share=self._flat_share,
+        )
         method = _method([name for name, o in outcomes.items() if o.available], requested)
         notes = tuple(o.note for o in outcomes.values() if o.note)
         return self._result(query, clock, fused, method, outcomes, notes, conn)
@@ -199,6 +212,9 @@ class RecallEngine:
             searched_window=coverage.searched_window if coverage else None,
             vector_index=coverage.index if coverage else None,
             notes=notes,
+            traversal=next(
+                (o.summary for o in outcomes.values() if isinstance(o, TraversalOutcome)), None
+            ),
         )
 
 

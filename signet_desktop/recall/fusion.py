@@ -28,6 +28,17 @@ above. Active channels whose weights are all 0 weigh equally. With the two chann
 `channel_weights(alpha)` = {semantic: alpha, lexical: 1 - alpha} this is exactly
 `alpha * semantic + (1 - alpha) * lexical` (the two weights already sum to 1).
 
+**Augmenting channels** (`traversal`, `hint`: the graph and prospective hints) do not blend
+linearly: they add to the flat blend of the other (*anchored*) channels, never taking from a
+memory they did not return, so a query they match nothing for ranks exactly as without them:
+
+    s = s_flat + w[c] * score[c] * (1 - s_flat)       for each augmenting channel c that saw it
+
+(`w[c]` capped at 1, so s stays within [0, 1]). A memory only augmenting channels saw (a
+*solo* hit) gets the flat blend of the stand-ins as `s_flat`, and a hint-only hit is capped at
+HINT_ONLY_CAP (Signet's 0.75); the traversal-only cap depends on the final cut (`recall/
+flat_share.py`). When no anchored channel is active, augmenting channels blend like any other.
+
 `source` names who saw a memory: `hybrid` (two or more channels), else that one channel's
 label (`keyword`, `vector`, or a newer channel's own name). Evidence is kept exactly as each
 channel reported it; stand-ins never appear as evidence. The defaults are what measured best
@@ -55,13 +66,35 @@ SingleChannelRule = Literal["raw", "zero", "floor"]
 DEFAULT_ALPHA = 0.5
 DEFAULT_SINGLE: SingleChannelRule = "floor"
 HYBRID = "hybrid"
+# Augmenting channels' weights: how far full evidence moves a score towards 1 (see above).
+# Conservative, not tuned on LoCoMo (docs/RECALL.md, "Graph-aware recall").
+TRAVERSAL_WEIGHT = 0.2
+HINT_WEIGHT = 0.3
+AUGMENTING = frozenset({"traversal", "hint"})
+HINT_ONLY_CAP = 0.75
+ANCHORED = frozenset({"lexical", "semantic"})
 
 
 def channel_weights(alpha: float = DEFAULT_ALPHA) -> dict[str, float]:
     """Every channel's fusion weight; `alpha` (search.alpha) is the semantic channel's share."""
     if not 0.0 <= alpha <= 1.0:
         raise ValueError("alpha must be within [0, 1]")
-    return {"lexical": 1 - alpha, "semantic": alpha}
+    return {
+        "lexical": 1 - alpha,
+        "semantic": alpha,
+        "traversal": TRAVERSAL_WEIGHT,
+        "hint": HINT_WEIGHT,
+    }
+
+
+def is_solo(hit: FusedHit, channel: str) -> bool:
+    """Only `channel` saw this memory (no anchored evidence)."""
+    return set(hit.channels) == {channel}
+
+
+def is_anchored(hit: FusedHit) -> bool:
+    """A lexical or semantic channel returned this memory."""
+    return any(name in ANCHORED for name in hit.channels)
 
 
 class ChannelHit(Protocol):
@@ -141,27 +174,47 @@ def fuse(
     seen = {name: {h.memory_id: h.evidence for h in hits} for name, hits in channels.items()}
     ran = () if ran is None else ran
     active = tuple(name for name, found in seen.items() if found or name in ran)
-    stand_in = {
-        name: _stand_in(seen[name], single, depth) if seen[name] else 0.0 for name in active
-    }
+    flat = tuple(name for name in active if name not in AUGMENTING) or active
+    extra = tuple(name for name in active if name not in flat)
+    stand_in = {name: _stand_in(seen[name], single, depth) if seen[name] else 0.0 for name in flat}
     shares: dict[tuple[str, ...], dict[str, float]] = {}  # by the channels blended
     fused: list[FusedHit] = []
     for memory_id in {memory_id for name in active for memory_id in seen[name]}:
         evidence = {name: seen[name][memory_id] for name in active if memory_id in seen[name]}
-        names = active if single != "raw" else tuple(evidence)
-        if len(names) == 1:
-            score = evidence[names[0]].score  # nothing to blend with: the score as reported
-        else:
-            if names not in shares:
-                shares[names] = _shares(names, weights)
-            score = 0.0
-            for name, share in shares[names].items():
-                found = evidence.get(name)
-                score += share * (found.score if found is not None else stand_in[name])
+        names = flat if single != "raw" else tuple(n for n in evidence if n in flat)
+        score = _blend(names, evidence, stand_in, weights, shares)
+        for name in extra:
+            found = evidence.get(name)
+            if found is not None:
+                score += min(1.0, weights[name]) * found.score * (1.0 - score)
+        if extra and set(evidence) == {"hint"}:
+            score = min(score, HINT_ONLY_CAP)
         source = source_of(evidence)
         fused.append(FusedHit(memory_id, score, source, MappingProxyType(evidence)))
     fused.sort(key=order_key)
     return fused
+
+
+def _blend(
+    names: tuple[str, ...],
+    evidence: Mapping[str, ChannelEvidence],
+    stand_in: Mapping[str, float],
+    weights: Mapping[str, float],
+    shares: dict[tuple[str, ...], dict[str, float]],
+) -> float:
+    """The linear blend over `names` (evidence, else each channel's stand-in)."""
+    if not names:
+        return 0.0
+    if len(names) == 1:
+        found = evidence.get(names[0])  # nothing to blend with: the score as reported
+        return found.score if found is not None else stand_in[names[0]]
+    if names not in shares:
+        shares[names] = _shares(names, weights)
+    score = 0.0
+    for name, share in shares[names].items():
+        found = evidence.get(name)
+        score += share * (found.score if found is not None else stand_in[name])
+    return score
 
 
 def order_key(hit: FusedHit) -> tuple[float, int, str]:

@@ -49,6 +49,16 @@ def adjusted(hit: FusedHit, stage: str, factor: float, reason: str) -> FusedHit:
     )
 
 
+def scored(hit: FusedHit, stage: str, score: float, reason: str) -> FusedHit:
+    """`hit` with a new score; the adjustment records the factor new / old."""
+    factor = score / hit.score if hit.score else 1.0
+    return replace(
+        hit,
+        score=score,
+        adjustments=(*hit.adjustments, HitAdjustment(stage, factor, reason)),
+    )
+
+
 def resorted(hits: list[FusedHit]) -> list[FusedHit]:
     """Best first again after a stage changed scores (same tie rule as fusion)."""
     return sorted(hits, key=order_key)

@@ -233,8 +233,8 @@ def test_every_channel_starts_before_any_finishes(db: Database) -> None:
 def test_channels_need_unique_names_and_weights(db: Database) -> None:
     with pytest.raises(ValueError, match="own name"):
         RecallEngine(db, channels=(WordChannel("a", "x"), WordChannel("a", "y")), weights={"a": 1})
-    with pytest.raises(ValueError, match="no fusion weight for channel 'hint'"):
-        RecallEngine(db, channels=(LexicalChannel(), WordChannel("hint", "x")))
+    with pytest.raises(ValueError, match="no fusion weight for channel 'unweighted'"):
+        RecallEngine(db, channels=(LexicalChannel(), WordChannel("unweighted", "x")))
     with pytest.raises(ValueError, match="alpha"):
         RecallEngine(db, alpha=1.5)
 

@@ -129,36 +129,36 @@ def test_three_channels_blend_with_weights_renormalised_over_active_channels() -
     channels = {
         "lexical": hits(("a", 1.0), ("b", 0.5)),
         "semantic": hits(("b", 0.8), ("c", 0.6)),
-        "hint": hits(("c", 1.0)),
+        "extra": hits(("c", 1.0)),
     }
-    weights = {"lexical": 0.2, "semantic": 0.6, "hint": 0.2}
+    weights = {"lexical": 0.2, "semantic": 0.6, "extra": 0.2}
     fused = {h.memory_id: h for h in fuse(channels, weights, single="zero")}
     assert fused["b"].score == pytest.approx(0.2 * 0.5 + 0.6 * 0.8)
     assert fused["c"].score == pytest.approx(0.6 * 0.6 + 0.2 * 1.0)
-    assert fused["c"].source == "hybrid" and list(fused["c"].channels) == ["semantic", "hint"]
-    # The hint channel returned nothing: the other two share its weight.
-    quiet = {h.memory_id: h for h in fuse({**channels, "hint": []}, weights, single="zero")}
+    assert fused["c"].source == "hybrid" and list(fused["c"].channels) == ["semantic", "extra"]
+    # The extra channel returned nothing: the other two share its weight.
+    quiet = {h.memory_id: h for h in fuse({**channels, "extra": []}, weights, single="zero")}
     assert quiet["b"].score == pytest.approx((0.2 * 0.5 + 0.6 * 0.8) / 0.8)
     assert quiet["c"].source == "vector"
 
 
 def test_raw_rule_blends_only_the_channels_that_saw_a_memory() -> None:
-    channels = {"lexical": hits(("a", 1.0)), "semantic": hits(("a", 0.5)), "hint": hits(("b", 1))}
-    weights = {"lexical": 0.25, "semantic": 0.5, "hint": 0.25}
+    channels = {"lexical": hits(("a", 1.0)), "semantic": hits(("a", 0.5)), "extra": hits(("b", 1))}
+    weights = {"lexical": 0.25, "semantic": 0.5, "extra": 0.25}
     fused = {h.memory_id: h for h in fuse(channels, weights, single="raw")}
     assert fused["a"].score == pytest.approx((0.25 * 1.0 + 0.5 * 0.5) / 0.75)
-    assert fused["b"].score == 1.0 and fused["b"].source == "hint"
+    assert fused["b"].score == 1.0 and fused["b"].source == "extra"
 
 
 def test_zero_weights_weigh_equally_and_bad_weights_are_refused() -> None:
-    channels = {"lexical": hits(("a", 1.0)), "hint": hits(("a", 0.5))}
-    [hit] = fuse(channels, {"lexical": 0.0, "hint": 0.0}, single="zero")
+    channels = {"lexical": hits(("a", 1.0)), "extra": hits(("a", 0.5))}
+    [hit] = fuse(channels, {"lexical": 0.0, "extra": 0.0}, single="zero")
     assert hit.score == pytest.approx(0.75)
-    with pytest.raises(ValueError, match="no fusion weight for channel 'hint'"):
+    with pytest.raises(ValueError, match="no fusion weight for channel 'extra'"):
         fuse(channels, {"lexical": 1.0})
     for bad in (-0.1, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="finite and >= 0"):
-            fuse(channels, {"lexical": 1.0, "hint": bad})
+            fuse(channels, {"lexical": 1.0, "extra": bad})
 
 
 def test_source_names_who_saw_a_memory() -> None:

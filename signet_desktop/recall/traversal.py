@@ -1,0 +1,243 @@
+"""The traversal channel: memories the knowledge graph connects to the entities a query names.
+
+Focal entities are the agent's active entities (names or aliases, `canonical_entity_name`)
+that the query names: its proper-noun phrases (`graph/mentions.py: candidates`, the longest
+match wins) and its lower-case words (for single-word names such as `postgres`). Another
+agent's entities are never looked up: every read is scoped to the query's agent. From them
+`graph/traversal.py` walks aspects, claims, mentions and dependency hops within the bounds;
+the reached memories are joined to live rows through the same filter fragments as the other
+channels, so scope, deletion and filters hold exactly as for BM25.
+
+Score in [0, 1], Signet's rule with our calibrated cosine:
+
+    score = 0.7 * calibrated(cosine(query, memory)) + 0.3 * importance   (the memory has a vector)
+    score = 0.7 * path_weight * 0.8 ** hops         + 0.3 * importance   (no query vector or none)
+
+The query vector is the one the semantic channel made (`recall/query_vectors.py`: peeked,
+never embedded twice, never waited for). `path_weight` is the product of the edge strengths
+times the claim's confidence (1 for a mention). Evidence carries the path; a walk cut short
+by its time budget or a bound says so in the outcome's note ("traversal partial: ..."), never
+as an error. No focal entity: the channel did not apply (unavailable, no note), and recall is
+the flat hybrid exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from signet_desktop.domain.entities import canonical_entity_name
+from signet_desktop.domain.recall import ChannelEvidence
+from signet_desktop.domain.traversal import (
+    GraphAspect,
+    GraphClaim,
+    GraphEdge,
+    GraphEntity,
+    TraversalSummary,
+)
+from signet_desktop.embedding.generations import Generation
+from signet_desktop.graph.mentions import candidates
+from signet_desktop.graph.traversal import Reached, TraversalBounds, walk
+from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
+from signet_desktop.recall.filters import filter_sql
+from signet_desktop.recall.query_vectors import RecentQueryVectors
+from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.recall.vector import SemanticChannel, calibrated
+from signet_desktop.storage import traversal_reads as reads
+from signet_desktop.storage.connect import Connection
+
+MAX_FOCAL_ENTITIES = 8
+COSINE_SHARE = 0.7
+IMPORTANCE_SHARE = 0.3
+HOP_DECAY = 0.8
+_WORD = re.compile(r"[^\W_][\w.+#&'-]*[\w+#]|[^\W_]", re.UNICODE)
+
+CANDIDATES = """
+SELECT m.id AS id, m.importance AS importance, e.vector AS vector
+FROM memories m
+LEFT JOIN embeddings e ON e.source_type = 'memory' AND e.source_id = m.id
+    AND e.generation_id = :generation_id AND e.content_hash = m.content_hash
+WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {filters}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TraversalHit:
+    """A memory the graph reached, with its traversal evidence (path included)."""
+
+    memory_id: str
+    evidence: ChannelEvidence
+
+
+@dataclass(frozen=True, slots=True)
+class TraversalOutcome(ChannelOutcome):
+    """The channel's outcome plus what the walk did (`meta.traversal`)."""
+
+    summary: TraversalSummary | None = None
+
+
+def focal_names(text: str) -> list[str]:
+    """Canonical names a query may mean: its proper-noun phrases, then its lower-case words."""
+    names = [c.canonical for c in candidates(text)]
+    lower = " ".join(w for w in _WORD.findall(text) if w == w.lower())
+    names += [canonical_entity_name(word) for word in query_tokens(lower)]
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def focal_entities(
+    conn: Connection, agent_id: str, text: str, limit: int = MAX_FOCAL_ENTITIES
+) -> list[GraphEntity]:
+    """The agent's active entities the query names (longest phrase first), at most `limit`."""
+    names = focal_names(text)
+    if not names:
+        return []
+    found = reads.entities_named(conn, agent_id, names, limit)
+    ordered = [found[name] for name in names if name in found]
+    return list({entity.id: entity for entity in ordered}.values())[:limit]
+
+
+class ConnectionReader:
+    """`graph.traversal.GraphReader` over one connection, scoped to one agent."""
+
+    def __init__(self, conn: Connection, agent_id: str) -> None:
+        self._conn = conn
+        self._agent = agent_id
+
+    def aspects(self, entity_id: str, limit: int) -> Sequence[GraphAspect]:
+        return reads.aspects_of(self._conn, self._agent, entity_id, limit)
+
+    def claims(
+        self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
+    ) -> Sequence[GraphClaim]:
+        return reads.claims_of(self._conn, self._agent, aspect_ids, per_aspect, min_confidence)
+
+    def edges(
+        self, entity_id: str, min_strength: float, min_confidence: float, limit: int
+    ) -> Sequence[GraphEdge]:
+        return reads.dependencies_of(
+            self._conn,
+            self._agent,
+            entity_id,
+            min_strength=min_strength,
+            min_confidence=min_confidence,
+            limit=limit,
+        )
+
+    def mentioned_in(self, entity_id: str, limit: int) -> Sequence[str]:
+        return reads.mentioned_in(self._conn, self._agent, entity_id, limit)
+
+
+def path_score(found: Reached, importance: float) -> float:
+    """The score without a vector: the path's weight, decayed per hop, and importance."""
+    return COSINE_SHARE * found.weight * HOP_DECAY**found.hops + IMPORTANCE_SHARE * importance
+
+
+def vector_score(cosine: float, importance: float) -> float:
+    """Signet's traversal score with the semantic channel's calibrated cosine."""
+    return COSINE_SHARE * calibrated(cosine) + IMPORTANCE_SHARE * importance
+
+
+class TraversalChannel:
+    """The `traversal` channel (see the module docstring)."""
+
+    name = "traversal"
+
+    def __init__(
+        self,
+        bounds: TraversalBounds | None = None,
+        *,
+        semantic: SemanticChannel | None = None,
+        vectors: RecentQueryVectors | None = None,
+    ) -> None:
+        self.bounds = bounds or TraversalBounds()
+        self._semantic = semantic
+        self._vectors = vectors
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        """Resolve the focal entities now (one indexed lookup); walk in `finish`."""
+        focal = focal_entities(conn, request.agent_id, request.text)
+        if not focal:
+            empty = TraversalOutcome((), available=False)
+            return lambda clock: empty
+
+        def finish(clock: StageClock) -> ChannelOutcome:
+            with clock.stage(self.name):
+                return self._run(conn, request, focal)
+
+        return finish
+
+    def _run(
+        self, conn: Connection, request: ChannelRequest, focal: list[GraphEntity]
+    ) -> TraversalOutcome:
+        walked = walk(ConnectionReader(conn, request.agent_id), focal, self.bounds)
+        generation, query = self._query_vector(conn, request.text)
+        rows = self._rows(conn, request, list(walked.reached), generation)
+        scored: list[tuple[float, str, float]] = []
+        for memory_id, importance, vector in rows:
+            found = walked.reached[memory_id]
+            if query is not None and vector is not None and len(vector) == len(query):
+                cosine = float(vector @ query)
+                scored.append((vector_score(cosine, importance), memory_id, cosine))
+            else:
+                scored.append((path_score(found, importance), memory_id, found.weight))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        hits = [
+            TraversalHit(
+                memory_id,
+                ChannelEvidence(
+                    score=min(1.0, max(0.0, score)),
+                    rank=rank,
+                    raw=raw,
+                    path=walked.reached[memory_id].path,
+                ),
+            )
+            for rank, (score, memory_id, raw) in enumerate(scored[: request.k], start=1)
+        ]
+        summary = TraversalSummary(
+            partial=walked.partial,
+            focal_entities=tuple(focal),
+            paths=len(walked.reached),
+            reasons=tuple(walked.reasons),
+        )
+        note = f"traversal partial: {'; '.join(walked.reasons)}" if walked.partial else None
+        return TraversalOutcome(hits, note=note, summary=summary)
+
+    def _query_vector(
+        self, conn: Connection, text: str
+    ) -> tuple[Generation | None, npt.NDArray[np.float32] | None]:
+        if self._semantic is None or self._vectors is None:
+            return None, None
+        query = self._vectors.peek(text)
+        if query is None:
+            return None, None
+        generation = self._semantic.generation(conn)
+        return (generation, query) if isinstance(generation, Generation) else (None, None)
+
+    def _rows(
+        self,
+        conn: Connection,
+        request: ChannelRequest,
+        ids: list[str],
+        generation: Generation | None,
+    ) -> list[tuple[str, float, npt.NDArray[np.float32] | None]]:
+        """Live memories among `ids` in the query's scope and filters, with their vectors."""
+        if not ids:
+            return []
+        where, params = filter_sql(request.agent_id, request.filters)
+        params = {
+            **params,
+            "ids": json.dumps(ids),
+            "generation_id": generation.id if generation is not None else -1,
+        }
+        seen: dict[str, tuple[str, float, npt.NDArray[np.float32] | None]] = {}
+        for row in conn.execute(CANDIDATES.format(filters=where), params):
+            blob = row["vector"]
+            vector = None if blob is None else np.frombuffer(bytes(blob), dtype=np.float32)
+            seen.setdefault(row["id"], (row["id"], float(row["importance"]), vector))
+        return list(seen.values())

@@ -1,0 +1,229 @@
+"""Read-only graph queries for traversal and the graph-aware recall stages.
+
+Every query is scoped to one agent (the row's `agent_id` and, through joins, the entity's),
+reads active rows only and is bounded by a LIMIT. Nothing here writes: the graph's writers
+are `storage/graph.py` (entities, aspects, claims, dependencies) and `storage/mentions.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+from signet_desktop.domain.traversal import (
+    GraphAspect,
+    GraphClaim,
+    GraphEdge,
+    GraphEntity,
+)
+from signet_desktop.storage.connect import Connection
+
+MAX_NAMES = 512  # canonical names looked up per query (query phrases and words)
+
+ENTITIES_BY_NAME = """
+SELECT e.canonical_name AS name, e.id, e.name AS display, e.mentions, e.created_at, 0 AS via_alias
+FROM entities e
+WHERE e.agent_id = :agent_id AND e.status = 'active'
+  AND e.canonical_name IN (SELECT value FROM json_each(:names))
+UNION ALL
+SELECT a.canonical_alias, e.id, e.name, e.mentions, e.created_at, 1
+FROM entity_aliases a JOIN entities e ON e.id = a.entity_id
+WHERE a.agent_id = :agent_id AND e.agent_id = :agent_id AND e.status = 'active'
+  AND a.canonical_alias IN (SELECT value FROM json_each(:names))
+ORDER BY via_alias, created_at, id
+LIMIT :limit
+"""
+
+ASPECTS = """
+SELECT id, entity_id, name, weight FROM entity_aspects
+WHERE entity_id = :entity_id AND agent_id = :agent_id AND status = 'active'
+ORDER BY weight DESC, id
+LIMIT :limit
+"""
+
+CLAIMS = """
+SELECT id, aspect_id, memory_id, kind, content, confidence FROM (
+    SELECT a.*, ROW_NUMBER() OVER (
+        PARTITION BY a.aspect_id ORDER BY a.confidence DESC, a.importance DESC, a.id
+    ) AS place
+    FROM entity_attributes a
+    WHERE a.aspect_id IN (SELECT value FROM json_each(:aspect_ids))
+      AND a.agent_id = :agent_id AND a.status = 'active' AND a.confidence >= :min_confidence
+)
+WHERE place <= :per_aspect
+ORDER BY aspect_id, place
+"""
+
+EDGES = """
+SELECT d.id, d.dependency_type, d.strength, d.confidence, d.outgoing,
+       e.id AS other_id, e.name AS other_name, e.mentions AS other_mentions
+FROM (
+    SELECT id, target_entity_id AS other, dependency_type, strength, confidence, 1 AS outgoing
+    FROM entity_dependencies
+    WHERE source_entity_id = :entity_id AND agent_id = :agent_id AND status = 'active'
+      AND strength >= :min_strength AND confidence >= :min_confidence
+    UNION ALL
+    SELECT id, source_entity_id, dependency_type, strength, confidence, 0
+    FROM entity_dependencies
+    WHERE target_entity_id = :entity_id AND agent_id = :agent_id AND status = 'active'
+      AND strength >= :min_strength AND confidence >= :min_confidence
+) d
+JOIN entities e ON e.id = d.other
+WHERE e.agent_id = :agent_id AND e.status = 'active'
+ORDER BY d.strength DESC, d.confidence DESC, d.id
+LIMIT :limit
+"""
+
+# The index (entity_id, memory_id) answers this without touching the table: bounded, so a
+# hub entity with 10,000 mentions costs `limit` index entries, not 10,000.
+MENTIONED_IN = """
+SELECT memory_id FROM memory_entity_mentions
+WHERE entity_id = :entity_id AND agent_id = :agent_id
+LIMIT :limit
+"""
+
+LINKED_ENTITIES = """
+SELECT m.memory_id, e.id, e.mentions FROM memory_entity_mentions m
+JOIN entities e ON e.id = m.entity_id
+WHERE m.agent_id = :agent_id AND e.agent_id = :agent_id AND e.status = 'active'
+  AND m.memory_id IN (SELECT value FROM json_each(:memory_ids))
+LIMIT :limit
+"""
+
+ACTIVE_ENTITY_COUNT = """
+SELECT COUNT(*) FROM entities WHERE agent_id = :agent_id AND status = 'active'
+"""
+
+# idx_entities_agent_status (agent_id, status, mentions) gives the order without a sort.
+MENTION_DEGREE_AT = """
+SELECT mentions FROM entities WHERE agent_id = :agent_id AND status = 'active'
+ORDER BY mentions LIMIT 1 OFFSET :offset
+"""
+
+
+def _json(values: Sequence[str]) -> str:
+    return json.dumps(list(values))
+
+
+def entities_named(
+    conn: Connection, agent_id: str, canonical_names: Sequence[str], limit: int
+) -> dict[str, GraphEntity]:
+    """canonical name or alias -> the agent's active entity (a name beats an alias; oldest)."""
+    names = list(dict.fromkeys(canonical_names))[:MAX_NAMES]
+    if not names or limit <= 0:
+        return {}
+    rows = conn.execute(
+        ENTITIES_BY_NAME, {"agent_id": agent_id, "names": _json(names), "limit": 4 * limit}
+    ).fetchall()
+    found: dict[str, GraphEntity] = {}
+    for row in rows:
+        if row["name"] not in found:
+            found[row["name"]] = GraphEntity(row["id"], row["display"], int(row["mentions"]))
+    return found
+
+
+def aspects_of(conn: Connection, agent_id: str, entity_id: str, limit: int) -> list[GraphAspect]:
+    """The entity's active aspects, heaviest first (at most `limit`)."""
+    rows = conn.execute(
+        ASPECTS, {"entity_id": entity_id, "agent_id": agent_id, "limit": limit}
+    ).fetchall()
+    return [GraphAspect(r["id"], r["entity_id"], r["name"], float(r["weight"])) for r in rows]
+
+
+def claims_of(
+    conn: Connection,
+    agent_id: str,
+    aspect_ids: Sequence[str],
+    per_aspect: int,
+    min_confidence: float,
+) -> list[GraphClaim]:
+    """Active claims of these aspects with confidence >= `min_confidence`, `per_aspect` each."""
+    if not aspect_ids or per_aspect <= 0:
+        return []
+    rows = conn.execute(
+        CLAIMS,
+        {
+            "aspect_ids": _json(aspect_ids),
+            "agent_id": agent_id,
+            "min_confidence": min_confidence,
+            "per_aspect": per_aspect,
+        },
+    ).fetchall()
+    return [
+        GraphClaim(
+            r["id"], r["aspect_id"], r["memory_id"], r["kind"], r["content"], float(r["confidence"])
+        )
+        for r in rows
+    ]
+
+
+def dependencies_of(
+    conn: Connection,
+    agent_id: str,
+    entity_id: str,
+    *,
+    min_strength: float,
+    min_confidence: float,
+    limit: int,
+) -> list[GraphEdge]:
+    """Active edges out of and into the entity, strongest first, to active entities only."""
+    rows = conn.execute(
+        EDGES,
+        {
+            "entity_id": entity_id,
+            "agent_id": agent_id,
+            "min_strength": min_strength,
+            "min_confidence": min_confidence,
+            "limit": limit,
+        },
+    ).fetchall()
+    return [
+        GraphEdge(
+            r["id"],
+            entity_id,
+            GraphEntity(r["other_id"], r["other_name"], int(r["other_mentions"])),
+            r["dependency_type"],
+            float(r["strength"]),
+            float(r["confidence"]),
+            bool(r["outgoing"]),
+        )
+        for r in rows
+    ]
+
+
+def mentioned_in(conn: Connection, agent_id: str, entity_id: str, limit: int) -> list[str]:
+    """Ids of memories linked to the entity (at most `limit`; liveness is the caller's join)."""
+    rows = conn.execute(
+        MENTIONED_IN, {"entity_id": entity_id, "agent_id": agent_id, "limit": limit}
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def linked_entities(
+    conn: Connection, agent_id: str, memory_ids: Sequence[str], limit: int = 10_000
+) -> dict[str, dict[str, int]]:
+    """memory id -> {active entity id: its mention degree} for the memories' mention links."""
+    if not memory_ids:
+        return {}
+    rows = conn.execute(
+        LINKED_ENTITIES, {"agent_id": agent_id, "memory_ids": _json(memory_ids), "limit": limit}
+    ).fetchall()
+    linked: dict[str, dict[str, int]] = {}
+    for memory_id, entity_id, mentions in rows:
+        linked.setdefault(str(memory_id), {})[str(entity_id)] = int(mentions)
+    return linked
+
+
+def mention_degree_percentile(conn: Connection, agent_id: str, pct: float) -> int | None:
+    """The agent's `pct` percentile (0-100, nearest rank) of active entities' mention degree."""
+    count = int(conn.execute(ACTIVE_ENTITY_COUNT, {"agent_id": agent_id}).fetchone()[0])
+    if not count:
+        return None
+    offset = min(count - 1, max(0, round(pct / 100 * (count - 1))))
+    row = conn.execute(MENTION_DEGREE_AT, {"agent_id": agent_id, "offset": offset}).fetchone()
+    return None if row is None else int(row[0])
+
+
+def by_id(entities: Mapping[str, GraphEntity]) -> dict[str, GraphEntity]:
+    """The distinct entities of a name map, by id, in first-seen order."""
+    return {entity.id: entity for entity in entities.values()}
