@@ -177,6 +177,7 @@ class DependencyRow:
     text: str  # `depends_on → Postgres`
     strength: float
     meta: str
+    link_type: str = ""
 
 
 def dependency_rows(detail: EntityDetail) -> list[DependencyRow]:
@@ -195,13 +196,21 @@ def _dependency_row(link: Dependency, direction: str) -> DependencyRow:
     else:
         other_id, other = link.source_entity_id, link.source_name or short(link.source_entity_id)
         text = f"{other} → {link.dependency_type}"
-    meta = [f"strength {link.strength:.2f}", f"confidence {link.confidence:.2f}"]
+    meta = [f"confidence {link.confidence:.2f}"]
     if link.status != "active":
         meta.append(link.status)
     if link.reason:
         meta.append(preview(link.reason, 80))
-    return DependencyRow(link.id, direction, other_id, other, text, link.strength,
-                         " · ".join(meta))  # fmt: skip
+    return DependencyRow(
+        link.id,
+        direction,
+        other_id,
+        other,
+        text,
+        link.strength,
+        " · ".join(meta),
+        link.dependency_type,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,7 +226,7 @@ class EntitiesPane(PaneWidget):
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.graph = GraphView()
         self.graph.entity_clicked.connect(self.select_entity)
-        self.links = self._tree("entityLinks", ("", "Link", "Strength", "Details"))
+        self.links = self._tree("entityLinks", ("", "Type", "Entity", "Strength", "Details"))
         self.links.setRootIsDecorated(False)
         self.links.itemActivated.connect(self._open_link)
         self.links_label = QLabel("Links")
@@ -486,13 +486,16 @@ class EntitiesPane(PaneWidget):
         )
         muted = QBrush(QColor(current_theme().muted))
         for row in rows:
-            item = QTreeWidgetItem(["→" if row.direction == "out" else "←", row.text,
-                                    f"{row.strength:.2f}", row.meta])  # fmt: skip
+            arrow = "→" if row.direction == "out" else "←"
+            cells = [arrow, row.link_type, row.other_name, f"{row.strength:.2f}", row.meta]
+            item = QTreeWidgetItem(cells)
             item.setData(0, Qt.ItemDataRole.UserRole, row.other_id)
-            item.setToolTip(1, f"{row.other_name} — Enter or double-click to open")
-            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
-            item.setForeground(3, muted)
+            tip = "this entity → " if row.direction == "out" else "→ this entity from "
+            item.setToolTip(2, f"{row.text} ({tip.strip()}) — Enter or double-click to open")
+            item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight)
+            item.setForeground(4, muted)
             item.setForeground(0, muted)
+            item.setForeground(1, muted)
             self.links.addTopLevelItem(item)
 
     def _fill_claims(self, detail: EntityDetail) -> None:

@@ -54,7 +54,7 @@ def test_links_both_directions_strongest_first() -> None:
         ("out", "redis", "depends_on → REDIS"),
         ("in", "api", "API → calls"),
     ]
-    assert rows[0].meta == "strength 0.90 · confidence 0.80"
+    assert (rows[0].meta, rows[0].link_type) == ("confidence 0.80", "depends_on")
 
 
 def test_mentions_carry_provenance() -> None:

@@ -1,0 +1,586 @@
+"""What the Dreaming pane shows, computed without Qt: the timeline, a pass's detail, quotes.
+
+A pass reads `2026-11-30 03:12 · incremental · completed · 4m 12s · 61k in / 3.2k out ·
+$0.04`; its tool calls `1 search_evidence("billing db")  0.2s`; its operations `✔
+set_claim_value  billing · database = "Postgres 16"`; a cited quote is found in its source's
+canonical text and highlighted there (`highlight_html`), and a transcript quote knows the
+turn it sits in (`turn_of`). Everything is unit-tested without widgets.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from signet_desktop.domain.dreaming import DreamingPass, EvidenceExclusion, ToolCallRecord
+from signet_desktop.domain.ontology import OperationRecord
+from signet_desktop.ui.hit_format import preview
+
+STATUS_CHOICES = (
+    ("All passes", None),
+    ("Completed", "completed"),
+    ("Running", "running"),
+    ("Failed", "failed"),
+    ("Cancelled", "cancelled"),
+)
+MODE_CHOICES = ("incremental", "compact", "incremental-hygiene", "incremental-content")
+# The tone (a theme colour name) of each pass and operation status.
+PASS_TONES = {
+    "completed": "ok",
+    "running": "accent",
+    "failed": "error",
+    "cancelled": "muted",
+    "interrupted": "error",
+}
+OPERATION_MARKS = {"applied": "✔", "proposed": "⏸", "skipped": "–", "failed": "✘"}
+OPERATION_TONES = {"applied": "ok", "proposed": "accent", "skipped": "muted", "failed": "error"}
+ARGUMENT_CHARS = 48
+CONTEXT_CHARS = 280  # characters of source text shown either side of a quote
+TURN_ROLE = re.compile(r"^(user|assistant|system|tool|developer)\s*:", re.MULTILINE)
+
+
+# -- numbers -------------------------------------------------------------------------------
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO timestamp (`Z` or offset; naive read as UTC), None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def stamp(value: str | None) -> str:
+    """`2026-11-30 03:12` in UTC (the text itself when unreadable)."""
+    when = parse_time(value)
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if when else (value or "")
+
+
+def duration_text(seconds: float) -> str:
+    """`0.4s`, `12s`, `4m 12s`, `1h 3m`."""
+    if seconds < 10:
+        return f"{max(seconds, 0):.1f}s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60}s"
+    return f"{whole // 3600}h {whole % 3600 // 60}m"
+
+
+def pass_duration(item: DreamingPass, now: datetime | None = None) -> str:
+    """How long the pass took (a running one: how long so far, `running 1m 3s`)."""
+    start = parse_time(item.started_at)
+    end = parse_time(item.completed_at)
+    if start is None:
+        return ""
+    if end is None:
+        if item.status != "running":
+            return ""
+        return "running " + duration_text(((now or datetime.now(UTC)) - start).total_seconds())
+    return duration_text((end - start).total_seconds())
+
+
+def compact(count: int) -> str:
+    """`950`, `3.2k`, `61k`, `1.2M` tokens."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def tokens_text(item: DreamingPass) -> str:
+    """`61k in / 3.2k out` ("" when the provider was never called)."""
+    usage = item.usage
+    if not usage.input_tokens and not usage.output_tokens:
+        return ""
+    return f"{compact(usage.input_tokens)} in / {compact(usage.output_tokens)} out"
+
+
+def cost_text(cost: float | None) -> str:
+    """`$0.04`, `<$0.01`, `$0.00` for a free local model; "" when unknown."""
+    if cost is None:
+        return ""
+    if 0 < cost < 0.01:
+        return "<$0.01"
+    return f"${cost:.2f}"
+
+
+def mutations_text(item: DreamingPass) -> str:
+    """`3 applied · 1 skipped · 1 failed` (zero counts left out; `no changes`)."""
+    counts = item.mutations
+    parts = [
+        f"{n} {label}"
+        for n, label in (
+            (counts.applied, "applied"),
+            (counts.skipped, "skipped"),
+            (counts.failed, "failed"),
+        )
+        if n
+    ]
+    return " · ".join(parts) if parts else "no changes"
+
+
+# -- the timeline --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PassRow:
+    """One pass of the timeline."""
+
+    pass_id: str
+    title: str  # `2026-11-30 03:12 · incremental`
+    status: str
+    tone: str
+    facts: str  # `4m 12s · 61k in / 3.2k out · $0.04`
+    mutations: str
+    note: str  # the error or the summary, one line
+    took: str = ""  # `4m 12s · $0.04`
+    usage: str = ""  # `61k in / 3.2k out`
+
+
+def pass_status(item: DreamingPass) -> str:
+    """The status, with an interrupted pass (a killed daemon) called that."""
+    if item.status == "failed" and (item.error or "").startswith("interrupted"):
+        return "interrupted"
+    return item.status
+
+
+def pass_row(item: DreamingPass, now: datetime | None = None) -> PassRow:
+    status = pass_status(item)
+    facts = [pass_duration(item, now), tokens_text(item), cost_text(item.usage.cost_usd)]
+    note = item.error if item.status in ("failed", "cancelled") and item.error else item.summary
+    return PassRow(
+        pass_id=item.id,
+        title=f"{stamp(item.started_at)} · {item.mode}",
+        status=status,
+        tone=PASS_TONES.get(status, "muted"),
+        facts=" · ".join(f for f in facts if f),
+        mutations=mutations_text(item),
+        note=preview(note or "", 140),
+        took=" · ".join(f for f in (facts[0], facts[2]) if f),
+        usage=facts[1],
+    )
+
+
+def pass_heading(item: DreamingPass) -> str:
+    """`Pass 2026-11-30 03:12 · incremental · completed`."""
+    return f"Pass {stamp(item.started_at)} · {item.mode} · {pass_status(item)}"
+
+
+def pass_subline(item: DreamingPass, now: datetime | None = None) -> str:
+    """`4m 12s · 61k in / 3.2k out tokens · $0.04 · token-threshold · openai-compatible qwen2.5`."""
+    tokens = tokens_text(item)
+    parts = [
+        pass_duration(item, now),
+        f"{tokens} tokens" if tokens else "",
+        cost_text(item.usage.cost_usd),
+    ]
+    if item.trigger_reason:
+        parts.append(f"trigger {item.trigger_reason}")
+    parts.append(" ".join(p for p in (item.provider, item.model) if p))
+    return " · ".join(p for p in parts if p)
+
+
+def pass_facts(item: DreamingPass) -> list[tuple[str, str]]:
+    """The detail's form: trigger, provider and model, id, summary or error."""
+    rows: list[tuple[str, str]] = [("Trigger", str(item.trigger_reason or "—"))]
+    if item.provider or item.model:
+        rows.append(("Model", " · ".join(p for p in (item.provider, item.model) if p)))
+    rows.append(("Changes", mutations_text(item)))
+    if item.summary:
+        rows.append(("Summary", item.summary))
+    if item.error:
+        rows.append(("Error", item.error))
+    rows.append(("Pass id", item.id))
+    return rows
+
+
+def timeline_counts(passes: Sequence[DreamingPass]) -> str:
+    """`12 passes · 9 completed · 2 failed · 1 running` (zero counts left out)."""
+    counts: dict[str, int] = {}
+    for item in passes:
+        status = pass_status(item)
+        counts[status] = counts.get(status, 0) + 1
+    parts = [f"{len(passes)} pass{'' if len(passes) == 1 else 'es'}"]
+    for status in ("completed", "running", "failed", "interrupted", "cancelled"):
+        if counts.get(status):
+            parts.append(f"{counts[status]} {status}")
+    return " · ".join(parts)
+
+
+# -- tool calls ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRow:
+    """One tool call: its line and, expanded, its arguments and result as JSON."""
+
+    seq: int
+    line: str  # `1 search_evidence("billing db")`
+    took: str  # `0.2s`
+    status: str
+    arguments: str
+    result: str
+
+
+def argument_preview(arguments: Any, chars: int = ARGUMENT_CHARS) -> str:
+    """The call's arguments on one line: a lone string value as itself, else compact JSON."""
+    if arguments in (None, {}, []):
+        return ""
+    if isinstance(arguments, Mapping):
+        strings = [v for v in arguments.values() if isinstance(v, str)]
+        if len(arguments) == 1 and strings:
+            return json.dumps(preview(strings[0], chars), ensure_ascii=False)
+        if isinstance(arguments.get("operations"), list):
+            count = len(arguments["operations"])
+            return f"{count} op{'' if count == 1 else 's'}"
+    text = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "), default=str)
+    return preview(text, chars)
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON (a string that holds JSON is parsed first); plain text stays text."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return str(value)
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
+
+
+def tool_call_row(call: ToolCallRecord) -> ToolCallRow:
+    line = f"{call.seq + 1} {call.tool_name}({argument_preview(call.input)})"
+    result = pretty_json(call.output) if call.output is not None else ""
+    if call.error:
+        result = f"{call.status}: {call.error}" + (f"\n\n{result}" if result else "")
+    return ToolCallRow(
+        call.seq,
+        line,
+        duration_text(call.duration_ms / 1000),
+        call.status,
+        pretty_json(call.input) if call.input is not None else "",
+        result,
+    )
+
+
+# -- operations ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """One cited quote and the source it names."""
+
+    quote: str
+    source_ref: str
+
+    @property
+    def kind(self) -> str:
+        return self.source_ref.partition(":")[0].strip().lower()
+
+    @property
+    def source_id(self) -> str:
+        return self.source_ref.partition(":")[2].strip()
+
+
+@dataclass(frozen=True, slots=True)
+class OperationRow:
+    """One operation the apply seam saw, in order."""
+
+    record_id: str
+    seq: int
+    mark: str  # ✔ ⏸ – ✘
+    status: str
+    tone: str
+    title: str  # `✔ set_claim_value`
+    subject: str  # `billing · database = "Postgres 16"`
+    outcome: str  # `refused (quote_not_found): …`, `proposal 3f2a…`, `created entity 9c1…`
+    quotes: tuple[Quote, ...]
+    provenance: str
+
+
+def quotes_of(evidence: Iterable[Mapping[str, Any]]) -> tuple[Quote, ...]:
+    """`[{quote, source_ref}]` as `Quote`s (items without a quote left out)."""
+    found = []
+    for item in evidence:
+        quote = item.get("quote")
+        ref = item.get("source_ref", item.get("sourceRef"))
+        if isinstance(quote, str) and quote.strip():
+            found.append(Quote(quote, ref if isinstance(ref, str) else ""))
+    return tuple(found)
+
+
+_SUBJECT_KEYS = (
+    "name",
+    "entityName",
+    "newName",
+    "aspectName",
+    "claimKey",
+    "value",
+    "type",
+    "linkType",
+    "dependencyType",
+    "reason",
+)
+
+
+def operation_subject(operation: str, payload: Mapping[str, Any]) -> str:
+    """What the operation is about, from its payload: names, `key = "value"`, `a → b`."""
+    parts: list[str] = []
+    if operation == "rename_entity" and payload.get("newName"):
+        old = payload.get("oldName") or payload.get("name") or short_ref(payload.get("entityId"))
+        return f"“{old}” → “{payload['newName']}”"
+    for key in ("name", "entityName", "aspectName"):
+        if isinstance(payload.get(key), str):
+            parts.append(str(payload[key]))
+    if isinstance(payload.get("claimKey"), str):
+        value = payload.get("value")
+        parts.append(
+            f"{payload['claimKey']} = {json.dumps(value, ensure_ascii=False)}"
+            if isinstance(value, str)
+            else str(payload["claimKey"])
+        )
+    ends = [
+        payload.get(k)
+        for k in ("fromEntityId", "toEntityId", "sourceEntityId", "targetEntityId", "intoEntityId")
+    ]
+    ends = [short_ref(e) for e in ends if isinstance(e, str)]
+    if len(ends) >= 2:
+        kind = payload.get("linkType") or payload.get("dependencyType") or payload.get("type")
+        parts.append(f"{ends[0]} → {ends[1]}" + (f" ({kind})" if isinstance(kind, str) else ""))
+    elif not parts:
+        for key in ("entityId", "aspectId", "attributeId", "linkId", "attentionId"):
+            if isinstance(payload.get(key), str):
+                parts.append(f"{key[:-2]} {short_ref(payload[key])}")
+                break
+    if operation == "create_entity" and isinstance(payload.get("type"), str):
+        parts.append(str(payload["type"]))
+    return " · ".join(parts)
+
+
+def short_ref(value: object, keep: int = 8) -> str:
+    text = str(value or "")
+    return text if len(text) <= keep else text[:keep] + "…"
+
+
+def operation_outcome(record: OperationRecord) -> str:
+    """Why it was refused, or what it created."""
+    result = record.result or {}
+    if record.status in ("failed", "skipped"):
+        verb = "refused" if record.status == "failed" else "skipped"
+        code = f" ({record.code})" if record.code else ""
+        return f"{verb}{code}: {record.reason or 'no reason recorded'}"
+    if record.status == "proposed":
+        proposal = result.get("proposal_id") or result.get("proposalId")
+        tail = f" · proposal {short_ref(proposal)}" if proposal else ""
+        return f"waiting for review{tail}" + (f": {record.reason}" if record.reason else "")
+    created = [
+        f"{k.removesuffix('_id').removesuffix('Id')} {short_ref(v)}"
+        for k, v in result.items()
+        if isinstance(v, str) and k.lower().endswith("id")
+    ]
+    return "applied" + (": " + ", ".join(created[:3]) if created else "")
+
+
+def operation_row(record: OperationRecord) -> OperationRow:
+    mark = OPERATION_MARKS.get(record.status, "·")
+    return OperationRow(
+        record_id=record.id,
+        seq=record.seq,
+        mark=mark,
+        status=record.status,
+        tone=OPERATION_TONES.get(record.status, "muted"),
+        title=f"{mark} {record.operation}",
+        subject=operation_subject(record.operation, record.payload),
+        outcome=operation_outcome(record),
+        quotes=quotes_of(record.evidence),
+        provenance=record.provenance or "",
+    )
+
+
+def operation_counts(records: Sequence[OperationRecord]) -> str:
+    """`4 applied ✔ · 1 proposed ⏸ · 1 failed ✘`."""
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record.status] = counts.get(record.status, 0) + 1
+    return (
+        " · ".join(
+            f"{counts[s]} {s} {OPERATION_MARKS[s]}" for s in OPERATION_MARKS if counts.get(s)
+        )
+        or "no operations"
+    )
+
+
+# -- quotes in their source ----------------------------------------------------------------
+
+
+def find_quote(text: str, quote: str) -> tuple[int, int] | None:
+    """Where the trimmed quote occurs verbatim in `text` (as the apply seam checked it)."""
+    needle = quote.strip()
+    if not needle:
+        return None
+    at = text.find(needle)
+    return (at, at + len(needle)) if at >= 0 else None
+
+
+def turn_of(text: str, offset: int) -> int | None:
+    """The 0-based turn of a transcript's canonical text (`role: text` per turn) that holds
+    `offset`; None when the text has no role lines."""
+    starts = [m.start() for m in TURN_ROLE.finditer(text)]
+    if not starts:
+        return None
+    return max(0, sum(1 for s in starts if s <= offset) - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteContext:
+    """A quote located in its source: the text around it and, for a transcript, its turn."""
+
+    before: str
+    match: str
+    after: str
+    found: bool
+    turn: int | None
+
+
+def quote_context(text: str, quote: str, chars: int = CONTEXT_CHARS) -> QuoteContext:
+    """The quote with up to `chars` characters either side (cut at whitespace, `…` marked)."""
+    span = find_quote(text, quote)
+    if span is None:
+        return QuoteContext("", quote.strip(), "", False, None)
+    start, end = span
+    lo, hi = max(0, start - chars), min(len(text), end + chars)
+    if lo > 0:
+        space = text.find(" ", lo, start)
+        lo = space + 1 if space >= 0 else lo
+    if hi < len(text):
+        space = text.rfind(" ", end, hi)
+        hi = space if space >= 0 else hi
+    before = ("…" if lo > 0 else "") + text[lo:start]
+    after = text[end:hi] + ("…" if hi < len(text) else "")
+    return QuoteContext(before, text[start:end], after, True, turn_of(text, start))
+
+
+def highlight_html(context: QuoteContext, mark: str, mark_text: str) -> str:
+    """The context as HTML with the quote highlighted (`mark`: background colour); line
+    breaks kept, everything escaped."""
+
+    def esc(part: str) -> str:
+        return html.escape(part).replace("\n", "<br>")
+
+    if not context.found:
+        return f"<i>{esc(context.match)}</i>"
+    style = f"background-color: {mark}; color: {mark_text};"
+    return f"{esc(context.before)}<span style='{style}'>{esc(context.match)}</span>" + esc(
+        context.after
+    )
+
+
+def source_label(quote: Quote, turn: int | None = None) -> str:
+    """`transcript 8c35… · turn 41`, `memory 1f2e…`."""
+    label = f"{quote.kind or 'source'} {short_ref(quote.source_id, 12)}".strip()
+    return label + (f" · turn {turn + 1}" if turn is not None else "")
+
+
+# -- the evidence window, runbook and exclusions --------------------------------------------
+
+
+def window_lines(window: Mapping[str, Any] | None) -> tuple[str, list[str]]:
+    """The evidence window's heading (`12 sources · 48k of 128k tokens`) and one line per
+    source (`transcript:8c35… · 3.1k tokens · truncated`), then what was left out."""
+    if not window:
+        return "No evidence window recorded", []
+    items = [i for i in window.get("items", []) if isinstance(i, Mapping)]
+    tokens, budget = int(window.get("tokens", 0) or 0), int(window.get("budgetTokens", 0) or 0)
+    head = f"{len(items)} source{'' if len(items) == 1 else 's'} · {compact(tokens)}"
+    head += f" of {compact(budget)} tokens" if budget else " tokens"
+    if window.get("truncated"):
+        head += " · budget reached"
+    lines = []
+    for item in items:
+        extra = " · truncated" if item.get("truncated") else ""
+        lines.append(
+            f"{item.get('ref', '?')} · {compact(int(item.get('tokens', 0) or 0))} tokens{extra}"
+        )
+    for left in window.get("leftOut", []) or []:
+        if isinstance(left, Mapping):
+            lines.append(f"left out: {left.get('ref', '?')} ({left.get('reason', '?')})")
+    attention = window.get("attention") or []
+    if attention:
+        lines.append(f"pending attention: {len(attention)}")
+    return head, lines
+
+
+def runbook_text(runbook: Mapping[str, Any] | None) -> str:
+    """The runbook as a person reads it: mode and focus, caps, instructions, the notes."""
+    if not runbook:
+        return "No runbook recorded."
+    lines = [f"Mode {runbook.get('mode', '?')} · focus {runbook.get('focus', '?')}"]
+    caps = runbook.get("caps") or {}
+    if isinstance(caps, Mapping) and caps:
+        lines.append("Caps: " + ", ".join(f"{k} {v}" for k, v in caps.items()))
+    instructions = runbook.get("instructions") or []
+    if instructions:
+        lines.append("")
+        lines += [f"• {text}" for text in instructions]
+    summary = runbook.get("summary")
+    if summary:
+        lines += ["", f"Summary written by the pass: {summary}"]
+    questions = runbook.get("openQuestions") or []
+    if questions:
+        lines += ["", "Open questions:"] + [f"  – {q}" for q in questions]
+    return "\n".join(lines)
+
+
+def exclusion_line(exclusion: EvidenceExclusion) -> str:
+    """`transcript 8c35… — blocked by content safety (2 attempts)`."""
+    attempts = f" ({exclusion.attempts} attempts)" if exclusion.attempts > 1 else ""
+    return (
+        f"{exclusion.source_kind} {short_ref(exclusion.source_id, 12)} — "
+        f"{exclusion.reason}{attempts}"
+    )
+
+
+# -- revert --------------------------------------------------------------------------------
+
+
+def revert_preview(changes: Sequence[Any], blockers: Sequence[Any]) -> tuple[str, list[str]]:
+    """The dry run's verdict and its lines: every change, or every blocker when refused."""
+    if blockers:
+        head = (
+            f"This pass cannot be reverted: {len(blockers)} later change"
+            f"{'' if len(blockers) == 1 else 's'} depend on it."
+        )
+        return head, [describe(b) for b in blockers]
+    if not changes:
+        return "This pass changed nothing that a revert would undo.", []
+    head = f"Reverting undoes {len(changes)} change{'' if len(changes) == 1 else 's'}:"
+    return head, [describe(c) for c in changes]
+
+
+def describe(item: Any) -> str:
+    """One change or blocker as a line: its own `description`/`reason`/`message`, else the
+    fields that say what and where."""
+    if isinstance(item, str):
+        return item
+    for key in ("description", "message", "reason", "summary"):
+        value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
+        if isinstance(value, str) and value:
+            return value
+    fields = []
+    for key in ("action", "operation", "target_table", "target_id", "pass_id"):
+        value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
+        if value:
+            fields.append(short_ref(value, 12) if key.endswith("id") else str(value))
+    return " ".join(fields) or str(item)

@@ -1,0 +1,820 @@
+"""The Dreaming pane: every pass as a timeline, and one pass audited down to each quote.
+
+Left, the agent's passes newest first (mode, status, duration, tokens, cost, what changed),
+filtered by agent and status. Right, the selected pass: its heading and facts; its ordered
+tool calls (expand one for its arguments and result; the selected call's JSON in full below);
+every operation the apply seam saw — applied ✔, proposed ⏸, skipped, failed ✘ with the reason
+— and, for the selected operation, each cited quote highlighted in its source's canonical text
+(a transcript quote links to the Transcripts pane at that session); the evidence window, the
+runbook and the exclusions with their reasons. "Run a pass" triggers one (disabled, with the
+reason, when no inference provider is configured); "Revert this pass…" runs the revert as a
+dry run, shows its changes or what blocks it, and reverts only when confirmed.
+
+Every service call runs off the GUI thread; the pane re-reads on `dream.*`, `ontology.changed`
+and `pass.reverted` events of the shown agent, never on a timer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QHideEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDetail
+from signet_desktop.domain.events import Event
+from signet_desktop.domain.ontology import OperationRecord
+from signet_desktop.ui import dreaming_format as fmt
+from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.hit_format import preview
+from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.style import Theme, current_theme
+from signet_desktop.ui.tasks import SingleFlight
+from signet_desktop.ui.widgets import single_shot, title_row
+
+REFRESH_DELAY_MS = 250
+LIST_LIMIT = 100
+LIST_MIN_WIDTH = 300
+EVENTS = ("dream.pass_started", "dream.pass_finished", "ontology.changed", "pass.reverted")
+EMPTY_TITLE = "No Dreaming passes yet"
+EMPTY_HINT = (
+    "A Dreaming pass reads your agent's completed transcripts and memories and consolidates "
+    "them into entities, claims and links, citing the exact words behind every change. Passes "
+    "run on their own once enough new evidence arrives (memory.dreaming.enabled), or start one "
+    "now with Run a pass. Each one is audited here, tool call by tool call."
+)
+NO_INFERENCE = (
+    "Dreaming needs an inference provider: set inference.workloads.memoryExtraction in "
+    "agent.yaml (an OpenAI-compatible server such as Ollama or llama.cpp, or Anthropic)."
+)
+HIGHLIGHT = {"light": "#fde68a", "dark": "#6b5416"}  # a cited quote in its source
+Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
+Sources = dict[str, str | None]
+Confirm = Callable[[str, list[str], bool], bool]
+
+
+def tone_colour(tone: str, theme: Theme) -> str:
+    """A tone name (`ok`, `error`, `accent`, `muted`, `warn`) as the theme's colour."""
+    return {"ok": theme.ok, "error": theme.error, "accent": theme.accent, "warn": theme.warn}.get(
+        tone, theme.muted
+    )
+
+
+def _esc(text: str) -> str:
+    return html.escape(text)
+
+
+class PassItem(QWidget):
+    """One pass of the timeline: a status dot and when/mode, then status and facts, then
+    what changed."""
+
+    def __init__(self, row: fmt.PassRow) -> None:
+        super().__init__()
+        theme = current_theme()
+        colour = tone_colour(row.tone, theme)
+        self.title = QLabel(f"<span style='color:{colour}'>●</span>&nbsp; <b>{_esc(row.title)}</b>")
+        self.facts = QLabel(
+            f"<span style='color:{colour}'>{_esc(row.status)}</span>"
+            + (f" · {_esc(row.took)}" if row.took else "")
+        )
+        self.changes = QLabel(" · ".join(p for p in (row.usage, row.mutations) if p))
+        self.changes.setProperty("role", "muted")
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 6, 8, 6)
+        column.setSpacing(1)
+        for label in (self.title, self.facts, self.changes):
+            column.addWidget(label)
+
+
+class OperationItem(QWidget):
+    """One operation: mark and name in its status colour, its subject, its outcome."""
+
+    def __init__(self, row: fmt.OperationRow) -> None:
+        super().__init__()
+        colour = tone_colour(row.tone, current_theme())
+        subject = f" &nbsp;{_esc(row.subject)}" if row.subject else ""
+        self.title = QLabel(
+            f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>{subject}"
+        )
+        self.title.setWordWrap(True)
+        self.outcome = QLabel(row.outcome)
+        self.outcome.setProperty("role", "muted")
+        self.outcome.setWordWrap(True)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 5, 8, 5)
+        column.setSpacing(1)
+        column.addWidget(self.title)
+        column.addWidget(self.outcome)
+
+
+class DreamingPane(PaneWidget):
+    """The pass timeline and one pass's audit."""
+
+    def __init__(self, context: PaneContext) -> None:
+        super().__init__(context)
+        self.setObjectName("dreamingPane")
+        self.dreaming = getattr(context.service, "dreaming", None)
+        self.confirm_revert: Confirm = self._ask_to_revert
+        self.agent_id = context.agent_id
+        self.passes: list[DreamingPass] = []
+        self.status: DreamingStatus | None = None
+        self.detail: PassDetail | None = None
+        self.sources: Sources = {}
+        self.operation: OperationRecord | None = None
+        self._records: list[OperationRecord] = []
+        self._wanted: str | None = None
+        self._started = False
+        self._reverting = False
+        self._flight = SingleFlight(self._read)
+        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
+        self._build()
+        context.events.event_published.connect(self._on_event)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        header, self.count_label = title_row("Dreaming", "dreamCount")
+        self.mode = QComboBox()
+        self.mode.setObjectName("dreamMode")
+        for mode in fmt.MODE_CHOICES:
+            self.mode.addItem(mode, mode)
+        self.run_button = QPushButton("Run a pass")
+        self.run_button.setObjectName("dreamRun")
+        self.run_button.setProperty("primary", True)
+        self.run_button.clicked.connect(self.run_pass)
+        header.addSpacing(12)
+        header.addWidget(self.mode)
+        header.addWidget(self.run_button)
+        self.state_label = QLabel("")
+        self.state_label.setObjectName("dreamState")
+        self.state_label.setProperty("role", "muted")
+        self.state_label.setWordWrap(True)
+        self.agent_filter = QComboBox()
+        self.agent_filter.setObjectName("dreamAgent")
+        self.agent_filter.addItem(f"agent {self.agent_id}", self.agent_id)
+        self.agent_filter.currentIndexChanged.connect(self._agent_changed)
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("dreamStatusFilter")
+        for label, value in fmt.STATUS_CHOICES:
+            self.status_filter.addItem(label, value)
+        self.status_filter.currentIndexChanged.connect(lambda _i: self.refresh())
+        filters = QHBoxLayout()
+        filters.addWidget(self.agent_filter)
+        filters.addWidget(self.status_filter)
+        filters.addSpacing(12)
+        filters.addWidget(self.state_label, 1)
+        self.banner = Banner()
+        self.notice = QLabel("")
+        self.notice.setObjectName("dreamNotice")
+        self.notice.setProperty("role", "muted")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        self.list = QListWidget()
+        self.list.setObjectName("dreamPasses")
+        self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        self.list.setMaximumWidth(LIST_MIN_WIDTH + 80)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.currentRowChanged.connect(self._on_row)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(self._detail())
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([LIST_MIN_WIDTH, 760])
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(filters)
+        column.addWidget(self.splitter, 1)
+        self.content = content
+        self.empty = EmptyState("dreaming.svg", EMPTY_TITLE, EMPTY_HINT)
+        self.empty.hint_label.setFixedWidth(580)
+        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(580))
+        self.stack = QStackedWidget()
+        self.stack.addWidget(content)
+        self.stack.addWidget(self.empty)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(16, 12, 16, 12)
+        outer.setSpacing(8)
+        outer.addLayout(header)
+        outer.addWidget(self.banner)
+        outer.addWidget(self.notice)
+        outer.addWidget(self.stack, 1)
+
+    def _detail(self) -> QWidget:
+        box = QWidget()
+        box.setObjectName("dreamDetail")
+        self.heading = QLabel("Select a pass")
+        self.heading.setProperty("role", "heading")
+        self.heading.setWordWrap(True)
+        self.facts = QLabel("")
+        self.facts.setObjectName("dreamFacts")
+        self.facts.setProperty("role", "muted")
+        self.facts.setWordWrap(True)
+        self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = QLabel("")
+        self.summary.setObjectName("dreamSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.revert_button = QPushButton("Revert this pass…")
+        self.revert_button.setObjectName("dreamRevert")
+        self.revert_button.clicked.connect(self.revert_current)
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.revert_button, 0, Qt.AlignmentFlag.AlignTop)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.calls_label = QLabel("Timeline")
+        self.calls_label.setProperty("role", "muted")
+        self.calls = QTreeWidget()
+        self.calls.setObjectName("dreamToolCalls")
+        self.calls.setHeaderLabels(["Tool call", "Took"])
+        self.calls.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.calls.header().setStretchLastSection(False)
+        self.calls.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.calls.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.calls.currentItemChanged.connect(lambda item, _old: self._show_call(item))
+        self.call_json = QPlainTextEdit()
+        self.call_json.setObjectName("dreamCallJson")
+        self.call_json.setReadOnly(True)
+        self.call_json.setFont(mono)
+        self.call_json.setPlaceholderText("Select a tool call to see its arguments and result.")
+        calls_split = QSplitter(Qt.Orientation.Vertical)
+        calls_split.addWidget(self.calls)
+        calls_split.addWidget(self.call_json)
+        calls_split.setSizes([260, 140])
+        calls_box = QWidget()
+        calls_column = QVBoxLayout(calls_box)
+        calls_column.setContentsMargins(0, 0, 0, 0)
+        calls_column.setSpacing(4)
+        calls_column.addWidget(self.calls_label)
+        calls_column.addWidget(calls_split, 1)
+        self.ops_label = QLabel("Operations")
+        self.ops_label.setProperty("role", "muted")
+        self.ops = QListWidget()
+        self.ops.setObjectName("dreamOperations")
+        self.ops.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.ops.currentRowChanged.connect(self._on_operation)
+        self.quotes = QTextBrowser()
+        self.quotes.setObjectName("dreamQuotes")
+        self.quotes.setOpenLinks(False)
+        self.quotes.anchorClicked.connect(self._open_anchor)
+        ops_split = QSplitter(Qt.Orientation.Vertical)
+        ops_split.addWidget(self.ops)
+        ops_split.addWidget(self.quotes)
+        ops_split.setSizes([220, 180])
+        ops_box = QWidget()
+        ops_column = QVBoxLayout(ops_box)
+        ops_column.setContentsMargins(0, 0, 0, 0)
+        ops_column.setSpacing(4)
+        ops_column.addWidget(self.ops_label)
+        ops_column.addWidget(ops_split, 1)
+        middle = QSplitter(Qt.Orientation.Horizontal)
+        middle.addWidget(calls_box)
+        middle.addWidget(ops_box)
+        middle.setSizes([330, 430])
+        self.window_text = self._text("dreamWindow", mono)
+        self.runbook_text = self._text("dreamRunbook", None)
+        self.exclusions_text = self._text("dreamExclusions", None)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("dreamTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.window_text, "Evidence window")
+        self.tabs.addTab(self.runbook_text, "Runbook")
+        self.tabs.addTab(self.exclusions_text, "Exclusions")
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(middle)
+        body.addWidget(self.tabs)
+        body.setSizes([420, 150])
+        column = QVBoxLayout(box)
+        column.setContentsMargins(12, 0, 0, 0)
+        column.setSpacing(4)
+        column.addLayout(top)
+        column.addWidget(self.facts)
+        column.addWidget(self.summary)
+        column.addSpacing(4)
+        column.addWidget(body, 1)
+        self.detail_box = box
+        self._show_detail(None)
+        return box
+
+    def _text(self, name: str, font: Any) -> QPlainTextEdit:
+        edit = QPlainTextEdit()
+        edit.setObjectName(name)
+        edit.setReadOnly(True)
+        if font is not None:
+            edit.setFont(font)
+        return edit
+
+    # -- the PaneWidget hooks --------------------------------------------------------------
+
+    def activated(self) -> None:
+        self._started = True
+        self.refresh()
+
+    def reveal(self, **reveal: Any) -> None:
+        """`pass_id=…`: open that pass of the shown agent."""
+        pass_id = reveal.get("pass_id")
+        if isinstance(pass_id, str) and pass_id:
+            self._started = True
+            self._load_detail(pass_id)
+            self.refresh()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._refresh_timer.stop()
+        super().hideEvent(event)
+
+    def shutdown(self) -> None:
+        self._refresh_timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.context.events.event_published.disconnect(self._on_event)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the timeline and status (one read at a time) and the open pass."""
+        if not self._started or not self.isVisible():
+            return
+        if self.dreaming is None:
+            self.empty.set_text("Dreaming is not available", "This build has no Dreaming service.")
+            self.stack.setCurrentWidget(self.empty)
+            self.run_button.setEnabled(False)
+            self.count_label.setText("")
+            return
+        self._flight.ask()
+
+    def _read(self) -> None:
+        dreaming, agent = self.dreaming, self.agent_id
+        assert dreaming is not None
+        status = self.status_filter.currentData()
+        memory_md = getattr(self.context.service, "memory_md", None)
+
+        def read() -> Snapshot:
+            listed = dreaming.list_passes(agent, status=status, limit=LIST_LIMIT)
+            agents = memory_md.agents() if memory_md is not None else []
+            return listed, dreaming.status(agent), agents
+
+        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+
+    def _loaded(self, snapshot: Snapshot) -> None:
+        listed, status, agents = snapshot
+        self._flight.done()
+        self.passes, self.status = listed, status
+        self._set_agents(agents)
+        self._set_status(status)
+        filtered = self.status_filter.currentIndex() > 0
+        nothing = not listed and not filtered
+        self.empty.set_text(EMPTY_TITLE, EMPTY_HINT)
+        self.stack.setCurrentWidget(self.empty if nothing else self.content)
+        self.count_label.setText("" if nothing else fmt.timeline_counts(listed))
+        selected = self._wanted or (self.detail.record.id if self.detail else None)
+        ids = [p.id for p in listed]
+        self.list.blockSignals(True)
+        self.list.clear()
+        for item in listed:
+            row = fmt.pass_row(item)
+            widget = PassItem(row)
+            entry = QListWidgetItem()
+            entry.setData(Qt.ItemDataRole.UserRole, item.id)
+            entry.setSizeHint(widget.sizeHint())
+            entry.setToolTip(row.note or row.title)
+            self.list.addItem(entry)
+            self.list.setItemWidget(entry, widget)
+        self.list.blockSignals(False)
+        if selected in ids:
+            self.list.blockSignals(True)
+            self.list.setCurrentRow(ids.index(selected))
+            self.list.blockSignals(False)
+            self._load_detail(str(selected))
+        elif ids and selected is None:
+            self.list.setCurrentRow(0)
+        elif not ids:
+            self._show_detail(None)
+
+    def _set_agents(self, agents: Sequence[str]) -> None:
+        known = [self.agent_filter.itemData(i) for i in range(self.agent_filter.count())]
+        wanted = [self.context.agent_id, *sorted(set(agents) - {self.context.agent_id})]
+        if self.agent_id not in wanted:
+            wanted.append(self.agent_id)
+        if wanted == known:
+            return
+        self.agent_filter.blockSignals(True)
+        self.agent_filter.clear()
+        for agent in wanted:
+            self.agent_filter.addItem(f"agent {agent}", agent)
+        self.agent_filter.setCurrentIndex(max(0, self.agent_filter.findData(self.agent_id)))
+        self.agent_filter.blockSignals(False)
+
+    def _set_status(self, status: DreamingStatus | None) -> None:
+        if status is None:
+            return
+        running = status.running_pass_id is not None
+        self.run_button.setEnabled(status.inference_configured and not running)
+        if not status.inference_configured:
+            reason = status.inference_reason or "no provider"
+            self.run_button.setToolTip(f"{NO_INFERENCE} ({reason})")
+            self.state_label.setText(NO_INFERENCE)
+        elif running:
+            self.run_button.setToolTip("A pass is running for this agent; it ends on its own.")
+            self.state_label.setText("A pass is running…")
+        else:
+            self.run_button.setToolTip("Start a pass of the chosen mode now.")
+            pending = (
+                f"{status.pending_sources} new source{'s' if status.pending_sources != 1 else ''}"
+            )
+            self.state_label.setText(
+                f"{status.detail} · {pending} · {fmt.compact(status.pending_tokens)} tokens waiting"
+            )
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._flight.done()
+        self.banner.show_message(f"The Dreaming passes could not be read: {_message(exc)}")
+
+    def _agent_changed(self, _index: int) -> None:
+        agent = self.agent_filter.currentData()
+        if isinstance(agent, str) and agent != self.agent_id:
+            self.agent_id = agent
+            self._wanted = None
+            self._show_detail(None)
+            self.refresh()
+
+    def _on_row(self, row: int) -> None:
+        if 0 <= row < len(self.passes):
+            self._load_detail(self.passes[row].id)
+
+    def _load_detail(self, pass_id: str) -> None:
+        dreaming, agent = self.dreaming, self.agent_id
+        if dreaming is None:
+            return
+        self._wanted = pass_id
+
+        def shown(detail: PassDetail) -> None:
+            if detail.record.id == self._wanted and agent == self.agent_id:
+                self._show_detail(detail)
+
+        def failed(exc: BaseException) -> None:
+            if self._wanted == pass_id:
+                self._wanted = None
+                self._show_detail(None)
+                self.banner.show_message(f"The pass could not be read: {_message(exc)}")
+
+        self.context.tasks.call(dreaming.get_pass, agent, pass_id, done=shown, failed=failed)
+
+    # -- one pass --------------------------------------------------------------------------
+
+    def _show_detail(self, detail: PassDetail | None) -> None:
+        keep_call = self.calls.currentItem()
+        call_seq = keep_call.data(0, Qt.ItemDataRole.UserRole) if keep_call else None
+        keep_op = self.operation.id if self.operation is not None else None
+        same = (
+            detail is not None
+            and self.detail is not None
+            and (detail.record.id == self.detail.record.id)
+        )
+        self.detail = detail
+        self.calls.clear()
+        self.ops.clear()
+        self.call_json.clear()
+        self.quotes.clear()
+        self.operation = None
+        self.detail_box.setEnabled(detail is not None)
+        if detail is None:
+            self.heading.setText("Select a pass")
+            self.facts.setText("")
+            self.summary.setText("")
+            for edit in (self.window_text, self.runbook_text, self.exclusions_text):
+                edit.clear()
+            self.revert_button.setEnabled(False)
+            return
+        record = detail.record
+        theme = current_theme()
+        self.heading.setText(fmt.pass_heading(record))
+        self.heading.setToolTip(f"pass id {record.id}")
+        self.facts.setText(fmt.pass_subline(record))
+        failed = record.status in ("failed", "cancelled") and bool(record.error)
+        self.summary.setText(f"Error: {record.error}" if failed else (record.summary or ""))
+        self.summary.setStyleSheet(f"color: {theme.error if failed else theme.text};")
+        self.summary.setVisible(bool(self.summary.text()))
+        self.revert_button.setEnabled(
+            record.status != "running"
+            and any(getattr(op, "status", "") == "applied" for op in detail.operations)
+        )
+        self._fill_calls(detail, call_seq if same else None)
+        self._fill_operations(detail, keep_op if same else None)
+        head, lines = fmt.window_lines(record.evidence_window)
+        self.window_text.setPlainText("\n".join([head, "", *lines]))
+        self.tabs.setTabText(
+            0, f"Evidence window ({len((record.evidence_window or {}).get('items', []))})"
+        )
+        self.runbook_text.setPlainText(fmt.runbook_text(record.runbook))
+        exclusions = [fmt.exclusion_line(e) for e in detail.exclusions]
+        self.exclusions_text.setPlainText("\n".join(exclusions) or "Nothing was excluded.")
+        self.tabs.setTabText(2, f"Exclusions ({len(exclusions)})")
+
+    def _fill_calls(self, detail: PassDetail, keep: object) -> None:
+        theme = current_theme()
+        calls = [fmt.tool_call_row(c) for c in detail.tool_calls]
+        self.calls_label.setText(
+            f"Timeline · {len(calls)} tool call{'s' if len(calls) != 1 else ''}"
+            if calls
+            else "Timeline · no tool calls (the provider was not asked)"
+        )
+        current = None
+        for row in calls:
+            item = QTreeWidgetItem([row.line, row.took])
+            item.setData(0, Qt.ItemDataRole.UserRole, row.seq)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+            item.setToolTip(0, row.line)
+            if row.status != "ok":
+                item.setForeground(0, QBrush(QColor(theme.error)))
+            for label, text in (("arguments", row.arguments), ("result", row.result)):
+                child = QTreeWidgetItem(
+                    [f"{label}: {preview(text, 120)}" if text else f"{label}: —", ""]
+                )
+                child.setData(0, Qt.ItemDataRole.UserRole, row.seq)
+                child.setForeground(0, QBrush(QColor(theme.muted)))
+                child.setToolTip(0, text[:2000])
+                item.addChild(child)
+            self.calls.addTopLevelItem(item)
+            if row.seq == keep:
+                current = item
+        if current is not None:
+            self.calls.setCurrentItem(current)
+
+    def _show_call(self, item: QTreeWidgetItem | None) -> None:
+        if item is None or self.detail is None:
+            self.call_json.clear()
+            return
+        seq = item.data(0, Qt.ItemDataRole.UserRole)
+        for call in self.detail.tool_calls:
+            if call.seq == seq:
+                row = fmt.tool_call_row(call)
+                self.call_json.setPlainText(
+                    f"{row.line}  ·  {row.took}  ·  {row.status}\n\n"
+                    f"Arguments\n{row.arguments or '—'}\n\nResult\n{row.result or '—'}"
+                )
+                return
+
+    def _fill_operations(self, detail: PassDetail, keep: str | None) -> None:
+        records = [op for op in detail.operations if isinstance(op, OperationRecord)]
+        self.ops_label.setText(
+            f"Operations · {fmt.operation_counts(records)}"
+            if records
+            else "Operations · none (nothing was asked of the apply seam)"
+        )
+        select = 0
+        for n, record in enumerate(records):
+            row = fmt.operation_row(record)
+            widget = OperationItem(row)
+            entry = QListWidgetItem()
+            entry.setData(Qt.ItemDataRole.UserRole, record.id)
+            width = max(self.ops.viewport().width() - 4, 320)
+            height = widget.heightForWidth(width)
+            entry.setSizeHint(QSize(width, height if height > 0 else widget.sizeHint().height()))
+            self.ops.addItem(entry)
+            self.ops.setItemWidget(entry, widget)
+            if record.id == keep:
+                select = n
+        self._records = records
+        if records:
+            self.ops.setCurrentRow(select)
+
+    def _on_operation(self, row: int) -> None:
+        records = self._records
+        if not 0 <= row < len(records):
+            return
+        record = records[row]
+        self.operation = record
+        self._show_quotes(record, {})
+        quotes = fmt.quotes_of(record.evidence)
+        refs = sorted({q.source_ref for q in quotes if q.source_ref})
+        reader = _source_reader(self.context.service)
+        if not refs or reader is None:
+            return
+        agent = self.agent_id
+
+        def load() -> Sources:
+            found: Sources = {}
+            for ref in refs:
+                try:
+                    found[ref] = reader(agent, ref)
+                except Exception:  # a source that is gone or refused shows as unavailable
+                    found[ref] = None
+            return found
+
+        def loaded(sources: Sources) -> None:
+            if self.operation is not None and self.operation.id == record.id:
+                self.sources.update(sources)
+                self._show_quotes(record, sources)
+
+        self.context.tasks.call(load, done=loaded, failed=lambda exc: None)
+
+    def _show_quotes(self, record: OperationRecord, sources: Sources) -> None:
+        """The operation's outcome, then each cited quote highlighted in its source."""
+        theme = current_theme()
+        row = fmt.operation_row(record)
+        colour = tone_colour(row.tone, theme)
+        mark = HIGHLIGHT[theme.name]
+        parts = [
+            f"<p><b style='color:{colour}'>{_esc(row.title)}</b> {_esc(row.subject)}<br>"
+            f"<span style='color:{theme.muted}'>{_esc(row.outcome)}</span></p>"
+        ]
+        if row.provenance:
+            parts.append(f"<p style='color:{theme.muted}'>provenance: {_esc(row.provenance)}</p>")
+        if not row.quotes:
+            parts.append(f"<p style='color:{theme.muted}'>No evidence cited.</p>")
+        for quote in row.quotes:
+            text = sources.get(quote.source_ref)
+            if text is None:
+                context = fmt.QuoteContext("", quote.quote.strip(), "", False, None)
+                waiting = quote.source_ref not in sources
+                note = "loading the source…" if waiting else "source text unavailable"
+            else:
+                context = fmt.quote_context(text, quote.quote)
+                note = "" if context.found else "not found verbatim in the source"
+            label = fmt.source_label(quote, context.turn)
+            link = self._source_link(quote, context.turn, label)
+            body = fmt.highlight_html(context, mark, theme.text)
+            extra = f" · <span style='color:{theme.error}'>{_esc(note)}</span>" if note else ""
+            parts.append(
+                f"<p style='margin-top:8px'>{link}{extra}</p><p style='margin-left:10px'>{body}</p>"
+            )
+        self.quotes.setHtml("".join(parts))
+
+    def _source_link(self, quote: fmt.Quote, turn: int | None, label: str) -> str:
+        theme = current_theme()
+        if quote.kind in ("transcript", "memory") and quote.source_id:
+            target = f"{quote.kind}:{quote.source_id}" + (f"#{turn}" if turn is not None else "")
+            return f"<a style='color:{theme.accent}' href='{_esc(target)}'>→ {_esc(label)}</a>"
+        return f"<span style='color:{theme.muted}'>{_esc(label)}</span>"
+
+    def _open_anchor(self, url: QUrl) -> None:
+        text = url.toString()
+        ref, _, turn = text.partition("#")
+        kind, _, source_id = ref.partition(":")
+        if kind == "transcript" and source_id:
+            reveal: dict[str, Any] = {"session_key": source_id}
+            if turn.isdigit():
+                reveal["turn"] = int(turn)
+            self.context.navigator.show_pane("transcripts", **reveal)
+        elif kind == "memory" and source_id:
+            self.context.navigator.open_memory(source_id)
+
+    # -- run and revert --------------------------------------------------------------------
+
+    def run_pass(self) -> None:
+        """Trigger a pass of the chosen mode for the shown agent (in the background)."""
+        dreaming, agent, mode = self.dreaming, self.agent_id, self.mode.currentData()
+        if dreaming is None:
+            return
+        self.run_button.setEnabled(False)
+        self.banner.clear()
+
+        def started(pass_id: str) -> None:
+            self._say(f"Pass {fmt.short_ref(pass_id)} started ({mode}); it shows here as it runs.")
+            self._wanted = pass_id
+            self.refresh()
+
+        def refused(exc: BaseException) -> None:
+            self.banner.show_message(f"The pass did not start: {_message(exc)}")
+            self.refresh()
+
+        self.context.tasks.call(dreaming.trigger, agent, mode, done=started, failed=refused)
+
+    def revert_current(self) -> None:
+        """Dry-run the revert of the shown pass, show it, revert only when confirmed."""
+        revert = _reverter(self.context.service)
+        detail = self.detail
+        if detail is None or self._reverting:
+            return
+        if revert is None:
+            self.banner.show_message("This build cannot revert passes.", "warn")
+            return
+        agent, pass_id = self.agent_id, detail.record.id
+        self._reverting = True
+        self.banner.clear()
+
+        def previewed(plan: Any) -> None:
+            changes = list(getattr(plan, "changes", ()) or ())
+            blockers = list(getattr(plan, "blockers", ()) or ())
+            head, lines = fmt.revert_preview(changes, blockers)
+            can_apply = bool(changes) and not blockers
+            if not self.confirm_revert(head, lines, can_apply) or not can_apply:
+                self._reverting = False
+                if blockers:
+                    self.banner.show_message(head + " " + "; ".join(lines[:3]), "warn")
+                else:
+                    self._say("Nothing changed.")
+                return
+            self.context.tasks.call(revert, agent, pass_id, False, done=reverted, failed=failed)
+
+        def reverted(plan: Any) -> None:
+            self._reverting = False
+            count = len(list(getattr(plan, "changes", ()) or ()))
+            self._say(
+                f"Pass {fmt.short_ref(pass_id)} reverted: {count} change"
+                f"{'' if count == 1 else 's'} undone."
+            )
+            self.refresh()
+
+        def failed(exc: BaseException) -> None:
+            self._reverting = False
+            self.banner.show_message(f"The revert failed: {_message(exc)}")
+
+        self.context.tasks.call(revert, agent, pass_id, True, done=previewed, failed=failed)
+
+    def _ask_to_revert(self, head: str, lines: list[str], can_apply: bool) -> bool:
+        box = QMessageBox(self)
+        box.setObjectName("dreamRevertConfirm")
+        box.setIcon(QMessageBox.Icon.Question if can_apply else QMessageBox.Icon.Warning)
+        box.setWindowTitle("Revert Dreaming pass")
+        box.setText(head)
+        shown = lines[:30] + ([f"… and {len(lines) - 30} more"] if len(lines) > 30 else [])
+        box.setInformativeText(
+            "\n".join(shown) + ("\n\nThe dry run changed nothing. Revert?" if can_apply else "")
+        )
+        if not can_apply:
+            box.addButton(QMessageBox.StandardButton.Close)
+            box.exec()
+            return False
+        apply = box.addButton("Revert", QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        return box.clickedButton() is apply
+
+    def _say(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.show()
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        if not self._started or event.agent_id != self.agent_id or event.kind not in EVENTS:
+            return
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def pass_ids(self) -> list[str]:
+        """The passes in the timeline, top to bottom (tests)."""
+        return [p.id for p in self.passes]
+
+
+def _source_reader(service: object) -> Callable[[str, str], str | None] | None:
+    """The service call that renders a cited source's canonical text, if this build has one."""
+    for owner in ("ontology", "dreaming"):
+        capability = getattr(service, owner, None)
+        for name in ("source_text", "render_source"):
+            found = getattr(capability, name, None)
+            if callable(found):
+                return found  # type: ignore[no-any-return]
+    return None
+
+
+def _reverter(service: object) -> Callable[[str, str, bool], Any] | None:
+    """`revert(agent_id, pass_id, dry_run)` over the ontology service, if present."""
+    ontology = getattr(service, "ontology", None)
+    found = getattr(ontology, "revert_pass", None)
+    if not callable(found):
+        return None
+
+    def revert(agent_id: str, pass_id: str, dry_run: bool) -> Any:
+        return found(agent_id, pass_id, dry_run=dry_run)
+
+    return revert
+
+
+def _message(exc: BaseException) -> str:
+    return str(getattr(exc, "message", None) or exc)
+
+
+PANE = PaneSpec(
+    key="dreaming",
+    title="Dreaming",
+    icon="dreaming.svg",
+    order=50,
+    factory=DreamingPane,
+    shortcut="Ctrl+5",
+)

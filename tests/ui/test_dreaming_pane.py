@@ -1,0 +1,258 @@
+"""The Dreaming pane: the pass timeline, a pass's audit (tool calls, operations, quotes in
+their source, window, runbook, exclusions), run a pass, revert with a dry run, and scope."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QUrl
+from pytestqt.qtbot import QtBot
+
+from signet_desktop.domain.dreaming import DreamingPass, DreamingState, DreamingStatus, PassDetail
+from signet_desktop.domain.errors import NotFound, Unavailable
+from signet_desktop.ui.pane import PaneContext, discover_panes
+from signet_desktop.ui.panes.dreaming import EMPTY_HINT, NO_INFERENCE, PANE, DreamingPane
+from tests.ui.conftest import RecordingNavigator
+from tests.ui.memory_support import settle
+from tests.unit.ui.dreaming_values import (
+    QUOTE,
+    TRANSCRIPT,
+    a_call,
+    a_pass,
+    an_exclusion,
+    an_operation,
+)
+
+pytestmark = pytest.mark.gui
+
+
+def a_detail(record: DreamingPass) -> PassDetail:
+    return PassDetail(
+        record=record,
+        tool_calls=(
+            a_call(0, "search_evidence", {"query": "billing db"}, {"hits": 1}),
+            a_call(1, "apply_ontology_ops", {"operations": [{}, {}]}, {"applied": 1}),
+        ),
+        operations=(
+            an_operation(
+                0,
+                "set_claim_value",
+                "applied",
+                {
+                    "entityId": "e1",
+                    "aspectId": "a1",
+                    "claimKey": "database",
+                    "value": "Postgres 16",
+                },
+            ),
+            an_operation(
+                1,
+                "merge_entities",
+                "failed",
+                {"fromEntityId": "a", "intoEntityId": "b"},
+                evidence=(),
+                code="attention_required",
+                reason="needs attention:<id>",
+            ),
+        ),
+        exclusions=(an_exclusion(),),
+    )
+
+
+@dataclass
+class FakeDreaming:
+    """`service.dreaming` over fixed passes per agent; records triggers."""
+
+    passes: dict[str, list[DreamingPass]]
+    configured: bool = True
+    triggered: list[tuple[str, str]] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+
+    def list_passes(
+        self, agent_id: str, *, status: str | None = None, limit: int = 50
+    ) -> list[DreamingPass]:
+        self.asked.append(agent_id)
+        rows = self.passes.get(agent_id, [])
+        return [p for p in rows if status is None or p.status == status][:limit]
+
+    def get_pass(self, agent_id: str, pass_id: str) -> PassDetail:
+        for record in self.passes.get(agent_id, []):
+            if record.id == pass_id:
+                return a_detail(record)
+        raise NotFound(f"no Dreaming pass {pass_id!r} for this agent")
+
+    def status(self, agent_id: str) -> DreamingStatus:
+        return DreamingStatus(
+            agent_id,
+            True,
+            self.configured,
+            None if self.configured else "inference.workloads unset",
+            None,
+            None,
+            "waiting for evidence",
+            None,
+            2,
+            1_500,
+            0,
+            100_000,
+            DreamingState(agent_id),
+            None,
+        )
+
+    def trigger(self, agent_id: str, mode: str = "incremental") -> str:
+        if not self.configured:
+            raise Unavailable("no inference provider", code="inference_not_configured")
+        self.triggered.append((agent_id, mode))
+        return "p-new"
+
+    def source_text(self, agent_id: str, ref: str) -> str | None:
+        return TRANSCRIPT if agent_id == "default" and ref == "transcript:8c35aa" else None
+
+
+@dataclass
+class FakeRevert:
+    changes: list[Any]
+    blockers: list[Any]
+    calls: list[tuple[str, str, bool]] = field(default_factory=list)
+
+    def revert_pass(self, agent_id: str, pass_id: str, *, dry_run: bool = True) -> Any:
+        self.calls.append((agent_id, pass_id, dry_run))
+        return self
+
+
+@dataclass
+class Shim:
+    """Stands in for the facade's capabilities the pane reads."""
+
+    dreaming: Any
+    ontology: Any = None
+    memory_md: Any = None
+
+
+def open_pane(
+    qtbot: QtBot, context: PaneContext, loop: asyncio.AbstractEventLoop, shim: Shim
+) -> DreamingPane:
+    pane = DreamingPane(replace(context, service=shim))  # type: ignore[arg-type]
+    qtbot.addWidget(pane)
+    pane.resize(1100, 760)
+    pane.show()
+    pane.activated()
+    settle(loop, context)
+    return pane
+
+
+def two_agents() -> dict[str, list[DreamingPass]]:
+    failed = a_pass(
+        "p0", status="failed", error="provider timed out", started_at="2026-11-29T03:15:00Z"
+    )
+    other = a_pass("secret", agent_id="other")
+    return {"default": [a_pass(), failed], "other": [other]}
+
+
+def test_the_pane_registers_itself() -> None:
+    spec = next(spec for spec in discover_panes() if spec.key == "dreaming")
+    assert spec == PANE
+    assert (spec.title, spec.icon, spec.order) == ("Dreaming", "dreaming.svg", 50)
+
+
+def test_a_pass_is_audited_down_to_its_quotes(
+    qtbot: QtBot,
+    qt_loop: asyncio.AbstractEventLoop,
+    pane_context: PaneContext,
+    navigator: RecordingNavigator,
+) -> None:
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(FakeDreaming(two_agents())))
+    settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
+    assert pane.pass_ids() == ["p1", "p0"]
+    assert pane.count_label.text() == "2 passes · 1 completed · 1 failed"
+    assert pane.heading.text().startswith("Pass 2026-11-30 03:12 · incremental · completed")
+    assert pane.calls.topLevelItemCount() == 2
+    first = pane.calls.topLevelItem(0)
+    assert first.text(0) == '1 search_evidence("billing db")' and first.childCount() == 2
+    pane.calls.setCurrentItem(first)
+    assert '"query": "billing db"' in pane.call_json.toPlainText()
+    assert pane.ops.count() == 2
+    assert "1 applied ✔ · 1 failed ✘" in pane.ops_label.text()
+    settle(qt_loop, pane_context, until=lambda: "turn 3" in pane.quotes.toPlainText())
+    assert QUOTE in pane.quotes.toPlainText()
+    assert "background-color" in pane.quotes.toHtml()
+    pane._open_anchor(QUrl("transcript:8c35aa#2"))
+    assert navigator.panes[-1] == ("transcripts", {"session_key": "8c35aa", "turn": 2})
+    pane.ops.setCurrentRow(1)
+    assert "refused (attention_required)" in pane.quotes.toPlainText()
+    assert "No evidence cited" in pane.quotes.toPlainText()
+    assert "48k of 128k tokens" in pane.window_text.toPlainText()
+    assert "Cite exact quotes." in pane.runbook_text.toPlainText()
+    assert "blocked by content safety" in pane.exclusions_text.toPlainText()
+    assert pane.tabs.tabText(2) == "Exclusions (1)"
+
+
+def test_status_filter_and_run_a_pass(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    fake = FakeDreaming(two_agents())
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(fake))
+    pane.status_filter.setCurrentIndex(pane.status_filter.findData("failed"))
+    settle(qt_loop, pane_context, until=lambda: pane.pass_ids() == ["p0"])
+    assert pane.run_button.isEnabled()
+    pane.mode.setCurrentIndex(pane.mode.findData("compact"))
+    pane.run_button.click()
+    settle(qt_loop, pane_context, until=lambda: "started" in pane.notice.text())
+    assert fake.triggered == [("default", "compact")]
+
+
+def test_run_is_disabled_with_the_reason_without_inference(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(FakeDreaming({}, configured=False)))
+    assert pane.stack.currentWidget() is pane.empty
+    assert pane.empty.hint_label.text() == EMPTY_HINT
+    assert not pane.run_button.isEnabled()
+    assert NO_INFERENCE in pane.run_button.toolTip()
+    assert pane.state_label.text() == NO_INFERENCE
+
+
+def test_revert_shows_the_dry_run_and_reverts_only_when_confirmed(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    revert = FakeRevert([{"description": "archive claim database = Postgres 16"}], [])
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(FakeDreaming(two_agents()), revert))
+    settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
+    asked: list[tuple[str, list[str], bool]] = []
+    pane.confirm_revert = lambda head, lines, ok: asked.append((head, lines, ok)) is None and False
+    pane.revert_button.click()
+    settle(qt_loop, pane_context, until=lambda: bool(asked))
+    assert asked == [("Reverting undoes 1 change:", ["archive claim database = Postgres 16"], True)]
+    assert revert.calls == [("default", "p1", True)]
+    pane.confirm_revert = lambda head, lines, ok: True
+    pane.revert_button.click()
+    settle(qt_loop, pane_context, until=lambda: "reverted" in pane.notice.text())
+    assert revert.calls[-2:] == [("default", "p1", True), ("default", "p1", False)]
+
+
+def test_a_blocked_revert_says_why_and_changes_nothing(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    revert = FakeRevert([{"x": 1}], [{"reason": "pass p2 merged Postgres into db"}])
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(FakeDreaming(two_agents()), revert))
+    settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
+    pane.confirm_revert = lambda head, lines, ok: True
+    pane.revert_button.click()
+    settle(qt_loop, pane_context, until=lambda: bool(pane.banner.text))
+    assert "cannot be reverted" in pane.banner.text and "merged Postgres" in pane.banner.text
+    assert [dry for _a, _p, dry in revert.calls] == [True]
+
+
+def test_one_agent_never_sees_another_agents_passes(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    fake = FakeDreaming(two_agents())
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(fake))
+    assert "secret" not in pane.pass_ids()
+    pane.reveal(pass_id="secret")
+    settle(qt_loop, pane_context, until=lambda: bool(pane.banner.text))
+    assert "could not be read" in pane.banner.text
+    assert set(fake.asked) == {"default"}

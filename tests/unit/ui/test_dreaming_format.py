@@ -1,0 +1,142 @@
+"""The Dreaming pane's words, computed without Qt: timeline, tool calls, operations, quotes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from signet_desktop.domain.dreaming import MutationCounts, PassUsage
+from signet_desktop.ui import dreaming_format as fmt
+from tests.unit.ui.dreaming_values import (
+    QUOTE,
+    TRANSCRIPT,
+    a_call,
+    a_pass,
+    an_exclusion,
+    an_operation,
+)
+
+
+def test_numbers_read_briefly() -> None:
+    assert [fmt.compact(n) for n in (950, 3_210, 3_000, 61_234, 1_234_567)] == [
+        "950", "3.2k", "3k", "61k", "1.2M"]  # fmt: skip
+    assert [fmt.duration_text(s) for s in (0.24, 12, 252, 3_780)] == [
+        "0.2s", "12s", "4m 12s", "1h 3m"]  # fmt: skip
+    assert [fmt.cost_text(c) for c in (None, 0.0, 0.004, 0.0412)] == ["", "$0.00", "<$0.01",
+                                                                      "$0.04"]  # fmt: skip
+
+
+def test_a_pass_row_and_heading() -> None:
+    row = fmt.pass_row(a_pass())
+    assert row.title == "2026-11-30 03:12 · incremental"
+    assert (row.status, row.tone) == ("completed", "ok")
+    assert row.facts == "4m 12s · 61k in / 3.2k out · $0.04"
+    assert row.mutations == "2 applied · 1 failed"
+    assert (row.took, row.usage) == ("4m 12s · $0.04", "61k in / 3.2k out")
+    assert fmt.pass_heading(a_pass()) == "Pass 2026-11-30 03:12 · incremental · completed"
+    assert fmt.pass_subline(a_pass()) == (
+        "4m 12s · 61k in / 3.2k out tokens · $0.04 · trigger token-threshold"
+        " · openai-compatible qwen2.5"
+    )
+
+
+def test_running_failed_interrupted_and_idle_passes() -> None:
+    now = datetime(2026, 11, 30, 3, 13, 3, tzinfo=UTC)
+    running = a_pass(status="running", completed_at=None, usage=PassUsage())
+    assert fmt.pass_row(running, now).facts == "running 1m 3s"
+    killed = a_pass(status="failed", error="interrupted: the daemon stopped mid-pass")
+    row = fmt.pass_row(killed)
+    assert (row.status, row.tone) == ("interrupted", "error")
+    assert row.note.startswith("interrupted")
+    idle = a_pass(mutations=MutationCounts(), usage=PassUsage())
+    assert fmt.pass_row(idle).mutations == "no changes"
+    assert fmt.tokens_text(idle) == ""
+    assert fmt.timeline_counts([a_pass(), running, killed]) == (
+        "3 passes · 1 completed · 1 running · 1 interrupted"
+    )
+
+
+def test_tool_call_rows_show_arguments_briefly_and_in_full() -> None:
+    row = fmt.tool_call_row(a_call(0, "search_evidence", {"query": "billing db"},
+                                   {"hits": [{"ref": "memory:m1"}]}))  # fmt: skip
+    assert (row.line, row.took) == ('1 search_evidence("billing db")', "0.2s")
+    assert '"ref": "memory:m1"' in row.result and "\n" in row.result
+    ops = fmt.tool_call_row(a_call(2, "apply_ontology_ops", {"operations": [{}, {}, {}, {}]}))
+    assert ops.line == "3 apply_ontology_ops(4 ops)"
+    failed = fmt.tool_call_row(a_call(3, "get_entity", '{"id": ', status="error",
+                                      error="malformed JSON arguments"))  # fmt: skip
+    assert failed.result.startswith("error: malformed JSON arguments")
+    assert failed.arguments == '{"id": '  # not JSON: shown as it came
+
+
+def test_operation_rows_mark_status_subject_and_outcome() -> None:
+    applied = fmt.operation_row(an_operation(0, "set_claim_value", "applied",
+        {"entityId": "e1", "aspectId": "a1", "claimKey": "database", "value": "Postgres 16"},
+        result={"attribute_id": "c2abcdef99"}))  # fmt: skip
+    assert applied.title == "✔ set_claim_value" and applied.tone == "ok"
+    assert applied.subject == 'database = "Postgres 16"'
+    assert applied.outcome == "applied: attribute c2abcdef…"
+    assert applied.quotes == (fmt.Quote(QUOTE, "transcript:8c35aa"),)
+    refused = fmt.operation_row(an_operation(1, "merge_entities", "failed",
+        {"fromEntityId": "ledger-svc", "intoEntityId": "ledger"}, evidence=(),
+        code="attention_required", reason="hygiene op needs attention:<id>"))  # fmt: skip
+    assert refused.title == "✘ merge_entities" and refused.tone == "error"
+    assert refused.subject == "ledger-s… → ledger"
+    assert refused.outcome == "refused (attention_required): hygiene op needs attention:<id>"
+    proposed = fmt.operation_row(an_operation(2, "rename_entity", "proposed",
+        {"entityId": "e9", "oldName": "ledger-svc", "newName": "ledger"},
+        result={"proposal_id": "prop123456789"}))  # fmt: skip
+    assert proposed.title == "⏸ rename_entity"
+    assert proposed.subject == "“ledger-svc” → “ledger”"
+    assert proposed.outcome == "waiting for review · proposal prop1234…"
+    created = fmt.operation_row(an_operation(3, "create_entity", "applied",
+                                             {"name": "Postgres", "type": "tool"}))  # fmt: skip
+    assert created.subject == "Postgres · tool"
+    assert fmt.operation_counts([an_operation(0, "x", "applied", {}),
+                                 an_operation(1, "y", "failed", {})]) == (
+        "1 applied ✔ · 1 failed ✘")  # fmt: skip
+
+
+def test_a_quote_is_found_in_its_transcript_with_its_turn() -> None:
+    context = fmt.quote_context(TRANSCRIPT, f"  {QUOTE} ", chars=20)
+    assert context.found and context.match == QUOTE
+    assert context.turn == 2  # the third turn
+    assert context.before.startswith("…") and context.before.endswith("user: ")
+    assert context.after.startswith(", the replica")
+    html = fmt.highlight_html(context, "#fde68a", "#000")
+    assert f"<span style='background-color: #fde68a; color: #000;'>{QUOTE}</span>" in html
+    assert "<br>" in html
+    missing = fmt.quote_context(TRANSCRIPT, "Postgres 17")
+    assert not missing.found and fmt.highlight_html(missing, "#ff0", "#000") == "<i>Postgres 17</i>"
+    assert fmt.turn_of("no roles here", 3) is None
+    assert (
+        fmt.source_label(fmt.Quote(QUOTE, "transcript:8c35aa"), 2) == "transcript 8c35aa · turn 3"
+    )
+
+
+def test_highlighting_escapes_the_source() -> None:
+    context = fmt.quote_context("a <b>bold</b> & claim", "<b>bold</b>")
+    assert fmt.highlight_html(context, "y", "k") == (
+        "a <span style='background-color: y; color: k;'>&lt;b&gt;bold&lt;/b&gt;</span> &amp; claim"
+    )
+
+
+def test_window_runbook_and_exclusions() -> None:
+    head, lines = fmt.window_lines(a_pass().evidence_window)
+    assert head == "1 source · 48k of 128k tokens · budget reached"
+    assert lines == ["transcript:8c35aa · 3.1k tokens", "left out: memory:m9 (budget)"]
+    assert fmt.window_lines(None) == ("No evidence window recorded", [])
+    text = fmt.runbook_text(a_pass().runbook)
+    assert text.startswith("Mode incremental · focus content\nCaps: perPass 100")
+    assert "• Cite exact quotes." in text and "  – Is the replica in us-east?" in text
+    assert fmt.exclusion_line(an_exclusion()) == (
+        "transcript 9f00bb11cc22… — blocked by content safety (2 attempts)"
+    )
+
+
+def test_revert_preview_lists_changes_or_blockers() -> None:
+    head, lines = fmt.revert_preview([{"description": "archive entity Postgres"}], [])
+    assert head == "Reverting undoes 1 change:" and lines == ["archive entity Postgres"]
+    head, lines = fmt.revert_preview([{"x": 1}], [{"reason": "pass p2 merged Postgres"}])
+    assert head.startswith("This pass cannot be reverted: 1 later change")
+    assert lines == ["pass p2 merged Postgres"]
+    assert fmt.revert_preview([], [])[1] == []
