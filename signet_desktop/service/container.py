@@ -39,6 +39,7 @@ from signet_desktop.service.knowledge import KnowledgeService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.memory_md import MemoryMdService
 from signet_desktop.service.memory_md_worker import MemoryMdWorker
+from signet_desktop.service.ontology import OntologyService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
@@ -224,5 +225,6 @@ def build_service(
         documents=documents,
         retention=retention_,
         connectors=connectors_,
+        ontology=OntologyService(db, workspace=paths.root, events=bus),
         knowledge=KnowledgeService(db, bus),
     )

@@ -42,6 +42,7 @@ from signet_desktop.service.imports import ImportService
 from signet_desktop.service.knowledge import KnowledgeService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.memory_md import MemoryMdService
+from signet_desktop.service.ontology import OntologyService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
@@ -101,6 +102,7 @@ class SignetService:
         documents: DocumentService | None = None,
         retention: RetentionService | None = None,
         connectors: ConnectorService | None = None,
+        ontology: OntologyService | None = None,
         knowledge: KnowledgeService | None = None,
         dreaming: DreamingService | None = None,
     ) -> None:
@@ -148,6 +150,7 @@ class SignetService:
         )
         self.retention = retention or RetentionService(db, events=events, status=status.set)
         self.connectors = connectors or ConnectorService(db, self.documents)
+        self.ontology = ontology or OntologyService(db, workspace=root, events=events)
         self.knowledge = knowledge or KnowledgeService(db, events)
         self.dreaming = dreaming or build_dreaming(
             db, DreamingConfig(), workspace=root, events=events
