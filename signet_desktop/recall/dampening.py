@@ -24,7 +24,7 @@ from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.stages import adjusted, resorted
-from signet_desktop.storage import traversal_reads as reads
+from signet_desktop.storage import graph_reads as reads
 from signet_desktop.storage.connect import Connection
 
 MAX_DAMPENED = 100

@@ -13,7 +13,7 @@ from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.stages import resorted, scored
 from signet_desktop.recall.traversal import focal_entities
-from signet_desktop.storage import traversal_reads as reads
+from signet_desktop.storage import graph_reads as reads
 from signet_desktop.storage.connect import Connection
 
 DEFAULT_BOOST_WEIGHT = 0.15

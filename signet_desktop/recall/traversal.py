@@ -49,7 +49,7 @@ from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.query_vectors import RecentQueryVectors
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.vector import SemanticChannel, calibrated
-from signet_desktop.storage import traversal_reads as reads
+from signet_desktop.storage import graph_reads as reads
 from signet_desktop.storage.connect import Connection
 
 MAX_FOCAL_ENTITIES = 8
