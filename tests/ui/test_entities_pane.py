@@ -4,64 +4,52 @@ both ways, mentions with provenance, the neighbourhood graph), navigation, and s
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import pytest
 from pytestqt.qtbot import QtBot
 
-from signet_desktop.domain.errors import NotFound
-from signet_desktop.domain.knowledge import EntityDetail, EntityPage, KnowledgeStats
+from signet_desktop.domain.knowledge import EntityPage, KnowledgeStats
+from signet_desktop.service.facade import SignetService
+from signet_desktop.storage import graph
+from signet_desktop.ui.memory_format import INSPECTOR_ACTOR
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.entities import EMPTY_HINT, PANE, EntitiesPane
+from tests.support.db import database_of
+from tests.support.graph import SeededGraph, provenance, seed_graph
 from tests.ui.conftest import RecordingNavigator
 from tests.ui.memory_support import settle
-from tests.unit.ui.entity_values import detail, entity, link
 
 pytestmark = pytest.mark.gui
 
 
-class FakeKnowledge:
-    """`service.knowledge`'s reads over fixed details, per agent."""
+class BrokenKnowledge:
+    """A knowledge service whose reads fail (the banner test)."""
 
-    def __init__(self, details: dict[str, list[EntityDetail]]) -> None:
-        self.details = details
-        self.asked: list[tuple[str, str | None, str | None, str | None]] = []
-
-    def list_entities(self, agent_id: str, *, query: str | None = None,
-                      entity_type: str | None = None, status: str | None = "active",
-                      limit: int = 50, offset: int = 0) -> EntityPage:  # fmt: skip
-        self.asked.append((agent_id, query, entity_type, status))
-        rows = [d.entity for d in self.details.get(agent_id, [])]
-        rows = [e for e in rows if status is None or e.status == status]
-        rows = [e for e in rows if entity_type is None or e.entity_type == entity_type]
-        rows = [e for e in rows if not query or query.lower() in e.name.lower()]
-        return EntityPage(tuple(rows[offset : offset + limit]), len(rows), limit, offset)
-
-    def get_entity(self, agent_id: str, entity_id: str) -> EntityDetail:
-        for found in self.details.get(agent_id, []):
-            if found.entity.id == entity_id:
-                return found
-        raise NotFound(f"no entity {entity_id}")
+    def list_entities(self, agent_id: str, **kw: object) -> EntityPage:
+        raise RuntimeError("database is locked")
 
     def stats(self, agent_id: str) -> KnowledgeStats:
-        rows = [d.entity for d in self.details.get(agent_id, [])]
-        types: dict[str, int] = {}
-        for e in rows:
-            types[e.entity_type] = types.get(e.entity_type, 0) + 1
-        return KnowledgeStats({"active": len(rows)}, types, 0, {}, 0, 0, 0)
+        raise RuntimeError("database is locked")
 
 
-def graph() -> dict[str, list[EntityDetail]]:
-    billing = detail()
-    pg = detail(entity=entity("pg", "Postgres", entity_type="tool"), aliases=(), aspects=(),
-                outgoing=(), incoming=(link("d1", "e1", "pg", 0.9),), mentions=(),
-                mention_total=0)  # fmt: skip
-    secret = detail(entity=entity("other", "Project Nightingale"), aliases=(), aspects=(),
-                    outgoing=(), incoming=(), mentions=(), mention_total=0)  # fmt: skip
-    secret = dataclasses.replace(
-        secret, entity=dataclasses.replace(secret.entity, agent_id="other")
-    )
-    return {"default": [billing, pg], "other": [secret]}
+def seed(service: SignetService) -> SeededGraph:
+    """billing (a system) with a versioned claim, links both ways and mentions; another
+    agent's entity of the same name."""
+    db = database_of(service)
+    seeded = seed_graph(
+        db, "default",
+        entities=[("billing", "system"), ("Postgres", "tool"), ("api", "service")],
+        links=[("billing", "Postgres", "depends_on"), ("api", "billing", "calls")],
+        mentions={"billing": ["alice moved billing to Postgres 16 last week"]},
+        memories=service.memories,
+    )  # fmt: skip
+    prov = provenance("default")
+    with db.write() as conn:
+        aspect, _ = graph.create_aspect(conn, prov, seeded.entity("billing").id, "storage")
+        graph.set_claim_value(conn, prov, aspect.id, "database", "Postgres 14")
+        graph.set_claim_value(conn, prov, aspect.id, "database", "Postgres 16")
+    seed_graph(db, "other", entities=[("billing", "system"), ("Nightingale", "project")])
+    return seeded
 
 
 def open_pane(qtbot: QtBot, context: PaneContext, loop: asyncio.AbstractEventLoop,
@@ -84,81 +72,100 @@ def test_the_pane_registers_itself() -> None:
 
 
 def test_an_entity_page_shows_claims_links_mentions_and_the_graph(
-    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext,
+    qtbot: QtBot,
+    qt_loop: asyncio.AbstractEventLoop,
+    pane_context: PaneContext,
     navigator: RecordingNavigator,
-) -> None:  # fmt: skip
-    pane = open_pane(qtbot, pane_context, qt_loop, FakeKnowledge(graph()))
+) -> None:
+    seeded = seed(pane_context.service)
+    billing, postgres, api = (seeded.entity(n).id for n in ("billing", "Postgres", "api"))
+    pane = open_pane(qtbot, pane_context, qt_loop)
     settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
     assert pane.stack.currentWidget() is pane.content
-    assert pane.count_label.text() == "2 entities"
+    assert pane.count_label.text() == "3 entities"
+    assert pane.listed[0] == billing  # most mentioned first
     assert pane.heading.text() == "billing"
-    assert "also billing-svc" in pane.meta.text()
+    assert pane.meta.text() == "system · active · 1 mention"
     aspect = pane.claims.topLevelItem(0)
     assert aspect.text(0) == "storage" and aspect.childCount() == 2
-    assert [aspect.child(i).text(1) for i in range(2)] == ["active", "superseded"]
-    assert aspect.child(1).font(0).strikeOut()
-    assert pane.links.topLevelItemCount() == 3
-    assert pane.links.topLevelItem(2).text(0) == "←"
-    assert set(pane.graph.node_items) == {"e1", "pg", "redis", "api"}
-    assert pane.mentions.count() == 1
+    rows = [(aspect.child(i).text(0), aspect.child(i).text(1)) for i in range(2)]
+    assert rows == [("database = Postgres 16", "active"), ("database = Postgres 14", "superseded")]
+    assert aspect.child(0).text(2) == "v2" and aspect.child(1).font(0).strikeOut()
+    links = [tuple(pane.links.topLevelItem(i).text(c) for c in range(3)) for i in range(2)]
+    assert links == [("→", "depends_on", "Postgres"), ("←", "calls", "api")]
+    assert set(pane.graph.node_items) == {billing, postgres, api}
+    assert pane.tabs.tabText(1) == "Mentions (1)"
+    assert "alice moved billing" in pane.mentions.itemWidget(pane.mentions.item(0)).excerpt.text()
     pane.open_mention(0)
-    assert navigator.opened == ["m1"]
-    pane.graph.click_node("pg")  # a neighbour opens its own page
-    settle(qt_loop, pane_context, until=lambda: pane.detail is not None
-           and pane.detail.entity.id == "pg")  # fmt: skip
-    assert pane.heading.text() == "Postgres"
-    assert pane.list.currentRow() == 1
-    pane.graph.click_node("pg")  # the focal node is not a link to itself
+    assert navigator.opened == seeded.memory_ids["billing"]
+    pane.graph.click_node(postgres)  # a neighbour opens its own page
+    settle(qt_loop, pane_context, until=lambda: pane.heading.text() == "Postgres")
+    assert pane.list.currentRow() == pane.listed.index(postgres)
+    pane.graph.click_node(postgres)  # the focal node is not a link to itself
     pane._open_link(pane.links.topLevelItem(0))  # the incoming link leads back
-    settle(qt_loop, pane_context, until=lambda: pane.detail is not None
-           and pane.detail.entity.id == "e1")  # fmt: skip
+    settle(qt_loop, pane_context, until=lambda: pane.heading.text() == "billing")
 
 
-def test_search_and_type_filter_narrow_the_list(
+def test_search_type_and_status_filters_narrow_the_list(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
 ) -> None:
-    fake = FakeKnowledge(graph())
-    pane = open_pane(qtbot, pane_context, qt_loop, fake)
-    assert [pane.type_filter.itemText(i) for i in range(pane.type_filter.count())] == [
-        "All types", "system (1)", "tool (1)"]  # fmt: skip
+    seeded = seed(pane_context.service)
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    labels = [pane.type_filter.itemText(i) for i in range(pane.type_filter.count())]
+    assert labels == ["All types", "service (1)", "system (1)", "tool (1)"]
     pane.type_filter.setCurrentIndex(pane.type_filter.findData("tool"))
-    settle(qt_loop, pane_context, until=lambda: pane.listed == ["pg"])
-    assert fake.asked[-1] == ("default", None, "tool", "active")
+    settle(qt_loop, pane_context, until=lambda: pane.listed == [seeded.entity("Postgres").id])
+    assert pane.count_label.text() == "1 matching"
     pane.type_filter.setCurrentIndex(0)
+    pane.search.setText("post")
+    settle(qt_loop, pane_context, until=lambda: pane.listed == [seeded.entity("Postgres").id])
     pane.search.setText("zzz")
     settle(qt_loop, pane_context, until=lambda: pane.listed == [])
     assert pane.no_match.isVisibleTo(pane) and pane.stack.currentWidget() is pane.content
-    assert pane.count_label.text() == "0 matching"
+    pane.search.clear()
+    pane.status_filter.setCurrentIndex(pane.status_filter.findData("archived"))
+    settle(qt_loop, pane_context, until=lambda: pane.count_label.text() == "0 matching")
+
+
+def test_a_graph_write_refreshes_the_list(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    assert pane.stack.currentWidget() is pane.empty
+    pane_context.service.knowledge.create_entity(
+        "default", "ledger", entity_type="service", actor=INSPECTOR_ACTOR
+    )
+    settle(qt_loop, pane_context, until=lambda: pane.heading.text() == "ledger")
+    assert pane.count_label.text() == "1 entity"
 
 
 def test_empty_state_says_how_entities_come_to_exist(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
 ) -> None:
-    pane = open_pane(qtbot, pane_context, qt_loop, FakeKnowledge({}))
+    pane = open_pane(qtbot, pane_context, qt_loop)
     assert pane.stack.currentWidget() is pane.empty
     assert pane.empty.hint_label.text() == EMPTY_HINT
-    assert "signet knowledge" in EMPTY_HINT and "Dreaming" in EMPTY_HINT
+    assert "structured" in EMPTY_HINT and "Dreaming" in EMPTY_HINT
 
 
 def test_one_agent_never_sees_another_agents_entities(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
 ) -> None:
-    fake = FakeKnowledge(graph())
-    pane = open_pane(qtbot, pane_context, qt_loop, fake)
-    assert "other" not in pane.listed
-    pane.reveal(entity_id="other")  # another agent's id, asked for directly
+    seed(pane_context.service)
+    other = pane_context.service.knowledge.list_entities("other").items
+    assert {e.name for e in other} == {"billing", "Nightingale"}
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    assert pane.count_label.text() == "3 entities"
+    assert not {e.id for e in other} & set(pane.listed)
+    pane.search.setText("Nightingale")
+    settle(qt_loop, pane_context, until=lambda: pane.listed == [])
+    pane.reveal(entity_id=other[0].id)  # another agent's id, asked for directly
     settle(qt_loop, pane_context, until=lambda: bool(pane.banner.text))
-    assert "could not be read" in pane.banner.text
-    assert pane.detail is None or pane.detail.entity.agent_id == "default"
-    assert {asked[0] for asked in fake.asked} == {"default"}
+    assert "could not be read" in pane.banner.text and pane.detail is None
 
 
 def test_a_failed_read_is_shown_plainly(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
 ) -> None:
-    class Broken(FakeKnowledge):
-        def stats(self, agent_id: str) -> KnowledgeStats:
-            raise RuntimeError("database is locked")
-
-    pane = open_pane(qtbot, pane_context, qt_loop, Broken(graph()))
+    pane = open_pane(qtbot, pane_context, qt_loop, BrokenKnowledge())
     assert "The entities could not be read: database is locked" in pane.banner.text

@@ -49,14 +49,14 @@ REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
 LIST_LIMIT = 200
 LIST_MIN_WIDTH = 280
-EVENT_PREFIXES = ("entity.", "graph.", "knowledge.", "dream.pass_finished", "ontology.")
+EVENT_PREFIXES = ("knowledge.", "ontology.", "dream.pass_finished", "pass.reverted")
 MEMORY_EVENTS = ("memory.created", "memory.deleted", "memory.recovered")
 EMPTY_TITLE = "No entities yet"
 EMPTY_HINT = (
-    "Entities are the people, systems and projects your memories are about. They are created "
-    "by structured remembers (a remember with a `structured` block naming entities and "
-    "aspects), by `signet knowledge` commands, and by Dreaming passes that consolidate your "
-    "agent's transcripts. Once one exists, every new memory that names it is linked here."
+    "Entities are the people, systems and projects your memories are about. An agent creates "
+    "them by remembering with a structured block (entities, aspects and claims), and Dreaming "
+    "passes create them from your agent's transcripts (see the Dreaming pane). Once one "
+    "exists, every new memory that names it is linked here."
 )
 UNAVAILABLE = "This build has no knowledge graph service, so there are no entities to show."
 NO_MATCH = "No entity matches — try another name or clear the filters."
