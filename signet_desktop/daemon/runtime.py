@@ -190,6 +190,8 @@ class DaemonRuntime:
         self._tasks.add("transcripts", self.service.transcripts.recover)
         # Import runs a stop interrupted say so (their next run resumes).
         self._tasks.add("imports", self.service.imports.recover)
+        # Dreaming passes a kill left running: failed "interrupted", their operations kept.
+        self._tasks.add("dreaming", self.service.dreaming.recover)
         self._host_workers(self.service)
         self._publish_runtime()
         self._app = self.options.app_factory(

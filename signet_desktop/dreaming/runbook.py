@@ -23,7 +23,8 @@ COMMON = (
     " set_claim_value, supersede_claim_value, create_link, rename_entity) cites at least one"
     " evidence item {quote, source_ref}: the quote copied exactly, character for character,"
     " from the source named by source_ref (for example memory:<id> or transcript:<key>)."
-    " Paraphrased or invented quotes are rejected.",
+    " Paraphrased or invented quotes are rejected. Every operation states its confidence"
+    " (0..1).",
     "Use search_evidence and get_evidence to read more; only completed sources are evidence.",
     "Before large changes call validate_proposal; apply in batches of at most {per_request}"
     " operations; this pass may apply at most {per_pass} operations in all.",

@@ -249,19 +249,21 @@ class PassTools:
 
     def attention_create(self, args: Mapping[str, Any]) -> dict[str, Any]:
         subject = _str(args, "subjectRef")
-        details = args.get("details", {})
-        if not isinstance(details, (dict, str)):
-            raise ToolFailed("details must be an object or a string")
-        operation = {
+        details = args.get("details", "")
+        if isinstance(details, dict):
+            details = json.dumps(details, ensure_ascii=False)
+        if not isinstance(details, str):
+            raise ToolFailed("details must be a string or an object")
+        operation: dict[str, Any] = {
             "operation": "flag",
             "payload": {
                 "subjectRef": subject,
-                "details": details if isinstance(details, dict) else {"note": details},
+                "details": details,
                 "priority": _int(args, "priority", 50, 0, 100),
-                **({"kind": args["kind"]} if isinstance(args.get("kind"), str) else {}),
             },
-            "reason": args.get("reason") if isinstance(args.get("reason"), str) else None,
         }
+        if isinstance(args.get("reason"), str):
+            operation["reason"] = args["reason"]
         return self._apply([operation])
 
     def validate_proposal(self, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -366,7 +368,7 @@ _OPERATION = {
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
         "reason": _STR,
     },
-    "required": ["operation", "payload"],
+    "required": ["operation", "payload", "confidence"],
 }
 _OPERATIONS = {"type": "array", "items": _OPERATION, "minItems": 1, "maxItems": 100}
 
@@ -418,7 +420,7 @@ SPECS: tuple[ToolSpec, ...] = (
         "attention_create",
         "Flag something for a later pass (becomes a pending attention record).",
         _schema(
-            {"subjectRef": _STR, "details": {"type": "object"}, "priority": _INT, "reason": _STR},
+            {"subjectRef": _STR, "details": _STR, "priority": _INT, "reason": _STR},
             ("subjectRef",),
         ),
     ),

@@ -11,6 +11,7 @@ from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.embedding.registry import build_embedder
 from signet_desktop.embedding.tracker import EmbeddingTracker
+from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
@@ -25,6 +26,7 @@ from signet_desktop.service import (
     transcript_worker,
 )
 from signet_desktop.service.artifact_worker import ArtifactWorker
+    dreaming_worker,
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.connectors import ConnectorService, ConnectorWatcher
 from signet_desktop.service.documents import DocumentLimits, DocumentService, default_file_roots
@@ -35,6 +37,8 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
+from signet_desktop.service.dreaming import build_dreaming
+from signet_desktop.service.dreaming_worker import DreamingWorker
 from signet_desktop.service.knowledge import KnowledgeService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.memory_md import MemoryMdService
@@ -163,6 +167,15 @@ def build_service(
         repair=config.memory.pipeline_v2.repair,
         events=bus,
     )
+    inference = WorkloadProviders(config.inference, secrets_dir=secrets_dir_for(paths.root))
+    dreaming_ = build_dreaming(
+        db,
+        config.memory.dreaming,
+        provider=inference.source("memory_extraction"),
+        workspace=paths.root,
+        events=bus,
+    )
+    declared.append(dreaming_worker.declaration(DreamingWorker(dreaming_)))
     semantic = SemanticChannel(
         embedder,
         vec_available=db.vec.available,
@@ -228,3 +241,4 @@ def build_service(
         ontology=OntologyService(db, workspace=paths.root, events=bus),
         knowledge=KnowledgeService(db, bus),
     )
+        dreaming=dreaming_,

@@ -12,6 +12,7 @@ from signet_desktop.api.http.routes import (
     artifacts,
     connectors,
     documents,
+    dream,
     embeddings,
     events,
     health,
@@ -66,6 +67,9 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
     )  # fmt: skip
     for module in routers:
+        knowledge,
+        ontology,
+        dream,
         app.include_router(module.router, responses=error_responses())
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
     install_openapi(app)
