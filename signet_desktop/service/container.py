@@ -19,6 +19,7 @@ from signet_desktop.service import (
     artifact_worker,
     connectors,
     document_worker,
+    dreaming_worker,
     embedding_worker,
     memory_md_worker,
     retention,
@@ -26,10 +27,11 @@ from signet_desktop.service import (
     transcript_worker,
 )
 from signet_desktop.service.artifact_worker import ArtifactWorker
-    dreaming_worker,
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.connectors import ConnectorService, ConnectorWatcher
 from signet_desktop.service.documents import DocumentLimits, DocumentService, default_file_roots
+from signet_desktop.service.dreaming import build_dreaming
+from signet_desktop.service.dreaming_worker import DreamingWorker
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
@@ -37,8 +39,6 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
-from signet_desktop.service.dreaming import build_dreaming
-from signet_desktop.service.dreaming_worker import DreamingWorker
 from signet_desktop.service.knowledge import KnowledgeService
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.service.memory_md import MemoryMdService
@@ -160,13 +160,6 @@ def build_service(
     declared.append(retention.declaration(MaintenanceWorker(retention_)))
     connectors_ = ConnectorService(db, documents)
     declared.append(connectors.declaration(ConnectorWatcher(connectors_)))
-    pipeline = PipelineService(
-        db,
-        declared,
-        paused=config.memory.pipeline_v2.paused,
-        repair=config.memory.pipeline_v2.repair,
-        events=bus,
-    )
     inference = WorkloadProviders(config.inference, secrets_dir=secrets_dir_for(paths.root))
     dreaming_ = build_dreaming(
         db,
@@ -176,6 +169,13 @@ def build_service(
         events=bus,
     )
     declared.append(dreaming_worker.declaration(DreamingWorker(dreaming_)))
+    pipeline = PipelineService(
+        db,
+        declared,
+        paused=config.memory.pipeline_v2.paused,
+        repair=config.memory.pipeline_v2.repair,
+        events=bus,
+    )
     semantic = SemanticChannel(
         embedder,
         vec_available=db.vec.available,
@@ -238,7 +238,7 @@ def build_service(
         documents=documents,
         retention=retention_,
         connectors=connectors_,
+        dreaming=dreaming_,
         ontology=OntologyService(db, workspace=paths.root, events=bus),
         knowledge=KnowledgeService(db, bus),
     )
-        dreaming=dreaming_,
