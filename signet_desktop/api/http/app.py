@@ -17,6 +17,7 @@ from signet_desktop.api.http.routes import (
     events,
     health,
     hooks,
+    knowledge,
     maintenance,
     memories,
     memory,
@@ -65,6 +66,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
+        knowledge,
     )  # fmt: skip
     for module in routers:
         knowledge,
