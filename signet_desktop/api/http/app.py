@@ -66,12 +66,9 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
-        knowledge,
+        knowledge, dream,
     )  # fmt: skip
     for module in routers:
-        knowledge,
-        ontology,
-        dream,
         app.include_router(module.router, responses=error_responses())
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
     install_openapi(app)
