@@ -1,14 +1,24 @@
-"""LoCoMo retrieval evaluation: lexical, vector, fusion-only and hybrid rankers, in one run.
+"""LoCoMo retrieval evaluation: every ranker and recall stage side by side, in one run.
 
 Run: uv run python bench/locomo.py [--data PATH] [--conversations N] [--sweep]
 
 Protocol (../shared/data/README.md, retrieval only, no LLM): per conversation a fresh
-workspace; every turn is remembered through the public facade as "<speaker>: <text>" with
-who = speaker, the session date as createdAt, the conversation's session as sessionId and the
-dia_id in metadata; every category 1-4 question with evidence is recalled (limit 10) by each
-ranker through `SignetService.recall` with `channels` (and `context`) set: lexical only,
-vector only, fusion only (hybrid without the context signals) and hybrid (the default).
-Scores: hit@k, recall@k (k = 1, 5, 10) and MRR, overall and per category.
+workspace; first the conversation's **entities** are created (its two speakers, and the proper
+nouns the remember-time mention candidates, `graph/mentions.py`, find in its turns: see
+`conversation_entities`; nothing of the dataset's annotations, neither evidence ids nor
+categories, is read for this), then every turn is remembered through the public facade as
+"<speaker>: <text>" with who = speaker, the session date as createdAt, the conversation's
+session as sessionId and the dia_id in metadata, so mention linking links each memory to the
+entities it names. Every category 1-4 question with evidence is then recalled (limit 10) by
+each variant through `SignetService.recall` with `channels`, `context` and `stages` set:
+lexical only, vector only, fusion only (no context signals, no stages), flat hybrid (lexical +
+semantic + context), flat hybrid with the `rerank` stage, and, once the `traversal` channel is
+registered, graph-aware hybrid (every channel, the default stages) with and without the
+reranker and with each dampening stage switched off in turn (`variants`).
+Scores: hit@k, recall@k (k = 1, 5, 10) and MRR, overall and per category, and each variant's
+latency per recall (p50/p95, ms through the facade). The query embedding is computed once per
+question and cached for every variant (`QueryCache`), so latencies compare the rankers and
+stages, not the embedder (all-MiniLM-L6-v2 costs ~11 ms per query on top).
 Ranking is evaluated with min_score 0 (the threshold only trims tails; it is reported apart).
 Embedder: the native all-MiniLM-L6-v2. The data stays in ../shared/data (CC BY-NC 4.0).
 
@@ -29,9 +39,11 @@ import json
 import re
 import sys
 import tempfile
+import threading
 import time
-from collections import defaultdict
-from collections.abc import Iterator, Sequence
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,13 +51,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np
+
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
-from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
+from signet_desktop.domain.entities import canonical_entity_name
+from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor, utc_now
 from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.embedding.provider import EmbeddingProvider, Vectors
+from signet_desktop.graph.mentions import candidates
 from signet_desktop.recall.lexical import fts_rows, plan_terms, query_ceiling
 from signet_desktop.recall.sanitize import query_tokens
-from signet_desktop.service.container import BuildOptions, build_service
+from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
 from signet_desktop.storage.recall_context import candidate_context
@@ -55,16 +73,54 @@ KS = (1, 5, 10)
 LIMIT = 10
 CANDIDATES = 50
 CHANNELS = ("lexical", "semantic")  # each channel's top CANDIDATES are kept for --sweep
-# name -> (channels, context signals on). "hybrid" is the default recall; "fusion only" is
-# the same without the context stage, so its share of the gain shows in the same run.
-RANKERS: dict[str, tuple[tuple[str, ...], bool]] = {
-    "lexical": (("lexical",), False),
-    "vector": (("semantic",), False),
-    "fusion only": (("lexical", "semantic"), False),
-    "hybrid": (("lexical", "semantic"), True),
-}
+FLAT = ("lexical", "semantic")
+RERANK = "rerank"
+TRAVERSAL = "traversal"
+FLAT_HYBRID = "flat hybrid"  # today's default recall without the graph; min_score row
+GRAPH_HYBRID = "graph-aware hybrid"
+# The bench registers the reranker (off by default in agent.yaml) so it can be compared.
+BENCH_CONFIG = {"memory": {"pipelineV2": {"reranker": {"enabled": True}}}}
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One ranking through the facade: channels (None: all), context signals, stages (None: all)."""
+
+    name: str
+    channels: tuple[str, ...] | None
+    context: bool
+    stages: tuple[str, ...] | None
+
+
+def variants(channels: Sequence[str], stages: Sequence[str]) -> list[Variant]:
+    """The variants the engine's registered channels and stages allow, in table order.
+
+    "fusion only" is flat hybrid without the context signals, so their share shows in the
+    same run; every stage other than the reranker (the dampening stages, when registered) is
+    the default set the graph-aware rows start from.
+    """
+    default = tuple(name for name in stages if name != RERANK)
+    out = [
+        Variant("lexical", ("lexical",), False, ()),
+        Variant("vector", ("semantic",), False, ()),
+        Variant("fusion only", FLAT, False, ()),
+        Variant(FLAT_HYBRID, FLAT, True, ()),
+    ]
+    if RERANK in stages:
+        out.append(Variant(f"{FLAT_HYBRID} + rerank", FLAT, True, (RERANK,)))
+    if default and TRAVERSAL not in channels:
+        out.append(Variant(f"{FLAT_HYBRID} + {', '.join(default)}", FLAT, True, default))
+    if TRAVERSAL in channels:
+        every = tuple(channels)
+        out.append(Variant(GRAPH_HYBRID, every, True, default))
+        if RERANK in stages:
+            out.append(Variant(f"{GRAPH_HYBRID} + rerank", every, True, (*default, RERANK)))
+        for stage in default:
+            kept = tuple(name for name in default if name != stage)
+            out.append(Variant(f"{GRAPH_HYBRID}, {stage} off", every, True, kept))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +203,117 @@ def turn_content(turn: dict[str, Any], captions: bool) -> str:
     return text
 
 
+_SENTENCE_START = re.compile(r"(^|[.!?:;\"(\n]\s*)$")
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+MIN_NAME_OCCURRENCES = 2
+
+
+def conversation_entities(conversation: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, entity type) for a conversation: its two speakers, then its proper nouns.
+
+    Reads only the conversation itself (speaker names and turn texts), never the questions,
+    their evidence ids or categories. A proper noun is a `graph/mentions.py` candidate phrase
+    of the turns that occurs at least twice, at least once mid-sentence (so a capitalised
+    sentence opening is not a name), and none of whose words the conversation ever writes in
+    lower case ("Thanks", "Hey" and "Wow" are; "Caroline" and "Melanie" are not); the
+    longest phrases first, each canonical name once.
+    """
+    texts = [str(turn.get("text", "")) for _, _, turn in turns(conversation)]
+    lowercase = {word for text in texts for word in _WORD.findall(text) if word.islower()}
+    speakers = [
+        str(conversation[key]) for key in ("speaker_a", "speaker_b") if conversation.get(key)
+    ]
+    seen = {canonical_entity_name(name) for name in speakers}
+    counts: Counter[str] = Counter()
+    mid_sentence: set[str] = set()
+    shown: dict[str, str] = {}
+    for text in texts:
+        for candidate in candidates(text):
+            words = _WORD.findall(candidate.text)
+            if not words or any(w.lower() in lowercase or len(w) < 2 for w in words):
+                continue
+            counts[candidate.canonical] += 1
+            shown.setdefault(candidate.canonical, candidate.text)
+            if _mid_sentence(text, candidate.text):
+                mid_sentence.add(candidate.canonical)
+    out = [(name, "person") for name in dict.fromkeys(speakers)]
+    ranked = sorted(counts, key=lambda c: (-len(c.split()), -counts[c], c))
+    for canonical in ranked:
+        frequent = counts[canonical] >= MIN_NAME_OCCURRENCES and canonical in mid_sentence
+        if frequent and canonical not in seen:
+            seen.add(canonical)
+            out.append((shown[canonical], "unknown"))
+    return out
+
+
+def _mid_sentence(text: str, phrase: str) -> bool:
+    """Does `phrase` occur somewhere in `text` that is not the start of a sentence?"""
+    for match in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", text):
+        if not _SENTENCE_START.search(text[: match.start()]):
+            return True
+    return False
+
+
+def seed_entities(service: SignetService, entities: Iterable[tuple[str, str]]) -> int:
+    """Create the entities (the default agent's, active) before any turn is remembered.
+
+    Until the knowledge-graph write module lands this writes the rows directly, as a user's
+    explicit entity creation would; remember-time mention linking then links every memory
+    that names one (it links to existing entities only). Returns the number created.
+    """
+    now = utc_now()
+    rows = [
+        (f"ent_{uuid.uuid4().hex}", DEFAULT_AGENT_ID, name, canonical_entity_name(name), kind, now)
+        for name, kind in entities
+        if canonical_entity_name(name)
+    ]
+    with service._db.write() as conn:  # underneath the facade, as context_facts reads
+        for row in rows:
+            conn.execute(
+                "INSERT OR IGNORE INTO entities (id, agent_id, name, canonical_name, entity_type,"
+                " source_kind, created_by, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 'bench', 'bench', ?, ?)",
+                (*row, row[-1]),
+            )
+    return len(rows)
+
+
+class QueryCache:
+    """The shared embedder, with single-text embeddings (queries) memoised for every variant.
+
+    Batches (remembered turns) pass through uncached; a query embedded once is reused by every
+    variant of the same question, so the run embeds each question once.
+    """
+
+    def __init__(self, inner: EmbeddingProvider) -> None:
+        self._inner = inner
+        self._cache: dict[str, Vectors] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def model(self) -> str:
+        return self._inner.model
+
+    @property
+    def dimensions(self) -> int:
+        return self._inner.dimensions
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if len(texts) != 1:
+            return self._inner.embed(texts)
+        with self._lock:
+            found = self._cache.get(texts[0])
+        if found is None:
+            found = np.array(self._inner.embed(texts), copy=True)
+            with self._lock:
+                self._cache[texts[0]] = found
+        return found
+
+
 def ingest(
     service: SignetService, sample: dict[str, Any], captions: bool = False
 ) -> dict[str, str]:
@@ -172,13 +339,19 @@ def ingest(
 def ranked_dia_ids(
     service: SignetService,
     question: str,
-    ranker: tuple[tuple[str, ...], bool],
+    variant: Variant,
     dia_of: dict[str, str],
 ) -> tuple[list[str], float, Any]:
-    channels, context = ranker
     started = time.perf_counter()
     result = service.recall.search(
-        RecallQuery(query=question, limit=LIMIT, channels=channels, min_score=0.0, context=context)
+        RecallQuery(
+            query=question,
+            limit=LIMIT,
+            channels=variant.channels,
+            min_score=0.0,
+            context=variant.context,
+            stages=variant.stages,
+        )
     )
     elapsed = (time.perf_counter() - started) * 1000
     return [dia_of[h.memory.id] for h in result.hits], elapsed, result
@@ -191,35 +364,70 @@ class Run:
     overall: dict[str, Scores] = field(default_factory=lambda: defaultdict(Scores))
     by_category: dict[tuple[str, int], Scores] = field(default_factory=lambda: defaultdict(Scores))
     latency_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    category_latency: dict[tuple[str, int], list[float]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     default_threshold: Scores = field(default_factory=Scores)
     candidates: list[dict[str, Any]] = field(default_factory=list)
     ingest_s: float = 0.0
     turns: int = 0
+    variants: list[Variant] = field(default_factory=list)
+    entities: int = 0
+    mentions: int = 0
+    reranked: int = 0  # flat hybrid + rerank answers whose hits carry a rerank adjustment
     completeness: set[str] = field(default_factory=set)
     captions: bool = False  # off-protocol variant: append image captions to image turns
 
 
-def evaluate_sample(sample: dict[str, Any], run: Run, *, sweep: bool) -> None:
+def registered(service: SignetService) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The engine's channel and stage names (read underneath the facade, like context_facts)."""
+    engine = service.recall._engine
+    return engine.channel_names, engine.stage_names
+
+
+def mention_rows(service: SignetService) -> int:
+    row = service._db.reader().execute("SELECT COUNT(*) FROM memory_entity_mentions").fetchone()
+    return int(row[0])
+
+
+def evaluate_sample(
+    sample: dict[str, Any], run: Run, embedder: EmbeddingProvider, *, sweep: bool
+) -> None:
+    config = SignetConfig.model_validate(BENCH_CONFIG)
     with tempfile.TemporaryDirectory() as tmp:
-        service = build_service(WorkspacePaths.for_root(Path(tmp)), SignetConfig(), BuildOptions())
+        paths = WorkspacePaths.for_root(Path(tmp))
+        service = build_service(paths, config, BuildOptions(embedder=embedder))
+        run.variants = run.variants or variants(*registered(service))
         started = time.perf_counter()
+        run.entities += seed_entities(service, conversation_entities(sample["conversation"]))
         dia_of = ingest(service, sample, run.captions)
         run.ingest_s += time.perf_counter() - started
         run.turns += len(dia_of)
+        run.mentions += mention_rows(service)
         facts = context_facts(service, dia_of) if sweep else {}
         for question in questions(sample):
-            for name, ranker in RANKERS.items():
-                ranked, ms, result = ranked_dia_ids(service, question.text, ranker, dia_of)
+            embedder.embed([question.text])  # once per question; every variant reuses it
+            for variant in run.variants:
+                name = variant.name
+                try:
+                    ranked, ms, result = ranked_dia_ids(service, question.text, variant, dia_of)
+                except InvalidInput as exc:  # a variant the engine cannot run: a bench bug
+                    raise SystemExit(f"variant {name!r}: {exc}") from exc
                 run.overall[name].add(ranked, question.evidence)
                 run.by_category[(name, question.category)].add(ranked, question.evidence)
                 run.latency_ms[name].append(ms)
+                run.category_latency[(name, question.category)].append(ms)
                 if result.vector_completeness:
                     run.completeness.add(result.vector_completeness)
-                if name == "hybrid":
+                if name == FLAT_HYBRID:
                     kept = [h for h in result.hits if h.score >= 0.1]
                     run.default_threshold.add(
                         [dia_of[h.memory.id] for h in kept], question.evidence
                     )
+                if variant.stages == (RERANK,) and any(
+                    a.stage == RERANK for h in result.hits for a in h.adjustments
+                ):
+                    run.reranked += 1
             if sweep:
                 run.candidates.append(collect_candidates(service, question, dia_of, facts))
         service.close()
@@ -298,24 +506,29 @@ def print_tables(run: Run) -> None:
     )
     print(f"\nLoCoMo dev: {run.turns} turns remembered in {run.ingest_s:.1f} s "
           f"({run.turns / max(run.ingest_s, 1e-9):.1f}/s through the facade, native MiniLM); "
-          f"vectorCompleteness seen: {sorted(run.completeness)}\n")  # fmt: skip
+          f"{run.entities} entities seeded, {run.mentions} mention links; "
+          f"vectorCompleteness seen: {sorted(run.completeness)}; "
+          f"answers with rerank adjustments: {run.reranked}\n")  # fmt: skip
     print(header)
     print("| --- | ---: |" + " ---: |" * (2 * len(KS) + 3))
-    for name in RANKERS:
+    names = [variant.name for variant in run.variants]
+    for name in names:
         scores = run.overall[name]
         lat = run.latency_ms[name]
         print(_row(name, scores) + f" {percentile(lat, 50):.1f} | {percentile(lat, 95):.1f} |")
-    print(_row("hybrid, min_score 0.1", run.default_threshold) + " | |")
-    print("\nper category (recall@10 / MRR):\n")
-    print("| category | n | " + " | ".join(f"{n} R@10 | {n} MRR" for n in RANKERS) + " |")
-    print("| --- | ---: |" + " ---: | ---: |" * len(RANKERS))
-    for category, label in CATEGORY_NAMES.items():
+    print(_row(f"{FLAT_HYBRID}, min_score 0.1", run.default_threshold) + " | |")
+    print("\nper category (recall@10 / MRR / p50 ms):\n")
+    print("| variant | " + " | ".join(f"{c} {label}" for c, label in CATEGORY_NAMES.items()) + " |")
+    print("| --- |" + " ---: |" * len(CATEGORY_NAMES))
+    counts = " | ".join(f"n={run.by_category[(FLAT_HYBRID, c)].count}" for c in CATEGORY_NAMES)
+    print(f"| (questions) | {counts} |")
+    for name in names:
         cells = []
-        for name in RANKERS:
+        for category in CATEGORY_NAMES:
             row = run.by_category[(name, category)].row()
-            cells.append(f"{row['recall@10']:.3f} | {row['mrr']:.3f}")
-        n = run.by_category[("hybrid", category)].count
-        print(f"| {category} {label} | {n} | " + " | ".join(cells) + " |")
+            p50 = percentile(run.category_latency[(name, category)], 50)
+            cells.append(f"{row['recall@10']:.3f} / {row['mrr']:.3f} / {p50:.1f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def _row(name: str, scores: Scores) -> str:
@@ -346,8 +559,14 @@ def main() -> int:
     run = Run(captions=args.captions)
     if args.captions:
         print("variant: image captions appended to image turns (not the reference protocol)")
+    native = configured_embedder(SignetConfig())
+    if native is None:
+        raise SystemExit("the bench needs the native embedder")
+    embedder = QueryCache(native)  # loaded once for every conversation
+    started = time.perf_counter()
     for sample in samples:
-        evaluate_sample(sample, run, sweep=args.sweep)
+        evaluate_sample(sample, run, embedder, sweep=args.sweep)
+    print(f"run time: {time.perf_counter() - started:.0f} s")
     print_tables(run)
     if args.sweep:
         from locomo_sweep import print_sweep
