@@ -190,16 +190,16 @@ async def test_agents_cannot_see_each_others_passes(
 ) -> None:
     await remember(dclient, MEMORY, agentId="alpha")
     fake_llm.script(reply("nothing to do"))
-    pass_id = (await dclient.post("/api/dream/trigger", json={"agentId": "alpha"})).json()[
-        "passId"
-    ]
+    pass_id = (await dclient.post("/api/dream/trigger", json={"agentId": "alpha"})).json()["passId"]
     await finished(dclient, pass_id, "alpha")
     hidden = await dclient.get(f"/api/dream/passes/{pass_id}", params={"agentId": "beta"})
     assert hidden.status_code == 404
     assert (await dclient.get("/api/dream/passes", params={"agentId": "beta"})).json()[
         "passes"
     ] == []
-    header = await dclient.get(f"/api/dream/passes/{pass_id}", headers={"x-signet-agent-id": "beta"})
+    header = await dclient.get(
+        f"/api/dream/passes/{pass_id}", headers={"x-signet-agent-id": "beta"}
+    )
     assert header.status_code == 404
     beta = (await dclient.get("/api/dream/status", params={"agentId": "beta"})).json()
     assert beta["lastPass"] is None and beta["pending"]["sources"] == 0
