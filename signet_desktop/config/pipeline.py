@@ -92,9 +92,13 @@ class TraversalConfig(CamelConfigModel):
 
 
 class RerankerConfig(CamelConfigModel):
-    """`reranker`: the post-fusion rerank pass (embedding-based unless a model is named)."""
+    """`reranker`: the post-fusion rerank pass (embedding-based unless a model is named).
 
-    enabled: bool = True
+    `recall/rerank.py`; off by default, unlike Signet: see docs/RECALL.md, "Reranking and
+    graph-aware recall on LoCoMo", for what it did on the LoCoMo dev split.
+    """
+
+    enabled: bool = False
     model: str = ""
     top_n: int = Field(default=20, ge=1, le=100)
     timeout_ms: int = Field(default=2000, ge=100, le=30_000)
