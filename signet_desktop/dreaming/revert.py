@@ -93,16 +93,18 @@ def plan_revert(conn: Connection, agent_id: str, pass_id: str) -> RevertPlan:
     if _already_reverted(conn, agent_id, pass_id, mutations):
         return RevertPlan(agent_id, pass_id, (), (), already_reverted=True)
     own = {m.id for m in mutations}
+    live = _StillStanding(conn, agent_id, own)
     blockers: dict[tuple[str, str], RevertBlocker] = {}
     changes: list[RevertChange] = []
     for mutation in reversed(mutations):
         for later in graph_reads.later_mutations(conn, mutation):
-            if later.id not in own:
+            if live(later):
                 _block(blockers, mutation, later, "changed it after this pass")
                 break
         if mutation.before is None and mutation.target_table == "entities":
             for later in _naming_entity(conn, agent_id, mutation):
-                _block(blockers, mutation, later, "depends on an entity this pass created")
+                if live(later):
+                    _block(blockers, mutation, later, "depends on an entity this pass created")
         changes.append(_change(mutation))
     for row in attention_rows.resolved_by_pass(conn, agent_id, pass_id):
         changes.append(
@@ -125,6 +127,29 @@ def plan_revert(conn: Connection, agent_id: str, pass_id: str) -> RevertPlan:
             )
         )
     return RevertPlan(agent_id, pass_id, tuple(changes), tuple(blockers.values()))
+
+
+class _StillStanding:
+    """Whether a later mutation is still in effect: not this pass's own, not a revert's, and
+    not made by a pass that was itself reverted since."""
+
+    def __init__(self, conn: Connection, agent_id: str, own: set[str]) -> None:
+        self._conn = conn
+        self._agent = agent_id
+        self._own = own
+        self._reverted: dict[str, bool] = {}
+
+    def __call__(self, later: GraphMutation) -> bool:
+        if later.id in self._own or later.actor.startswith("revert:"):
+            return False
+        if later.pass_id is None:
+            return True
+        if later.pass_id not in self._reverted:
+            records = op_rows.for_pass(self._conn, self._agent, later.pass_id)
+            self._reverted[later.pass_id] = any(
+                r.operation == REVERT_OPERATION and r.status == "applied" for r in records
+            )
+        return not self._reverted[later.pass_id]
 
 
 def _already_reverted(

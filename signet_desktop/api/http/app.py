@@ -22,6 +22,7 @@ from signet_desktop.api.http.routes import (
     memories,
     memory,
     memory_md,
+    ontology,
     pipeline,
     projection,
     queue,
@@ -66,6 +67,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
+        ontology,
         knowledge, dream,
     )  # fmt: skip
     for module in routers:
