@@ -87,8 +87,28 @@ class TraversalConfig(CamelConfigModel):
     timeout_ms: int = Field(default=500, ge=50, le=5000)
     boost_weight: float = Field(default=0.2, ge=0.0, le=1.0)
     constraint_budget_chars: int = Field(default=1000, ge=100, le=10_000)
-    # The spec's reserved flat share: direct FTS/vector matches keep this part of the budget.
-    flat_reserve_share: float = Field(default=0.4, ge=0.0, le=1.0)
+    # The spec's reserved flat share: direct FTS/vector matches keep this part of the budget
+    # (`flatShare`; `flatReserveShare` is accepted as its older name).
+    flat_reserve_share: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=1.0,
+        validation_alias=AliasChoices(
+            "flatShare", "flatReserveShare", "flat_share", "flat_reserve_share"
+        ),
+        serialization_alias="flatShare",
+    )
+
+
+class DampeningConfig(CamelConfigModel):
+    """`dampening`: the post-fusion corrections (recall/dampening.py), each switchable.
+
+    Defaults as measured on the LoCoMo dev split (docs/RECALL.md, "Graph-aware recall").
+    """
+
+    gravity: bool = False
+    hub: bool = True
+    resolution: bool = False
 
 
 class RerankerConfig(CamelConfigModel):
@@ -177,6 +197,7 @@ class PipelineV2Config(CamelConfigModel):
     embedding_tracker: EmbeddingTrackerConfig = EmbeddingTrackerConfig()
     graph: GraphConfig = GraphConfig()
     traversal: TraversalConfig = TraversalConfig()
+    dampening: DampeningConfig = DampeningConfig()
     reranker: RerankerConfig = RerankerConfig()
     hints: HintsConfig = HintsConfig()
     guardrails: GuardrailsConfig = GuardrailsConfig()

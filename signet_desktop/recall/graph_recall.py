@@ -1,8 +1,9 @@
 """Graph-aware recall's parts as configuration asks for them (used by the composition root).
 
 `memory.pipelineV2.traversal.enabled` and `.primary` pick the path: traversal on and primary
-adds the `traversal` channel; traversal off or not primary leaves the flat hybrid, with the
-legacy `graph.boost` stage when `graph.enabled` (Signet's non-primary mode). The dampening
+adds the `traversal` channel; `primary: false` is Signet's non-primary mode, the flat hybrid
+with the legacy `graph.boost` stage (when `graph.enabled`); traversal off with `primary` left
+on is the flat hybrid exactly. The dampening
 stages follow `memory.pipelineV2.dampening.*`.
 """
 
@@ -51,8 +52,8 @@ def graph_channels(
 def graph_boost_stages(
     graph: GraphConfig, traversal: TraversalConfig
 ) -> tuple[GraphBoostStage, ...]:
-    """The legacy boost, only when traversal is not the primary path."""
-    if not graph.enabled or (traversal.enabled and traversal.primary):
+    """The legacy boost, only in non-primary mode (`traversal.primary: false`)."""
+    if not graph.enabled or traversal.primary:
         return ()
     return (GraphBoostStage(graph.boost_weight),)
 

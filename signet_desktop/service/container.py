@@ -13,7 +13,13 @@ from signet_desktop.embedding.registry import build_embedder
 from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.recall.context import ContextWeights
-from signet_desktop.recall.engine import RecallEngine
+from signet_desktop.recall.engine import RecallEngine, default_channels
+from signet_desktop.recall.graph_recall import (
+    dampening_stages,
+    graph_boost_stages,
+    graph_channels,
+)
+from signet_desktop.recall.query_vectors import RecentQueryVectors
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service import (
     artifact_worker,
@@ -176,8 +182,10 @@ def build_service(
         repair=config.memory.pipeline_v2.repair,
         events=bus,
     )
+    # One query embedding serves the semantic and the traversal channel.
+    query_vectors = None if embedder is None else RecentQueryVectors(embedder)
     semantic = SemanticChannel(
-        embedder,
+        query_vectors,
         vec_available=db.vec.available,
         fallback_window=parts.fallback_window,
         pending=None if parts.vectors is None else parts.vectors.batcher.pending_for,
@@ -185,10 +193,18 @@ def build_service(
     engine = RecallEngine(
         db,
         min_score=config.search.min_score,
-        semantic=semantic,
+        channels=(
+            *default_channels(semantic),
+            *graph_channels(pipeline_v2.traversal, semantic, query_vectors),
+        ),
         alpha=config.search.alpha,
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
         depth=config.search.top_k,
+        stages=(
+            *graph_boost_stages(pipeline_v2.graph, pipeline_v2.traversal),
+            *dampening_stages(pipeline_v2.dampening),
+        ),
+        flat_share=pipeline_v2.traversal.flat_reserve_share,
     )
     telemetry = SearchTelemetry(
         db,
