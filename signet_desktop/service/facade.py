@@ -27,6 +27,7 @@ from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.cited_sources import CitedSources
 from signet_desktop.service.connectors import ConnectorService
 from signet_desktop.service.documents import (
     DocumentLimits,
@@ -152,6 +153,7 @@ class SignetService:
         self.connectors = connectors or ConnectorService(db, self.documents)
         self.ontology = ontology or OntologyService(db, workspace=root, events=events)
         self.knowledge = knowledge or KnowledgeService(db, events)
+        self.cited_sources = CitedSources(db, root)  # a quote's source text (inspector)
         self.dreaming = dreaming or build_dreaming(
             db, DreamingConfig(), workspace=root, events=events
         )

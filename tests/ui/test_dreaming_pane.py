@@ -4,17 +4,29 @@ their source, window, runbook, exclusions), run a pass, revert with a dry run, a
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from signet_desktop.config import WorkspacePaths
 from signet_desktop.domain.dreaming import DreamingPass, DreamingState, DreamingStatus, PassDetail
 from signet_desktop.domain.errors import NotFound, Unavailable
+from signet_desktop.domain.memory import Actor
+from signet_desktop.service.container import BuildOptions, build_service
+from signet_desktop.service.facade import SignetService
+from signet_desktop.service.memories import RememberRequest
+from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.dreaming import EMPTY_HINT, NO_INFERENCE, PANE, DreamingPane
+from signet_desktop.ui.tasks import TaskRunner
+from tests.support.dream_config import dreaming_config
+from tests.support.fake_llm import FakeLLM, call, reply, tool_reply
 from tests.ui.conftest import RecordingNavigator
 from tests.ui.memory_support import settle
 from tests.unit.ui.dreaming_values import (
@@ -108,6 +120,10 @@ class FakeDreaming:
         self.triggered.append((agent_id, mode))
         return "p-new"
 
+
+class FakeSources:
+    """`service.cited_sources`: the one transcript the fake pass cites."""
+
     def source_text(self, agent_id: str, ref: str) -> str | None:
         return TRANSCRIPT if agent_id == "default" and ref == "transcript:8c35aa" else None
 
@@ -118,7 +134,7 @@ class FakeRevert:
     blockers: list[Any]
     calls: list[tuple[str, str, bool]] = field(default_factory=list)
 
-    def revert_pass(self, agent_id: str, pass_id: str, *, dry_run: bool = True) -> Any:
+    def revert_pass(self, agent_id: str, pass_id: str, *, actor: str, dry_run: bool = True) -> Any:
         self.calls.append((agent_id, pass_id, dry_run))
         return self
 
@@ -130,6 +146,7 @@ class Shim:
     dreaming: Any
     ontology: Any = None
     memory_md: Any = None
+    cited_sources: Any = field(default_factory=FakeSources)
 
 
 def open_pane(
@@ -256,3 +273,160 @@ def test_one_agent_never_sees_another_agents_passes(
     settle(qt_loop, pane_context, until=lambda: bool(pane.banner.text))
     assert "could not be read" in pane.banner.text
     assert set(fake.asked) == {"default"}
+
+
+# -- over the real facade, a pass run against a scripted OpenAI-compatible server ----------
+
+MEMORY = "Alice moved to Lisbon in May 2026 and now leads the billing team."
+
+
+@pytest.fixture
+def dream_context(
+    qapp: QApplication, tmp_path: Path, fake_llm: FakeLLM, navigator: RecordingNavigator
+) -> Iterator[PaneContext]:
+    """A `PaneContext` over a real facade whose Dreaming talks to `fake_llm`."""
+    paths = WorkspacePaths.for_root(tmp_path / "ws")
+    paths.ensure()
+    service = build_service(
+        paths, dreaming_config(fake_llm.base_url), BuildOptions(no_embedder=True)
+    )
+    bridge, tasks = EventBridge(service.events), TaskRunner()
+    yield PaneContext(
+        service=service, events=bridge, tasks=tasks, navigator=navigator, workspace=paths.root
+    )
+    tasks.cancel_all()
+    bridge.close()
+    service.close()
+
+
+def remember(service: SignetService, text: str, agent: str = "default") -> str:
+    request = RememberRequest(content=text, agent_id=agent)
+    return service.memories.remember(request, Actor(changed_by="claude-code")).memory.id
+
+
+def script_pass(fake_llm: FakeLLM, memory_id: str) -> None:
+    """search, then one true and one fabricated create_entity, then the runbook notes."""
+    ref = f"memory:{memory_id}"
+    ops = [
+        {
+            "operation": "create_entity",
+            "payload": {"name": "Alice", "type": "person"},
+            "evidence": [{"quote": "Alice moved to Lisbon", "source_ref": ref}],
+            "confidence": 0.9,
+        },
+        {
+            "operation": "create_entity",
+            "payload": {"name": "Bob", "type": "person"},
+            "evidence": [{"quote": "Bob moved to Porto", "source_ref": ref}],
+            "confidence": 0.9,
+        },
+    ]
+    fake_llm.script(
+        tool_reply(call("search_evidence", {"query": "Alice Lisbon"})),
+        tool_reply(call("apply_ontology_ops", {"operations": ops})),
+        tool_reply(call("runbook_write", {"summary": "Alice is in Lisbon", "openQuestions": []})),
+        reply("done"),
+    )
+
+
+def finished(pane: DreamingPane) -> bool:
+    return pane.detail is not None and pane.detail.record.status != "running"
+
+
+def test_run_a_pass_then_audit_it_and_revert_it(
+    qtbot: QtBot,
+    qt_loop: asyncio.AbstractEventLoop,
+    dream_context: PaneContext,
+    fake_llm: FakeLLM,
+    navigator: RecordingNavigator,
+) -> None:
+    service = dream_context.service
+    memory_id = remember(service, MEMORY)
+    pane = DreamingPane(dream_context)
+    qtbot.addWidget(pane)
+    pane.resize(1100, 760)
+    pane.show()
+    pane.activated()
+    settle(qt_loop, dream_context)
+    assert pane.stack.currentWidget() is pane.empty and pane.run_button.isEnabled()
+    script_pass(fake_llm, memory_id)
+    pane.run_button.click()
+    settle(qt_loop, dream_context, until=lambda: finished(pane), timeout=20)
+    record = pane.detail.record  # type: ignore[union-attr]
+    assert record.status == "completed" and record.summary == "Alice is in Lisbon"
+    assert pane.pass_ids() == [record.id]
+    lines = [pane.calls.topLevelItem(i).text(0) for i in range(pane.calls.topLevelItemCount())]
+    assert lines == [
+        '1 search_evidence("Alice Lisbon")',
+        "2 apply_ontology_ops(2 ops)",
+        "3 runbook_write(" + lines[2].split("(", 1)[1],
+    ]
+    assert pane.ops.count() == 2 and "1 applied ✔" in pane.ops_label.text()
+    settle(qt_loop, dream_context, until=lambda: "memory " in pane.quotes.toPlainText())
+    assert (
+        "Alice moved to Lisbon" in pane.quotes.toHtml()
+        and "background-color" in pane.quotes.toHtml()
+    )
+    pane._open_anchor(QUrl(f"memory:{memory_id}"))
+    assert navigator.opened == [memory_id]
+    pane.ops.setCurrentRow(1)
+    assert "Bob" in pane.quotes.toPlainText() and "quote" in pane.quotes.toPlainText().lower()
+    assert f"memory:{memory_id}" in pane.window_text.toPlainText()
+    assert "Alice is in Lisbon" in pane.runbook_text.toPlainText()
+    assert [e.name for e in service.knowledge.list_entities("default").items] == ["Alice"]
+
+    asked: list[tuple[str, list[str], bool]] = []
+    pane.confirm_revert = lambda head, lines, ok: asked.append((head, lines, ok)) is None and False
+    pane.revert_button.click()
+    settle(qt_loop, dream_context, until=lambda: bool(asked))
+    head, changes, can_apply = asked[0]
+    assert head.startswith("Reverting undoes") and can_apply and changes
+    assert [e.name for e in service.knowledge.list_entities("default").items] == ["Alice"]
+    pane.confirm_revert = lambda head, lines, ok: True
+    pane.revert_button.click()
+    settle(qt_loop, dream_context, until=lambda: "reverted" in pane.notice.text())
+    assert service.knowledge.list_entities("default").items == ()
+
+
+def test_another_agents_pass_is_never_shown(
+    qtbot: QtBot,
+    qt_loop: asyncio.AbstractEventLoop,
+    dream_context: PaneContext,
+    fake_llm: FakeLLM,
+) -> None:
+    service = dream_context.service
+    script_pass(fake_llm, remember(service, MEMORY, agent="other"))
+    theirs = service.dreaming.trigger("other", "incremental")
+    assert service.dreaming.wait(theirs)
+    pane = DreamingPane(dream_context)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.activated()
+    settle(qt_loop, dream_context)
+    assert pane.pass_ids() == [] and pane.stack.currentWidget() is pane.empty
+    pane.reveal(pass_id=theirs)
+    settle(qt_loop, dream_context, until=lambda: bool(pane.banner.text))
+    assert "could not be read" in pane.banner.text and pane.detail is None
+    assert (
+        dream_context.service.cited_sources.source_text("default", pane_source_ref(service, theirs))
+        is None
+    )
+
+
+def pane_source_ref(service: SignetService, pass_id: str) -> str:
+    """The memory the other agent's pass cited."""
+    detail = service.dreaming.get_pass("other", pass_id)
+    return str(detail.operations[0].evidence[0]["source_ref"])
+
+
+def test_without_inference_run_is_disabled_with_the_reason(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    pane = DreamingPane(pane_context)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.activated()
+    settle(qt_loop, pane_context)
+    assert pane.stack.currentWidget() is pane.empty
+    assert not pane.run_button.isEnabled()
+    assert pane.state_label.text() == NO_INFERENCE

@@ -70,6 +70,7 @@ NO_INFERENCE = (
     "Dreaming needs an inference provider: set inference.workloads.memoryExtraction in "
     "agent.yaml (an OpenAI-compatible server such as Ollama or llama.cpp, or Anthropic)."
 )
+INSPECTOR = "inspector"  # the actor of a revert started here
 HIGHLIGHT = {"light": "#fde68a", "dark": "#6b5416"}  # a cited quote in its source
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
 Sources = dict[str, str | None]
@@ -783,25 +784,19 @@ class DreamingPane(PaneWidget):
 
 
 def _source_reader(service: object) -> Callable[[str, str], str | None] | None:
-    """The service call that renders a cited source's canonical text, if this build has one."""
-    for owner in ("ontology", "dreaming"):
-        capability = getattr(service, owner, None)
-        for name in ("source_text", "render_source"):
-            found = getattr(capability, name, None)
-            if callable(found):
-                return found  # type: ignore[no-any-return]
-    return None
+    """`service.cited_sources.source_text(agent_id, ref)`: a cited source's canonical text."""
+    found = getattr(getattr(service, "cited_sources", None), "source_text", None)
+    return found if callable(found) else None
 
 
 def _reverter(service: object) -> Callable[[str, str, bool], Any] | None:
-    """`revert(agent_id, pass_id, dry_run)` over the ontology service, if present."""
-    ontology = getattr(service, "ontology", None)
-    found = getattr(ontology, "revert_pass", None)
+    """`revert(agent_id, pass_id, dry_run)` over `service.ontology.revert_pass`."""
+    found = getattr(getattr(service, "ontology", None), "revert_pass", None)
     if not callable(found):
         return None
 
     def revert(agent_id: str, pass_id: str, dry_run: bool) -> Any:
-        return found(agent_id, pass_id, dry_run=dry_run)
+        return found(agent_id, pass_id, actor=INSPECTOR, dry_run=dry_run)
 
     return revert
 
