@@ -66,3 +66,12 @@ class DaemonBackend:
 
     async def session_search(self, body: Body) -> str:
         return await self._call(lambda: self.client.post("/api/sessions/search", body))
+
+    async def knowledge_entities(self, params: Body) -> str:
+        query: Mapping[str, Any] = dict(params)
+        return await self._call(lambda: self.client.get("/api/knowledge/entities", query))
+
+    async def knowledge_entity(self, entity_id: str, params: Body) -> str:
+        path = f"/api/knowledge/entities/{quote(entity_id, safe='')}"
+        query: Mapping[str, Any] = dict(params)
+        return await self._call(lambda: self.client.get(path, query))

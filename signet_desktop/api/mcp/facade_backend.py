@@ -19,6 +19,8 @@ from signet_desktop.api.hook_views import session_hits_json
 from signet_desktop.api.http.errors import describe_validation, escape_text
 from signet_desktop.api.http.rendering import encode_json
 from signet_desktop.api.http.routes.hooks import SessionSearchBody
+from signet_desktop.api.http.routes.knowledge import DetailParams
+from signet_desktop.api.http.routes.knowledge import ListParams as EntityListParams
 from signet_desktop.api.http.schemas import (
     ForgetBody,
     ListParams,
@@ -33,6 +35,7 @@ from signet_desktop.api.http.scope import (
     off_loop,
     resolve_agent,
 )
+from signet_desktop.api.knowledge_views import entity_detail_json, entity_page_json
 from signet_desktop.api.mcp.backend import Body, ToolFailure
 from signet_desktop.api.views import (
     change_json,
@@ -181,3 +184,28 @@ class FacadeBackend:
             return session_hits_json(hits)
 
         return await self._run(work)
+
+    async def knowledge_entities(self, params: Body) -> str:
+        query = parse(EntityListParams, params, "query")
+        agent_id, knowledge = self.caller.agent_id, self.service.knowledge
+        return await self._run(
+            lambda: entity_page_json(
+                knowledge.list_entities(
+                    agent_id,
+                    query=query.q,
+                    entity_type=query.type,
+                    status=query.status,
+                    limit=query.limit,
+                    offset=query.offset,
+                )
+            )
+        )
+
+    async def knowledge_entity(self, entity_id: str, params: Body) -> str:
+        query = parse(DetailParams, params, "query")
+        agent_id, knowledge = self.caller.agent_id, self.service.knowledge
+        return await self._run(
+            lambda: entity_detail_json(
+                knowledge.get_entity(agent_id, entity_id, mention_limit=query.mention_limit)
+            )
+        )

@@ -156,6 +156,20 @@ async def _session_search(arguments: Arguments, backend: MemoryBackend) -> str:
     return await backend.session_search(SESSION_SEARCH.body(arguments))
 
 
+async def _knowledge_list(arguments: Arguments, backend: MemoryBackend) -> str:
+    for name in ("limit", "offset"):
+        _check_integer(arguments, name)
+    for name in ("query", "type", "status"):
+        _check_string(arguments, name)
+    return await backend.knowledge_entities(KNOWLEDGE_LIST.body(arguments))
+
+
+async def _knowledge_get(arguments: Arguments, backend: MemoryBackend) -> str:
+    _check_integer(arguments, "mention_limit")
+    target = memory_id(arguments)  # the same path-parameter rules
+    return await backend.knowledge_entity(target, KNOWLEDGE_GET.body(arguments, frozenset({"id"})))
+
+
 _ID = Arg("id", _STRING, "the memory id (from memory_search, memory_store or memory_list)", True)
 _REASON = Arg("reason", _STRING, "why; recorded in the memory's history", True)
 _TYPE = Arg("type", _STRING, "memory type, e.g. fact, preference, decision")
@@ -242,9 +256,43 @@ SESSION_SEARCH = ToolSpec(
     read_only=True,
 )
 
+KNOWLEDGE_LIST = ToolSpec(
+    "knowledge_list_entities",
+    "The knowledge graph's entities (people, projects, systems, tools...), pinned then most "
+    "mentioned first, with type, status and mention count, as JSON.",
+    (
+        Arg("query", _STRING, "only entities whose name or alias contains this", field="q"),
+        Arg("type", _STRING, "only this entity type, e.g. person, project, system, tool"),
+        Arg("status", _STRING, "active (default), archived, merged, unsupported or all"),
+        Arg("limit", _INTEGER, "entities to return, 1..500 (default 50)"),
+        Arg("offset", _INTEGER, "entities to skip (default 0)"),
+    ),
+    _knowledge_list,
+    read_only=True,
+)
+KNOWLEDGE_GET = ToolSpec(
+    "knowledge_get_entity",
+    "One entity in full: aliases, aspects with their claims (active and superseded "
+    "versions), dependencies both ways and the memories that mention it, as JSON.",
+    (
+        Arg("id", _STRING, "the entity id (from knowledge_list_entities)", True),
+        Arg(
+            "mention_limit",
+            _INTEGER,
+            "mentions to return, 1..500 (default 50)",
+            field="mentionLimit",
+        ),
+    ),
+    _knowledge_get,
+    read_only=True,
+)
+
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (SEARCH, STORE, GET, LIST, MODIFY, FORGET, SESSION_SEARCH)
-}
+    spec.name: spec
+    for spec in (
+        SEARCH, STORE, GET, LIST, MODIFY, FORGET, SESSION_SEARCH, KNOWLEDGE_LIST, KNOWLEDGE_GET,
+    )
+}  # fmt: skip
 
 
 def tool_definitions() -> list[types.Tool]:

@@ -21,6 +21,8 @@ TOOL_NAMES = {
     "memory_modify",
     "memory_forget",
     "session_search",
+    "knowledge_list_entities",
+    "knowledge_get_entity",
 }
 
 # (tool, arguments, code, start of the message): each refused before anything is written.
