@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 
 from signet_desktop.cli import (
+    dream_commands,
     embed_commands,
     hook,
     import_commands,
@@ -52,6 +53,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     import_commands.register,
     ingest_commands.register,
     source_commands.register,
+    dream_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
