@@ -20,6 +20,7 @@ from signet_desktop.recall.graph_recall import (
     graph_channels,
 )
 from signet_desktop.recall.query_vectors import RecentQueryVectors
+from signet_desktop.recall.rerank import configured_rerank
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service import (
     artifact_worker,
@@ -53,9 +54,9 @@ from signet_desktop.service.ontology import OntologyService
 from signet_desktop.service.pipeline import PipelineService
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
-from signet_desktop.service.search_telemetry import SearchTelemetry
 from signet_desktop.service.retention import MaintenanceWorker, RetentionService
 from signet_desktop.service.safety import ContentSafetyService
+from signet_desktop.service.search_telemetry import SearchTelemetry
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.transcript_worker import TranscriptTtlWorker
 from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
@@ -202,6 +203,7 @@ def build_service(
         depth=config.search.top_k,
         stages=(
             *graph_boost_stages(pipeline_v2.graph, pipeline_v2.traversal),
+            *configured_rerank(pipeline_v2.reranker, None if embedder is None else semantic),
             *dampening_stages(pipeline_v2.dampening),
         ),
         flat_share=pipeline_v2.traversal.flat_reserve_share,
