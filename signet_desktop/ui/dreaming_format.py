@@ -487,6 +487,59 @@ def highlight_html(context: QuoteContext, mark: str, mark_text: str) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class QuoteColours:
+    """The colours quotes are drawn in (from the theme)."""
+
+    mark: str  # the highlight behind a quote
+    text: str
+    muted: str
+    link: str
+    error: str
+
+
+def source_anchor(quote: Quote, turn: int | None) -> str | None:
+    """The link target of a quote's source: `transcript:<key>#<turn>`, `memory:<id>`."""
+    if quote.kind not in ("transcript", "memory") or not quote.source_id:
+        return None
+    return f"{quote.kind}:{quote.source_id}" + (f"#{turn}" if turn is not None else "")
+
+
+def quotes_html(
+    quotes: Sequence[Quote], sources: Mapping[str, str | None], colours: QuoteColours
+) -> str:
+    """Each quote under a link to its source, highlighted in its context. A source not in
+    `sources` is still loading; one mapped to None could not be rendered for this agent."""
+    if not quotes:
+        return f"<p style='color:{colours.muted}'>No evidence cited.</p>"
+    parts = []
+    for quote in quotes:
+        text = sources.get(quote.source_ref)
+        if text is None:
+            context = QuoteContext("", quote.quote.strip(), "", False, None)
+            note = (
+                "loading the source…"
+                if quote.source_ref not in sources
+                else ("source text unavailable")
+            )
+        else:
+            context = quote_context(text, quote.quote)
+            note = "" if context.found else "not found verbatim in the source"
+        label = html.escape(source_label(quote, context.turn))
+        anchor = source_anchor(quote, context.turn)
+        link = (
+            f"<a style='color:{colours.link}' href='{html.escape(anchor)}'>→ {label}</a>"
+            if anchor
+            else f"<span style='color:{colours.muted}'>{label}</span>"
+        )
+        extra = f" · <span style='color:{colours.error}'>{html.escape(note)}</span>" if note else ""
+        body = highlight_html(context, colours.mark, colours.text)
+        parts.append(
+            f"<p style='margin-top:8px'>{link}{extra}</p><p style='margin-left:10px'>{body}</p>"
+        )
+    return "".join(parts)
+
+
 def source_label(quote: Quote, turn: int | None = None) -> str:
     """`transcript 8c35… · turn 41`, `memory 1f2e…`."""
     label = f"{quote.kind or 'source'} {short_ref(quote.source_id, 12)}".strip()

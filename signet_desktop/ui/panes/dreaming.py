@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTabWidget,
-    QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -51,6 +50,7 @@ from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import Theme, current_theme
 from signet_desktop.ui.tasks import SingleFlight
 from signet_desktop.ui.widgets import single_shot, title_row
@@ -71,9 +71,7 @@ NO_INFERENCE = (
     "agent.yaml (an OpenAI-compatible server such as Ollama or llama.cpp, or Anthropic)."
 )
 INSPECTOR = "inspector"  # the actor of a revert started here
-HIGHLIGHT = {"light": "#fde68a", "dark": "#6b5416"}  # a cited quote in its source
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
-Sources = dict[str, str | None]
 Confirm = Callable[[str, list[str], bool], bool]
 
 
@@ -143,7 +141,6 @@ class DreamingPane(PaneWidget):
         self.passes: list[DreamingPass] = []
         self.status: DreamingStatus | None = None
         self.detail: PassDetail | None = None
-        self.sources: Sources = {}
         self.operation: OperationRecord | None = None
         self._records: list[OperationRecord] = []
         self._wanted: str | None = None
@@ -278,10 +275,8 @@ class DreamingPane(PaneWidget):
         self.ops.setObjectName("dreamOperations")
         self.ops.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.ops.currentRowChanged.connect(self._on_operation)
-        self.quotes = QTextBrowser()
+        self.quotes = QuoteView(self.context)
         self.quotes.setObjectName("dreamQuotes")
-        self.quotes.setOpenLinks(False)
-        self.quotes.anchorClicked.connect(self._open_anchor)
         ops_split = QSplitter(Qt.Orientation.Vertical)
         ops_split.addWidget(self.ops)
         ops_split.addWidget(self.quotes)
@@ -458,6 +453,7 @@ class DreamingPane(PaneWidget):
         if isinstance(agent, str) and agent != self.agent_id:
             self.agent_id = agent
             self._wanted = None
+            self.quotes.forget_sources()
             self._show_detail(None)
             self.refresh()
 
@@ -603,85 +599,30 @@ class DreamingPane(PaneWidget):
             self.ops.setCurrentRow(select)
 
     def _on_operation(self, row: int) -> None:
-        records = self._records
-        if not 0 <= row < len(records):
+        if not 0 <= row < len(self._records):
             return
-        record = records[row]
+        record = self._records[row]
         self.operation = record
-        self._show_quotes(record, {})
-        quotes = fmt.quotes_of(record.evidence)
-        refs = sorted({q.source_ref for q in quotes if q.source_ref})
-        reader = _source_reader(self.context.service)
-        if not refs or reader is None:
-            return
-        agent = self.agent_id
+        self.quotes.show_quotes(
+            self._operation_header(record), fmt.quotes_of(record.evidence), self.agent_id
+        )
 
-        def load() -> Sources:
-            found: Sources = {}
-            for ref in refs:
-                try:
-                    found[ref] = reader(agent, ref)
-                except Exception:  # a source that is gone or refused shows as unavailable
-                    found[ref] = None
-            return found
-
-        def loaded(sources: Sources) -> None:
-            if self.operation is not None and self.operation.id == record.id:
-                self.sources.update(sources)
-                self._show_quotes(record, sources)
-
-        self.context.tasks.call(load, done=loaded, failed=lambda exc: None)
-
-    def _show_quotes(self, record: OperationRecord, sources: Sources) -> None:
-        """The operation's outcome, then each cited quote highlighted in its source."""
+    def _operation_header(self, record: OperationRecord) -> str:
+        """The operation's mark, name, subject and outcome above its quotes."""
         theme = current_theme()
         row = fmt.operation_row(record)
         colour = tone_colour(row.tone, theme)
-        mark = HIGHLIGHT[theme.name]
         parts = [
             f"<p><b style='color:{colour}'>{_esc(row.title)}</b> {_esc(row.subject)}<br>"
             f"<span style='color:{theme.muted}'>{_esc(row.outcome)}</span></p>"
         ]
         if row.provenance:
             parts.append(f"<p style='color:{theme.muted}'>provenance: {_esc(row.provenance)}</p>")
-        if not row.quotes:
-            parts.append(f"<p style='color:{theme.muted}'>No evidence cited.</p>")
-        for quote in row.quotes:
-            text = sources.get(quote.source_ref)
-            if text is None:
-                context = fmt.QuoteContext("", quote.quote.strip(), "", False, None)
-                waiting = quote.source_ref not in sources
-                note = "loading the source…" if waiting else "source text unavailable"
-            else:
-                context = fmt.quote_context(text, quote.quote)
-                note = "" if context.found else "not found verbatim in the source"
-            label = fmt.source_label(quote, context.turn)
-            link = self._source_link(quote, context.turn, label)
-            body = fmt.highlight_html(context, mark, theme.text)
-            extra = f" · <span style='color:{theme.error}'>{_esc(note)}</span>" if note else ""
-            parts.append(
-                f"<p style='margin-top:8px'>{link}{extra}</p><p style='margin-left:10px'>{body}</p>"
-            )
-        self.quotes.setHtml("".join(parts))
-
-    def _source_link(self, quote: fmt.Quote, turn: int | None, label: str) -> str:
-        theme = current_theme()
-        if quote.kind in ("transcript", "memory") and quote.source_id:
-            target = f"{quote.kind}:{quote.source_id}" + (f"#{turn}" if turn is not None else "")
-            return f"<a style='color:{theme.accent}' href='{_esc(target)}'>→ {_esc(label)}</a>"
-        return f"<span style='color:{theme.muted}'>{_esc(label)}</span>"
+        return "".join(parts)
 
     def _open_anchor(self, url: QUrl) -> None:
-        text = url.toString()
-        ref, _, turn = text.partition("#")
-        kind, _, source_id = ref.partition(":")
-        if kind == "transcript" and source_id:
-            reveal: dict[str, Any] = {"session_key": source_id}
-            if turn.isdigit():
-                reveal["turn"] = int(turn)
-            self.context.navigator.show_pane("transcripts", **reveal)
-        elif kind == "memory" and source_id:
-            self.context.navigator.open_memory(source_id)
+        """A quote's source link (tests call it as a click would)."""
+        self.quotes.open_source(url)
 
     # -- run and revert --------------------------------------------------------------------
 
@@ -781,12 +722,6 @@ class DreamingPane(PaneWidget):
     def pass_ids(self) -> list[str]:
         """The passes in the timeline, top to bottom (tests)."""
         return [p.id for p in self.passes]
-
-
-def _source_reader(service: object) -> Callable[[str, str], str | None] | None:
-    """`service.cited_sources.source_text(agent_id, ref)`: a cited source's canonical text."""
-    found = getattr(getattr(service, "cited_sources", None), "source_text", None)
-    return found if callable(found) else None
 
 
 def _reverter(service: object) -> Callable[[str, str, bool], Any] | None:

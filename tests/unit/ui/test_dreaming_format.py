@@ -140,3 +140,18 @@ def test_revert_preview_lists_changes_or_blockers() -> None:
     assert head.startswith("This pass cannot be reverted: 1 later change")
     assert lines == ["pass p2 merged Postgres"]
     assert fmt.revert_preview([], [])[1] == []
+
+
+def test_quotes_html_links_sources_and_says_what_is_missing() -> None:
+    colours = fmt.QuoteColours("#ff0", "#000", "#777", "#00f", "#f00")
+    quotes = (fmt.Quote(QUOTE, "transcript:8c35aa"), fmt.Quote("gone", "memory:m1"),
+              fmt.Quote("odd", "summary:s1"))  # fmt: skip
+    loading = fmt.quotes_html(quotes, {}, colours)
+    assert loading.count("loading the source…") == 3
+    done = fmt.quotes_html(quotes, {"transcript:8c35aa": TRANSCRIPT, "memory:m1": None,
+                                    "summary:s1": "nothing odd here? no"}, colours)  # fmt: skip
+    assert "href='transcript:8c35aa#2'" in done and "→ transcript 8c35aa · turn 3" in done
+    assert "href='memory:m1'" in done and "source text unavailable" in done
+    assert "not found verbatim" not in done  # "odd" is in the summary
+    assert "<span style='color:#777'>summary s1</span>" in done  # no pane to link to
+    assert fmt.quotes_html((), {}, colours) == "<p style='color:#777'>No evidence cited.</p>"
