@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.pipeline import DampeningConfig, RerankerConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.entities import canonical_entity_name
 from signet_desktop.domain.errors import InvalidInput
@@ -78,8 +79,20 @@ RERANK = "rerank"
 TRAVERSAL = "traversal"
 FLAT_HYBRID = "flat hybrid"  # today's default recall without the graph; min_score row
 GRAPH_HYBRID = "graph-aware hybrid"
-# The bench registers the reranker (off by default in agent.yaml) so it can be compared.
-BENCH_CONFIG = {"memory": {"pipelineV2": {"reranker": {"enabled": True}}}}
+# The bench registers the reranker and every dampening stage (agent.yaml's defaults leave
+# some off) so each can be compared on and off; DEFAULT_STAGES are the ones on by default.
+BENCH_CONFIG = {
+    "memory": {
+        "pipelineV2": {
+            "reranker": {"enabled": True},
+            "dampening": {"gravity": True, "hub": True, "resolution": True},
+        }
+    }
+}
+DEFAULT_STAGES = frozenset(
+    {f"dampening.{name}" for name, on in DampeningConfig().model_dump().items() if on}
+    | ({RERANK} if RerankerConfig().enabled else set())
+)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 
@@ -94,14 +107,18 @@ class Variant:
     stages: tuple[str, ...] | None
 
 
-def variants(channels: Sequence[str], stages: Sequence[str]) -> list[Variant]:
+def variants(
+    channels: Sequence[str], stages: Sequence[str], defaults: frozenset[str] = DEFAULT_STAGES
+) -> list[Variant]:
     """The variants the engine's registered channels and stages allow, in table order.
 
     "fusion only" is flat hybrid without the context signals, so their share shows in the
-    same run; every stage other than the reranker (the dampening stages, when registered) is
-    the default set the graph-aware rows start from.
+    same run; the graph-aware rows start from the stages on by default (`defaults`, without
+    the reranker) and switch the reranker and each other stage (on by default: off; off by
+    default: on) in turn.
     """
-    default = tuple(name for name in stages if name != RERANK)
+    default = tuple(name for name in stages if name != RERANK and name in defaults)
+    optional = tuple(name for name in stages if name != RERANK and name not in defaults)
     out = [
         Variant("lexical", ("lexical",), False, ()),
         Variant("vector", ("semantic",), False, ()),
@@ -120,6 +137,9 @@ def variants(channels: Sequence[str], stages: Sequence[str]) -> list[Variant]:
         for stage in default:
             kept = tuple(name for name in default if name != stage)
             out.append(Variant(f"{GRAPH_HYBRID}, {stage} off", every, True, kept))
+        for stage in optional:
+            added = tuple(name for name in stages if name in {*default, stage})
+            out.append(Variant(f"{GRAPH_HYBRID}, {stage} on", every, True, added))
     return out
 
 
