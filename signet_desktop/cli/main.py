@@ -27,6 +27,7 @@ from signet_desktop.cli import (
     import_commands,
     ingest_commands,
     install_commands,
+    knowledge_commands,
     memory_commands,
     memory_md_commands,
     repair_commands,
@@ -53,6 +54,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     import_commands.register,
     ingest_commands.register,
     source_commands.register,
+    knowledge_commands.register,
     dream_commands.register,
 )
 

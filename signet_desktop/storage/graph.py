@@ -1028,6 +1028,20 @@ def mark_claims_unsupported(
 # --- links --------------------------------------------------------------------------------
 
 
+def _named_link(conn: Connection, row: Row) -> Dependency:
+    """A link value with its two entities' names."""
+    names = dict(
+        conn.execute(
+            "SELECT id, name FROM entities WHERE id IN (?, ?)",
+            (row["source_entity_id"], row["target_entity_id"]),
+        ).fetchall()
+    )
+    return reads.to_dependency(
+        {**row, "source_name": names.get(row["source_entity_id"], ""),
+         "target_name": names.get(row["target_entity_id"], "")}
+    )  # fmt: skip
+
+
 def _live_edge(conn: Connection, agent_id: str, src: str, tgt: str, kind: str) -> Row | None:
     found = conn.execute(
         "SELECT * FROM entity_dependencies WHERE agent_id = ? AND source_entity_id = ? "
@@ -1066,7 +1080,7 @@ def create_link(
             raise InvalidInput("a link's aspect belongs to its source entity", code="link_invalid")
     existing = _live_edge(conn, prov.agent_id, source_entity_id, target_entity_id, kind)
     if existing is not None:
-        return reads.to_dependency(existing), False
+        return _named_link(conn, existing), False
     now = utc_now()
     row = _insert(
         conn,
@@ -1089,7 +1103,7 @@ def create_link(
         },
     )
     _log(conn, prov, "create_link", "entity_dependencies", row["id"], None, row)
-    return reads.to_dependency(row), True
+    return _named_link(conn, row), True
 
 
 def update_link(
@@ -1111,11 +1125,11 @@ def update_link(
     if reason is not None:
         values["reason"] = check_text(reason, "reason", MAX_REASON_CHARS, code="link_invalid")
     if not values:
-        return reads.to_dependency(before)
+        return _named_link(conn, before)
     values["updated_at"] = utc_now()
     after = _update(conn, "entity_dependencies", link_id, values)
     _log(conn, prov, "update_link", "entity_dependencies", link_id, before, after)
-    return reads.to_dependency(after)
+    return _named_link(conn, after)
 
 
 def archive_link(conn: Connection, prov: Provenance, link_id: str) -> Dependency:
@@ -1125,7 +1139,7 @@ def archive_link(conn: Connection, prov: Provenance, link_id: str) -> Dependency
         conn, "entity_dependencies", link_id, {"status": "archived", "updated_at": utc_now()}
     )
     _log(conn, prov, "archive_link", "entity_dependencies", link_id, before, after)
-    return reads.to_dependency(after)
+    return _named_link(conn, after)
 
 
 def create_relation(
