@@ -9,7 +9,9 @@ query against the hints exactly as the lexical channel scores it against memory 
 with FTS5's IDF taken over the hints index (`recall/lexical.py: idf, query_ceiling`). Terms
 are admitted rarest first within the lexical channel's postings budget. Scope and filters are
 `recall/filters.py`'s, over the hinted memory. `raw` keeps FTS5's bm25; `HintHit.hint` says
-which hint matched. With no hint stored the channel costs one FTS lookup per query term.
+which hint matched. With no hint stored the channel costs one read of the index's averages
+record; a query it matches nothing for leaves the channel out (`available: False`), so
+recall ranks and labels exactly as without it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage.connect import Connection
 
 NAME = "hint"
+POOL_PER_HIT = 8  # hints ranked per wanted hit before scope (a memory holds up to 5-10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,17 +59,18 @@ def hint_search(
 ) -> list[HintHit]:
     """Top-k of the agent's live memories by their best matching hint, scored into (0, 1]."""
     tokens = query_tokens(text)
-    if not tokens:
+    rows = hint_rows.hint_rows(conn) if tokens else 0
+    if not rows:  # no hint stored (by any agent): one read of the index's averages record
         return []
     matched, counts = _plan(conn, tokens)
     match = match_expression(matched)
     if match is None:
         return []
     where, params = filter_sql(agent_id, filters)
-    found = hint_rows.search_hints(conn, match, where, params, k)
+    found = hint_rows.search_hints(conn, match, where, params, k, pool=k * POOL_PER_HIT)
     if not found:
         return []
-    ceiling = query_ceiling(counts, hint_rows.hint_rows(conn))
+    ceiling = query_ceiling(counts, rows)
     ceiling = ceiling or max(abs(f.bm25) for f in found) or 1.0
     return [
         HintHit(
@@ -91,6 +95,8 @@ class HintChannel:
                 hits = hint_search(
                     conn, request.keyword_text, request.agent_id, request.filters, k=request.k
                 )
-            return ChannelOutcome(hits)
+            # No hint matched: the channel did not apply (as traversal without a focal entity),
+            # so a store without hints recalls and labels exactly as without this channel.
+            return ChannelOutcome(hits, available=bool(hits))
 
         return finish

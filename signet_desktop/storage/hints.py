@@ -168,15 +168,18 @@ def memories_needing_hints(
 
 # BM25 over the hints of the agent's live memories, one row per memory (its best hint).
 # `{filters}` is recall/filters.py's fragment over `m`; bare `hint` takes the MIN(bm25) row.
+# Ranked inside the FTS index first (`:pool` best rows), like the lexical channel's fast path;
+# CROSS JOIN keeps SQLite driving from those rows instead of scanning the agent's memories.
 HINT_SEARCH = """
-WITH matched AS MATERIALIZED (
-    SELECT h.memory_id AS memory_id, h.hint AS hint, bm25(memory_hints_fts) AS bm25
-    FROM memory_hints_fts JOIN memory_hints h ON h.seq = memory_hints_fts.rowid
-    WHERE memory_hints_fts MATCH :match AND h.agent_id = :agent_id
+WITH pool AS MATERIALIZED (
+    SELECT rowid AS seq, bm25(memory_hints_fts) AS bm25 FROM memory_hints_fts
+    WHERE memory_hints_fts MATCH :match ORDER BY bm25 LIMIT :pool
 )
-SELECT m.id AS id, matched.hint AS hint, MIN(matched.bm25) AS bm25
-FROM matched JOIN memories m ON m.id = matched.memory_id
-WHERE {filters}
+SELECT m.id AS id, h.hint AS hint, MIN(pool.bm25) AS bm25,
+       (SELECT COUNT(*) FROM pool) AS pool_size
+FROM pool CROSS JOIN memory_hints h ON h.seq = pool.seq
+CROSS JOIN memories m ON m.id = h.memory_id
+WHERE h.agent_id = :agent_id AND {filters}
 GROUP BY m.id
 ORDER BY bm25, m.id
 LIMIT :k
@@ -199,15 +202,21 @@ class HintMatch:
 
 
 def search_hints(
-    conn: Connection, match: str, filters: str, params: Mapping[str, Any], k: int
+    conn: Connection, match: str, filters: str, params: Mapping[str, Any], k: int, pool: int
 ) -> list[HintMatch]:
     """Best-first memories by their best matching hint; `filters`/`params` scope `m`.
 
-    The caller passes `recall/filters.py: filter_sql` output, which holds `:agent_id`.
+    The caller passes `recall/filters.py: filter_sql` output, which holds `:agent_id`. The
+    `pool` best-ranked hints are scoped first; when scope and filters leave fewer than `k`
+    of a full pool, every match is scoped (exact, slower).
     """
-    rows = conn.execute(
-        HINT_SEARCH.format(filters=filters), {**params, "match": match, "k": k}
-    ).fetchall()
+    args = {**params, "match": match, "k": k}
+    sql = HINT_SEARCH.format(filters=filters)
+    rows = conn.execute(sql, {**args, "pool": pool}).fetchall()
+    if len(rows) < k and (not rows or int(rows[0]["pool_size"]) >= pool):
+        full = hint_documents(conn, match, pool + 1) > pool
+        if full:
+            rows = conn.execute(sql, {**args, "pool": -1}).fetchall()  # LIMIT -1: every row
     return [HintMatch(str(r["id"]), str(r["hint"]), float(r["bm25"])) for r in rows]
 
 
