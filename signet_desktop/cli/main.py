@@ -30,6 +30,7 @@ from signet_desktop.cli import (
     knowledge_commands,
     memory_commands,
     memory_md_commands,
+    ontology_commands,
     repair_commands,
     source_commands,
     status_commands,
@@ -54,6 +55,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     import_commands.register,
     ingest_commands.register,
     source_commands.register,
+    ontology_commands.register,
     knowledge_commands.register,
     dream_commands.register,
 )
