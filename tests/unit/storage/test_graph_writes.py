@@ -207,7 +207,8 @@ def test_merge_then_split_restores_every_row(db: Database) -> None:
             "entity_aliases": "SELECT id, entity_id, canonical_alias FROM entity_aliases",
             "entity_aspects": "SELECT id, entity_id, status FROM entity_aspects",
             "entity_attributes": "SELECT id, aspect_id, status FROM entity_attributes",
-            "entity_dependencies": "SELECT id, source_entity_id, target_entity_id, status FROM entity_dependencies",
+            "entity_dependencies": "SELECT id, source_entity_id, target_entity_id, status "
+            "FROM entity_dependencies",
             "mentions": "SELECT memory_id, entity_id FROM memory_entity_mentions",
         }
         return {k: sorted(tuple(r) for r in db.reader().execute(v)) for k, v in tables.items()}
@@ -287,3 +288,62 @@ def test_merge_aspects_moves_claims(db: Database) -> None:
         merged = reads.aspect(conn, "agent-a", job.id)
     assert {c.content for c in claims} == {"maintains billing", "on call"}
     assert merged is not None and merged.status == "merged"
+
+
+def test_the_log_holds_the_rows_before_and_after(db: Database) -> None:
+    seeded = seed_graph(db, "agent-a", entities=[("Ana", "person")])
+    ana = seeded.entity("Ana").id
+    with db.write() as conn:
+        graph.rename_entity(conn, A, ana, "Ana Lima", keep_alias=False)
+        (change,) = [
+            m
+            for m in reads.mutations_of_target(conn, "agent-a", "entities", ana)
+            if m.operation == "rename_entity"
+        ]
+    assert change.before is not None and change.after is not None
+    assert (change.before["name"], change.after["name"]) == ("Ana", "Ana Lima")
+    assert change.before["canonical_name"] == "ana" and change.after["canonical_name"] == "ana lima"
+    assert "embedding" not in change.after and change.actor == "test-seed"
+    assert change.seq > 1 and change.source_memory_id is None
+
+
+def test_pin_relations_and_unsupported_are_logged(db: Database) -> None:
+    seeded = seed_graph(db, "agent-a", entities=["Ana", "Bob", "PG"])
+    ana, bob, pg = (seeded.entity(n).id for n in ("Ana", "Bob", "PG"))
+    with db.write() as conn:
+        pinned = graph.set_pinned(conn, A, ana, True)
+        same = graph.set_pinned(conn, A, ana, True)  # no change, no row
+        first = graph.create_relation(conn, A, ana, bob, "knows")
+        again = graph.create_relation(conn, A, ana, bob, "knows")
+        graph.create_relation(conn, A, pg, bob, "used_by")
+        with pytest.raises(InvalidInput):
+            graph.create_relation(conn, A, ana, ana, "self")
+        graph.merge_entities(conn, A, ana, [pg])
+        rel = conn.execute(
+            "SELECT source_entity_id FROM relations WHERE relation_type = 'used_by'"
+        ).fetchone()
+        marked = graph.mark_entities_unsupported(conn, A, "explicit", [""])
+    assert pinned.pinned and same.pinned
+    assert again.id == first.id and again.mentions == 2
+    assert rel[0] == ana  # repointed by the merge
+    assert marked == 0
+    ops = [op for op, *_ in log(db)]
+    assert ops.count("pin_entity") == 1 and ops.count("create_relation") == 3
+
+
+def test_source_removal_marks_derived_entities_unsupported_through_the_writer(
+    db: Database,
+) -> None:
+    from signet_desktop.storage import graph_staleness
+
+    with db.write() as conn:
+        entity, _ = graph.create_entity(conn, A, name="Imported")
+        conn.execute(
+            "UPDATE entities SET source_kind = 'transcript', source_id = 's1' WHERE id = ?",
+            (entity.id,),
+        )
+        assert graph_staleness.count_supported_by(conn, "agent-a", "transcript", ["s1"]) == 1
+        assert graph_staleness.mark_unsupported(conn, "agent-a", "transcript", ["s1"]) == 1
+        found = reads.entity(conn, "agent-a", entity.id)
+    assert found is not None and found.status == "unsupported"
+    assert log(db)[-1] == ("mark_unsupported", "entities", True, True)
