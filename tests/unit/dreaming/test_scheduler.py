@@ -120,3 +120,12 @@ def test_config_rejects_out_of_range_values() -> None:
         with pytest.raises(ValidationError):
             DreamingConfig.model_validate(bad)
     assert DreamingConfig.model_validate({"maxOpsPerPass": 50}).max_ops_per_pass == 50
+
+
+def test_agent_yaml_names_the_bad_dreaming_key() -> None:
+    from signet_desktop.config.loader import ConfigError, parse_config_text
+
+    with pytest.raises(ConfigError, match="memory.dreaming.maxOpsPerRequest"):
+        parse_config_text("memory:\n  dreaming:\n    maxOpsPerRequest: 500\n")
+    loaded = parse_config_text("memory:\n  dreaming:\n    enabled: true\n    maxTurns: 5\n")
+    assert loaded.config.memory.dreaming.max_turns == 5
