@@ -19,6 +19,7 @@ from signet_desktop.recall.graph_recall import (
     graph_boost_stages,
     graph_channels,
 )
+from signet_desktop.recall.hints import HintChannel
 from signet_desktop.recall.query_vectors import RecentQueryVectors
 from signet_desktop.recall.rerank import configured_rerank
 from signet_desktop.recall.vector import SemanticChannel
@@ -28,6 +29,7 @@ from signet_desktop.service import (
     document_worker,
     dreaming_worker,
     embedding_worker,
+    hints_worker,
     memory_md_worker,
     retention,
     safety_worker,
@@ -44,6 +46,7 @@ from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
+from signet_desktop.service.hints import HintService
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.knowledge import KnowledgeService
@@ -176,6 +179,17 @@ def build_service(
         events=bus,
     )
     declared.append(dreaming_worker.declaration(DreamingWorker(dreaming_)))
+    hints = HintService(
+        db,
+        pipeline_v2.hints,
+        inference.source("memory_extraction"),
+        max_attempts=pipeline_v2.worker.max_retries,
+    )
+    hints_declared, hints_worker_ = hints_worker.declaration(
+        db, hints, pipeline_v2, events=bus, status=status.note_worker
+    )
+    bus.connect(hints_worker_.notice)  # new memories are queued for prospective hints
+    declared.append(hints_declared)
     pipeline = PipelineService(
         db,
         declared,
@@ -197,6 +211,7 @@ def build_service(
         channels=(
             *default_channels(semantic),
             *graph_channels(pipeline_v2.traversal, semantic, query_vectors),
+            HintChannel(),  # always: 0.03 ms a query while no hint is stored
         ),
         alpha=config.search.alpha,
         context=ContextWeights(config.search.who_boost, config.search.session_weight),
@@ -256,7 +271,8 @@ def build_service(
         documents=documents,
         retention=retention_,
         connectors=connectors_,
-        dreaming=dreaming_,
         ontology=OntologyService(db, workspace=paths.root, events=bus),
+        dreaming=dreaming_,
         knowledge=KnowledgeService(db, bus),
+        inference=inference,
     )

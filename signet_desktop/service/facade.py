@@ -11,7 +11,8 @@ session history under memory/ and its index), `memory_md` (the MEMORY.md project
 `documents` (document ingest: submit, read, list, chunks, delete), `retention` (the
 retention/maintenance sweep and its recorded runs), `connectors` (folder sources kept in
 step with document ingest), `dreaming` (Dreaming passes: trigger, status, passes, one
-pass in full; docs/DREAMING.md); plus `events` (the bus,
+pass in full; docs/DREAMING.md), `inference` (the LLM provider per workload and its
+secret-free status; docs/INFERENCE.md); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -23,9 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
+from signet_desktop.inference.workloads import WorkloadProviders
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.cited_sources import CitedSources
 from signet_desktop.service.connectors import ConnectorService
@@ -106,6 +109,7 @@ class SignetService:
         ontology: OntologyService | None = None,
         knowledge: KnowledgeService | None = None,
         dreaming: DreamingService | None = None,
+        inference: WorkloadProviders | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -157,6 +161,8 @@ class SignetService:
         self.dreaming = dreaming or build_dreaming(
             db, DreamingConfig(), workspace=root, events=events
         )
+        # The LLM provider per workload (inference/workloads.py); none configured by default.
+        self.inference = inference or WorkloadProviders(InferenceConfig())
         self._closed = False
 
     def ping(self) -> bool:
@@ -180,6 +186,7 @@ class SignetService:
             return
         self._closed = True
         self.dreaming.close()
+        self.inference.close()
         self.imports.close()
         self.projection.close()
         self.recall.close()

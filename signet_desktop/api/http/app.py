@@ -17,6 +17,7 @@ from signet_desktop.api.http.routes import (
     events,
     health,
     hooks,
+    inference,
     knowledge,
     maintenance,
     memories,
@@ -67,8 +68,9 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     routers = (
         health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
+        knowledge,
         ontology,
-        knowledge, dream,
+        dream, inference,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router, responses=error_responses())
