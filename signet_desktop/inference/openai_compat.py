@@ -50,12 +50,16 @@ class OpenAICompatProvider:
         pricing: Pricing | None = None,
         retry: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
+        token_limit_field: str = "max_tokens",
     ) -> None:
         if not model.strip():
             raise ValueError("a model name is required")
         self.name = name
         self.model = model
         self.base_url = base_url.rstrip("/")
+        # OpenAI's own API wants max_completion_tokens (its reasoning models refuse
+        # max_tokens); every other OpenAI-compatible server reads max_tokens.
+        self.token_limit_field = token_limit_field
         self.pricing = pricing or Pricing(free=is_loopback(self.base_url))
         all_headers = dict(headers or {})
         if api_key is not None and api_key.get_secret_value():
@@ -99,7 +103,7 @@ class OpenAICompatProvider:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [_message(m) for m in request.messages],
-            "max_tokens": request.max_output_tokens,
+            self.token_limit_field: request.max_output_tokens,
             "stream": False,
         }
         if request.temperature is not None:

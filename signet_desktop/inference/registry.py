@@ -156,6 +156,7 @@ def build_provider(resolved: ResolvedTarget, *, retry: RetryPolicy | None = None
         name=resolved.label,
         pricing=resolved.pricing,
         retry=retry,
+        token_limit_field="max_completion_tokens" if resolved.label == "openai" else "max_tokens",
     )
 
 

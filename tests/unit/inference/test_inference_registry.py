@@ -224,3 +224,20 @@ def test_workload_providers_build_once_and_report_status(fake_llm: FakeLLM) -> N
     assert source().complete(ChatRequest(messages=(ChatMessage.user("x"),))).text == "ok"
     assert [w["configured"] for w in providers.status()["workloads"]] == [True, False, False]
     providers.close()
+
+
+def test_pi_executor_takes_its_accounts_provider_and_openai_gets_its_token_field(
+    fake_llm: FakeLLM,
+) -> None:
+    config = inference(
+        "inference:\n"
+        f"  accounts: {{oa: {{provider: openai, apiKey: sk-x, baseUrl: '{fake_llm.base_url}'}}}}\n"
+        "  targets: {p: {executor: pi, account: oa, models: {gpt-4.1-mini: {}}}}\n"
+        "  workloads: {interactive: p}\n"
+    )
+    llm = provider_for(config, "interactive", env={})
+    assert llm.name == "openai"
+    fake_llm.script(reply("ok"))
+    llm.complete(ChatRequest(messages=(ChatMessage.user("x"),), max_output_tokens=9))
+    body = fake_llm.requests[0].body
+    assert body["max_completion_tokens"] == 9 and "max_tokens" not in body
