@@ -249,6 +249,9 @@ class PassRunner:
             max_ops_per_request=self.limits.ops_per_request,
             max_ops_per_pass=self.limits.ops_per_pass,
             on_runbook=store_runbook,
+            search=lambda terms, limit, kind: dreaming_evidence.search_sources(
+                self._db.reader(), agent_id, terms, limit, kind
+            ),
         )
 
     def _loop(

@@ -27,6 +27,7 @@ MAX_EXCERPT_CHARS = 2_000  # one excerpt
 MAX_RESULT_CHARS = 16_000  # all excerpts of one result
 MAX_OPS_PER_REQUEST = 100
 MAX_LIMIT = 100
+MAX_SEARCH_SOURCES = 50  # sources outside the window one search may look at
 
 
 class ToolRefused(Exception):
@@ -111,6 +112,8 @@ class PassTools:
     max_ops_per_request: int = MAX_OPS_PER_REQUEST
     max_ops_per_pass: int = 500
     on_runbook: Callable[[dict[str, Any]], None] | None = None
+    # (terms, limit, kind) -> refs of the agent's sources containing every term
+    search: Callable[[list[str], int, str | None], list[str]] | None = None
     ops_submitted: int = 0
     mutations: MutationCounts = field(default_factory=MutationCounts)
 
@@ -177,19 +180,18 @@ class PassTools:
         reader = self.reader()
         results: list[dict[str, Any]] = []
         budget = MAX_RESULT_CHARS
-        for item in self.window.items:
-            if kind and item.kind != kind:
-                continue
-            source = reader.load(item.ref)
+        refs = [item.ref for item in self.window.items if not kind or item.kind == kind]
+        if terms and self.search is not None:  # beyond the window: every scoped source
+            refs += self.search(terms, MAX_SEARCH_SOURCES, kind or None)
+        for ref in dict.fromkeys(refs):
+            source = reader.load(ref)
             if not source.ok:
-                continue
+                continue  # in progress, withheld or gone: never an excerpt
             for start in _matches(source.text, terms):
                 excerpt = _excerpt(source.text, start, min(chunk, budget))
-                if not excerpt:
-                    break
-                results.append({"source_ref": item.ref, "offset": start, "excerpt": excerpt})
-                budget -= len(excerpt)
-                break
+                if excerpt:
+                    results.append({"source_ref": ref, "offset": start, "excerpt": excerpt})
+                    budget -= len(excerpt)
             if budget <= 0:
                 break
         return {"results": results, "query": query, "truncated": budget <= 0}
@@ -375,7 +377,8 @@ _OPERATIONS = {"type": "array", "items": _OPERATION, "minItems": 1, "maxItems": 
 SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "search_evidence",
-        "Search this pass's evidence. With sourceRef: read that source from offset in chunks"
+        "Search the agent's evidence: this pass's window first, then every completed source"
+        " containing all query terms. With sourceRef: read that source from offset in chunks"
         " (≤2000 characters). Excerpts total at most 16000 characters. In-progress"
         " transcripts are refused.",
         _schema(

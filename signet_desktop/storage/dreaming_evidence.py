@@ -143,3 +143,21 @@ def consumed_by_pass(conn: Connection, agent_id: str, pass_id: str) -> int:
             (agent_id, pass_id),
         ).fetchone()[0]
     )
+
+
+def search_sources(
+    conn: Connection, agent_id: str, terms: Sequence[str], limit: int, kind: str | None = None
+) -> list[str]:
+    """Refs (`kind:id`) of the agent's candidate sources, consumed or not, whose stored text
+    contains every term (case-insensitive), newest first; at most `limit`."""
+    if not terms:
+        return []
+    likes = " AND ".join(f"instr(lower(s.text), :t{n}) > 0" for n in range(len(terms)))
+    params: dict[str, object] = {f"t{n}": term.lower() for n, term in enumerate(terms)}
+    params.update({"a": agent_id, "n": limit, "k": kind})
+    rows = conn.execute(
+        f"SELECT s.kind, s.source_id FROM ({_CANDIDATES}) s WHERE {likes}"
+        " AND (:k IS NULL OR s.kind = :k) ORDER BY s.at DESC, s.kind, s.source_id LIMIT :n",
+        params,
+    ).fetchall()
+    return [f"{row[0]}:{row[1]}" for row in rows]

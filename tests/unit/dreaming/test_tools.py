@@ -136,3 +136,25 @@ def test_runbook_round_trip(db: Database) -> None:
     read = run(tools, "runbook_read", {}).output
     assert read["summary"] == "s" and read["openQuestions"] == ["q1"]
     assert stored[-1]["summary"] == "s"
+
+
+def test_search_reaches_beyond_the_window_in_scope_only(db: Database) -> None:
+    from signet_desktop.storage import dreaming_evidence
+
+    tools = toolbox(db)  # the window is built before these exist
+    add_memory(db, "a", "later", "Carol joined the Lisbon office.")
+    add_memory(db, "b", "theirs", "Carol from agent b, Lisbon too.")
+    with db.write() as conn:
+        transcripts.save_transcript(
+            conn, agent_id="a", session_key="open", harness="claude-code", project=None,
+            content="User: Carol Lisbon draft", turn_count=1, content_hash="h", complete=False,
+        )  # fmt: skip
+    tools.search = lambda terms, limit, kind: dreaming_evidence.search_sources(
+        db.reader(), "a", terms, limit, kind
+    )
+    found = run(tools, "search_evidence", {"query": "carol lisbon"}).output
+    assert [r["source_ref"] for r in found["results"]] == ["memory:later"]
+    assert (
+        run(tools, "search_evidence", {"query": "carol", "kind": "transcript"}).output["results"]
+        == []
+    )
