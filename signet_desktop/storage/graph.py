@@ -141,11 +141,10 @@ def _log(
     reverts: str | None = None,
 ) -> GraphMutation:
     """Append one mutation row (global `seq`, one writer so MAX+1 is safe)."""
-    seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM graph_mutations").fetchone()[0])
+    mutation_id, now = new_id(), utc_now()
     values = {
-        "id": new_id(),
+        "id": mutation_id,
         "agent_id": prov.agent_id,
-        "seq": seq,
         "actor": prov.actor,
         "pass_id": prov.pass_id,
         "proposal_id": prov.proposal_id,
@@ -157,17 +156,34 @@ def _log(
         "evidence_json": json.dumps(prov.evidence_json()),
         "source_memory_id": prov.source_memory_id,
         "reverts_mutation_id": reverts,
-        "created_at": utc_now(),
+        "created_at": now,
     }
-    conn.execute(
+    seq = conn.execute(
         "INSERT INTO graph_mutations (id, agent_id, seq, actor, pass_id, proposal_id, operation,"
         " target_table, target_id, before_json, after_json, evidence_json, source_memory_id,"
-        " reverts_mutation_id, created_at) VALUES (:id, :agent_id, :seq, :actor, :pass_id,"
+        " reverts_mutation_id, created_at) SELECT :id, :agent_id,"
+        " (SELECT COALESCE(MAX(seq), 0) + 1 FROM graph_mutations), :actor, :pass_id,"
         " :proposal_id, :operation, :target_table, :target_id, :before_json, :after_json,"
-        " :evidence_json, :source_memory_id, :reverts_mutation_id, :created_at)",
+        " :evidence_json, :source_memory_id, :reverts_mutation_id, :created_at RETURNING seq",
         values,
+    ).fetchone()[0]
+    return GraphMutation(
+        id=mutation_id,
+        agent_id=prov.agent_id,
+        seq=int(seq),
+        actor=prov.actor,
+        pass_id=prov.pass_id,
+        proposal_id=prov.proposal_id,
+        operation=operation,
+        target_table=table,
+        target_id=target_id,
+        before=dict(before) if before is not None else None,
+        after=dict(after) if after is not None else None,
+        evidence=prov.evidence,
+        source_memory_id=prov.source_memory_id,
+        reverts_mutation_id=reverts,
+        created_at=now,
     )
-    return reads.to_mutation(values)
 
 
 def _mention_key(row: Mapping[str, Any]) -> str:
