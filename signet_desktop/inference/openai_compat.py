@@ -160,9 +160,10 @@ def _parse(
         raise ShapeError("body.choices is empty")
     message = field(choices[0], "message", dict, "choices[0]")
     text = _content_text(message.get("content"))
-    calls = tuple(
-        _tool_call(raw, index) for index, raw in enumerate(message.get("tool_calls") or ())
-    )
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise ShapeError(f"message.tool_calls has the wrong type ({type(raw_calls).__name__})")
+    calls = tuple(_tool_call(raw, index) for index, raw in enumerate(raw_calls))
     reason = choices[0].get("finish_reason")
     finish = "tool_calls" if calls else _FINISH.get(str(reason), "other")
     usage_raw = body.get("usage")

@@ -56,9 +56,9 @@ class JsonTransport:
         secret: SecretStr | None,
         retry: RetryPolicy,
     ) -> None:
-        scheme = urlsplit(url).scheme
-        if scheme not in ("http", "https"):
-            raise ValueError(f"{label}: base URL must be http(s), not {redact_url(url)!r}")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{label}: base URL must be an http(s) URL, not {redact_url(url)!r}")
         self.label = label
         self.url = url
         self.safe_url = redact_url(url)
@@ -103,6 +103,10 @@ class JsonTransport:
             raise ProviderUnavailable(
                 f"{self.where} could not be reached ({type(exc).__name__})"
             ) from None
+        except httpx.HTTPError as exc:  # e.g. a body that fails to decode
+            raise ProviderBadResponse(
+                f"{self.where} sent an unreadable answer ({type(exc).__name__})"
+            ) from None
         status = response.status_code
         if status == 429:
             raise ProviderRateLimited(
@@ -114,6 +118,13 @@ class JsonTransport:
         if status >= 400:
             raise ProviderRejected(
                 f"{self.where} rejected the request: {self._status_text(response)}", status
+            )
+        if status >= 300:
+            location = redact_url(response.headers.get("location", "")) or "elsewhere"
+            raise ProviderRejected(
+                f"{self.where} redirects (HTTP {status}) to {location}; "
+                "set the endpoint to the final URL",
+                status,
             )
         return self._decode(response)
 

@@ -74,11 +74,12 @@ class Slow:
 
 @dataclass(frozen=True, slots=True)
 class Raw:
-    """Any status, body and content type, sent as is."""
+    """Any status, body, content type and extra headers, sent as is."""
 
     status: int
     body: bytes
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 Step = Reply | HttpError | Slow | Raw
@@ -179,7 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self._answer(api, step.then or reply("late answer"), model)
         elif isinstance(step, Raw):
-            self._send(step.status, step.body, step.content_type)
+            self._send(step.status, step.body, step.content_type, step.headers)
         elif isinstance(step, HttpError):
             extra = {}
             if step.retry_after is not None:

@@ -20,6 +20,7 @@ from signet_desktop.inference.retry import RetryPolicy
 from signet_desktop.inference.types import ChatMessage, ChatRequest, ToolSpec
 from tests.support.fake_llm import (
     FakeLLM,
+    Raw,
     call,
     garbage,
     http_error,
@@ -167,6 +168,8 @@ def test_connection_refused_is_unavailable() -> None:
         raw(200, {"choices": [{"message": {"content": 5}}]}),
         raw(200, {"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}),
         raw(200, {"error": {"message": "upstream overloaded"}}),
+        raw(200, {"choices": [{"message": {"content": "", "tool_calls": 7}}]}),
+        raw(200, b"\x1f\x8b not really gzip", "application/json"),
         raw(200, b'data: {"x": 1}\n\n', "application/json"),
     ],
 )
@@ -195,3 +198,15 @@ def test_missing_usage_is_zero_and_content_parts_are_joined(fake_llm: FakeLLM) -
     fake_llm.script(raw(200, json.dumps(body)))
     answer = provider(fake_llm).complete(ask())
     assert (answer.text, answer.finish_reason, answer.usage.total_tokens) == ("ab", "length", 0)
+
+
+def test_a_redirect_is_refused_with_the_reason(fake_llm: FakeLLM) -> None:
+    fake_llm.script(raw(301, b"", "text/plain"))
+    with pytest.raises(ProviderRejected, match="redirects"):
+        provider(fake_llm).complete(ask())
+
+
+def test_an_undecodable_body_is_a_bad_response(fake_llm: FakeLLM) -> None:
+    fake_llm.script(Raw(200, b"\x00garbage", "application/json", {"Content-Encoding": "gzip"}))
+    with pytest.raises(ProviderBadResponse, match="unreadable"):
+        provider(fake_llm).complete(ask())
