@@ -135,6 +135,9 @@ def apply_operations(
     """
     scope.check_agent_id(agent_id)
     request_id = str(uuid.uuid4())
+    if not isinstance(operations, list | tuple):
+        reason = "operations must be a list of operation objects"
+        return ApplyReport(request_id, agent_id, pass_id, dry_run, (), "operations_invalid", reason)
     verdicts = validate_operations(
         db.reader(),
         agent_id=agent_id,

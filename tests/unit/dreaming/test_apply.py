@@ -331,3 +331,15 @@ def test_records_keep_the_cited_evidence(world: Database) -> None:
     assert row.evidence == ({"quote": "Alice moved", "source_ref": "memory:m1"},)
     assert json.loads(json.dumps(row.payload)) == {"name": "Alice", "type": "unknown"}
     assert FACT.startswith("Alice")
+
+
+def test_operations_that_are_not_a_list(world: Database) -> None:
+    report = apply_operations(
+        world,
+        agent_id="a",
+        pass_id="p1",
+        operations={"operation": "flag"},
+        actor="t",  # type: ignore[arg-type]
+    )
+    assert report.code == "operations_invalid" and report.results == ()
+    assert count(world, "dreaming_operations") == 0
