@@ -343,7 +343,6 @@ class StructuredOutcome:
     entity_ids: tuple[str, ...] = ()
     claims_written: int = 0
     hints_written: int = 0
-    hints_deferred: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
