@@ -14,6 +14,7 @@ from signet_desktop.storage import graph
 from signet_desktop.ui.memory_format import INSPECTOR_ACTOR
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.entities import EMPTY_HINT, PANE, EntitiesPane
+from signet_desktop.ui.panes.recall import RecallPane
 from tests.support.db import database_of
 from tests.support.graph import SeededGraph, provenance, seed_graph
 from tests.ui.conftest import RecordingNavigator
@@ -169,3 +170,32 @@ def test_a_failed_read_is_shown_plainly(
 ) -> None:
     pane = open_pane(qtbot, pane_context, qt_loop, BrokenKnowledge())
     assert "The entities could not be read: database is locked" in pane.banner.text
+
+
+def test_a_recall_hit_found_by_traversal_links_to_its_focal_entity(
+    qtbot: QtBot,
+    qt_loop: asyncio.AbstractEventLoop,
+    pane_context: PaneContext,
+    navigator: RecordingNavigator,
+) -> None:
+    seeded = seed(pane_context.service)
+    recall = RecallPane(pane_context)
+    qtbot.addWidget(recall)
+    recall.show()
+    recall.query_box.setText("what does billing depend on?")
+    recall.run_query()
+    settle(qt_loop, pane_context)
+    assert recall.model.rowCount() > 0, (recall.summary.text(), recall.banner.text)
+    hits = recall.model.hits()
+    traversed = [n for n, hit in enumerate(hits) if "traversal" in hit.channels]
+    assert traversed, [dict(h.channels) for h in hits]
+    recall.results.setCurrentIndex(recall.model.index(traversed[0]))
+    label = recall.explanation.path_label
+    assert label.isVisibleTo(recall) and "Found through the graph" in label.text()
+    assert "billing" in label.text()
+    label.linkActivated.emit(recall.explanation.focal_entity or "")
+    assert navigator.panes[-1] == ("entities", {"entity_id": seeded.entity("billing").id})
+    untraversed = [n for n, hit in enumerate(hits) if "traversal" not in hit.channels]
+    if untraversed:
+        recall.results.setCurrentIndex(recall.model.index(untraversed[0]))
+        assert not label.isVisibleTo(recall)

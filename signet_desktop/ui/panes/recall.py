@@ -9,6 +9,7 @@ updated or deleted (no polling). What the rows and the explanation say comes fro
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -35,6 +36,7 @@ from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallHit, RecallQuery, RecallResult
 from signet_desktop.ui.empty_state import Banner, EmptyState
+from signet_desktop.ui.entity_format import path_text, traversal_focal
 from signet_desktop.ui.hit_format import (
     EMPTY_PROMPT,
     explanation_rows,
@@ -64,6 +66,8 @@ Answer = tuple[RecallResult, tuple[HitRow, ...]]
 class Explanation(QFrame):
     """ "Why this ranked" for the selected hit, and what to do with it."""
 
+    entity_requested = Signal(str)  # the traversal path's focal entity was clicked
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("recallExplanation")
@@ -83,6 +87,13 @@ class Explanation(QFrame):
         self.hint = QLabel("Select a result to see its channels and boosts.")
         self.hint.setProperty("role", "muted")
         self.hint.setWordWrap(True)
+        self.path_label = QLabel("")
+        self.path_label.setObjectName("recallTraversalPath")
+        self.path_label.setWordWrap(True)
+        self.path_label.setTextFormat(Qt.TextFormat.RichText)
+        self.path_label.linkActivated.connect(self.entity_requested.emit)
+        self.path_label.hide()
+        self.focal_entity: str | None = None
         rule = QFrame()
         rule.setFrameShape(QFrame.Shape.HLine)
         actions = QHBoxLayout()
@@ -93,6 +104,7 @@ class Explanation(QFrame):
         column.addWidget(title)
         column.addWidget(self.hint)
         column.addLayout(self.rows)
+        column.addWidget(self.path_label)
         column.addWidget(rule)
         column.addLayout(actions)
         column.addStretch(1)
@@ -114,8 +126,23 @@ class Explanation(QFrame):
                 label.setText(text)
                 label.setVisible(row is not None)
         self.hint.setVisible(hit is None)
+        self._show_path(hit)
         self.open_button.setEnabled(hit is not None)
         self.map_button.setEnabled(hit is not None)
+
+    def _show_path(self, hit: RecallHit | None) -> None:
+        """A hit the traversal channel found: the graph path, its focal entity a link to the
+        Entities pane."""
+        evidence = hit.channels.get("traversal") if hit is not None else None
+        self.focal_entity, words = traversal_focal(evidence)
+        if self.focal_entity is None or not words:
+            self.path_label.hide()
+            return
+        path = html.escape(path_text(words))
+        target = html.escape(self.focal_entity)
+        self.path_label.setText(f"Found through the graph: <a href='{target}'>{path}</a>")
+        self.path_label.setToolTip("Open the entity where the path starts")
+        self.path_label.show()
 
     def _grid_row(self, line: int) -> list[QLabel]:
         cells = []
@@ -155,6 +182,7 @@ class RecallPane(PaneWidget):
         self.filters_button.toggled.connect(self.filters.setVisible)
         self.explanation.open_button.clicked.connect(self.open_selected)
         self.explanation.map_button.clicked.connect(self.show_selected_on_map)
+        self.explanation.entity_requested.connect(self.open_entity)
         self.map_all_button.clicked.connect(self.show_all_on_map)
         self.history_button.clicked.connect(self.show_history)
         self.history_dialog: RecallHistoryDialog | None = None
@@ -404,6 +432,10 @@ class RecallPane(PaneWidget):
         hit = self.selected_hit()
         if hit is not None:
             self.context.navigator.open_memory(hit.memory.id)
+
+    def open_entity(self, entity_id: str) -> None:
+        """The Entities pane at `entity_id` (a traversal hit's focal entity)."""
+        self.context.navigator.show_pane("entities", entity_id=entity_id)
 
     def show_selected_on_map(self) -> None:
         hit = self.selected_hit()
