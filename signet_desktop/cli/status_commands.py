@@ -80,6 +80,10 @@ def status_lines(
         rows.append(("embedding", embedding.text.removeprefix("embedding ")))
     for check in doctor.startup_checks(status):
         rows.append(("startup", check.text.removeprefix("startup task ")))
+    workers = status.get("workers")
+    for name, worker in sorted(workers.items() if isinstance(workers, Mapping) else []):
+        if isinstance(worker, Mapping) and worker.get("detail"):  # e.g. why hints are idle
+            rows.append((f"worker {name}", f"{worker.get('state', '?')}, {worker['detail']}"))
     width = max(len(label) for label, _ in rows)
     return [f"{label:<{width}}  {value}" for label, value in rows]
 

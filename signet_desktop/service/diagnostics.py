@@ -214,6 +214,8 @@ def worker_checks(status: Mapping[str, Any]) -> list[Check]:
         state = str(worker.get("state", "?")) if isinstance(worker, Mapping) else str(worker)
         error = worker.get("error") if isinstance(worker, Mapping) else None
         text = f"worker {name} {state}" + (f": {error}" if error else "")
+        detail = worker.get("detail") if isinstance(worker, Mapping) else None
+        text += f" ({detail})" if detail else ""  # a worker's own account (hints: why idle)
         checks.append(Check(WORKER_LEVELS.get(state, Level.WARN), text))
     return checks
 

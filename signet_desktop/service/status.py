@@ -49,6 +49,16 @@ class StatusBoard:
         if isinstance(event, WorkerStateChanged):
             with self._lock:
                 workers = dict(self._facts.get(WORKERS_KEY, {}))
-                workers[event.worker] = {"state": event.state, "error": event.error}
+                known = workers.get(event.worker, {})  # keeps a worker's own `detail`
+                workers[event.worker] = {**known, "state": event.state, "error": event.error}
                 self._facts[WORKERS_KEY] = workers
             self._events.publish(StatusChanged(key=WORKERS_KEY))
+
+    def note_worker(self, worker: str, detail: str | None) -> None:
+        """A worker's own account of itself (why it is idle, say) beside its hosted state."""
+        with self._lock:
+            workers = dict(self._facts.get(WORKERS_KEY, {}))
+            known = workers.get(worker, {"state": "pending", "error": None})
+            workers[worker] = {**known, "detail": detail}
+            self._facts[WORKERS_KEY] = workers
+        self._events.publish(StatusChanged(key=WORKERS_KEY))

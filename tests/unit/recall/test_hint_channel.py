@@ -83,3 +83,11 @@ def test_no_hints_and_no_terms_find_nothing(db: Database) -> None:
     remember(db, "A memory without hints.", [])
     assert hint_search(db.reader(), "memory hints", "default", RecallFilters()) == []
     assert hint_search(db.reader(), "the of and", "default", RecallFilters()) == []
+
+
+def test_a_match_outside_the_ranked_pool_is_still_found(db: Database) -> None:
+    for n in range(12):  # another agent's strong matches fill the k * 8 pool
+        remember(db, f"A's note {n}.", [f"deploy rotation key {n}"], agent_id="a")
+    mine = remember(db, "B's note.", ["deploy rotation key schedule and other words"], agent_id="b")
+    found = hint_search(db.reader(), "deploy rotation key", "b", RecallFilters(), k=1)
+    assert [h.memory_id for h in found] == [mine]
