@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -219,3 +221,29 @@ def test_agent_scope_hints_belong_to_the_memorys_agent(db: Database, fake_llm: F
     h.worker.run_once()
     assert len(h.hints(memory, agent="a")) == 2 and h.hints(memory, agent="b") == []
     assert h.service.count("b") == 0
+
+
+def test_the_hosted_loop_runs_jobs_and_stops_promptly(db: Database, fake_llm: FakeLLM) -> None:
+    fake_llm.script(reply(ANSWER))
+    h = harness(db, wire(fake_llm))
+    stop = threading.Event()
+    thread = threading.Thread(target=h.worker.run_forever, args=(stop,))
+    thread.start()
+    memory = h.remember(FACT)  # noticed: wakes the loop
+    deadline = time.monotonic() + 5
+    while not h.hints(memory) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stop.set()
+    thread.join(2)
+    assert not thread.is_alive() and len(h.hints(memory)) == 2
+
+
+def test_an_idle_hosted_loop_stops_promptly(db: Database) -> None:
+    h = harness(db, unconfigured)
+    stop = threading.Event()
+    thread = threading.Thread(target=h.worker.run_forever, args=(stop,))
+    thread.start()
+    time.sleep(0.05)
+    stop.set()
+    thread.join(2)
+    assert not thread.is_alive() and h.notes[0][1].startswith("idle: no inference target")
