@@ -7,9 +7,12 @@ A body that is an SSE stream, not JSON, or not a JSON object is a `ProviderBadRe
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -27,6 +30,16 @@ from signet_desktop.inference.errors import (
 from signet_desktop.inference.retry import RetryPolicy, call_with_retries
 
 _SNIPPET = 200
+MAX_BODY_BYTES = 32 * 2**20  # far above any chat answer; a runaway body is refused
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A read HTTP answer: status, headers and the whole (decoded) body."""
+
+    status: int
+    headers: httpx.Headers
+    body: bytes
 
 
 def redact_url(url: str) -> str:
@@ -94,9 +107,49 @@ class JsonTransport:
             self._client = self._closer = None
 
     def _attempt(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        answer = self._exchange(payload, timeout_s)
+        status = answer.status
+        if status == 429:
+            raise ProviderRateLimited(
+                f"{self.where} is rate limiting requests ({self._status_text(answer)})",
+                _retry_after(answer.headers),
+            )
+        if status == 408 or status >= 500:
+            raise ProviderUnavailable(f"{self.where} failed: {self._status_text(answer)}")
+        if status >= 400:
+            raise ProviderRejected(
+                f"{self.where} rejected the request: {self._status_text(answer)}", status
+            )
+        if status >= 300:
+            location = redact_url(answer.headers.get("location", "")) or "elsewhere"
+            raise ProviderRejected(
+                f"{self.where} redirects (HTTP {status}) to {location}; "
+                "set the endpoint to the final URL",
+                status,
+            )
+        return self._decode(answer)
+
+    def _exchange(self, payload: dict[str, Any], timeout_s: float) -> _Answer:
+        """One request; the body is read against the whole `timeout_s` and `MAX_BODY_BYTES`
+        (httpx's own timeout is per read, so a server dripping bytes would outlast it)."""
         client = self._get_client()
+        end = time.monotonic() + timeout_s
         try:
-            response = client.post(self.url, json=payload, timeout=httpx.Timeout(timeout_s))
+            with client.stream(
+                "POST", self.url, json=payload, timeout=httpx.Timeout(timeout_s)
+            ) as response:
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_BODY_BYTES:
+                        raise ProviderBadResponse(
+                            f"{self.where} sent more than {MAX_BODY_BYTES // 2**20} MiB"
+                        )
+                    if time.monotonic() > end:
+                        raise ProviderTimeout(
+                            f"{self.where} did not finish its answer within {timeout_s:.1f}s"
+                        )
+                return _Answer(response.status_code, response.headers, bytes(body))
         except httpx.TimeoutException:
             raise ProviderTimeout(f"{self.where} did not answer within {timeout_s:.1f}s") from None
         except httpx.TransportError as exc:
@@ -107,37 +160,17 @@ class JsonTransport:
             raise ProviderBadResponse(
                 f"{self.where} sent an unreadable answer ({type(exc).__name__})"
             ) from None
-        status = response.status_code
-        if status == 429:
-            raise ProviderRateLimited(
-                f"{self.where} is rate limiting requests ({self._status_text(response)})",
-                _retry_after(response),
-            )
-        if status == 408 or status >= 500:
-            raise ProviderUnavailable(f"{self.where} failed: {self._status_text(response)}")
-        if status >= 400:
-            raise ProviderRejected(
-                f"{self.where} rejected the request: {self._status_text(response)}", status
-            )
-        if status >= 300:
-            location = redact_url(response.headers.get("location", "")) or "elsewhere"
-            raise ProviderRejected(
-                f"{self.where} redirects (HTTP {status}) to {location}; "
-                "set the endpoint to the final URL",
-                status,
-            )
-        return self._decode(response)
 
-    def _decode(self, response: httpx.Response) -> dict[str, Any]:
-        content_type = response.headers.get("content-type", "").lower()
-        head = response.content[:64].lstrip()
+    def _decode(self, answer: _Answer) -> dict[str, Any]:
+        content_type = answer.headers.get("content-type", "").lower()
+        head = answer.body[:64].lstrip()
         if "event-stream" in content_type or head.startswith((b"data:", b"event:")):
             raise ProviderBadResponse(
                 f"{self.where} answered with an event stream where one JSON body was expected "
                 "(does the server ignore stream: false?)"
             )
         try:
-            body = response.json()
+            body = json.loads(answer.body)
         except ValueError:
             raise ProviderBadResponse(f"{self.where} returned a body that is not JSON") from None
         if not isinstance(body, dict):
@@ -148,9 +181,9 @@ class JsonTransport:
         """A ProviderBadResponse naming this endpoint."""
         return ProviderBadResponse(f"{self.where} returned an unexpected response: {detail}")
 
-    def _status_text(self, response: httpx.Response) -> str:
-        text = f"HTTP {response.status_code}"
-        detail = _error_detail(response)
+    def _status_text(self, answer: _Answer) -> str:
+        text = f"HTTP {answer.status}"
+        detail = _error_detail(answer.body)
         if detail:
             text += f": {detail}"
         return self.mask(text)
@@ -174,9 +207,9 @@ class JsonTransport:
             return self._client
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(headers: httpx.Headers) -> float | None:
     """Seconds from a Retry-After header given in seconds (HTTP dates are ignored)."""
-    value = response.headers.get("Retry-After", "").strip()
+    value = headers.get("Retry-After", "").strip()
     try:
         seconds = float(value)
     except ValueError:
@@ -184,12 +217,12 @@ def _retry_after(response: httpx.Response) -> float | None:
     return seconds if seconds >= 0 else None
 
 
-def _error_detail(response: httpx.Response) -> str:
+def _error_detail(raw: bytes) -> str:
     """The server's error message from OpenAI/Anthropic/Ollama-style bodies, or raw text."""
     try:
-        body = response.json()
+        body = json.loads(raw)
     except ValueError:
-        return response.text[:_SNIPPET].strip()
+        return " ".join(raw[: _SNIPPET * 4].decode("utf-8", "replace").split())[:_SNIPPET]
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         error = error.get("message")

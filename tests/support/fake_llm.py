@@ -14,6 +14,7 @@ renders it in the format of the path it arrived on. Every request is recorded.
 origin (what an Anthropic client is given). Steps: `reply` (text), `tool_reply` with `call`s
 (arguments are a raw string, so malformed JSON can be scripted), `http_error` (429 with
 Retry-After, 500, 400 …), `slow` (answer after a delay longer than a client timeout),
+`drip` (a body trickling in, each read quick, the whole slower than a client deadline),
 `garbage` (a non-JSON body), `sse_stream` (an event stream where JSON was expected), `raw`
 (any status, body and content type). A plain string is shorthand for `reply(string)`. With
 the queue empty the server answers 418 with a message saying so (not retried by clients).
@@ -82,7 +83,16 @@ class Raw:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-Step = Reply | HttpError | Slow | Raw
+@dataclass(frozen=True, slots=True)
+class Drip:
+    """A 200 whose body arrives `chunk` bytes every `interval` seconds (each read is quick)."""
+
+    body: bytes
+    interval: float
+    chunk: int = 1
+
+
+Step = Reply | HttpError | Slow | Raw | Drip
 
 
 def reply(text: str = "", **usage: Any) -> Reply:
@@ -107,6 +117,12 @@ def http_error(status: int, *, retry_after: float | None = None, message: str = 
 
 def slow(seconds: float, then: Step | str | None = None) -> Slow:
     return Slow(seconds, _step(then) if then is not None else None)
+
+
+def drip(seconds: float, interval: float = 0.05) -> Drip:
+    """A valid-looking JSON body padded to take about `seconds` to arrive."""
+    size = max(int(seconds / interval), 1)
+    return Drip(b" " * size + b"{}", interval)
 
 
 def garbage(body: bytes = b"<html>502 Bad Gateway</html>\x00\xff not json") -> Raw:
@@ -179,6 +195,8 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.fake._closing.wait(step.seconds):
                 return
             self._answer(api, step.then or reply("late answer"), model)
+        elif isinstance(step, Drip):
+            self._drip(step)
         elif isinstance(step, Raw):
             self._send(step.status, step.body, step.content_type, step.headers)
         elif isinstance(step, HttpError):
@@ -190,6 +208,12 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             rendered = _openai_body(step, model) if api == "openai" else _anthropic(step, model)
             self._send(200, json.dumps(rendered).encode(), "application/json")
+
+    def _drip(self, step: Drip) -> None:
+        try:
+            _drip_body(self, step)
+        except (BrokenPipeError, ConnectionResetError):
+            return
 
     def _send(
         self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None
@@ -204,6 +228,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             return
+
+
+def _drip_body(handler: _Handler, step: Drip) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(step.body)))
+    handler.end_headers()
+    for start in range(0, len(step.body), step.chunk):
+        if handler.server.fake._closing.wait(step.interval):
+            return
+        handler.wfile.write(step.body[start : start + step.chunk])
+        handler.wfile.flush()
 
 
 def _error_body(api: str, message: str) -> dict[str, Any]:

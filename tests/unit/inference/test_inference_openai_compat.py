@@ -22,6 +22,7 @@ from tests.support.fake_llm import (
     FakeLLM,
     Raw,
     call,
+    drip,
     garbage,
     http_error,
     raw,
@@ -210,3 +211,11 @@ def test_an_undecodable_body_is_a_bad_response(fake_llm: FakeLLM) -> None:
     fake_llm.script(Raw(200, b"\x00garbage", "application/json", {"Content-Encoding": "gzip"}))
     with pytest.raises(ProviderBadResponse, match="unreadable"):
         provider(fake_llm).complete(ask())
+
+
+def test_a_trickling_body_cannot_outlast_the_deadline(fake_llm: FakeLLM) -> None:
+    fake_llm.script(drip(seconds=5, interval=0.02))  # every read well under the timeout
+    started = time.monotonic()
+    with pytest.raises(ProviderTimeout, match="did not finish its answer"):
+        provider(fake_llm).complete(ask(timeout_s=0.6))
+    assert time.monotonic() - started < 1.5
