@@ -58,7 +58,7 @@ class HintOutcome:
     memory_id: str
     written: int = 0
     proposed: int = 0
-    skipped: str | None = None  # deleted | document_chunk | too_short
+    skipped: str | None = None  # deleted | document_chunk | too_short | has_hints
 
     def as_result(self) -> dict[str, Any]:
         result: dict[str, Any] = {"memoryId": self.memory_id, "hints": self.written}
@@ -183,8 +183,11 @@ class HintService:
 
     def run(self, agent_id: str, memory_id: str) -> HintOutcome:
         """One `prospective_hints` job: read, generate (no transaction), re-check and write."""
-        memory = memories.get_memory(self._db.reader(), agent_id, memory_id)
+        conn = self._db.reader()
+        memory = memories.get_memory(conn, agent_id, memory_id)
         skipped = "deleted" if memory is None else self.eligible(memory)
+        if skipped is None and hint_rows.hints_for(conn, agent_id, [memory_id]):
+            skipped = "has_hints"  # e.g. given by its structured remember payload
         if memory is None or skipped is not None:
             return HintOutcome(memory_id, skipped=skipped)
         proposed = self.generate(memory)

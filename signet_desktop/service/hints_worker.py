@@ -98,6 +98,8 @@ class HintsWorker:
             return
         if event.memory_type == CHUNK_MEMORY_TYPE or not self.service.config.enabled:
             return
+        if self._checked and self._reason is not None:
+            return  # idle (no LLM): the next start's backfill scan finds it
         with self._lock:
             if len(self._noticed) < MAX_NOTICED:
                 self._noticed[(event.agent_id, event.memory_id)] = None

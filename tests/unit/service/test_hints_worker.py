@@ -247,3 +247,16 @@ def test_an_idle_hosted_loop_stops_promptly(db: Database) -> None:
     stop.set()
     thread.join(2)
     assert not thread.is_alive() and h.notes[0][1].startswith("idle: no inference target")
+
+
+def test_a_memory_that_already_has_hints_is_not_sent_to_the_llm(
+    db: Database, fake_llm: FakeLLM
+) -> None:
+    h = harness(db, wire(fake_llm))
+    memory = h.remember(FACT)
+    with db.write() as conn:  # as a structured remember payload would
+        hint_rows.insert_hints(conn, "default", memory, ["where did Ana move"])
+    h.worker.run_once()
+    h.worker.run_once()
+    assert json.loads(h.job(memory).result or "{}")["skipped"] == "has_hints"
+    assert fake_llm.requests == [] and h.hints(memory) == ["where did Ana move"]
