@@ -335,12 +335,47 @@ _SUBJECT_KEYS = (
 )
 
 
-def operation_subject(operation: str, payload: Mapping[str, Any]) -> str:
-    """What the operation is about, from its payload: names, `key = "value"`, `a → b`."""
+ENTITY_KEYS = (
+    "entityId",
+    "fromEntityId",
+    "toEntityId",
+    "sourceEntityId",
+    "targetEntityId",
+    "intoEntityId",
+    "survivor",
+)
+Names = Mapping[str, str]
+
+
+def entity_ids(payload: Mapping[str, Any]) -> set[str]:
+    """The entity ids an operation's payload names (to look their names up)."""
+    found = {v for k in ENTITY_KEYS if isinstance(v := payload.get(k), str)}
+    targets = payload.get("targets")
+    if isinstance(targets, list):
+        found.update(t for t in targets if isinstance(t, str))
+    return found
+
+
+def operation_subject(
+    operation: str, payload: Mapping[str, Any], names: Names | None = None
+) -> str:
+    """What the operation is about, from its payload: names, `key = "value"`, `a → b`.
+    `names` maps entity ids to names (an id without one is shown cut short)."""
+    known = names or {}
+
+    def named(value: object) -> str:
+        return known.get(str(value)) or short_ref(value)
+
     parts: list[str] = []
     if operation == "rename_entity" and payload.get("newName"):
-        old = payload.get("oldName") or payload.get("name") or short_ref(payload.get("entityId"))
+        old = payload.get("oldName") or payload.get("name") or named(payload.get("entityId"))
         return f"“{old}” → “{payload['newName']}”"
+    if operation.startswith("merge_") and isinstance(payload.get("targets"), list):
+        survivor = payload.get("survivor")
+        merged = [named(t) for t in payload["targets"] if t != survivor]
+        return f"{' + '.join(merged)} → {named(survivor)}"
+    if payload.get("entityId") and operation not in ("create_entity",):
+        parts.append(named(payload["entityId"]))
     for key in ("name", "entityName", "aspectName"):
         if isinstance(payload.get(key), str):
             parts.append(str(payload[key]))
@@ -351,18 +386,15 @@ def operation_subject(operation: str, payload: Mapping[str, Any]) -> str:
             if isinstance(value, str)
             else str(payload["claimKey"])
         )
-    ends = [
-        payload.get(k)
-        for k in ("fromEntityId", "toEntityId", "sourceEntityId", "targetEntityId", "intoEntityId")
-    ]
-    ends = [short_ref(e) for e in ends if isinstance(e, str)]
+    ends = [payload.get(k) for k in ENTITY_KEYS[1:6]]
+    ends = [named(e) for e in ends if isinstance(e, str)]
     if len(ends) >= 2:
         kind = payload.get("linkType") or payload.get("dependencyType") or payload.get("type")
         parts.append(f"{ends[0]} → {ends[1]}" + (f" ({kind})" if isinstance(kind, str) else ""))
     elif not parts:
-        for key in ("entityId", "aspectId", "attributeId", "linkId", "attentionId"):
+        for key in ("aspectId", "attributeId", "linkId", "attentionId", "target"):
             if isinstance(payload.get(key), str):
-                parts.append(f"{key[:-2]} {short_ref(payload[key])}")
+                parts.append(f"{key.removesuffix('Id')} {short_ref(payload[key])}")
                 break
     if operation == "create_entity" and isinstance(payload.get("type"), str):
         parts.append(str(payload["type"]))
@@ -393,7 +425,7 @@ def operation_outcome(record: OperationRecord) -> str:
     return "applied" + (": " + ", ".join(created[:3]) if created else "")
 
 
-def operation_row(record: OperationRecord) -> OperationRow:
+def operation_row(record: OperationRecord, names: Names | None = None) -> OperationRow:
     mark = OPERATION_MARKS.get(record.status, "·")
     return OperationRow(
         record_id=record.id,
@@ -402,7 +434,7 @@ def operation_row(record: OperationRecord) -> OperationRow:
         status=record.status,
         tone=OPERATION_TONES.get(record.status, "muted"),
         title=f"{mark} {record.operation}",
-        subject=operation_subject(record.operation, record.payload),
+        subject=operation_subject(record.operation, record.payload, names),
         outcome=operation_outcome(record),
         quotes=quotes_of(record.evidence),
         provenance=record.provenance or "",

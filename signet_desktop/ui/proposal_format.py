@@ -9,7 +9,13 @@ from datetime import datetime
 from typing import Any
 
 from signet_desktop.domain.ontology import Contradiction, Proposal
-from signet_desktop.ui.dreaming_format import Quote, operation_subject, quotes_of, short_ref
+from signet_desktop.ui.dreaming_format import (
+    Names,
+    Quote,
+    operation_subject,
+    quotes_of,
+    short_ref,
+)
 from signet_desktop.ui.hit_format import preview, relative_date
 
 STATUSES = ("pending", "applied", "rejected", "failed")
@@ -53,7 +59,9 @@ def evidence_count(proposal: Proposal) -> str:
     return f"evidence ×{count}" if count else "no evidence"
 
 
-def proposal_row(proposal: Proposal, now: datetime | None = None) -> ProposalRow:
+def proposal_row(
+    proposal: Proposal, now: datetime | None = None, names: Names | None = None
+) -> ProposalRow:
     parts = [evidence_count(proposal)]
     if proposal.confidence is not None:
         parts.append(f"confidence {proposal.confidence:.2f}")
@@ -65,7 +73,7 @@ def proposal_row(proposal: Proposal, now: datetime | None = None) -> ProposalRow
     return ProposalRow(
         proposal_id=proposal.id,
         title=proposal.operation,
-        subject=operation_subject(proposal.operation, proposal.payload),
+        subject=operation_subject(proposal.operation, proposal.payload, names),
         meta=" · ".join(parts),
         status=proposal.status,
         tone=STATUS_TONES.get(proposal.status, "muted"),

@@ -114,9 +114,7 @@ def test_pending_proposals_with_their_evidence_in_context(
     ]
     assert len(pane.proposal_ids()) == 2
     pane.list.setCurrentRow(pane.proposal_ids().index(ledger_proposal(pane)))
-    assert pane.heading.text().startswith("rename_entity") and pane.heading.text().endswith(
-        "→ “ledger”"
-    )
+    assert pane.heading.text() == "rename_entity  “ledger-svc” → “ledger”"  # names looked up
     settle(qt_loop, pane_context, until=lambda: "memory " in pane.quotes.toPlainText())
     html = pane.quotes.toHtml()
     assert "We renamed ledger-svc to ledger" in pane.quotes.toPlainText()

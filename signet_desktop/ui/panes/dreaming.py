@@ -143,6 +143,7 @@ class DreamingPane(PaneWidget):
         self.detail: PassDetail | None = None
         self.operation: OperationRecord | None = None
         self._records: list[OperationRecord] = []
+        self.names: dict[str, str] = {}  # entity id -> name, for the shown pass's operations
         self._wanted: str | None = None
         self._started = False
         self._reverting = False
@@ -467,8 +468,20 @@ class DreamingPane(PaneWidget):
             return
         self._wanted = pass_id
 
-        def shown(detail: PassDetail) -> None:
+        service = self.context.service
+
+        def read() -> tuple[PassDetail, dict[str, str]]:
+            detail = dreaming.get_pass(agent, pass_id)
+            ids: set[str] = set()
+            for op in detail.operations:
+                if isinstance(op, OperationRecord):
+                    ids |= fmt.entity_ids(op.payload)
+            return detail, entity_names(service, agent, ids)
+
+        def shown(answer: tuple[PassDetail, dict[str, str]]) -> None:
+            detail, names = answer
             if detail.record.id == self._wanted and agent == self.agent_id:
+                self.names = names
                 self._show_detail(detail)
 
         def failed(exc: BaseException) -> None:
@@ -477,7 +490,7 @@ class DreamingPane(PaneWidget):
                 self._show_detail(None)
                 self.banner.show_message(f"The pass could not be read: {_message(exc)}")
 
-        self.context.tasks.call(dreaming.get_pass, agent, pass_id, done=shown, failed=failed)
+        self.context.tasks.call(read, done=shown, failed=failed)
 
     # -- one pass --------------------------------------------------------------------------
 
@@ -583,7 +596,7 @@ class DreamingPane(PaneWidget):
         )
         select = 0
         for n, record in enumerate(records):
-            row = fmt.operation_row(record)
+            row = fmt.operation_row(record, self.names)
             widget = OperationItem(row)
             entry = QListWidgetItem()
             entry.setData(Qt.ItemDataRole.UserRole, record.id)
@@ -610,7 +623,7 @@ class DreamingPane(PaneWidget):
     def _operation_header(self, record: OperationRecord) -> str:
         """The operation's mark, name, subject and outcome above its quotes."""
         theme = current_theme()
-        row = fmt.operation_row(record)
+        row = fmt.operation_row(record, self.names)
         colour = tone_colour(row.tone, theme)
         parts = [
             f"<p><b style='color:{colour}'>{_esc(row.title)}</b> {_esc(row.subject)}<br>"
@@ -722,6 +735,23 @@ class DreamingPane(PaneWidget):
     def pass_ids(self) -> list[str]:
         """The passes in the timeline, top to bottom (tests)."""
         return [p.id for p in self.passes]
+
+
+def entity_names(service: object, agent_id: str, ids: set[str], most: int = 50) -> dict[str, str]:
+    """The names of the agent's entities among `ids` (on a worker thread; another agent's or
+    a missing id is left out). At most `most` lookups."""
+    knowledge = getattr(service, "knowledge", None)
+    if knowledge is None:
+        return {}
+    names: dict[str, str] = {}
+    for entity_id in sorted(ids)[:most]:
+        try:
+            names[entity_id] = knowledge.get_entity(
+                agent_id, entity_id, mention_limit=1
+            ).entity.name
+        except Exception:  # not this agent's, or gone: the id is shown cut short
+            continue
+    return names
 
 
 def _reverter(service: object) -> Callable[[str, str, bool], Any] | None:

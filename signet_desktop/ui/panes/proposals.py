@@ -42,9 +42,10 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.ui import proposal_format as fmt
+from signet_desktop.ui.dreaming_format import entity_ids
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
-from signet_desktop.ui.panes.dreaming import tone_colour
+from signet_desktop.ui.panes.dreaming import entity_names, tone_colour
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.tasks import SingleFlight
@@ -63,7 +64,7 @@ EMPTY_HINT = (
     "a reason. Two claims that disagree show here side by side. Passes run from the Dreaming "
     "pane."
 )
-Snapshot = tuple[dict[str, int], list[Proposal], list[Contradiction]]
+Snapshot = tuple[dict[str, int], list[Proposal], list[Contradiction], dict[str, str]]
 AskReason = Callable[[int], str | None]
 
 
@@ -162,6 +163,7 @@ class ProposalsPane(PaneWidget):
         self.contradictions: list[Contradiction] = []
         self.current: Proposal | None = None
         self.items: dict[str, ProposalItem] = {}
+        self.names: dict[str, str] = {}  # entity id -> name, for the listed proposals
         self._busy = False
         self._started = False
         self._flight = SingleFlight(self._read)
@@ -354,6 +356,7 @@ class ProposalsPane(PaneWidget):
 
     def _read(self) -> None:
         ontology, agent, tab = self.ontology, self.context.agent_id, self.tab
+        service = self.context.service
         assert ontology is not None
 
         def read() -> Snapshot:
@@ -364,12 +367,14 @@ class ProposalsPane(PaneWidget):
                 counts[status] = len(rows)
                 if status == tab:
                     shown = rows
-            return counts, shown, ontology.contradictions(agent, status="active", limit=READ_LIMIT)
+            contradictions = ontology.contradictions(agent, status="active", limit=READ_LIMIT)
+            ids = {i for p in shown for i in entity_ids(p.payload)}
+            return counts, shown, contradictions, entity_names(service, agent, ids)
 
         self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
 
     def _loaded(self, snapshot: Snapshot) -> None:
-        counts, shown, contradictions = snapshot
+        counts, shown, contradictions, self.names = snapshot
         self._flight.done()
         self.counts, self.contradictions = counts, contradictions
         nothing = not any(counts.values()) and not contradictions
@@ -404,7 +409,7 @@ class ProposalsPane(PaneWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for proposal in rows:
-            widget = ProposalItem(fmt.proposal_row(proposal), checkable=pending)
+            widget = ProposalItem(fmt.proposal_row(proposal, names=self.names), checkable=pending)
             widget.check.setChecked(proposal.id in ticked)
             widget.check.toggled.connect(lambda _on: self._update_bulk())
             entry = QListWidgetItem()
@@ -447,7 +452,7 @@ class ProposalsPane(PaneWidget):
             self.quotes.clear()
             self.pass_button.hide()
             return
-        row = fmt.proposal_row(proposal)
+        row = fmt.proposal_row(proposal, names=self.names)
         theme = current_theme()
         self.heading.setText(f"{row.title}  {row.subject}".strip())
         for label, value in fmt.detail_lines(proposal):

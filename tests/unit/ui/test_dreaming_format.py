@@ -71,16 +71,22 @@ def test_tool_call_rows_show_arguments_briefly_and_in_full() -> None:
 def test_operation_rows_mark_status_subject_and_outcome() -> None:
     applied = fmt.operation_row(an_operation(0, "set_claim_value", "applied",
         {"entityId": "e1", "aspectId": "a1", "claimKey": "database", "value": "Postgres 16"},
-        result={"attribute_id": "c2abcdef99"}))  # fmt: skip
+        result={"attribute_id": "c2abcdef99"}), {"e1": "billing"})  # fmt: skip
     assert applied.title == "✔ set_claim_value" and applied.tone == "ok"
-    assert applied.subject == 'database = "Postgres 16"'
+    assert applied.subject == 'billing · database = "Postgres 16"'
     assert applied.outcome == "applied: attribute c2abcdef…"
     assert applied.quotes == (fmt.Quote(QUOTE, "transcript:8c35aa"),)
     refused = fmt.operation_row(an_operation(1, "merge_entities", "failed",
-        {"fromEntityId": "ledger-svc", "intoEntityId": "ledger"}, evidence=(),
-        code="attention_required", reason="hygiene op needs attention:<id>"))  # fmt: skip
+        {"targets": ["e-old-123456", "e-new-123456"], "survivor": "e-new-123456"}, evidence=(),
+        code="attention_required", reason="hygiene op needs attention:<id>"),
+        {"e-old-123456": "ledger-svc"})  # fmt: skip
     assert refused.title == "✘ merge_entities" and refused.tone == "error"
-    assert refused.subject == "ledger-s… → ledger"
+    assert refused.subject == "ledger-svc → e-new-12…"
+    link = fmt.operation_subject("create_link", {"fromEntityId": "a", "toEntityId": "b",
+                                                 "linkType": "follows"}, {"a": "replica"})
+    assert link == "replica → b (follows)"
+    assert fmt.entity_ids({"entityId": "x", "targets": ["y", "z"], "survivor": "z",
+                           "name": "n"}) == {"x", "y", "z"}
     assert refused.outcome == "refused (attention_required): hygiene op needs attention:<id>"
     proposed = fmt.operation_row(an_operation(2, "rename_entity", "proposed",
         {"entityId": "e9", "oldName": "ledger-svc", "newName": "ledger"},
