@@ -181,3 +181,47 @@ async def test_revert_a_pass(client: httpx.AsyncClient, service: SignetService) 
     assert (await client.post("/api/dream/passes/p1/revert")).json()["reverted"] is True
     again = (await client.post("/api/dream/passes/p1/revert")).json()
     assert again["alreadyReverted"] is True and "already reverted" in again["reason"]
+
+
+async def test_transcript_quotes_over_http(
+    client: httpx.AsyncClient, service: SignetService
+) -> None:
+    from signet_desktop.storage import transcripts
+
+    db = database_of(service)
+    for agent, key, text, done in (
+        ("default", "done", "User: we deploy with Kamal on Fridays", True),
+        ("default", "open", "User: the database is Postgres 16", False),
+        ("b", "theirs", "User: Bob uses Rust at work", True),
+    ):
+        with db.write() as conn:
+            transcripts.save_transcript(
+                conn, agent_id=agent, session_key=key, harness="claude-code", project=None,
+                content=text, turn_count=1, content_hash="h", complete=done,
+            )  # fmt: skip
+
+    def cite(quote: str, ref: str) -> dict[str, Any]:
+        return op("create_entity", {"name": quote.split()[-1]},
+                  evidence=[{"quote": quote, "source_ref": ref}])  # fmt: skip
+
+    out = await apply(
+        client,
+        [
+            cite("deploy with Kamal", "transcript:done"),
+            cite("Postgres 16", "transcript:open"),
+            cite("Bob uses Rust", "transcript:theirs"),
+            cite("deploy with Docker", "transcript:done"),
+        ],
+    )
+    got = [(r["status"], r["code"]) for r in out["results"]]
+    assert got == [
+        ("applied", None),
+        ("skipped", "source_in_progress"),
+        ("skipped", "scope_mismatch"),
+        ("skipped", "quote_not_found"),
+    ]
+    reasons = [r["reason"] for r in out["results"][1:]]
+    assert "in progress" in reasons[0] and "scope mismatch" in reasons[1]
+    assert reasons[2] == "quote not found in transcript:done"
+    names = {r[0] for r in db.reader().execute("SELECT name FROM entities").fetchall()}
+    assert names == {"Kamal"}
