@@ -176,6 +176,7 @@ async def test_revert_a_pass(client: httpx.AsyncClient, service: SignetService) 
     refused = blocked.json()
     assert refused["code"] == "revert_blocked" and refused["reverted"] is False
     assert refused["blockers"][0]["byPassId"] == "p2"
+    assert "merge_entities by pass p2" in refused["error"]
     # p2 itself can be reverted, then p1
     assert (await client.post("/api/dream/passes/p2/revert")).json()["reverted"] is True
     assert (await client.post("/api/dream/passes/p1/revert")).json()["reverted"] is True

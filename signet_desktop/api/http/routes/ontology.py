@@ -218,8 +218,12 @@ async def dream_pass_revert(
     )
     payload = revert_json(outcome)
     if outcome.blockers and not dry_run:
+        first = outcome.blockers[0]
+        more = len(outcome.blockers) - 1
+        why = f"{first.target_table} {first.target_id}: {first.reason}"
         blocked = {
-            "error": f"pass {pass_id} cannot be reverted: later work depends on it",
+            "error": f"pass {pass_id} cannot be reverted: {why}"
+            + (f" (and {more} more)" if more else ""),
             "code": "revert_blocked",
             **payload,
         }
