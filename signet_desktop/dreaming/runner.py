@@ -43,7 +43,7 @@ from signet_desktop.domain.dreaming import (
 from signet_desktop.domain.events import DiscardEvents, EventSink
 from signet_desktop.domain.ontology import Attention
 from signet_desktop.dreaming import scheduler, sources
-from signet_desktop.dreaming.evidence import EvidenceWindow, build_window
+from signet_desktop.dreaming.evidence import EvidenceWindow, build_window, estimate_tokens
 from signet_desktop.dreaming.runbook import Runbook, build_runbook
 from signet_desktop.dreaming.tools import GraphReads, NoGraph, PassTools, Seam, result_text
 from signet_desktop.inference.errors import ProviderError
@@ -276,6 +276,7 @@ class PassRunner:
             left = deadline - self._monotonic()
             if left <= 0:
                 raise PassFailed(f"pass timeout: {limits.timeout_s:g} s elapsed")
+            _fit(messages, limits.max_input_tokens)
             request = ChatRequest(
                 tuple(messages),
                 tools=tools.specs(),
@@ -387,6 +388,27 @@ def mutation_counts(seen: dict[str, int]) -> MutationCounts:
         seen.get("skipped", 0) + seen.get("proposed", 0),
         seen.get("failed", 0),
     )
+
+
+ELIDED = "[earlier tool result elided to stay within the input budget; call the tool again]"
+
+
+def _fit(messages: list[ChatMessage], max_tokens: int) -> int:
+    """Elide the oldest tool results until the conversation fits `max_tokens` (estimated);
+    the system prompt, the window and the model's own turns are kept. How many were elided."""
+    total = sum(estimate_tokens(m.content) for m in messages)
+    elided = 0
+    for index, message in enumerate(messages):
+        if total <= max_tokens:
+            break
+        if message.role != "tool" or message.content == ELIDED:
+            continue
+        total -= estimate_tokens(message.content) - estimate_tokens(ELIDED)
+        messages[index] = ChatMessage(
+            "tool", ELIDED, tool_call_id=message.tool_call_id, name=message.name
+        )
+        elided += 1
+    return elided
 
 
 def _summary(runbook: Runbook, text: str) -> str:

@@ -196,3 +196,18 @@ def test_no_provider_with_evidence_fails_clearly(db: Database) -> None:
     run = runner(db, RecordingSeam())
     done = run.run("a", run.begin("a", "incremental", "manual"), None)
     assert done.status == "failed" and "no inference provider" in (done.error or "")
+
+
+def test_old_tool_results_are_elided_to_fit_the_input_budget(db: Database) -> None:
+    from signet_desktop.dreaming.runner import ELIDED
+
+    add_memory(db, "a", "m1", "Alice moved to Lisbon. " + "x" * 30_000)
+    get = ("get_evidence", '{"sourceRef": "memory:m1"}')
+    provider = ScriptedProvider([answer("", get), answer("", get), answer("", get), answer("ok")])
+    run = runner(db, RecordingSeam(), max_input_tokens=12_000)
+    done = run.run("a", run.begin("a", "incremental", "manual", provider), provider)
+    assert done.status == "completed"
+    last = provider.requests[-1].messages
+    assert sum(len(m.content) for m in last) // 4 <= 12_000
+    tools = [m.content for m in last if m.role == "tool"]
+    assert tools[0] == ELIDED and tools[-1] != ELIDED
