@@ -5,7 +5,8 @@ artifacts and session summaries not yet consumed at their current revision
 (`storage/dreaming_evidence.py: pending_sources`), oldest first. Each is rendered through
 `dreaming/sources.py` (the text the apply seam checks quotes against, so a quote copied from
 the window is verbatim there). A source content safety withholds becomes an exclusion with
-its reason; an in-progress transcript is never a candidate. Sources are packed until
+its reason and a terminal `unsafe` review of that revision (so it is not a candidate again
+until it changes); an in-progress transcript is never a candidate. Sources are packed until
 `max_input_tokens` (less what the runbook and tools need) is reached; one source larger than
 `MAX_ITEM_SHARE` of the budget goes in as its head, marked truncated (search_evidence reaches
 the rest). What did not fit is listed as left out (`budget`) and the next pass continues.
@@ -62,6 +63,7 @@ class EvidenceWindow:
     items: tuple[WindowItem, ...]
     left_out: tuple[tuple[str, str], ...]  # (ref, reason)
     exclusions: tuple[tuple[str, str, str], ...]  # (kind, source_id, reason)
+    unsafe: tuple[tuple[str, str, str, str], ...]  # (kind, source_id, revision, reason)
     attention: tuple[dict[str, Any], ...]
     budget_tokens: int
     candidates: int
@@ -132,13 +134,16 @@ def build_window(
     items: list[WindowItem] = []
     left_out: list[tuple[str, str]] = []
     exclusions: list[tuple[str, str, str]] = []
+    unsafe: list[tuple[str, str, str, str]] = []
     used = 0
     for kind, source_id, revision, at, _stored in rows:
         ref = f"{kind}:{source_id}"
         source = reader.load(ref)
         if not source.ok:
             if source.code == sources.BLOCKED:
-                exclusions.append((kind, source_id, source.reason or "withheld by content safety"))
+                reason = source.reason or "withheld by content safety"
+                exclusions.append((kind, source_id, reason))
+                unsafe.append((kind, source_id, revision, reason))
             elif source.code == sources.IN_PROGRESS:
                 left_out.append((ref, "in_progress"))
             else:
@@ -159,6 +164,7 @@ def build_window(
         tuple(items),
         tuple(left_out),
         tuple(exclusions),
+        tuple(unsafe),
         tuple(attention),
         budget,
         len(rows),

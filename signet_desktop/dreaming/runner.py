@@ -228,6 +228,9 @@ class PassRunner:
                 wconn, pass_id, evidence_window=window.record(), runbook=runbook.record()
             )
             passes.record_exclusions(wconn, agent_id, pass_id, window.exclusions)
+            dreaming_evidence.record_unsafe(
+                wconn, agent_id, pass_id, window.unsafe, scheduler.iso(self._now())
+            )
         return window, runbook
 
     def _tools(

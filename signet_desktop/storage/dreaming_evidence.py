@@ -161,3 +161,22 @@ def search_sources(
         params,
     ).fetchall()
     return [f"{row[0]}:{row[1]}" for row in rows]
+
+
+def record_unsafe(
+    conn: Connection,
+    agent_id: str,
+    pass_id: str,
+    items: Sequence[tuple[str, str, str, str]],
+    now: str,
+) -> int:
+    """Terminal `unsafe` reviews of (kind, source_id, revision, reason): content safety
+    withholds that revision, so it stops being a candidate (a new revision is new evidence)."""
+    for kind, source_id, revision, reason in items:
+        conn.execute(
+            "INSERT INTO dreaming_evidence_reviews (agent_id, source_kind, source_id,"
+            " source_revision, disposition, reason, reviewed_by_pass_id, reviewed_at)"
+            " VALUES (?, ?, ?, ?, 'unsafe', ?, ?, ?) ON CONFLICT DO NOTHING",
+            (agent_id, kind, source_id, revision, reason[:1000], pass_id, now),
+        )
+    return len(items)
