@@ -1,6 +1,8 @@
 """When does an agent get a Dreaming pass? Pure decisions over facts the worker gathered.
 
-Per agent scope: a pass runs on pending attention, on the first run when there is evidence
+Per agent scope: a pass runs on pending attention new since the last pass (attention a
+pass left pending waits for the maximum interval, so it is not retried every check), on the
+first run when there is evidence
 (`backfillOnFirstRun`), as a continuation when the last pass left evidence out for lack of
 budget, when unconsumed episodic evidence reaches `tokenThreshold`, or when `maxInterval`
 passed since the last pass and there is any new evidence. Scheduled passes defer while the
@@ -32,6 +34,7 @@ class AgentFacts:
     pending_attention: int
     running: bool = False
     last_window_truncated: bool = False
+    fresh_attention: int | None = None  # pending attention new since the last pass (None: all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +75,12 @@ def next_backoff(config: DreamingConfig, failures: int, now: datetime) -> dateti
 def trigger(config: DreamingConfig, facts: AgentFacts, now: datetime) -> TriggerReason | None:
     """Why this agent needs a pass now, ignoring pressure and backoff (None: it does not)."""
     state = facts.state
-    if facts.pending_attention > 0:
+    last = parse_time(state.last_pass_at)
+    interval_over = last is not None and now - last >= timedelta(
+        milliseconds=config.max_interval_ms
+    )
+    fresh = facts.pending_attention if facts.fresh_attention is None else facts.fresh_attention
+    if fresh > 0 or (facts.pending_attention > 0 and (last is None or interval_over)):
         return "attention"
     if facts.pending_sources == 0:
         return None
@@ -82,8 +90,7 @@ def trigger(config: DreamingConfig, facts: AgentFacts, now: datetime) -> Trigger
         return "continuation"
     if facts.pending_tokens >= config.token_threshold:
         return "token-threshold"
-    last = parse_time(state.last_pass_at)
-    if last is not None and now - last >= timedelta(milliseconds=config.max_interval_ms):
+    if interval_over:
         return "max-interval"
     return None
 

@@ -193,11 +193,15 @@ class DreamingService:
             and last[0].status == "completed"
             and (last[0].evidence_window or {}).get("truncated")
         )
+        state = passes.get_state(conn, agent_id)
+        pending = attention.list_attention(conn, agent_id, status="pending", limit=1_000)
+        since = state.last_pass_at
         return AgentFacts(
-            state=passes.get_state(conn, agent_id),
+            state=state,
             pending_sources=sources,
             pending_tokens=tokens,
             pending_attention=attention.count_pending(conn, agent_id),
+            fresh_attention=sum(1 for a in pending if since is None or a.updated_at > since),
             running=passes.running_pass_id(conn, agent_id) is not None,
             last_window_truncated=truncated,
         )

@@ -125,7 +125,18 @@ def test_config_rejects_out_of_range_values() -> None:
 def test_agent_yaml_names_the_bad_dreaming_key() -> None:
     from signet_desktop.config.loader import ConfigError, parse_config_text
 
-    with pytest.raises(ConfigError, match="memory.dreaming.maxOpsPerRequest"):
+    with pytest.raises(ConfigError, match=r"memory\.dreaming\.maxOpsPerRequest"):
         parse_config_text("memory:\n  dreaming:\n    maxOpsPerRequest: 500\n")
     loaded = parse_config_text("memory:\n  dreaming:\n    enabled: true\n    maxTurns: 5\n")
     assert loaded.config.memory.dreaming.max_turns == 5
+
+
+def test_attention_a_pass_left_pending_waits_for_the_interval() -> None:
+    stale = AgentFacts(DreamingState("a", last_pass_at=scheduler.iso(NOW - timedelta(hours=1))),
+                       0, 0, pending_attention=3, fresh_attention=0)  # fmt: skip
+    assert not decide(CONFIG, stale, Pressure(), NOW).run
+    fresh = AgentFacts(stale.state, 0, 0, pending_attention=3, fresh_attention=1)
+    assert decide(CONFIG, fresh, Pressure(), NOW).reason == "attention"
+    old = AgentFacts(DreamingState("a", last_pass_at=scheduler.iso(NOW - timedelta(hours=7))),
+                     0, 0, pending_attention=3, fresh_attention=0)  # fmt: skip
+    assert decide(CONFIG, old, Pressure(), NOW).reason == "attention"
