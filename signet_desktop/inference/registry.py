@@ -2,8 +2,9 @@
 
 A workload (`memory_extraction`, `session_synthesis`, `interactive`) is bound in
 `inference.workloads` to a policy or a target (or falls back to `inference.defaultPolicy`).
-A policy names its target in `target`/`defaultTarget` or as the first of `targets`; a target
-ref may carry a model (`local/qwen3:4b`). The target's `executor` picks the wire format:
+A policy names its targets in `target`/`defaultTarget` and `targets` (in order: the later
+ones are fallbacks, skipped when not configured); a target ref may carry a model
+(`local/qwen3:4b`). The target's `executor` picks the wire format:
 `anthropic`, or OpenAI-compatible (`openai-compatible`, `openai`, `openrouter`, `ollama`,
 `llama-cpp`, `lmstudio`, `vllm`; `pi` takes its account's provider). Anything not set says,
 in a `ProviderNotConfigured`, which key to set. Nothing here does network I/O.
@@ -24,6 +25,7 @@ from signet_desktop.config.inference import InferenceAccount, InferenceConfig, I
 from signet_desktop.inference.accounting import ModelPrice, Pricing
 from signet_desktop.inference.anthropic import AnthropicProvider
 from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.fallback import FallbackProvider
 from signet_desktop.inference.openai_compat import OpenAICompatProvider
 from signet_desktop.inference.retry import RetryPolicy
 from signet_desktop.inference.secrets import resolve_secret
@@ -80,6 +82,14 @@ class ResolvedTarget:
         return f"{host}:{parts.port}" if parts.port is not None else host
 
 
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """A workload's usable targets in order, and why any listed target was skipped."""
+
+    targets: tuple[ResolvedTarget, ...]
+    skipped: tuple[str, ...] = ()
+
+
 def resolve_workload(
     config: InferenceConfig,
     workload: str,
@@ -87,7 +97,19 @@ def resolve_workload(
     env: Mapping[str, str] | None = None,
     secrets_dir: Path | None = None,
 ) -> ResolvedTarget:
-    """The target, model, URL and key that serve `workload`; ProviderNotConfigured if none."""
+    """The first usable target serving `workload`; ProviderNotConfigured if none."""
+    return resolve_chain(config, workload, env=env, secrets_dir=secrets_dir).targets[0]
+
+
+def resolve_chain(
+    config: InferenceConfig,
+    workload: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    secrets_dir: Path | None = None,
+) -> Resolution:
+    """Every usable target of `workload`'s binding or policy, in order (fallbacks after the
+    first); ProviderNotConfigured, with the first target's problem, when none is usable."""
     if workload not in YAML_NAMES:
         raise ValueError(f"unknown workload {workload!r}; expected one of {', '.join(WORKLOADS)}")
     yaml_key = f"inference.workloads.{YAML_NAMES[workload]}"
@@ -97,7 +119,7 @@ def resolve_workload(
     model = binding.model if binding is not None else None
     policy_name: str | None = None
     if binding is not None and binding.target:
-        ref = binding.target
+        refs = [binding.target]
     else:
         policy_name = (binding.policy if binding is not None else None) or config.default_policy
         if not policy_name:
@@ -105,24 +127,37 @@ def resolve_workload(
                 f"no model is configured for the {workload} workload; set {yaml_key} to a "
                 "policy or target (or set inference.defaultPolicy) — see docs/INFERENCE.md"
             )
-        ref, model = _policy_target(config, policy_name, yaml_key, model)
-    name, ref_model = _split_ref(config, ref)
-    target = config.targets.get(name)
-    if target is None:
-        where = f"inference.policies.{policy_name}" if policy_name else yaml_key
-        raise ProviderNotConfigured(
-            f"{where} names target '{name}', which inference.targets does not define"
-        )
-    return _resolve_target(
-        config,
-        workload,
-        policy_name,
-        name,
-        target,
-        model or ref_model,
-        env=os.environ if env is None else env,
-        secrets_dir=secrets_dir,
-    )
+        refs, model = _policy_targets(config, policy_name, yaml_key, model)
+    where = f"inference.policies.{policy_name}" if policy_name else yaml_key
+    environ = os.environ if env is None else env
+    usable: list[ResolvedTarget] = []
+    problems: list[ProviderNotConfigured] = []
+    for index, ref in enumerate(refs):
+        name, ref_model = _split_ref(config, ref)
+        try:
+            target = config.targets.get(name)
+            if target is None:
+                raise ProviderNotConfigured(
+                    f"{where} names target '{name}', which inference.targets does not define"
+                )
+            chosen = (model if index == 0 else None) or ref_model
+            usable.append(
+                _resolve_target(
+                    config,
+                    workload,
+                    policy_name,
+                    name,
+                    target,
+                    chosen,
+                    env=environ,
+                    secrets_dir=secrets_dir,
+                )
+            )
+        except ProviderNotConfigured as exc:
+            problems.append(exc)
+    if not usable:
+        raise problems[0]
+    return Resolution(tuple(usable), tuple(p.reason for p in problems))
 
 
 def provider_for(
@@ -133,9 +168,16 @@ def provider_for(
     secrets_dir: Path | None = None,
     retry: RetryPolicy | None = None,
 ) -> ChatProvider:
-    """The ChatProvider serving `workload` (no I/O until `complete`)."""
-    resolved = resolve_workload(config, workload, env=env, secrets_dir=secrets_dir)
-    return build_provider(resolved, retry=retry)
+    """The ChatProvider serving `workload` (a FallbackProvider when the policy lists several
+    usable targets); no I/O until `complete`."""
+    resolution = resolve_chain(config, workload, env=env, secrets_dir=secrets_dir)
+    return build_chain(resolution, retry=retry)
+
+
+def build_chain(resolution: Resolution, *, retry: RetryPolicy | None = None) -> ChatProvider:
+    """One provider, or a FallbackProvider over the resolution's targets in order."""
+    built = [build_provider(target, retry=retry) for target in resolution.targets]
+    return built[0] if len(built) == 1 else FallbackProvider(built)
 
 
 def build_provider(resolved: ResolvedTarget, *, retry: RetryPolicy | None = None) -> ChatProvider:
@@ -160,42 +202,38 @@ def build_provider(resolved: ResolvedTarget, *, retry: RetryPolicy | None = None
     )
 
 
-def _policy_target(
+def _policy_targets(
     config: InferenceConfig, policy_name: str, yaml_key: str, model: str | None
-) -> tuple[str, str | None]:
+) -> tuple[list[str], str | None]:
     policy = config.policies.get(policy_name)
     if policy is None:
         if policy_name in config.targets:  # a binding may name a target directly
-            return policy_name, model
+            return [policy_name], model
         raise ProviderNotConfigured(
             f"{yaml_key} uses policy '{policy_name}', which inference.policies does not define"
         )
     where = f"inference.policies.{policy_name}"
-    ref = _first_target(policy)
-    if ref is None:
+    refs = _listed_targets(policy)
+    if not refs:
         raise ProviderNotConfigured(f"{where} names no target; set {where}.target")
     policy_model = policy.get("model")
     if model is None and isinstance(policy_model, str) and policy_model.strip():
         model = policy_model.strip()
-    return ref, model
+    return refs, model
 
 
-def _first_target(policy: Mapping[str, Any]) -> str | None:
-    for key in _POLICY_TARGET_KEYS:
+def _listed_targets(policy: Mapping[str, Any]) -> list[str]:
+    """`target`/`defaultTarget`, then the entries of `targets`/`defaultTargets`/`fallback`."""
+    refs: list[str] = []
+    for key in (*_POLICY_TARGET_KEYS, *_POLICY_LIST_KEYS):
         value = policy.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    for key in _POLICY_LIST_KEYS:
-        value = policy.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, str) and item.strip():
-                    return item.strip()
-                if isinstance(item, Mapping) and isinstance(item.get("target"), str):
-                    return str(item["target"]).strip()
-    return None
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, Mapping):
+                item = item.get("target")
+            if isinstance(item, str) and item.strip() and item.strip() not in refs:
+                refs.append(item.strip())
+    return refs
 
 
 def _split_ref(config: InferenceConfig, ref: str) -> tuple[str, str | None]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.inference.errors import ProviderNotConfigured
-from signet_desktop.inference.registry import WORKLOADS, YAML_NAMES, resolve_workload
+from signet_desktop.inference.registry import WORKLOADS, YAML_NAMES, resolve_chain
 from signet_desktop.inference.transport import is_loopback
 
 
@@ -28,6 +28,8 @@ class WorkloadStatus:
     local: bool | None = None
     priced: bool | None = None
     reason: str | None = None
+    fallbacks: tuple[str, ...] = ()  # "target: provider model @ host", in order
+    skipped: tuple[str, ...] = ()  # why a listed target cannot be used
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -42,6 +44,8 @@ class WorkloadStatus:
             "local": self.local,
             "priced": self.priced,
             "reason": self.reason,
+            "fallbacks": list(self.fallbacks),
+            "skipped": list(self.skipped),
         }
 
 
@@ -54,9 +58,10 @@ def workload_status(
 ) -> WorkloadStatus:
     """The status of one workload (resolves the config; no network I/O)."""
     try:
-        resolved = resolve_workload(config, workload, env=env, secrets_dir=secrets_dir)
+        resolution = resolve_chain(config, workload, env=env, secrets_dir=secrets_dir)
     except ProviderNotConfigured as exc:
         return WorkloadStatus(workload, configured=False, reason=exc.reason)
+    resolved, *rest = resolution.targets
     pricing = resolved.pricing
     return WorkloadStatus(
         workload,
@@ -68,6 +73,8 @@ def workload_status(
         policy=resolved.policy,
         local=is_loopback(resolved.base_url),
         priced=pricing.price is not None or pricing.free,
+        fallbacks=tuple(f"{t.target}: {t.label} {t.model} @ {t.host}" for t in rest),
+        skipped=resolution.skipped,
     )
 
 

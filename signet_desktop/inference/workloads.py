@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.config.inference import InferenceConfig
-from signet_desktop.inference.registry import build_provider, resolve_workload
+from signet_desktop.inference.registry import build_chain, resolve_chain
 from signet_desktop.inference.retry import RetryPolicy
 from signet_desktop.inference.status import inference_status
 from signet_desktop.inference.types import ChatProvider
@@ -51,10 +51,10 @@ class WorkloadProviders:
         with self._lock:
             found = self._built.get(workload)
             if found is None:
-                resolved = resolve_workload(
+                resolution = resolve_chain(
                     self._config, workload, env=self._env, secrets_dir=self._secrets_dir
                 )
-                found = self._built[workload] = build_provider(resolved, retry=self._retry)
+                found = self._built[workload] = build_chain(resolution, retry=self._retry)
             return found
 
     def source(self, workload: str) -> Callable[[], ChatProvider]:

@@ -9,12 +9,15 @@ import pytest
 from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.loader import ConfigError, parse_config_text
 from signet_desktop.inference.anthropic import AnthropicProvider
-from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.errors import ProviderNotConfigured, ProviderRejected
+from signet_desktop.inference.fallback import FallbackProvider
 from signet_desktop.inference.openai_compat import OpenAICompatProvider
-from signet_desktop.inference.registry import provider_for, resolve_workload
+from signet_desktop.inference.registry import provider_for, resolve_chain, resolve_workload
+from signet_desktop.inference.retry import RetryPolicy
+from signet_desktop.inference.status import inference_status
 from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
 from signet_desktop.inference.workloads import WorkloadProviders
-from tests.support.fake_llm import FakeLLM, reply
+from tests.support.fake_llm import FakeLLM, http_error, reply
 
 FULL = """
 inference:
@@ -87,9 +90,13 @@ def test_each_workload_resolves_through_its_binding() -> None:
 def test_providers_are_built_for_the_wire_format() -> None:
     config = inference(FULL)
     assert isinstance(provider_for(config, "memory_extraction", env=ENV), AnthropicProvider)
-    built = provider_for(config, "interactive", env=ENV)
+    built = provider_for(config, "session_synthesis", env=ENV)
     assert isinstance(built, OpenAICompatProvider) and isinstance(built, ChatProvider)
-    assert (built.name, built.model) == ("ollama", "qwen3:4b")
+    assert (built.name, built.model) == ("openrouter", "anthropic/claude-haiku-4.5")
+    chain = provider_for(config, "interactive", env=ENV)  # local-first: [local, cloud]
+    assert isinstance(chain, FallbackProvider) and isinstance(chain, ChatProvider)
+    assert (chain.name, chain.model) == ("ollama", "qwen3:4b")
+    assert [p.name for p in chain.providers] == ["ollama", "anthropic"]
 
 
 def test_target_ref_with_model_and_endpoint_without_v1(fake_llm: FakeLLM) -> None:
@@ -241,3 +248,46 @@ def test_pi_executor_takes_its_accounts_provider_and_openai_gets_its_token_field
     llm.complete(ChatRequest(messages=(ChatMessage.user("x"),), max_output_tokens=9))
     body = fake_llm.requests[0].body
     assert body["max_completion_tokens"] == 9 and "max_tokens" not in body
+
+
+def chain_config(fake: FakeLLM, first_endpoint: str) -> InferenceConfig:
+    return inference(
+        "inference:\n"
+        "  accounts: {paid: {provider: anthropic, apiKey: $secret:PAID_KEY}}\n"
+        "  targets:\n"
+        f"    down: {{executor: llama-cpp, endpoint: '{first_endpoint}', models: {{a: {{}}}}}}\n"
+        "    keyless: {executor: anthropic, account: paid, models: {c: {}}}\n"
+        f"    up: {{executor: vllm, endpoint: '{fake.base_url}', models: {{b: {{}}}}}}\n"
+        "  policies: {chain: {targets: [down, keyless, up]}}\n"
+        "  workloads: {memoryExtraction: chain}\n"
+    )
+
+
+def test_policy_falls_back_past_an_unreachable_and_an_unconfigured_target(
+    fake_llm: FakeLLM,
+) -> None:
+    config = chain_config(fake_llm, "http://127.0.0.1:9")
+    resolution = resolve_chain(config, "memory_extraction", env={})
+    assert [t.target for t in resolution.targets] == ["down", "up"]
+    assert "$secret:PAID_KEY" in resolution.skipped[0]
+    fake_llm.script(reply("from the second"))
+    fast = RetryPolicy(attempts=2, base_s=0.01)
+    answer = provider_for(config, "memory_extraction", env={}, retry=fast).complete(
+        ChatRequest(messages=(ChatMessage.user("x"),), timeout_s=5)
+    )
+    assert (answer.text, answer.provider, answer.model) == ("from the second", "vllm", "b")
+    [status, *_] = inference_status(config, env={})["workloads"]
+    assert status["target"] == "down" and status["fallbacks"] == [
+        f"up: vllm b @ 127.0.0.1:{fake_llm.base_url.rsplit(':', 1)[1].split('/')[0]}"
+    ]
+    assert "$secret:PAID_KEY" in status["skipped"][0]
+
+
+def test_no_fallback_on_a_rejection(fake_llm: FakeLLM) -> None:
+    config = chain_config(fake_llm, fake_llm.base_url)  # "down" is the fake too
+    fake_llm.script(http_error(400, message="bad request"), reply("never"))
+    with pytest.raises(ProviderRejected):
+        provider_for(config, "memory_extraction", env={}).complete(
+            ChatRequest(messages=(ChatMessage.user("x"),))
+        )
+    assert fake_llm.pending == 1

@@ -134,6 +134,8 @@ def test_status_lists_every_workload_without_secrets() -> None:
         "local": True,
         "priced": True,
         "reason": None,
+        "fallbacks": [],
+        "skipped": [],
     }
     assert second["configured"] is False
     assert "set inference.workloads.sessionSynthesis" in second["reason"]
