@@ -36,6 +36,8 @@ from signet_desktop.domain.knowledge import Evidence, Provenance
 from signet_desktop.domain.ontology import OntologyChanged
 from signet_desktop.dreaming.apply_checks import (
     DEFAULT_CAPS,
+    REFERENCE,
+    REFERENCE_FIELDS,
     ApplyCaps,
     OperationVerdict,
     validate_operations,
@@ -85,6 +87,7 @@ class OperationResult:
     changed: tuple[str, ...] = ()
     proposal_id: str | None = None
     contradictions: tuple[str, ...] = ()
+    target_id: str | None = None  # the row it made or found (what `$<index>` resolves to)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,20 +208,28 @@ class _Writer:
         self.request_id = request_id
         self.actor = actor
         self.proposal_id = proposal_id
+        self.made: dict[int, str] = {}  # operation index -> the row it made or found
+        self.resolved: dict[int, Operation] = {}  # operations whose `$<index>` were resolved
 
     def batch(self, verdicts: Sequence[OperationVerdict]) -> list[OperationResult]:
         """One short write transaction: each operation in its own savepoint, then the log."""
         results = []
         with self.db.write() as conn:
             for verdict in verdicts:
-                results.append(self._one(conn, verdict))
+                result = self._one(conn, verdict)
+                if result.target_id is not None and result.status in ("applied", "skipped"):
+                    self.made[result.index] = result.target_id
+                results.append(result)
             op_rows.append(
                 conn,
                 agent_id=self.agent,
                 pass_id=self.pass_id,
                 request_id=self.request_id,
                 actor=self.actor,
-                records=[_record(v, r) for v, r in zip(verdicts, results, strict=True)],
+                records=[
+                    _record(v, r, self.resolved.get(r.index))
+                    for v, r in zip(verdicts, results, strict=True)
+                ],
             )
         return results
 
@@ -230,6 +241,7 @@ class _Writer:
             )
         op = verdict.parsed
         try:
+            op = self._resolve(op)
             with self.db.write() as savepoint:
                 if verdict.status == "propose":
                     return self._propose(savepoint, op, verdict.reason)
@@ -243,6 +255,26 @@ class _Writer:
             failed = OperationResult(op.index, op.name, "failed", "write_failed", str(exc))
         self._proposal_failed(conn, failed.reason or "failed")
         return failed
+
+    def _resolve(self, op: Operation) -> Operation:
+        """`$<index>` ids replaced by the rows those earlier operations made (or found)."""
+        update: dict[str, str] = {}
+        for name in REFERENCE_FIELDS:
+            value = getattr(op.payload, name, None)
+            match = REFERENCE.fullmatch(value) if isinstance(value, str) else None
+            if match is None:
+                continue
+            made = self.made.get(int(match[1]))
+            if made is None:
+                raise Conflict(
+                    f"{value}: operation {match[1]} made no row", code="reference_failed"
+                )
+            update[name] = made
+        if not update:
+            return op
+        resolved = replace(op, payload=op.payload.model_copy(update=update))
+        self.resolved[op.index] = resolved
+        return resolved
 
     def _provenance(self, op: Operation) -> Provenance:
         evidence = tuple(Evidence(e.quote, e.source_ref) for e in op.envelope.evidence)
@@ -303,8 +335,10 @@ class _Writer:
             ontology_rows.mark_failed(conn, self.agent, self.proposal_id, error=reason)
 
 
-def _record(verdict: OperationVerdict, result: OperationResult) -> NewOperationRecord:
-    op = verdict.parsed
+def _record(
+    verdict: OperationVerdict, result: OperationResult, resolved: Operation | None
+) -> NewOperationRecord:
+    op = resolved or verdict.parsed
     raw = verdict.raw if isinstance(verdict.raw, dict) else {}
     payload = op.payload_json() if op else raw.get("payload")
     evidence = op.evidence_json() if op else raw.get("evidence")
@@ -336,15 +370,19 @@ def _record(verdict: OperationVerdict, result: OperationResult) -> NewOperationR
 def _done(
     op: Operation, created: Sequence[str] = (), changed: Sequence[str] = ()
 ) -> OperationResult:
+    ids = [*created, *changed]
+    made = ids[0] if ids else None
     return OperationResult(
-        op.index, op.name, "applied", created=tuple(created), changed=tuple(changed)
-    )
+        op.index, op.name, "applied", created=tuple(created), changed=tuple(changed),
+        target_id=made,
+    )  # fmt: skip
 
 
 def _unchanged(op: Operation, what: str, row_id: str) -> OperationResult:
     return OperationResult(
-        op.index, op.name, "skipped", "no_change", f"{what} {row_id} already as asked", changed=()
-    )
+        op.index, op.name, "skipped", "no_change", f"{what} {row_id} already as asked",
+        target_id=row_id,
+    )  # fmt: skip
 
 
 def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResult:
@@ -533,6 +571,7 @@ def report_json(report: ApplyReport) -> dict[str, Any]:
                 "changed": list(r.changed),
                 "proposalId": r.proposal_id,
                 "contradictions": list(r.contradictions),
+                "targetId": r.target_id,
             }
             for r in report.results
         ],

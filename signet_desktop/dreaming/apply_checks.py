@@ -4,7 +4,9 @@ Order per operation: schema (`operations.parse_operation`), targets (every id re
 ACTIVE row of this agent; another agent's row reads as not found), evidence (each cited quote
 occurs verbatim, trimmed, in a usable source of this agent: `dreaming/sources.py`), hygiene
 provenance (archive_* / merge_* name a pending attention row of this agent whose subject is
-the target), control rules (flag needs a subject; decline_attention a pending row). A valid
+the target), control rules (flag needs a subject; decline_attention a pending row). In create_aspect,
+the claim operations and create_link, an id may be `$<index>`: the row an earlier valid
+create_entity / create_aspect of the same request makes (or finds). A valid
 operation is then either written directly or, when it is review-only, proposed.
 
 Review-only (becomes a pending `ontology_proposals` row instead of a write):
@@ -15,6 +17,7 @@ Review-only (becomes a pending `ontology_proposals` row instead of a write):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,8 @@ from signet_desktop.storage import dreaming_operations as op_rows
 from signet_desktop.storage import knowledge_reads as graph
 from signet_desktop.storage.connect import Connection
 
+REFERENCE = re.compile(r"\$(\d{1,3})")  # `$<index>`: the row an earlier operation creates
+REFERENCE_FIELDS = ("entity_id", "aspect_id", "from_entity_id", "to_entity_id")
 SUBJECT_KINDS = {
     "archive_entity": "entity",
     "archive_aspect": "aspect",
@@ -109,7 +114,10 @@ def validate_operations(
             for i, raw in enumerate(raws)
         ]
     checker = _Checker(conn, agent_id, SourceReader(conn, agent_id, workspace), caps, review)
-    verdicts = [checker.check(ops.parse_operation(raw, i), raw) for i, raw in enumerate(raws)]
+    verdicts: list[OperationVerdict] = []
+    for i, raw in enumerate(raws):
+        checker.earlier = verdicts
+        verdicts.append(checker.check(ops.parse_operation(raw, i), raw))
     return _pass_cap(conn, agent_id, pass_id, verdicts, caps)
 
 
@@ -155,6 +163,7 @@ class _Checker:
         self.reader = reader
         self.caps = caps
         self.review = review
+        self.earlier: list[OperationVerdict] = []
 
     def check(self, parsed: Operation | Rejection, raw: Any) -> OperationVerdict:
         if isinstance(parsed, Rejection):
@@ -174,6 +183,50 @@ class _Checker:
         return OperationVerdict(parsed.index, parsed.name, "valid", parsed=parsed, raw=raw)
 
     # -- targets ---------------------------------------------------------------------------
+
+    def reference(self, value: str, made_by: str) -> Operation | None:
+        """The earlier operation `$<index>` names (it must be valid and a `made_by`), or None
+        when `value` is a plain id."""
+        match = REFERENCE.fullmatch(value)
+        if match is None:
+            return None
+        index = int(match[1])
+        if index >= len(self.earlier):
+            raise Refused(
+                "reference_invalid", f"{value} must name an earlier operation of this request"
+            )
+        earlier = self.earlier[index]
+        if earlier.operation != made_by:
+            raise Refused(
+                "reference_invalid", f"{value} names a {earlier.operation or 'bad operation'},"
+                f" not a {made_by}"
+            )  # fmt: skip
+        if earlier.status != "valid" or earlier.parsed is None:
+            raise Refused(
+                "reference_invalid",
+                f"{value} names operation {index}, which will not be applied"
+                f" ({earlier.code or earlier.status})",
+            )
+        return earlier.parsed
+
+    def entity_target(self, value: str) -> None:
+        """An active entity of this agent, or `$<index>` of a create_entity before it."""
+        if self.reference(value, "create_entity") is None:
+            self.entity(value)
+
+    def aspect_target(self, value: str, entity_value: str) -> None:
+        """An active aspect of that entity, or `$<index>` of a create_aspect on it."""
+        made = self.reference(value, "create_aspect")
+        if made is None:
+            if REFERENCE.fullmatch(entity_value):
+                raise Refused(
+                    "target_mismatch", f"aspect {value} is not an aspect of {entity_value}"
+                )
+            self.aspect(value, entity_value)
+            return
+        owner: Any = made.payload
+        if owner.entity_id != entity_value:
+            raise Refused("target_mismatch", f"{value} is an aspect of {owner.entity_id}")
 
     def entity(self, entity_id: str) -> Entity:
         found = graph.entity(self.conn, self.agent, entity_id)
@@ -228,21 +281,21 @@ class _Checker:
             if not canonical_entity_name(p.name):
                 raise Refused("payload_malformed", "entity name has no letters or digits")
         elif name == "create_aspect":
-            self.entity(p.entity_id)
+            self.entity_target(p.entity_id)
         elif name == "rename_aspect":
             raise Refused(
                 "operation_unsupported", "rename_aspect is not supported by the graph writer yet"
             )
         elif name in ("add_claim_value", "set_claim_value", "supersede_claim_value"):
-            self.entity(p.entity_id)
-            self.aspect(p.aspect_id, p.entity_id)
+            self.entity_target(p.entity_id)
+            self.aspect_target(p.aspect_id, p.entity_id)
             if name == "supersede_claim_value" and p.attribute_id:
                 self.claim(p.attribute_id, p.aspect_id)
         elif name == "create_link":
             if p.from_entity_id == p.to_entity_id:
                 raise Refused("payload_malformed", "a link needs two different entities")
-            self.entity(p.from_entity_id)
-            self.entity(p.to_entity_id)
+            self.entity_target(p.from_entity_id)
+            self.entity_target(p.to_entity_id)
         elif name == "update_link":
             self.link(p.link_id)
         elif name == "rename_entity":

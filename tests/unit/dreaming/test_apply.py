@@ -343,3 +343,78 @@ def test_operations_that_are_not_a_list(world: Database) -> None:
     )
     assert report.code == "operations_invalid" and report.results == ()
     assert count(world, "dreaming_operations") == 0
+
+
+def test_references_to_rows_made_earlier_in_the_request(world: Database) -> None:
+    acme = entity(world, "a", "Acme", "organization")
+    ev = cite("Alice moved to Lisbon")
+    report = apply_operations(
+        world,
+        agent_id="a",
+        pass_id="p1",
+        actor="t",
+        operations=[
+            op("create_entity", {"name": "Alice", "type": "person"}, evidence=ev),
+            op("create_aspect", {"entityId": "$0", "name": "home"}, evidence=ev),
+            op("add_claim_value", {"entityId": "$0", "aspectId": "$1", "claimKey": "city",
+                                   "value": "Lisbon"}, evidence=ev),
+            op("create_link", {"fromEntityId": "$0", "toEntityId": acme, "linkType": "works_at"},
+               evidence=cite("works at Acme")),
+            op("create_entity", {"name": "Alice", "type": "person"}, evidence=ev),  # no_change
+            op("create_aspect", {"entityId": "$4", "name": "work"}, evidence=ev),
+        ],
+    )  # fmt: skip
+    statuses = [(r.status, r.code) for r in report.results]
+    assert statuses == [("applied", None)] * 4 + [("skipped", "no_change"), ("applied", None)]
+    alice = report.results[0].created[0]
+    assert report.results[4].target_id == alice
+    aspects = knowledge_reads.aspects_of(world.reader(), "a", alice)
+    assert {a.name for a in aspects} == {"home", "work"}
+    (claim,) = knowledge_reads.claims_of_aspects(
+        world.reader(), "a", [report.results[1].created[0]]
+    )[report.results[1].created[0]]
+    assert claim.content == "Lisbon"
+    rows = dreaming_operations.for_pass(world.reader(), "a", "p1")
+    assert rows[1].payload["entityId"] == alice  # recorded resolved
+
+
+def test_bad_references(world: Database) -> None:
+    ev = cite("Alice")
+    out = apply(
+        world,
+        [
+            op("create_aspect", {"entityId": "$3", "name": "home"}, evidence=ev),
+            op("create_entity", {"name": "X", "type": "spaceship"}, evidence=ev),
+            op("create_aspect", {"entityId": "$1", "name": "home"}, evidence=ev),
+            op("create_entity", {"name": "Bob"}, evidence=ev),
+            op("create_aspect", {"entityId": "$3", "name": "home"}, evidence=ev),
+            op("add_claim_value", {"entityId": "$0", "aspectId": "$4", "claimKey": "k",
+                                   "value": "v"}, evidence=ev),
+            op("add_claim_value", {"entityId": "$3", "aspectId": "$3", "claimKey": "k",
+                                   "value": "v"}, evidence=ev),
+        ],
+    )  # fmt: skip
+    assert out[0][1] == "reference_invalid" and "earlier" in out[0][2]
+    assert out[2][1] == "reference_invalid" and "will not be applied" in out[2][2]
+    assert out[3][0] == out[4][0] == "applied"
+    assert out[5][1] == "reference_invalid"  # $0 was rejected
+    assert out[6][1] == "reference_invalid" and "not a create_aspect" in out[6][2]
+
+
+def test_a_reference_to_an_operation_that_failed_fails(world: Database) -> None:
+    bob = entity(world, "a", "Bob")
+    ticket = attend(world, "a", f"entity:{bob}")
+    ev = cite("Alice")
+    out = apply(
+        world,
+        [
+            op("archive_entity", {"target": bob, "reason": "x"}, provenance=f"attention:{ticket}"),
+            # validated while Bob was active; fails at write time, so $1 makes no row
+            op("create_aspect", {"entityId": bob, "name": "home"}, evidence=ev),
+            op("add_claim_value", {"entityId": bob, "aspectId": "$1", "claimKey": "k",
+                                   "value": "v"}, evidence=ev),
+        ],
+    )  # fmt: skip
+    assert out[0][0] == "applied"
+    assert out[1][:2] == ("failed", "entity_not_active")
+    assert out[2][:2] == ("failed", "reference_failed") and "made no row" in out[2][2]
