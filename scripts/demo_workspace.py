@@ -370,6 +370,10 @@ def build(root: Path, *, count: int = 300, embedder: str = "native") -> Demo:
             ids[request.content] = outcome.memory.id
     history(service, ids, rng)
     sessions = transcripts(service, batch)
+    if getattr(service, "knowledge", None) is not None and hasattr(service, "dreaming"):
+        from demo_graph import add_graph_and_pass  # entities, one Dreaming pass, a proposal
+
+        ids.update(add_graph_and_pass(service).memory_ids)
     return Demo(service, ids, root, sessions)
 
 

@@ -145,7 +145,15 @@ def reveals(demo: Demo) -> dict[str, dict[str, Any]]:
         "map": {"highlight": [detail]},
         "transcripts": {"session_key": demo.sessions[0]} if demo.sessions else {},
         "documents": {"document_id": document_of(demo, "Incident reviews, autumn 2026")},
+        "entities": {"entity_id": entity_of(demo, "billing")},
     }
+
+
+def entity_of(demo: Demo, name: str) -> str:
+    """The id of the demo entity called `name` ("" without the knowledge capability)."""
+    knowledge = getattr(demo.service, "knowledge", None)
+    found = knowledge.list_entities("default", query=name).items if knowledge else ()
+    return next((e.id for e in found if e.name == name), "")
 
 
 def document_of(demo: Demo, title: str) -> str:

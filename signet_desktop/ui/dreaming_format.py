@@ -37,7 +37,8 @@ PASS_TONES = {
     "cancelled": "muted",
     "interrupted": "error",
 }
-OPERATION_MARKS = {"applied": "✔", "proposed": "⏸", "skipped": "–", "failed": "✘"}
+# ‖ stands for ⏸ (pause), which the common UI fonts lack.
+OPERATION_MARKS = {"applied": "✔", "proposed": "‖", "skipped": "–", "failed": "✘"}
 OPERATION_TONES = {"applied": "ok", "proposed": "accent", "skipped": "muted", "failed": "error"}
 ARGUMENT_CHARS = 48
 CONTEXT_CHARS = 280  # characters of source text shown either side of a quote
@@ -300,7 +301,7 @@ class OperationRow:
 
     record_id: str
     seq: int
-    mark: str  # ✔ ⏸ – ✘
+    mark: str  # ✔ ‖ – ✘
     status: str
     tone: str
     title: str  # `✔ set_claim_value`
@@ -442,7 +443,7 @@ def operation_row(record: OperationRecord, names: Names | None = None) -> Operat
 
 
 def operation_counts(records: Sequence[OperationRecord]) -> str:
-    """`4 applied ✔ · 1 proposed ⏸ · 1 failed ✘`."""
+    """`4 applied ✔ · 1 proposed ‖ · 1 failed ✘`."""
     counts: dict[str, int] = {}
     for record in records:
         counts[record.status] = counts.get(record.status, 0) + 1
@@ -574,7 +575,7 @@ def quotes_html(
 
 def source_label(quote: Quote, turn: int | None = None) -> str:
     """`transcript 8c35… · turn 41`, `memory 1f2e…`."""
-    label = f"{quote.kind or 'source'} {short_ref(quote.source_id, 12)}".strip()
+    label = f"{quote.kind or 'source'} {short_ref(quote.source_id, 28)}".strip()
     return label + (f" · turn {turn + 1}" if turn is not None else "")
 
 

@@ -89,8 +89,9 @@ class GraphView(QGraphicsView):
         size = 6.0
         left = QPointF(tip.x() - ux * size - uy * size / 2, tip.y() - uy * size + ux * size / 2)
         right = QPointF(tip.x() - ux * size + uy * size / 2, tip.y() - uy * size - ux * size / 2)
-        self.scene().addPolygon(QPolygonF([tip, left, right]), QPen(QColor(colour), 1),
-                                QBrush(QColor(colour)))  # fmt: skip
+        self.scene().addPolygon(
+            QPolygonF([tip, left, right]), QPen(QColor(colour), 1), QBrush(QColor(colour))
+        )
 
     def _node(self, node: Node, fill: str, theme: Theme) -> None:
         radius = FOCAL_RADIUS if node.focal else NODE_RADIUS
@@ -116,6 +117,12 @@ class GraphView(QGraphicsView):
         y = node.y + radius + 3 if below else node.y - radius - 3 - label.boundingRect().height()
         label.setPos(node.x - width / 2, y)
         label.setZValue(3)
+        plate = self.scene().addRect(  # keeps a label readable over the lines it crosses
+            label.sceneBoundingRect().adjusted(-2, 0, 2, 0),
+            QPen(Qt.PenStyle.NoPen),
+            QBrush(QColor(theme.surface)),
+        )
+        plate.setZValue(2.5)
         label.setData(ENTITY_ROLE, node.entity_id)
         label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
         self.scene().addItem(label)

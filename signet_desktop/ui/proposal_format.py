@@ -67,8 +67,6 @@ def proposal_row(
         parts.append(f"confidence {proposal.confidence:.2f}")
     if proposal.risk:
         parts.append(f"risk {proposal.risk}")
-    if proposal.pass_id:
-        parts.append(f"from pass {short_ref(proposal.pass_id)}")
     parts.append(relative_date(proposal.created_at, now))
     return ProposalRow(
         proposal_id=proposal.id,
@@ -103,15 +101,17 @@ def detail_lines(proposal: Proposal) -> list[tuple[str, str]]:
         rows.append(("Confidence", f"{proposal.confidence:.2f}"))
     if proposal.provenance:
         rows.append(("Provenance", proposal.provenance))
-    rows.append(
-        (
-            "Proposed by",
-            proposal.created_by
-            + (f" in pass {short_ref(proposal.pass_id, 12)}" if proposal.pass_id else ""),
-        )
-    )
+    rows.append(("Proposed by", proposer(proposal)))
     rows.append(("Payload", payload_text(proposal.payload)))
     return rows
+
+
+def proposer(proposal: Proposal) -> str:
+    """`a Dreaming pass (78cd257e…), 2 days ago` or the actor's name."""
+    actor = proposal.created_by
+    if actor.startswith("dreaming") and proposal.pass_id:
+        return f"a Dreaming pass ({short_ref(proposal.pass_id)})"
+    return actor + (f" in pass {short_ref(proposal.pass_id)}" if proposal.pass_id else "")
 
 
 def payload_text(payload: Mapping[str, Any]) -> str:

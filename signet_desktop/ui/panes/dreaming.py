@@ -3,7 +3,7 @@
 Left, the agent's passes newest first (mode, status, duration, tokens, cost, what changed),
 filtered by agent and status. Right, the selected pass: its heading and facts; its ordered
 tool calls (expand one for its arguments and result; the selected call's JSON in full below);
-every operation the apply seam saw — applied ✔, proposed ⏸, skipped, failed ✘ with the reason
+every operation the apply seam saw — applied ✔, proposed ‖, skipped, failed ✘ with the reason
 — and, for the selected operation, each cited quote highlighted in its source's canonical text
 (a transcript quote links to the Transcripts pane at that session); the evidence window, the
 runbook and the exclusions with their reasons. "Run a pass" triggers one (disabled, with the
@@ -428,7 +428,11 @@ class DreamingPane(PaneWidget):
         if status is None:
             return
         running = status.running_pass_id is not None
-        self.run_button.setEnabled(status.inference_configured and not running)
+        can_run = status.inference_configured and not running
+        self.run_button.setEnabled(can_run)
+        self.run_button.setProperty("primary", can_run)  # a disabled button is not the accent
+        self.run_button.style().unpolish(self.run_button)
+        self.run_button.style().polish(self.run_button)
         if not status.inference_configured:
             reason = status.inference_reason or "no provider"
             self.run_button.setToolTip(f"{NO_INFERENCE} ({reason})")

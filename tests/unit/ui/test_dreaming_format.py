@@ -91,7 +91,7 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
     proposed = fmt.operation_row(an_operation(2, "rename_entity", "proposed",
         {"entityId": "e9", "oldName": "ledger-svc", "newName": "ledger"},
         result={"proposal_id": "prop123456789"}))  # fmt: skip
-    assert proposed.title == "⏸ rename_entity"
+    assert proposed.title == "‖ rename_entity"
     assert proposed.subject == "“ledger-svc” → “ledger”"
     assert proposed.outcome == "waiting for review · proposal prop1234…"
     created = fmt.operation_row(an_operation(3, "create_entity", "applied",

@@ -42,7 +42,7 @@ def test_a_proposal_row() -> None:
     row = fmt.proposal_row(a_proposal(), NOW)
     assert (row.title, row.subject, row.tone) == ("rename_entity", "“ledger-svc” → “ledger”",
                                                   "accent")  # fmt: skip
-    assert row.meta == "evidence ×2 · confidence 0.80 · from pass pass-abc… · 2 days ago"
+    assert row.meta == "evidence ×2 · confidence 0.80 · 2 days ago"
     bare = fmt.proposal_row(a_proposal(evidence=(), confidence=None, pass_id=None), NOW)
     assert bare.meta == "no evidence · 2 days ago"
 
@@ -62,7 +62,8 @@ def test_decisions_read_plainly() -> None:
 def test_detail_lines() -> None:
     lines = dict(fmt.detail_lines(a_proposal()))
     assert lines["Why"] == "the service was renamed"
-    assert lines["Proposed by"] == "dreaming in pass pass-abcdef1…"
+    assert lines["Proposed by"] == "a Dreaming pass (pass-abc…)"
+    assert fmt.proposer(a_proposal(created_by="inspector", pass_id=None)) == "inspector"
     assert lines["Payload"] == "entityId: e-123456789a… · oldName: ledger-svc · newName: ledger"
     assert [q.source_ref for q in fmt.quotes_of_proposal(a_proposal())] == ["transcript:s1",
                                                                          "memory:m1"]  # fmt: skip
