@@ -18,10 +18,12 @@ signals: the fused score already holds each memory's own BM25 and cosine, so Sig
 both recall@10 and MRR on the LoCoMo dev split); what fusion cannot see is the passage.
 Numbers: docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo".
 
-The top N are sorted among themselves (a hit left unscored keeps its score) and keep their
-place ahead of the rest, which is left exactly as fused: the stage reorders only what it
-looked at. Every hit it looked at records a `HitAdjustment` (factor = rescored / score, and
-the reason with both signals).
+The blend only **orders** the top N: the hit ranked k-th by it takes the fused score the k-th
+hit had, so the top N keep their place ahead of the rest (left exactly as fused) and the
+score scale later stages, the flat-share cut and `min_score` see is fusion's. (Letting the
+blend replace the score let traversal-only hits outside the top N overtake reranked direct
+matches when the final cut sorted again: graph-aware recall@10 0.690 -> 0.653.) Every hit it
+looked at records a `HitAdjustment` (factor = new / old score, the blend and both signals).
 
 Bounded: one query embedding (the semantic channel's when its embedder keeps recent query
 vectors, else one on the stage's own thread, waited for at most the budget); one
@@ -56,10 +58,10 @@ from signet_desktop.config.pipeline import RerankerConfig
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.provider import EmbeddingError
 from signet_desktop.recall.channels import ChannelRequest, StageClock
-from signet_desktop.recall.fusion import FusedHit, order_key
+from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import POSTINGS_BUDGET, fts_rows, idf
 from signet_desktop.recall.sanitize import query_tokens
-from signet_desktop.recall.stages import adjusted
+from signet_desktop.recall.stages import adjusted, scored
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.recall.vector import SEMANTIC_FLOOR, calibrated
 from signet_desktop.storage.connect import Connection
@@ -196,8 +198,8 @@ class PassageReranker:
             budget = f"not reranked: the {self.timeout_ms} ms rerank budget ran out"
             return _untouched(head, budget) + tail
         vectors = self._passage_vectors(conn, request.agent_id, passage_ids, pending, deadline)
-        out = [self._rescored(hit, neighbours[hit.memory_id], held, vectors) for hit in head]
-        return sorted(out, key=order_key) + tail
+        blends = [self._blend(hit, neighbours[hit.memory_id], held, vectors) for hit in head]
+        return _reordered(head, blends) + tail
 
     def _start_query(
         self, conn: Connection, text: str
@@ -276,15 +278,14 @@ class PassageReranker:
                 stored[str(row["id"])] = vector
         return _Vectors(query, stored, None)
 
-    def _rescored(
+    def _blend(
         self,
         hit: FusedHit,
         neighbours: Sequence[str],
         held: _Coverage,
         vectors: _Vectors,
-    ) -> FusedHit:
-        if hit.score <= 0:
-            return _untouched([hit], "not reranked: a zero score cannot be scaled")[0]
+    ) -> tuple[float, str]:
+        """The hit's passage blend and the reason that explains it."""
         passage = [hit.memory_id, *neighbours]
         coverage = held.coverage(passage)
         cosine = self._passage_cosine(passage, vectors)
@@ -301,7 +302,7 @@ class PassageReranker:
             rescored += wv * calibrated(cosine, self.floor)
         passage_note = f"memory + {len(neighbours)} session neighbours"
         reason = f"{1 - wc - wv:g}*score + " + " + ".join(parts) + f" ({passage_note})"
-        return adjusted(hit, self.name, rescored / hit.score, reason)
+        return rescored, f"ranked by {rescored:.3f} = {reason}"
 
     def _passage_cosine(self, passage: Sequence[str], vectors: _Vectors) -> float | None:
         """cos(query, normalised memory vector + neighbour_weight * neighbours'), or None."""
@@ -343,6 +344,20 @@ def _stem(token: str) -> str:
         if token.endswith(suffix) and len(token) - len(suffix) >= MIN_STEM:
             return token[: -len(suffix)]
     return token
+
+
+def _reordered(head: Sequence[FusedHit], blends: Sequence[tuple[float, str]]) -> list[FusedHit]:
+    """`head` sorted by blend; the hit at each rank takes the fused score that rank had.
+
+    So the top N keep the score scale fusion gave them: a hit outside the top N, or a later
+    stage that sorts again, meets the same scores as without the reranker, only in a new order.
+    """
+    ranks = sorted(range(len(head)), key=lambda i: (-blends[i][0], i))
+    scores = sorted((hit.score for hit in head), reverse=True)
+    return [
+        scored(head[i], STAGE_NAME, score, blends[i][1])
+        for i, score in zip(ranks, scores, strict=True)
+    ]
 
 
 def _untouched(hits: Sequence[FusedHit], reason: str) -> list[FusedHit]:
