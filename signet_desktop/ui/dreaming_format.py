@@ -655,6 +655,18 @@ def revert_preview(changes: Sequence[Any], blockers: Sequence[Any]) -> tuple[str
     return head, [describe(c) for c in changes]
 
 
+TABLE_NOUNS = {
+    "entities": "entity",
+    "entity_aliases": "alias",
+    "entity_aspects": "aspect",
+    "entity_attributes": "claim",
+    "entity_dependencies": "link",
+    "relations": "relation",
+    "memory_entity_mentions": "mention",
+    "ontology_proposals": "proposal",
+}
+
+
 def describe(item: Any) -> str:
     """One change or blocker as a line: its own `description`/`reason`/`message`, else the
     fields that say what and where."""
@@ -664,9 +676,27 @@ def describe(item: Any) -> str:
         value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
         if isinstance(value, str) and value:
             return value
+
+    def field(key: str) -> Any:
+        return item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
+
+    table = field("target_table")
+    if isinstance(table, str):  # a revert change: `archive entity “logical replication”`
+        row = field("after") or field("before") or {}
+        label = next(
+            (
+                row.get(k)
+                for k in ("name", "alias", "content", "dependency_type")
+                if isinstance(row, Mapping) and isinstance(row.get(k), str)
+            ),
+            None,
+        )
+        what = TABLE_NOUNS.get(table, table)
+        shown = f"“{preview(label, 60)}”" if label else short_ref(field("target_id"), 12)
+        return f"{field('action') or 'change'} {what} {shown}"
     fields = []
-    for key in ("action", "operation", "target_table", "target_id", "pass_id"):
-        value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
+    for key in ("action", "operation", "target_id", "pass_id"):
+        value = field(key)
         if value:
             fields.append(short_ref(value, 12) if key.endswith("id") else str(value))
     return " ".join(fields) or str(item)

@@ -82,11 +82,15 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
         {"e-old-123456": "ledger-svc"})  # fmt: skip
     assert refused.title == "✘ merge_entities" and refused.tone == "error"
     assert refused.subject == "ledger-svc → e-new-12…"
-    link = fmt.operation_subject("create_link", {"fromEntityId": "a", "toEntityId": "b",
-                                                 "linkType": "follows"}, {"a": "replica"})
+    link = fmt.operation_subject(
+        "create_link",
+        {"fromEntityId": "a", "toEntityId": "b", "linkType": "follows"},
+        {"a": "replica"},
+    )
     assert link == "replica → b (follows)"
-    assert fmt.entity_ids({"entityId": "x", "targets": ["y", "z"], "survivor": "z",
-                           "name": "n"}) == {"x", "y", "z"}
+    assert fmt.entity_ids(
+        {"entityId": "x", "targets": ["y", "z"], "survivor": "z", "name": "n"}
+    ) == {"x", "y", "z"}
     assert refused.outcome == "refused (attention_required): hygiene op needs attention:<id>"
     proposed = fmt.operation_row(an_operation(2, "rename_entity", "proposed",
         {"entityId": "e9", "oldName": "ledger-svc", "newName": "ledger"},
@@ -146,6 +150,16 @@ def test_revert_preview_lists_changes_or_blockers() -> None:
     assert head.startswith("This pass cannot be reverted: 1 later change")
     assert lines == ["pass p2 merged Postgres"]
     assert fmt.revert_preview([], [])[1] == []
+    change = {
+        "action": "archive",
+        "target_table": "entities",
+        "target_id": "e1",
+        "before": None,
+        "after": {"name": "logical replication"},
+    }
+    assert fmt.describe(change) == "archive entity “logical replication”"
+    bare = {"action": "restore", "target_table": "entity_attributes", "target_id": "c" * 20}
+    assert fmt.describe(bare) == "restore claim cccccccccccc…"
 
 
 def test_quotes_html_links_sources_and_says_what_is_missing() -> None:
