@@ -4,9 +4,9 @@ Order per operation: schema (`operations.parse_operation`), targets (every id re
 ACTIVE row of this agent; another agent's row reads as not found), evidence (each cited quote
 occurs verbatim, trimmed, in a usable source of this agent: `dreaming/sources.py`), hygiene
 provenance (archive_* / merge_* name a pending attention row of this agent whose subject is
-the target), control rules (flag needs a subject; decline_attention a pending row). In create_aspect,
-the claim operations and create_link, an id may be `$<index>`: the row an earlier valid
-create_entity / create_aspect of the same request makes (or finds). A valid
+the target), control rules (flag needs a subject; decline_attention a pending row). In
+create_aspect, the claim operations and create_link, an id may be `$<index>`: the row an
+earlier valid create_entity / create_aspect of the same request makes (or finds). A valid
 operation is then either written directly or, when it is review-only, proposed.
 
 Review-only (becomes a pending `ontology_proposals` row instead of a write):
