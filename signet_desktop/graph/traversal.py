@@ -9,16 +9,18 @@ visited set: cycles end), and at most `max_traversal_paths` memories are collect
 memory keeps the first (shortest) path that reached it, and a weight: the product of the edge
 strengths along the path times the claim's (or mention's) confidence.
 
-The walk is partial when the time budget ran out or a bound cut something off (more aspects,
-claims, edges or paths than allowed); it then returns what it found, with the reasons.
+The walk reads a hop at a time (one query each for the frontier's aspects, their claims, the
+frontier's mentions and its edges), so its cost grows with hops, not with entities. It is
+partial when the time budget ran out or a bound cut something off (more aspects, claims,
+edges or paths than allowed); it then returns what it found, with the reasons.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from signet_desktop.domain.traversal import (
     GraphAspect,
@@ -29,6 +31,7 @@ from signet_desktop.domain.traversal import (
 )
 
 MENTION_CONFIDENCE = 1.0
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +49,23 @@ class TraversalBounds:
 
 
 class GraphReader(Protocol):
-    """What the walk reads (one agent's active rows; `recall/traversal.py` binds it)."""
+    """What the walk reads, a hop at a time (one agent's active rows; bound in recall/)."""
 
-    def aspects(self, entity_id: str, limit: int) -> Sequence[GraphAspect]: ...
+    def aspects(self, entity_ids: Sequence[str], per_entity: int) -> Sequence[GraphAspect]: ...
 
     def claims(
         self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
     ) -> Sequence[GraphClaim]: ...
 
     def edges(
-        self, entity_id: str, min_strength: float, min_confidence: float, limit: int
+        self, entity_ids: Sequence[str], min_strength: float, min_confidence: float, per_entity: int
     ) -> Sequence[GraphEdge]: ...
 
-    def mentioned_in(self, entity_id: str, limit: int) -> Sequence[str]: ...
+    def mentioned_in(
+        self, entity_ids: Sequence[str], per_entity: int
+    ) -> Mapping[str, Sequence[str]]:
+        """entity id -> ids of memories linked to it (at most `per_entity` each)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +103,9 @@ class _Budget(Exception):
     """Raised inside the walk when it must stop (time budget or the path bound)."""
 
 
+Frontier = list[tuple[GraphEntity, tuple[PathStep, ...], float]]
+
+
 def walk(
     reader: GraphReader,
     focal: Sequence[GraphEntity],
@@ -106,31 +116,25 @@ def walk(
     result = Walk()
     deadline = clock() + bounds.timeout_ms / 1000
     visited = {entity.id for entity in focal}
-    frontier: list[tuple[GraphEntity, tuple[PathStep, ...], float]] = [
+    frontier: Frontier = [
         (entity, (PathStep("entity", entity.id, entity.name),), 1.0) for entity in focal
     ]
     try:
         for hop in range(bounds.max_dependency_hops + 1):
-            for entity, path, weight in frontier:
-                _check_time(clock, deadline, result)
-                result.entities += 1
-                _claims(reader, entity, path, weight, bounds, result)
-            # Mentions share what room is left, so one hub entity cannot take every path.
-            for place, (entity, path, weight) in enumerate(frontier):
-                _check_time(clock, deadline, result)
-                share = -(
-                    -(bounds.max_traversal_paths - len(result.reached)) // (len(frontier) - place)
-                )
-                _mentions(reader, entity, path, weight, share, bounds, result)
+            _check_time(clock, deadline, result)
+            result.entities += len(frontier)
+            _claims(reader, frontier, bounds, result)
+            _check_time(clock, deadline, result)
+            _mentions(reader, frontier, bounds, result)
             if hop == bounds.max_dependency_hops:
                 break
-            following: list[tuple[GraphEntity, tuple[PathStep, ...], float]] = []
-            for entity, path, weight in frontier:
-                _check_time(clock, deadline, result)
-                following += _edges(reader, entity, path, weight, bounds, visited, result)
-            if not following:
+            if len(result.reached) >= bounds.max_traversal_paths:
+                result.note(f"maxTraversalPaths ({bounds.max_traversal_paths}) reached")
+                break  # no room for what another hop would find: skip its reads
+            _check_time(clock, deadline, result)
+            frontier = _edges(reader, frontier, bounds, visited, result)
+            if not frontier:
                 break
-            frontier = following
     except _Budget:
         pass
     return result
@@ -151,88 +155,87 @@ def _add(result: Walk, bounds: TraversalBounds, found: Reached) -> None:
     result.reached[found.memory_id] = found
 
 
-def _claims(
-    reader: GraphReader,
-    entity: GraphEntity,
-    path: tuple[PathStep, ...],
-    weight: float,
-    bounds: TraversalBounds,
-    result: Walk,
-) -> None:
-    aspects = list(reader.aspects(entity.id, bounds.max_aspects_per_entity + 1))
-    if len(aspects) > bounds.max_aspects_per_entity:
-        result.note(f"maxAspectsPerEntity ({bounds.max_aspects_per_entity}) reached")
-        aspects = aspects[: bounds.max_aspects_per_entity]
-    if not aspects:
+def _grouped(items: Sequence[_T], key: Callable[[_T], str]) -> dict[str, list[_T]]:
+    grouped: dict[str, list[_T]] = {}
+    for item in items:
+        grouped.setdefault(key(item), []).append(item)
+    return grouped
+
+
+def _claims(reader: GraphReader, frontier: Frontier, bounds: TraversalBounds, result: Walk) -> None:
+    limit = bounds.max_aspects_per_entity
+    found = reader.aspects([entity.id for entity, _, _ in frontier], limit + 1)
+    aspects = _grouped(found, lambda a: a.entity_id)
+    if any(len(group) > limit for group in aspects.values()):
+        result.note(f"maxAspectsPerEntity ({limit}) reached")
+    chosen = {eid: group[:limit] for eid, group in aspects.items()}
+    ids = [a.id for group in chosen.values() for a in group]
+    if not ids:
         return
     per_aspect = bounds.max_attributes_per_aspect
-    claims = reader.claims([a.id for a in aspects], per_aspect + 1, bounds.min_confidence)
-    by_aspect = {aspect.id: aspect for aspect in aspects}
-    counted: dict[str, int] = {}
-    for claim in claims:
-        counted[claim.aspect_id] = counted.get(claim.aspect_id, 0) + 1
-        if counted[claim.aspect_id] > per_aspect:
-            result.note(f"maxAttributesPerAspect ({per_aspect}) reached")
-            continue
-        if claim.memory_id is None:
-            continue
-        aspect = by_aspect[claim.aspect_id]
-        steps = (
-            *path,
-            PathStep("aspect", aspect.id, aspect.name),
-            PathStep("claim", claim.id, claim.content[:80]),
-        )
-        _add(result, bounds, Reached(claim.memory_id, steps, weight * claim.confidence))
+    claims = _grouped(
+        reader.claims(ids, per_aspect + 1, bounds.min_confidence), lambda c: c.aspect_id
+    )
+    if any(len(group) > per_aspect for group in claims.values()):
+        result.note(f"maxAttributesPerAspect ({per_aspect}) reached")
+    for entity, path, weight in frontier:
+        for aspect in chosen.get(entity.id, []):
+            for claim in claims.get(aspect.id, [])[:per_aspect]:
+                if claim.memory_id is None:
+                    continue
+                steps = (
+                    *path,
+                    PathStep("aspect", aspect.id, aspect.name),
+                    PathStep("claim", claim.id, claim.content[:80]),
+                )
+                _add(result, bounds, Reached(claim.memory_id, steps, weight * claim.confidence))
 
 
 def _mentions(
-    reader: GraphReader,
-    entity: GraphEntity,
-    path: tuple[PathStep, ...],
-    weight: float,
-    share: int,
-    bounds: TraversalBounds,
-    result: Walk,
+    reader: GraphReader, frontier: Frontier, bounds: TraversalBounds, result: Walk
 ) -> None:
-    # One more than its share, so a hub entity shows as a bound that was hit.
-    found = list(reader.mentioned_in(entity.id, max(0, share) + 1))
-    if len(found) > share:
-        result.note(f"maxTraversalPaths ({bounds.max_traversal_paths}) reached")
-        found = found[:share]
-    for memory_id in found:
-        steps = (*path, PathStep("mention", memory_id, entity.name))
-        _add(result, bounds, Reached(memory_id, steps, weight * MENTION_CONFIDENCE))
+    room = bounds.max_traversal_paths - len(result.reached)
+    # One more than there is room for, so a hub entity shows as a bound that was hit.
+    found = reader.mentioned_in([entity.id for entity, _, _ in frontier], max(0, room) + 1)
+    for place, (entity, path, weight) in enumerate(frontier):
+        # Mentions share what room is left, so one hub entity cannot take every path.
+        left = bounds.max_traversal_paths - len(result.reached)
+        share = -(-left // (len(frontier) - place))
+        memory_ids = list(found.get(entity.id, ()))
+        if len(memory_ids) > share:
+            result.note(f"maxTraversalPaths ({bounds.max_traversal_paths}) reached")
+        for memory_id in memory_ids[:share]:
+            steps = (*path, PathStep("mention", memory_id, entity.name))
+            _add(result, bounds, Reached(memory_id, steps, weight * MENTION_CONFIDENCE))
 
 
 def _edges(
     reader: GraphReader,
-    entity: GraphEntity,
-    path: tuple[PathStep, ...],
-    weight: float,
+    frontier: Frontier,
     bounds: TraversalBounds,
     visited: set[str],
     result: Walk,
-) -> list[tuple[GraphEntity, tuple[PathStep, ...], float]]:
-    edges = list(
-        reader.edges(
-            entity.id,
-            bounds.min_dependency_strength,
-            bounds.min_confidence,
-            bounds.max_branching + 1,
-        )
+) -> Frontier:
+    found = reader.edges(
+        [entity.id for entity, _, _ in frontier],
+        bounds.min_dependency_strength,
+        bounds.min_confidence,
+        bounds.max_branching + 1,
     )
-    if len(edges) > bounds.max_branching:
-        result.note(f"maxBranching ({bounds.max_branching}) reached")
-        edges = edges[: bounds.max_branching]
-    following = []
-    for edge in edges:
-        if edge.other.id in visited:
-            continue  # a cycle, or an entity another path reached first
-        visited.add(edge.other.id)
-        steps = (
-            *path,
-            PathStep("dependency", edge.id, edge.dependency_type),
-            PathStep("entity", edge.other.id, edge.other.name),
-        )
-        following.append((edge.other, steps, weight * edge.strength))
+    edges = _grouped(found, lambda e: e.entity_id)
+    following: Frontier = []
+    for entity, path, weight in frontier:
+        mine = edges.get(entity.id, [])
+        if len(mine) > bounds.max_branching:
+            result.note(f"maxBranching ({bounds.max_branching}) reached")
+        for edge in mine[: bounds.max_branching]:
+            if edge.other.id in visited:
+                continue  # a cycle, or an entity another path reached first
+            visited.add(edge.other.id)
+            steps = (
+                *path,
+                PathStep("dependency", edge.id, edge.dependency_type),
+                PathStep("entity", edge.other.id, edge.other.name),
+            )
+            following.append((edge.other, steps, weight * edge.strength))
     return following

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from collections.abc import Mapping, Sequence
 
 from signet_desktop.recall.channels import ChannelRequest, StageClock
@@ -27,11 +29,12 @@ from signet_desktop.recall.stages import adjusted, resorted
 from signet_desktop.storage import graph_reads as reads
 from signet_desktop.storage.connect import Connection
 
-MAX_DAMPENED = 100
+MAX_DAMPENED = 50  # Signet's candidate budget at limit 10
 GRAVITY_FACTOR = 0.5
 GRAVITY_MIN_SCORE = 0.3
 HUB_FACTOR = 0.7
 HUB_PERCENTILE = 90.0
+HUB_DEGREE_TTL_S = 60.0  # the P90 moves slowly: read once a minute per agent, not per recall
 DECISION_FACTOR = 1.2
 DECISION_TYPES = frozenset({"constraint", "decision"})
 TEMPORAL_FACTOR = 1.1
@@ -101,6 +104,23 @@ class HubStage:
 
     name = "dampening.hub"
 
+    def __init__(self, ttl_s: float = HUB_DEGREE_TTL_S) -> None:
+        self._ttl = ttl_s
+        self._degrees: dict[str, tuple[float, int | None]] = {}
+        self._lock = threading.Lock()
+
+    def hub_degree(self, conn: Connection, agent_id: str) -> int | None:
+        """The agent's P90 mention degree, cached for `ttl_s`."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._degrees.get(agent_id)
+        if cached is not None and now - cached[0] < self._ttl:
+            return cached[1]
+        value = reads.mention_degree_percentile(conn, agent_id, HUB_PERCENTILE)
+        with self._lock:
+            self._degrees[agent_id] = (now, value)
+        return value
+
     def apply(
         self, conn: Connection, request: ChannelRequest, hits: list[FusedHit], clock: StageClock
     ) -> list[FusedHit]:
@@ -108,7 +128,7 @@ class HubStage:
         linked = reads.linked_entities(conn, request.agent_id, ids)
         if not linked:
             return hits
-        p90 = reads.mention_degree_percentile(conn, request.agent_id, HUB_PERCENTILE)
+        p90 = self.hub_degree(conn, request.agent_id)
         if p90 is None:
             return hits
         reason = f"every linked entity is a hub (mentions above the P90 of {p90})"

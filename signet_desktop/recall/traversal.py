@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
@@ -109,8 +109,8 @@ class ConnectionReader:
         self._conn = conn
         self._agent = agent_id
 
-    def aspects(self, entity_id: str, limit: int) -> Sequence[GraphAspect]:
-        return reads.aspects_of(self._conn, self._agent, entity_id, limit)
+    def aspects(self, entity_ids: Sequence[str], per_entity: int) -> Sequence[GraphAspect]:
+        return reads.aspects_of(self._conn, self._agent, entity_ids, per_entity)
 
     def claims(
         self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
@@ -118,19 +118,21 @@ class ConnectionReader:
         return reads.claims_of(self._conn, self._agent, aspect_ids, per_aspect, min_confidence)
 
     def edges(
-        self, entity_id: str, min_strength: float, min_confidence: float, limit: int
+        self, entity_ids: Sequence[str], min_strength: float, min_confidence: float, per_entity: int
     ) -> Sequence[GraphEdge]:
         return reads.dependencies_of(
             self._conn,
             self._agent,
-            entity_id,
+            entity_ids,
             min_strength=min_strength,
             min_confidence=min_confidence,
-            limit=limit,
+            per_entity=per_entity,
         )
 
-    def mentioned_in(self, entity_id: str, limit: int) -> Sequence[str]:
-        return reads.mentioned_in(self._conn, self._agent, entity_id, limit)
+    def mentioned_in(
+        self, entity_ids: Sequence[str], per_entity: int
+    ) -> Mapping[str, Sequence[str]]:
+        return reads.mentioned_in(self._conn, self._agent, entity_ids, per_entity)
 
 
 def path_score(found: Reached, importance: float) -> float:

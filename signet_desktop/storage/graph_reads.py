@@ -35,10 +35,15 @@ LIMIT :limit
 """
 
 ASPECTS = """
-SELECT id, entity_id, name, weight FROM entity_aspects
-WHERE entity_id = :entity_id AND agent_id = :agent_id AND status = 'active'
-ORDER BY weight DESC, id
-LIMIT :limit
+SELECT id, entity_id, name, weight FROM (
+    SELECT id, entity_id, name, weight,
+           ROW_NUMBER() OVER (PARTITION BY entity_id ORDER BY weight DESC, id) AS place
+    FROM entity_aspects
+    WHERE entity_id IN (SELECT value FROM json_each(:entity_ids))
+      AND agent_id = :agent_id AND status = 'active'
+)
+WHERE place <= :per_entity
+ORDER BY entity_id, place
 """
 
 CLAIMS = """
@@ -55,32 +60,42 @@ ORDER BY aspect_id, place
 """
 
 EDGES = """
-SELECT d.id, d.dependency_type, d.strength, d.confidence, d.outgoing,
-       e.id AS other_id, e.name AS other_name, e.mentions AS other_mentions
-FROM (
-    SELECT id, target_entity_id AS other, dependency_type, strength, confidence, 1 AS outgoing
-    FROM entity_dependencies
-    WHERE source_entity_id = :entity_id AND agent_id = :agent_id AND status = 'active'
-      AND strength >= :min_strength AND confidence >= :min_confidence
-    UNION ALL
-    SELECT id, source_entity_id, dependency_type, strength, confidence, 0
-    FROM entity_dependencies
-    WHERE target_entity_id = :entity_id AND agent_id = :agent_id AND status = 'active'
-      AND strength >= :min_strength AND confidence >= :min_confidence
-) d
-JOIN entities e ON e.id = d.other
-WHERE e.agent_id = :agent_id AND e.status = 'active'
-ORDER BY d.strength DESC, d.confidence DESC, d.id
-LIMIT :limit
+SELECT * FROM (
+    SELECT d.entity_id, d.id, d.dependency_type, d.strength, d.confidence, d.outgoing,
+           e.id AS other_id, e.name AS other_name, e.mentions AS other_mentions,
+           ROW_NUMBER() OVER (
+               PARTITION BY d.entity_id ORDER BY d.strength DESC, d.confidence DESC, d.id
+           ) AS place
+    FROM (
+        SELECT source_entity_id AS entity_id, id, target_entity_id AS other, dependency_type,
+               strength, confidence, 1 AS outgoing
+        FROM entity_dependencies
+        WHERE source_entity_id IN (SELECT value FROM json_each(:entity_ids))
+          AND agent_id = :agent_id AND status = 'active'
+          AND strength >= :min_strength AND confidence >= :min_confidence
+        UNION ALL
+        SELECT target_entity_id, id, source_entity_id, dependency_type, strength, confidence, 0
+        FROM entity_dependencies
+        WHERE target_entity_id IN (SELECT value FROM json_each(:entity_ids))
+          AND agent_id = :agent_id AND status = 'active'
+          AND strength >= :min_strength AND confidence >= :min_confidence
+    ) d
+    JOIN entities e ON e.id = d.other
+    WHERE e.agent_id = :agent_id AND e.status = 'active'
+)
+WHERE place <= :per_entity
+ORDER BY entity_id, place
 """
 
-# The index (entity_id, memory_id) answers this without touching the table: bounded, so a
-# hub entity with 10,000 mentions costs `limit` index entries, not 10,000.
+# One bounded index range per entity (idx_memory_entity_mentions_entity): a hub entity with
+# 10,000 mentions costs `per_entity` entries, not 10,000. Joined with UNION ALL per entity.
 MENTIONED_IN = """
-SELECT memory_id FROM memory_entity_mentions
-WHERE entity_id = :entity_id AND agent_id = :agent_id
-LIMIT :limit
-"""
+SELECT :entity_{i} AS entity_id, memory_id FROM (
+    SELECT memory_id FROM memory_entity_mentions
+    WHERE entity_id = :entity_{i} AND agent_id = :agent_id
+    LIMIT :per_entity
+)"""
+MAX_MENTION_SCANS = 64  # entities per mentions query
 
 LINKED_ENTITIES = """
 SELECT m.memory_id, e.id, e.mentions FROM memory_entity_mentions m
@@ -122,10 +137,15 @@ def entities_named(
     return found
 
 
-def aspects_of(conn: Connection, agent_id: str, entity_id: str, limit: int) -> list[GraphAspect]:
-    """The entity's active aspects, heaviest first (at most `limit`)."""
+def aspects_of(
+    conn: Connection, agent_id: str, entity_ids: Sequence[str], per_entity: int
+) -> list[GraphAspect]:
+    """The entities' active aspects, heaviest first, at most `per_entity` each."""
+    if not entity_ids or per_entity <= 0:
+        return []
     rows = conn.execute(
-        ASPECTS, {"entity_id": entity_id, "agent_id": agent_id, "limit": limit}
+        ASPECTS,
+        {"entity_ids": _json(entity_ids), "agent_id": agent_id, "per_entity": per_entity},
     ).fetchall()
     return [GraphAspect(r["id"], r["entity_id"], r["name"], float(r["weight"])) for r in rows]
 
@@ -160,27 +180,29 @@ def claims_of(
 def dependencies_of(
     conn: Connection,
     agent_id: str,
-    entity_id: str,
+    entity_ids: Sequence[str],
     *,
     min_strength: float,
     min_confidence: float,
-    limit: int,
+    per_entity: int,
 ) -> list[GraphEdge]:
-    """Active edges out of and into the entity, strongest first, to active entities only."""
+    """Active edges out of and into each entity, strongest first, to active entities only."""
+    if not entity_ids or per_entity <= 0:
+        return []
     rows = conn.execute(
         EDGES,
         {
-            "entity_id": entity_id,
+            "entity_ids": _json(entity_ids),
             "agent_id": agent_id,
             "min_strength": min_strength,
             "min_confidence": min_confidence,
-            "limit": limit,
+            "per_entity": per_entity,
         },
     ).fetchall()
     return [
         GraphEdge(
             r["id"],
-            entity_id,
+            r["entity_id"],
             GraphEntity(r["other_id"], r["other_name"], int(r["other_mentions"])),
             r["dependency_type"],
             float(r["strength"]),
@@ -191,12 +213,23 @@ def dependencies_of(
     ]
 
 
-def mentioned_in(conn: Connection, agent_id: str, entity_id: str, limit: int) -> list[str]:
-    """Ids of memories linked to the entity (at most `limit`; liveness is the caller's join)."""
-    rows = conn.execute(
-        MENTIONED_IN, {"entity_id": entity_id, "agent_id": agent_id, "limit": limit}
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+def mentioned_in(
+    conn: Connection, agent_id: str, entity_ids: Sequence[str], per_entity: int
+) -> dict[str, list[str]]:
+    """entity id -> ids of memories linked to it, at most `per_entity` each (liveness is the
+    caller's join)."""
+    ids = list(dict.fromkeys(entity_ids))
+    found: dict[str, list[str]] = {}
+    if per_entity <= 0:
+        return found
+    for start in range(0, len(ids), MAX_MENTION_SCANS):
+        chunk = ids[start : start + MAX_MENTION_SCANS]
+        sql = "\nUNION ALL\n".join(MENTIONED_IN.format(i=i) for i in range(len(chunk)))
+        params: dict[str, object] = {f"entity_{i}": eid for i, eid in enumerate(chunk)}
+        rows = conn.execute(sql, {**params, "agent_id": agent_id, "per_entity": per_entity})
+        for entity_id, memory_id in rows:
+            found.setdefault(str(entity_id), []).append(str(memory_id))
+    return found
 
 
 def linked_entities(

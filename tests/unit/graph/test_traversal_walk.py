@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from signet_desktop.domain.traversal import GraphAspect, GraphClaim, GraphEdge, GraphEntity
@@ -33,8 +33,8 @@ class FakeGraph:
             GraphEdge(edge_id, b, self.node(a), "uses", strength, 1.0, False)
         )
 
-    def aspects(self, entity_id: str, limit: int) -> Sequence[GraphAspect]:
-        return self.aspects_by.get(entity_id, [])[:limit]
+    def aspects(self, entity_ids: Sequence[str], per_entity: int) -> Sequence[GraphAspect]:
+        return [a for e in entity_ids for a in self.aspects_by.get(e, [])[:per_entity]]
 
     def claims(
         self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
@@ -46,14 +46,19 @@ class FakeGraph:
         return out
 
     def edges(
-        self, entity_id: str, min_strength: float, min_confidence: float, limit: int
+        self, entity_ids: Sequence[str], min_strength: float, min_confidence: float, per_entity: int
     ) -> Sequence[GraphEdge]:
         self.edge_reads += 1
-        found = [e for e in self.edges_by.get(entity_id, []) if e.strength >= min_strength]
-        return sorted(found, key=lambda e: -e.strength)[:limit]
+        out: list[GraphEdge] = []
+        for entity_id in entity_ids:
+            found = [e for e in self.edges_by.get(entity_id, []) if e.strength >= min_strength]
+            out += sorted(found, key=lambda e: -e.strength)[:per_entity]
+        return out
 
-    def mentioned_in(self, entity_id: str, limit: int) -> Sequence[str]:
-        return self.mentions_by.get(entity_id, [])[:limit]
+    def mentioned_in(
+        self, entity_ids: Sequence[str], per_entity: int
+    ) -> Mapping[str, Sequence[str]]:
+        return {e: self.mentions_by.get(e, [])[:per_entity] for e in entity_ids}
 
 
 def test_claims_and_mentions_are_reached_with_their_paths() -> None:
