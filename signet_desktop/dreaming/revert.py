@@ -6,7 +6,8 @@
   removed;
 - a row the pass updated is written back to its state before (renames undone, archived rows
   restored, merges split row by row, superseded claim values reactivated);
-- attention the pass resolved is reopened; its still-pending proposals are rejected.
+- attention the pass resolved is reopened, attention it created and still pending is declined;
+  its still-pending proposals are rejected.
 `blockers` are later mutations (another pass, a manual edit) of the same rows, or of rows that
 name an entity this pass created: reverting would silently undo or orphan that later work, so
 the revert is refused, naming the pass (or actor) and mutation.
@@ -41,7 +42,7 @@ REVERT_OPERATION = "revert_pass"
 
 @dataclass(frozen=True, slots=True)
 class RevertChange:
-    """One change a revert makes: archive | restore | delete | reopen | reject."""
+    """One change a revert makes: archive | restore | delete | reopen | decline | reject."""
 
     action: str
     target_table: str
@@ -114,6 +115,16 @@ def plan_revert(conn: Connection, agent_id: str, pass_id: str) -> RevertPlan:
                 row.id,
                 {"status": row.status},
                 {"status": "pending"},
+            )
+        )
+    for row in attention_rows.created_by_pass(conn, agent_id, pass_id):
+        changes.append(
+            RevertChange(
+                "decline",
+                "dreaming_attention",
+                row.id,
+                {"status": "pending"},
+                {"status": "declined"},
             )
         )
     for proposal in ontology_rows.list_proposals(conn, agent_id, status="pending", pass_id=pass_id):
@@ -268,6 +279,15 @@ def _apply(
 ) -> None:
     if change.action == "reopen":
         attention_rows.reopen_attention(conn, prov.agent_id, change.target_id)
+        return
+    if change.action == "decline":
+        attention_rows.decline_attention(
+            conn,
+            prov.agent_id,
+            change.target_id,
+            pass_id=None,
+            resolution=f"pass {pass_id} reverted",
+        )
         return
     if change.action == "reject":
         ontology_rows.mark_rejected(

@@ -171,3 +171,15 @@ def resolved_by_pass(conn: Connection, agent_id: str, pass_id: str) -> list[Atte
         {"a": agent_id, "p": pass_id},
     ).fetchall()
     return [_row(r) for r in rows]
+
+
+def created_by_pass(
+    conn: Connection, agent_id: str, pass_id: str, *, status: str = "pending"
+) -> list[Attention]:
+    """Attention rows a pass created (the `flag` operations it applied), in one status."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a"
+        " AND created_by_pass_id = :p AND status = :s ORDER BY created_at, id",
+        {"a": agent_id, "p": pass_id, "s": status},
+    ).fetchall()
+    return [_row(r) for r in rows]

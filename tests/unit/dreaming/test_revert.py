@@ -165,3 +165,17 @@ def test_a_restore_that_cannot_happen_is_a_conflict(world: Database) -> None:
         revert_pass(world, "a", "p1", "me")
     assert caught.value.code == "revert_blocked"
     assert status(world, alice) == "archived"
+
+
+def test_attention_the_pass_created_is_declined(world: Database) -> None:
+    with world.write() as conn:
+        conn.execute(
+            "INSERT INTO dreaming_passes (id, agent_id, started_at, created_at, updated_at)"
+            " VALUES ('p1', 'a', 'x', 'x', 'x')"
+        )
+    (ticket,) = run(world, "p1", [op("flag", {"subjectRef": "entity:x", "details": "check"})])
+    plan = plan_revert(world.reader(), "a", "p1")
+    assert [(c.action, c.target_id) for c in plan.changes] == [("decline", ticket)]
+    assert revert_pass(world, "a", "p1", "me").reverted
+    row = attention.get_attention(world.reader(), "a", ticket)
+    assert row is not None and row.status == "declined" and "reverted" in (row.resolution or "")
