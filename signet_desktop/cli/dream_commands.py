@@ -173,12 +173,22 @@ def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def revert_text(answer: Mapping[str, Any]) -> str:
+    """`Would revert pass P: 2 change(s)` then one line per change and per blocker."""
+    if answer.get("alreadyReverted"):
+        return f"Pass {answer.get('passId')} is already reverted"
     verb = "Would revert" if answer.get("dryRun") else "Reverted"
     changes = answer.get("changes") or []
     lines = [f"{verb} pass {answer.get('passId')}: {len(changes)} change(s)"]
-    lines += [f"  {output.to_json_text(change)}" for change in changes]
+    for change in changes:
+        lines.append(
+            f"  {change.get('action')} {change.get('targetTable')} {change.get('targetId')}"
+        )
     for blocker in answer.get("blockers") or []:
-        lines.append(f"  blocked: {output.to_json_text(blocker)}")
+        by = f" (by pass {blocker['byPassId']})" if blocker.get("byPassId") else ""
+        lines.append(
+            f"  blocked: {blocker.get('targetTable')} {blocker.get('targetId')}:"
+            f" {blocker.get('reason')}{by}"
+        )
     return "\n".join(lines)
 
 

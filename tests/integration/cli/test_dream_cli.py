@@ -72,3 +72,24 @@ def test_trigger_without_inference_says_which_key(tmp_path: Path, capsys: Captur
         code, out, err = daemon.cli(capsys, "dream", "trigger")
     assert code != 0 and out == ""
     assert "inference.workloads.memoryExtraction" in err
+
+
+def test_revert_dry_run_then_revert(daemon: CliDaemon, capsys: Capture, fake_llm: FakeLLM) -> None:
+    memory_id = daemon.remember(capsys, "Alice moved to Lisbon in May.")
+    op = {
+        "operation": "create_entity",
+        "payload": {"name": "Alice", "type": "person"},
+        "evidence": [{"quote": "Alice moved to Lisbon", "source_ref": f"memory:{memory_id}"}],
+        "confidence": 0.9,
+    }
+    fake_llm.script(tool_reply(call("apply_ontology_ops", {"operations": [op]})), reply("done"))
+    pass_id = json.loads(daemon.cli(capsys, "dream", "trigger", "--json")[1])["passId"]
+    assert daemon.service.dreaming.wait(pass_id, 20)
+    code, out, err = daemon.cli(capsys, "dream", "revert", pass_id, "--dry-run")
+    assert code == 0, err
+    assert out.startswith(f"Would revert pass {pass_id}: ") and "entities" in out
+    code, out, err = daemon.cli(capsys, "dream", "revert", pass_id)
+    assert code == 0, err
+    assert out.startswith(f"Reverted pass {pass_id}: ")
+    code, out, _ = daemon.cli(capsys, "dream", "revert", pass_id)
+    assert code == 0 and "already reverted" in out
