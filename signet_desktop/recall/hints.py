@@ -7,7 +7,8 @@ query against the hints exactly as the lexical channel scores it against memory 
     score = min(1, |bm25 of the best hint| / sum(idf(t) for t in query terms))
 
 with FTS5's IDF taken over the hints index (`recall/lexical.py: idf, query_ceiling`). Terms
-are admitted rarest first within the lexical channel's postings budget. Scope and filters are
+are admitted rarest first within a postings budget (1,000; the most common terms are neither
+matched nor scored; a query of only such terms matches no hint). Scope and filters are
 `recall/filters.py`'s, over the hinted memory. `raw` keeps FTS5's bm25; `HintHit.hint` says
 which hint matched. With no hint stored the channel costs one read of the index's averages
 record; a query it matches nothing for leaves the channel out (`available: False`), so
@@ -22,13 +23,16 @@ from dataclasses import dataclass
 from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.filters import filter_sql
-from signet_desktop.recall.lexical import LEXICAL_TOP_K, POSTINGS_BUDGET, query_ceiling
+from signet_desktop.recall.lexical import LEXICAL_TOP_K, query_ceiling
 from signet_desktop.recall.sanitize import match_expression, query_tokens
 from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage.connect import Connection
 
 NAME = "hint"
 POOL_PER_HIT = 8  # hints ranked per wanted hit before scope (a memory holds up to 5-10)
+# Postings the matched terms may read (rarest first). Tighter than the lexical channel's
+# 10,000: hints are short, so their rare terms carry the match, and common ones only cost.
+HINT_POSTINGS_BUDGET = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +46,13 @@ class HintHit:
 
 def _plan(conn: Connection, tokens: list[str]) -> tuple[list[str], dict[str, int]]:
     """Terms to match (rarest first within the postings budget) and every term's count."""
-    cap = POSTINGS_BUDGET + 1
+    cap = HINT_POSTINGS_BUDGET + 1
     counts = {t: hint_rows.hint_documents(conn, match_expression([t]) or "", cap) for t in tokens}
     matched: list[str] = []
     total = 0
     for token in sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t]):
-        if matched and total + counts[token] > POSTINGS_BUDGET:
-            break
+        if total + counts[token] > HINT_POSTINGS_BUDGET:
+            break  # even the rarest term over budget: no match (too common to say anything)
         matched.append(token)
         total += counts[token]
     return matched, counts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,13 @@ def test_a_match_outside_the_ranked_pool_is_still_found(db: Database) -> None:
     mine = remember(db, "B's note.", ["deploy rotation key schedule and other words"], agent_id="b")
     found = hint_search(db.reader(), "deploy rotation key", "b", RecallFilters(), k=1)
     assert [h.memory_id for h in found] == [mine]
+
+
+def test_terms_over_the_postings_budget_are_not_matched(db: Database, monkeypatch: Any) -> None:
+    monkeypatch.setattr("signet_desktop.recall.hints.HINT_POSTINGS_BUDGET", 3)
+    for n in range(4):
+        remember(db, f"Note {n}.", [f"common word {n}"])
+    rare = remember(db, "The rare one.", ["common zebra"])
+    found = hint_search(db.reader(), "common zebra", "default", RecallFilters())
+    assert [h.memory_id for h in found] == [rare]  # `common` (5 hints) was left out
+    assert hint_search(db.reader(), "common", "default", RecallFilters()) == []
