@@ -147,8 +147,9 @@ def test_worker_sweeps_until_stopped(db: Database) -> None:
     stop = threading.Event()
     thread = threading.Thread(target=worker.run_forever, args=(stop,))
     thread.start()
-    for _ in range(200):
-        if passes.list_passes(db.reader(), "a"):
+    for _ in range(500):
+        found = passes.list_passes(db.reader(), "a")
+        if found and found[0].status != "running":
             break
         stop.wait(0.01)
     stop.set()
