@@ -276,6 +276,23 @@ def tool_call_row(call: ToolCallRecord) -> ToolCallRow:
     )
 
 
+def operations_of_calls(
+    calls: Sequence[ToolCallRecord], records: Sequence[OperationRecord]
+) -> dict[int, list[OperationRecord]]:
+    """The operations each apply call sent, by the call's `seq` (its result names the seam's
+    `requestId`, which every operation record of that request carries)."""
+    by_request: dict[str, list[OperationRecord]] = {}
+    for record in records:
+        by_request.setdefault(record.request_id, []).append(record)
+    found: dict[int, list[OperationRecord]] = {}
+    for call in calls:
+        output = call.output
+        request = output.get("requestId") if isinstance(output, Mapping) else None
+        if isinstance(request, str) and request in by_request:
+            found[call.seq] = sorted(by_request[request], key=lambda r: r.seq)
+    return found
+
+
 # -- operations ----------------------------------------------------------------------------
 
 

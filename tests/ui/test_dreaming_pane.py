@@ -361,6 +361,13 @@ def test_run_a_pass_then_audit_it_and_revert_it(
         "2 apply_ontology_ops(2 ops)",
         "3 runbook_write(" + lines[2].split("(", 1)[1],
     ]
+    apply = pane.calls.topLevelItem(1)  # the apply call lists what it did, op by op
+    assert apply.isExpanded() and apply.childCount() == 4
+    assert apply.child(2).text(0) == "✔ create_entity  Alice · person"
+    assert apply.child(3).text(0).startswith(("– create_entity  Bob", "✘ create_entity  Bob"))
+    pane.calls.setCurrentItem(apply.child(3))  # selects that operation
+    assert pane.operation is not None and pane.operation.payload["name"] == "Bob"
+    pane.ops.setCurrentRow(0)
     assert pane.ops.count() == 2 and "1 applied ✔" in pane.ops_label.text()
     settle(qt_loop, dream_context, until=lambda: "memory " in pane.quotes.toPlainText())
     assert (

@@ -70,6 +70,7 @@ NO_INFERENCE = (
     "Dreaming needs an inference provider: set inference.workloads.memoryExtraction in "
     "agent.yaml (an OpenAI-compatible server such as Ollama or llama.cpp, or Anthropic)."
 )
+OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 INSPECTOR = "inspector"  # the actor of a revert started here
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
 Confirm = Callable[[str, list[str], bool], bool]
@@ -555,6 +556,8 @@ class DreamingPane(PaneWidget):
             if calls
             else "Timeline · no tool calls (the provider was not asked)"
         )
+        records = [op for op in detail.operations if isinstance(op, OperationRecord)]
+        sent = fmt.operations_of_calls(detail.tool_calls, records)
         current = None
         for row in calls:
             item = QTreeWidgetItem([row.line, row.took])
@@ -571,7 +574,16 @@ class DreamingPane(PaneWidget):
                 child.setForeground(0, QBrush(QColor(theme.muted)))
                 child.setToolTip(0, text[:2000])
                 item.addChild(child)
+            for record in sent.get(row.seq, []):  # what this apply call did, op by op
+                op = fmt.operation_row(record, self.names)
+                child = QTreeWidgetItem([f"{op.title}  {op.subject}".rstrip(), ""])
+                child.setData(0, Qt.ItemDataRole.UserRole, row.seq)
+                child.setData(0, OPERATION_ROLE, record.id)
+                child.setForeground(0, QBrush(QColor(tone_colour(op.tone, theme))))
+                child.setToolTip(0, op.outcome)
+                item.addChild(child)
             self.calls.addTopLevelItem(item)
+            item.setExpanded(row.seq in sent)
             if row.seq == keep:
                 current = item
         if current is not None:
@@ -581,6 +593,11 @@ class DreamingPane(PaneWidget):
         if item is None or self.detail is None:
             self.call_json.clear()
             return
+        record_id = item.data(0, OPERATION_ROLE)
+        if isinstance(record_id, str):  # an operation under its apply call: show it
+            ids = [r.id for r in self._records]
+            if record_id in ids:
+                self.ops.setCurrentRow(ids.index(record_id))
         seq = item.data(0, Qt.ItemDataRole.UserRole)
         for call in self.detail.tool_calls:
             if call.seq == seq:

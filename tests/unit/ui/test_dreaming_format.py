@@ -175,3 +175,18 @@ def test_quotes_html_links_sources_and_says_what_is_missing() -> None:
     assert "not found verbatim" not in done  # "odd" is in the summary
     assert "<span style='color:#777'>summary s1</span>" in done  # no pane to link to
     assert fmt.quotes_html((), {}, colours) == "<p style='color:#777'>No evidence cited.</p>"
+
+
+def test_each_apply_call_knows_the_operations_it_sent() -> None:
+    calls = [
+        a_call(0, "search_evidence", {"query": "x"}, {"results": []}),
+        a_call(1, "apply_ontology_ops", {"operations": [{}, {}]}, {"requestId": "r1"}),
+        a_call(2, "apply_ontology_ops", {"operations": [{}]}, '{"requestId": "r2"}'),
+    ]
+    records = [
+        an_operation(1, "b", "failed", {}),
+        an_operation(0, "a", "applied", {}),
+        an_operation(2, "c", "applied", {}, request_id="r9"),
+    ]
+    found = fmt.operations_of_calls(calls, records)
+    assert {seq: [r.operation for r in rs] for seq, rs in found.items()} == {1: ["a", "b"]}
