@@ -138,7 +138,7 @@ async def test_second_trigger_while_running_is_409(
     dclient: httpx.AsyncClient, fake_llm: FakeLLM
 ) -> None:
     await remember(dclient, MEMORY)
-    fake_llm.script(slow(1.0, reply("ok")))
+    fake_llm.script(slow(2.0, reply("ok")))
     first = await dclient.post("/api/dream/trigger", json={})
     assert first.status_code == 202
     second = await dclient.post("/api/dream/trigger", json={"mode": "compact"})
