@@ -606,7 +606,14 @@ def window_lines(window: Mapping[str, Any] | None) -> tuple[str, list[str]]:
         return "No evidence window recorded", []
     items = [i for i in window.get("items", []) if isinstance(i, Mapping)]
     tokens, budget = int(window.get("tokens", 0) or 0), int(window.get("budgetTokens", 0) or 0)
-    head = f"{len(items)} source{'' if len(items) == 1 else 's'} · {compact(tokens)}"
+    kinds: dict[str, int] = {}
+    for item in items:
+        kind = str(item.get("ref", "?")).partition(":")[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    by_kind = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    head = f"{len(items)} source{'' if len(items) == 1 else 's'}"
+    head += f" ({by_kind})" if len(kinds) > 1 else ""
+    head += f" · {compact(tokens)}"
     head += f" of {compact(budget)} tokens" if budget else " tokens"
     if window.get("truncated"):
         head += " · budget reached"

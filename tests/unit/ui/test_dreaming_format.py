@@ -190,3 +190,12 @@ def test_each_apply_call_knows_the_operations_it_sent() -> None:
     ]
     found = fmt.operations_of_calls(calls, records)
     assert {seq: [r.operation for r in rs] for seq, rs in found.items()} == {1: ["a", "b"]}
+
+
+def test_the_window_heading_counts_sources_by_kind() -> None:
+    window = {
+        "tokens": 900,
+        "budgetTokens": 0,
+        "items": [{"ref": "memory:a"}, {"ref": "memory:b"}, {"ref": "transcript:s"}],
+    }
+    assert fmt.window_lines(window)[0] == "3 sources (2 memory, 1 transcript) · 900 tokens"
