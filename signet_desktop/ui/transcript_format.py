@@ -104,6 +104,11 @@ def transcript_html(turns: Sequence[Turn], theme: Theme) -> str:
     return "".join(turn_html(number, turn, theme) for number, turn in enumerate(turns, 1))
 
 
+def turn_anchor(index: int) -> str:
+    """The HTML anchor of the turn at 0-based `index` (what `reveal(turn=…)` scrolls to)."""
+    return f"turn-{index}"
+
+
 def turn_html(number: int, turn: Turn, theme: Theme) -> str:
     user = turn.role == "user"
     name = ROLE_NAMES.get(turn.role, turn.role.capitalize() or "Turn")
@@ -112,6 +117,7 @@ def turn_html(number: int, turn: Turn, theme: Theme) -> str:
     when = local_time(turn.timestamp) if turn.timestamp else ""
     stamp = f"&nbsp;&nbsp;<span style='color:{theme.muted}'>{html.escape(when)}</span>"
     return (
+        f'<a name="{turn_anchor(number - 1)}"></a>'
         f'<table width="100%" cellspacing="0" cellpadding="10" '
         f'style="margin-bottom:8px; background-color:{background}; '
         f'border-left: 3px solid {colour}"><tr><td>'

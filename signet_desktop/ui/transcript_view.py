@@ -32,7 +32,12 @@ from signet_desktop.domain.sessions import SessionTranscript, Turn
 from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.transcript_format import header_line, highlight_colour, transcript_html
+from signet_desktop.ui.transcript_format import (
+    header_line,
+    highlight_colour,
+    transcript_html,
+    turn_anchor,
+)
 
 PLACEHOLDER_TEXT = "Select a session to read its transcript."
 MAX_MATCHES = 2000  # highlighting more than this helps nobody and costs a frame
@@ -150,12 +155,15 @@ class TranscriptView(QWidget):
 
     # -- loading ---------------------------------------------------------------------------
 
-    def show_session(self, session_key: str, find: str | None = None) -> None:
-        """Read and show `session_key`; `find` fills the find box once it is shown."""
+    def show_session(
+        self, session_key: str, find: str | None = None, turn: int | None = None
+    ) -> None:
+        """Read and show `session_key`; `find` fills the find box once it is shown, `turn`
+        (0-based) scrolls to that turn."""
         if session_key != self._key:
             self.banner.clear()
         self._key = session_key
-        self._load(find=find, keep_place=False)
+        self._load(find=find, keep_place=False, turn=turn)
 
     def reload(self) -> None:
         """Read the shown session again, keeping the reader's place."""
@@ -170,7 +178,7 @@ class TranscriptView(QWidget):
         self.placeholder.setText(PLACEHOLDER_TEXT)
         self._stack.setCurrentIndex(0)
 
-    def _load(self, *, find: str | None, keep_place: bool) -> None:
+    def _load(self, *, find: str | None, keep_place: bool, turn: int | None = None) -> None:
         key, agent_id = self._key, self._context.agent_id
         if key is None:
             return
@@ -188,6 +196,8 @@ class TranscriptView(QWidget):
                 self._render(loaded, keep_place)
                 if find is not None:
                     self.find_box.setText(find)
+                if turn is not None and 0 <= turn < len(loaded.turns):
+                    self.reader.scrollToAnchor(turn_anchor(turn))
 
         def refused(exc: BaseException) -> None:
             if load != self._loads:

@@ -342,3 +342,28 @@ def test_memory_detail_opens_the_session_it_came_from(
     assert detail.session_button.isVisible()
     detail.session_button.click()
     assert navigator.panes == [("transcripts", {"session_key": "cc-billing"})]
+
+
+def test_reveal_at_a_turn_scrolls_there_and_highlights_the_quote(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    """What the Dreaming and Proposals panes ask for: a cited quote in its session, at its turn."""
+    turns = [Turn(f"t{i}", "user" if i % 2 == 0 else "assistant", f"turn {i} " + "text " * 80,
+                  None) for i in range(40)]  # fmt: skip
+    turns[33] = Turn("t33", "assistant", "The billing database moved to Postgres 16.", None)
+    pane_context.service.transcripts.capture("default", "long", "claude-code", turns,
+                                             complete=True)  # fmt: skip
+    pane = open_pane(qtbot, pane_context, qt_loop)
+    pane.resize(900, 500)
+    pane.reveal(session_key="long")
+    settle(qt_loop, pane_context, until=lambda: len(pane.view.turns) == 40)
+    assert pane.view.reader.verticalScrollBar().value() == 0
+    bar = pane.view.reader.verticalScrollBar()
+    pane.reveal(session_key="long", turn=33)
+    settle(qt_loop, pane_context, until=lambda: bar.value() > 0)
+    assert bar.value() > bar.maximum() // 2  # turn 34 of 40 is far down the session
+    pane.reveal(session_key="long", turn=33, find="moved to Postgres 16")
+    settle(qt_loop, pane_context, until=lambda: pane.view.matches == 1)
+    assert pane.view.find_box.text() == "moved to Postgres 16"
+    pane.reveal(session_key="long", turn=99)  # out of range: opens, no scroll error
+    settle(qt_loop, pane_context, until=lambda: pane.view.session is not None)

@@ -202,8 +202,9 @@ class TranscriptsPane(PaneWidget):
         self._start()
 
     def reveal(self, **reveal: Any) -> None:
-        """`session_key=…`: open that session (a missing one says so in place);
-        `sources=True`: open the sources and import panel."""
+        """`session_key=…`: open that session (a missing one says so in place), at `turn=…`
+        (0-based) and with `find=…` highlighted when given; `sources=True`: open the sources
+        and import panel."""
         self._start()
         if reveal.get("sources"):
             self.show_sources()
@@ -211,7 +212,12 @@ class TranscriptsPane(PaneWidget):
         if isinstance(key, str) and key:
             self.stack.setCurrentWidget(self.splitter)
             self.filter_bar.show()
-            self.view.show_session(key)
+            turn, find = reveal.get("turn"), reveal.get("find")
+            self.view.show_session(
+                key,
+                find=find if isinstance(find, str) and find else None,
+                turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
+            )
             self._select_key(key)
 
     def show_sources(self, shown: bool = True) -> None:
