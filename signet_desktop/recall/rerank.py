@@ -23,7 +23,8 @@ hit had, so the top N keep their place ahead of the rest (left exactly as fused)
 score scale later stages, the flat-share cut and `min_score` see is fusion's. (Letting the
 blend replace the score let traversal-only hits outside the top N overtake reranked direct
 matches when the final cut sorted again: graph-aware recall@10 0.690 -> 0.653.) Every hit it
-looked at records a `HitAdjustment` (factor = new / old score, the blend and both signals).
+moved records a `HitAdjustment` (factor = new / old score, the blend and both signals); a hit
+that kept its rank keeps its score and records nothing.
 
 Bounded: one query embedding (the semantic channel's when its embedder keeps recent query
 vectors, else one on the stage's own thread, waited for at most the budget); one
@@ -351,11 +352,12 @@ def _reordered(head: Sequence[FusedHit], blends: Sequence[tuple[float, str]]) ->
 
     So the top N keep the score scale fusion gave them: a hit outside the top N, or a later
     stage that sorts again, meets the same scores as without the reranker, only in a new order.
+    A hit whose score this leaves as it was (its rank kept) records nothing, as stages do.
     """
     ranks = sorted(range(len(head)), key=lambda i: (-blends[i][0], i))
     scores = sorted((hit.score for hit in head), reverse=True)
     return [
-        scored(head[i], STAGE_NAME, score, blends[i][1])
+        head[i] if score == head[i].score else scored(head[i], STAGE_NAME, score, blends[i][1])
         for i, score in zip(ranks, scores, strict=True)
     ]
 
