@@ -41,7 +41,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -58,7 +57,7 @@ from signet_desktop.config.pipeline import DampeningConfig, RerankerConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.entities import canonical_entity_name
 from signet_desktop.domain.errors import InvalidInput
-from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor, utc_now
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.provider import EmbeddingProvider, Vectors
 from signet_desktop.graph.mentions import candidates
@@ -275,27 +274,20 @@ def _mid_sentence(text: str, phrase: str) -> bool:
 
 
 def seed_entities(service: SignetService, entities: Iterable[tuple[str, str]]) -> int:
-    """Create the entities (the default agent's, active) before any turn is remembered.
+    """Create the entities (the default agent's) before any turn is remembered.
 
-    Until the knowledge-graph write module lands this writes the rows directly, as a user's
-    explicit entity creation would; remember-time mention linking then links every memory
-    that names one (it links to existing entities only). Returns the number created.
+    Through the facade's explicit entity creation (`service.knowledge.create_entity`, as a
+    user or agent would), so remember-time mention linking then links every memory that names
+    one (it links to existing entities only). Returns the number created.
     """
-    now = utc_now()
-    rows = [
-        (f"ent_{uuid.uuid4().hex}", DEFAULT_AGENT_ID, name, canonical_entity_name(name), kind, now)
-        for name, kind in entities
-        if canonical_entity_name(name)
-    ]
-    with service._db.write() as conn:  # underneath the facade, as context_facts reads
-        for row in rows:
-            conn.execute(
-                "INSERT OR IGNORE INTO entities (id, agent_id, name, canonical_name, entity_type,"
-                " source_kind, created_by, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, 'bench', 'bench', ?, ?)",
-                (*row, row[-1]),
-            )
-    return len(rows)
+    actor = Actor(changed_by="bench", actor_type="agent")
+    created = 0
+    for name, kind in entities:
+        _, new = service.knowledge.create_entity(
+            DEFAULT_AGENT_ID, name, actor=actor, entity_type=kind
+        )
+        created += int(new)
+    return created
 
 
 class QueryCache:
