@@ -12,11 +12,11 @@ finds them). Two passage signals are blended into the score:
 
 Terms are the lexical channel's query tokens (stop words dropped) with a light suffix fold on
 both sides, weighted by the FTS index's own IDF (`recall.lexical.idf`); `calibrated` is the
-semantic channel's noise-floor mapping. Nothing is embedded at query time but the query. Why these
-signals: the fused score already holds each memory's own BM25 and cosine, so Signet's
-`0.7 * score + 0.3 * cosine(query, memory)` only re-weights what fusion weighed (it lowered
-both recall@10 and MRR on the LoCoMo dev split); what fusion cannot see is the passage.
-Numbers: docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo".
+semantic channel's noise-floor mapping. Nothing is embedded at query time but the query.
+Why these signals: the fused score already holds each memory's own BM25 and cosine, so
+Signet's `0.7 * score + 0.3 * cosine(query, memory)` only re-weights what fusion weighed (it
+lowered both recall@10 and MRR on the LoCoMo dev split); what fusion cannot see is the
+passage. Numbers: docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo".
 
 The blend only **orders** the top N: the hit ranked k-th by it takes the fused score the k-th
 hit had, so the top N keep their place ahead of the rest (left exactly as fused) and the
@@ -26,15 +26,14 @@ matches when the final cut sorted again: graph-aware recall@10 0.690 -> 0.653.) 
 moved records a `HitAdjustment` (factor = new / old score, the blend and both signals); a hit
 that kept its rank keeps its score and records nothing.
 
-Bounded: one query embedding (the semantic channel's when its embedder keeps recent query
-vectors, else one on the stage's own thread, waited for at most the budget); one
-read of the passages' texts and one of their vectors; one capped FTS document count per query
-term (for its IDF); the deadline is checked before each term. When the budget (`timeout_ms`)
-runs out there, the top N keep their scores and order and each carries an adjustment of
-factor 1 that says so; an
-unconfigured, failing or slow embedder (waited for until the deadline) costs only the vector
-signal, which the reason says. It reads only,
-never inside a write transaction, and only the caller's agent's rows.
+Bounded: one query embedding (the semantic channel's, when its embedder keeps recent query
+vectors; else one on the stage's own thread, waited for at most the budget), one read of the
+passages' texts and one of their vectors, and one capped FTS document count per query term
+(its IDF); the deadline is checked before each term. When the budget (`timeout_ms`) runs out
+there, the top N keep their scores and order and each carries an adjustment of factor 1 that
+says so. An unconfigured, failing or slow embedder (waited for until the deadline) costs only
+the vector signal, which the reason says. It reads only, never inside a write transaction,
+and only the caller's agent's rows.
 
 Off by default (`memory.pipelineV2.reranker.enabled`); `configured_rerank` builds it.
 """
