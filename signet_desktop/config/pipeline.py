@@ -107,7 +107,7 @@ class DampeningConfig(CamelConfigModel):
     """
 
     gravity: bool = False
-    hub: bool = True
+    hub: bool = False
     resolution: bool = False
 
 

@@ -2,7 +2,8 @@
 
 From each focal entity the walk reads its aspects (heaviest first, at most
 `max_aspects_per_entity`), their active claims (at most `max_attributes_per_aspect` each, with
-confidence >= `min_confidence`) and the memories mentioning it, then follows dependency edges
+confidence >= `min_confidence`) and the memories mentioning it (unless it is a hub with more
+mentions than `max_traversal_paths`), then follows dependency edges
 (either direction, strength >= `min_dependency_strength`, the `max_branching` strongest per
 entity) breadth first for up to `max_dependency_hops` hops. Every entity is visited once (a
 visited set: cycles end), and at most `max_traversal_paths` memories are collected. Each
@@ -194,13 +195,24 @@ def _claims(reader: GraphReader, frontier: Frontier, bounds: TraversalBounds, re
 def _mentions(
     reader: GraphReader, frontier: Frontier, bounds: TraversalBounds, result: Walk
 ) -> None:
+    # A hub's mentions are not walked: more than the walk may collect, any bounded sample of
+    # them is arbitrary (its aspects, claims and edges still are). Its memories stay findable
+    # through the flat channels, where their own text decides.
+    walked = [item for item in frontier if item[0].mentions <= bounds.max_traversal_paths]
+    for entity, _, _ in frontier:
+        if entity.mentions > bounds.max_traversal_paths:
+            result.note(
+                f"mentions of {entity.name} not walked ({entity.mentions} > "
+                f"maxTraversalPaths {bounds.max_traversal_paths})"
+            )
     room = bounds.max_traversal_paths - len(result.reached)
-    # One more than there is room for, so a hub entity shows as a bound that was hit.
-    found = reader.mentioned_in([entity.id for entity, _, _ in frontier], max(0, room) + 1)
-    for place, (entity, path, weight) in enumerate(frontier):
-        # Mentions share what room is left, so one hub entity cannot take every path.
+    if not walked or room <= 0:
+        return
+    found = reader.mentioned_in([entity.id for entity, _, _ in walked], room)
+    for place, (entity, path, weight) in enumerate(walked):
+        # Mentions share what room is left, so one entity cannot take every path.
         left = bounds.max_traversal_paths - len(result.reached)
-        share = -(-left // (len(frontier) - place))
+        share = -(-left // (len(walked) - place))
         memory_ids = list(found.get(entity.id, ()))
         if len(memory_ids) > share:
             result.note(f"maxTraversalPaths ({bounds.max_traversal_paths}) reached")

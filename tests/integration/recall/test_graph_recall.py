@@ -130,7 +130,9 @@ def test_a_hub_entity_with_10000_mentions_leaves_direct_matches_on_top(
     ids = [hit.memory.id for hit in result.hits]
     assert set(ids[:4]) == set(direct)  # every direct match, above all 10,000 hub memories
     assert result.traversal is not None and result.traversal.partial
-    assert any(note.startswith("traversal partial: maxTraversalPaths") for note in result.notes)
+    assert any(
+        note.startswith("traversal partial: mentions of Acme not walked") for note in result.notes
+    )
     assert took < 2.0
 
 

@@ -129,6 +129,17 @@ def test_branching_and_path_bounds_mark_the_walk_partial() -> None:
     assert "maxTraversalPaths (50) reached" in capped.reasons
 
 
+def test_a_hubs_mentions_are_not_walked_but_its_claims_are() -> None:
+    graph = FakeGraph()
+    hub = GraphEntity("hub", "Hub", 10_000)  # its mention degree, as entities.mentions holds it
+    graph.mentions_by = {"hub": [f"h{i}" for i in range(100)]}
+    graph.aspects_by["hub"] = [GraphAspect("asp", "hub", "facts", 0.5)]
+    graph.claims_by["asp"] = [GraphClaim("c", "asp", "m-claim", "attribute", "a fact", 1.0)]
+    found = walk(graph, [hub], TraversalBounds())
+    assert set(found.reached) == {"m-claim"}
+    assert found.reasons == ["mentions of Hub not walked (10000 > maxTraversalPaths 50)"]
+
+
 def test_mentions_share_the_path_budget_between_focal_entities() -> None:
     graph = FakeGraph()
     graph.mentions_by = {"hub": [f"h{i}" for i in range(1000)], "small": ["s1", "s2"]}
