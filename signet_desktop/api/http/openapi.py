@@ -23,7 +23,9 @@ DESCRIPTIONS = {
     403: "host_not_allowed or origin_not_allowed",
     404: "not_found: unknown id, another agent's, or deleted",
     409: "version_conflict, pinned_requires_force, episodic_content_immutable, not_deleted, "
-    "retention_expired, duplicate_live_memory",
+    "retention_expired, duplicate_live_memory; graph rows not active (entity_not_active, "
+    "aspect_not_active, claim_not_active, link_not_active), proposal_not_pending, "
+    "pass_running, revert_blocked",
     413: "payload_too_large: the body exceeds 1 MiB",
     429: "rate_limited: auth.rateLimits (team and hybrid modes) refused it; see Retry-After",
     422: "invalid_request: the body or query string does not match the schema (`fields`)",
@@ -58,6 +60,19 @@ EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
     "connector_sync_full": (409,),
     "maintenance_run": (409,),
     "retention_sweep": (409, 429),
+    # graph writes refuse rows that are no longer active; links name two entities in the body
+    "knowledge_entity_create": (409,),
+    "knowledge_alias_add": (409,),
+    "knowledge_aspect_add": (409,),
+    "knowledge_claim_add": (409,),
+    "knowledge_entity_archive": (409,),
+    "knowledge_entity_rename": (409,),
+    "knowledge_link_create": (404, 409),
+    "knowledge_link_archive": (409,),
+    "knowledge_claim_archive": (409,),
+    "ontology_proposal_apply": (409,),
+    "ontology_proposal_reject": (409,),
+    "ontology_apply": (409,),
 }
 TOKEN_FREE_PREFIX = "/health"  # answered without a token: never 401
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}

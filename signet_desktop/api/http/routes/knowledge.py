@@ -182,7 +182,7 @@ class ListParams(Params):
     type: Annotated[str, AfterValidator(_known_type)] | None = None
     status: str = Field("active", json_schema_extra={"enum": [*ENTITY_STATUSES, "all"]})
     limit: int = Field(50, ge=1, le=MAX_LIST_LIMIT)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=2**53)  # SQLite integers stop at 2**63
     agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
 
 
@@ -256,7 +256,11 @@ async def knowledge_stats(
 # --- writes ---------------------------------------------------------------------------------
 
 
-@router.post("/api/knowledge/entities", operation_id="knowledge_entity_create")
+@router.post(
+    "/api/knowledge/entities",
+    operation_id="knowledge_entity_create",
+    responses={201: {"description": "created (200: the entity already existed)"}},
+)
 async def knowledge_entity_create(
     body: EntityBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
