@@ -129,6 +129,20 @@ class OpenAICompatProvider:
         self._transport.close()
 
 
+def _echoed_arguments(text: str) -> str:
+    """A past tool call's arguments as sent back: the model's text when it is JSON, else "{}".
+
+    A small model's call cut off at max_tokens has unterminated JSON arguments; llama.cpp's
+    server parses the history's arguments and refuses the whole next request (HTTP 500) over
+    one of them. The tool result already told the model its arguments were malformed.
+    """
+    try:
+        json.loads(text)
+    except ValueError:
+        return "{}"
+    return text
+
+
 def _message(message: ChatMessage) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
@@ -141,7 +155,7 @@ def _message(message: ChatMessage) -> dict[str, Any]:
             {
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": c.arguments_json},
+                "function": {"name": c.name, "arguments": _echoed_arguments(c.arguments_json)},
             }
             for c in message.tool_calls
         ]
