@@ -13,6 +13,7 @@ import pytest
 from conftest import SIGNET_MCP, Daemon, ok, refused, stdio_session
 from mcp.client.session import ClientSession
 
+from signet_desktop.api.mcp.tools import TOOLS
 from tests.e2e.launcher import clean_env
 from tests.support.daemon import closed_loopback_url
 
@@ -68,7 +69,7 @@ async def test_agent_from_the_environment(daemon: Daemon) -> None:
 async def test_daemon_down_is_a_tool_error_and_the_server_stays_up(tmp_path: Path) -> None:
     url = closed_loopback_url()
     async with stdio_session(tmp_path, url) as session:
-        assert len((await session.list_tools()).tools) == 7
+        assert len((await session.list_tools()).tools) == len(TOOLS)  # listed without a daemon
         for _ in range(2):  # still answering after a failed call
             body = refused(await session.call_tool("memory_search", {"query": "anything"}))
             assert body["code"] == "daemon_unreachable"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -82,7 +82,8 @@ def test_status_says_why_it_is_idle(db: Database) -> None:
     assert service(db, ScriptedProvider()).status("a").idle == "no-evidence"
     add_memory(db, "a", "m1", "Alice moved to Lisbon.")
     with db.write() as conn:
-        passes.put_state(conn, DreamingState("a", last_pass_at=iso(datetime.now(UTC))))
+        earlier = datetime.now(UTC) - timedelta(minutes=1)  # attention below is newer
+        passes.put_state(conn, DreamingState("a", last_pass_at=iso(earlier)))
     waiting = service(db, ScriptedProvider()).status("a")
     assert waiting.idle == "below-threshold" and waiting.pending_sources == 1
     with db.write() as conn:
