@@ -120,7 +120,9 @@ def seed_graph(db_path: Path, texts: list[str], entity_count: int, seed: int = 9
     return {"mentions": len(rows), "claims": len(claims), "edges": len(edges), "max_degree": top}
 
 
-def run(size: int, entity_count: int, query_count: int, pool_size: int) -> dict[str, Any]:
+def run(
+    size: int, entity_count: int, query_count: int, pool_size: int, store: str | None = None
+) -> dict[str, Any]:
     embedder = NativeMiniLM()
     embedder.load()
     texts = zipf_sentences(size)
@@ -128,13 +130,27 @@ def run(size: int, entity_count: int, query_count: int, pool_size: int) -> dict[
     pool, _ = embedded_pool(embedder, "zipf", texts, pool_size)
     out: dict[str, Any] = {"size": size, "entities": entity_count}
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(store) if store else Path(tmp)
         started = time.perf_counter()
-        fill(root, texts, corpus_vectors(pool, size), embedder.model)
-        out["fill_s"] = time.perf_counter() - started
-        started = time.perf_counter()
-        out["store"] = seed_graph(root / "memory" / "memories.db", texts, entity_count)
-        out["graph_s"] = time.perf_counter() - started
+        if store and (root / "memory" / "memories.db").exists():  # built by an earlier run
+            db = open_database(root / "memory" / "memories.db")
+            conn = db.reader()
+            out["store"] = {
+                "mentions": conn.execute("SELECT COUNT(*) FROM memory_entity_mentions").fetchone()[
+                    0
+                ],
+                "claims": conn.execute("SELECT COUNT(*) FROM entity_attributes").fetchone()[0],
+                "edges": conn.execute("SELECT COUNT(*) FROM entity_dependencies").fetchone()[0],
+                "max_degree": conn.execute("SELECT MAX(mentions) FROM entities").fetchone()[0],
+            }
+            db.close()
+            out["fill_s"] = out["graph_s"] = 0.0
+        else:
+            fill(root, texts, corpus_vectors(pool, size), embedder.model)
+            out["fill_s"] = time.perf_counter() - started
+            started = time.perf_counter()
+            out["store"] = seed_graph(root / "memory" / "memories.db", texts, entity_count)
+            out["graph_s"] = time.perf_counter() - started
         service = build_service(
             WorkspacePaths.for_root(root), SignetConfig(), BuildOptions(embedder=embedder)
         )
@@ -169,8 +185,11 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--pool", type=int, default=5000)
+    parser.add_argument(
+        "--store", metavar="DIR", help="keep the built store in DIR and reuse it next time"
+    )
     args = parser.parse_args()
-    r = run(args.size, args.entities, args.queries, args.pool)
+    r = run(args.size, args.entities, args.queries, args.pool, args.store)
     g = r["store"]
     print(
         f"\n{r['size']:,} memories, {r['entities']:,} entities ({g['mentions']:,} mentions, "

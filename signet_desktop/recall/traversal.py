@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ from signet_desktop.domain.traversal import (
 )
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.graph.mentions import candidates
-from signet_desktop.graph.traversal import Reached, TraversalBounds, walk
+from signet_desktop.graph.traversal import Reached, TraversalBounds, Walk, walk
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.query_vectors import RecentQueryVectors
@@ -162,22 +163,31 @@ class TraversalChannel:
         self._vectors = vectors
 
     def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
-        """Resolve the focal entities now (one indexed lookup); walk in `finish`."""
+        """Resolve the focal entities and walk the graph now, while the semantic channel's
+        query embedding runs on the pool (the walk needs no vector; SQLite and onnxruntime
+        both release the GIL); score the reached memories in `finish`, with that vector."""
+        started = time.perf_counter()
         focal = focal_entities(conn, request.agent_id, request.text)
         if not focal:
             empty = TraversalOutcome((), available=False)
             return lambda clock: empty
+        walked = walk(ConnectionReader(conn, request.agent_id), focal, self.bounds)
+        walk_ms = (time.perf_counter() - started) * 1000
 
         def finish(clock: StageClock) -> ChannelOutcome:
+            clock.add(f"{self.name}.walk", walk_ms)  # spent in `start`, overlapping the embedding
             with clock.stage(self.name):
-                return self._run(conn, request, focal)
+                return self._run(conn, request, focal, walked)
 
         return finish
 
     def _run(
-        self, conn: Connection, request: ChannelRequest, focal: list[GraphEntity]
+        self,
+        conn: Connection,
+        request: ChannelRequest,
+        focal: list[GraphEntity],
+        walked: Walk,
     ) -> TraversalOutcome:
-        walked = walk(ConnectionReader(conn, request.agent_id), focal, self.bounds)
         generation, query = self._query_vector(conn, request.text)
         rows = self._rows(conn, request, list(walked.reached), generation)
         scored: list[tuple[float, str, float]] = []
