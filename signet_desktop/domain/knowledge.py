@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 from signet_desktop.domain.errors import InvalidInput
@@ -149,6 +150,43 @@ class Aspect:
     updated_at: str
 
 
+TIME_PRECISIONS = ("day", "week", "month", "year", "approximate")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimTimes:
+    """When a claim holds (`valid_*`), when what it says happened (`occurred_*`), how precise
+    those are, and when it should be looked at again — as the writer stated them (ISO-8601)."""
+
+    valid_from: str | None = None
+    valid_until: str | None = None
+    occurred_at: str | None = None
+    occurred_until: str | None = None
+    time_precision: str | None = None
+    review_after: str | None = None
+
+
+def check_times(times: ClaimTimes) -> ClaimTimes:
+    """Dates and times must be ISO-8601 (a date or a date-time), the precision a known one;
+    InvalidInput (`claim_invalid`) naming the field otherwise."""
+    for name in ("valid_from", "valid_until", "occurred_at", "occurred_until", "review_after"):
+        value = getattr(times, name)
+        if value is None:
+            continue
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except (TypeError, ValueError):
+            raise InvalidInput(
+                f"{name} must be an ISO-8601 date or time, not {str(value)[:40]!r}",
+                code="claim_invalid",
+            ) from None
+    if times.time_precision is not None and times.time_precision not in TIME_PRECISIONS:
+        raise InvalidInput(
+            f"time_precision must be one of {', '.join(TIME_PRECISIONS)}", code="claim_invalid"
+        )
+    return times
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """One claim value (an `entity_attributes` row) with its version chain."""
@@ -172,6 +210,7 @@ class Claim:
     proposal_id: str | None
     created_at: str
     updated_at: str
+    times: ClaimTimes = ClaimTimes()
 
 
 @dataclass(frozen=True, slots=True)

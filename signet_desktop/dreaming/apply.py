@@ -32,7 +32,7 @@ from signet_desktop.domain import scope
 from signet_desktop.domain.dreaming import MutationCounts
 from signet_desktop.domain.errors import Conflict, SignetError
 from signet_desktop.domain.events import EventSink
-from signet_desktop.domain.knowledge import Evidence, Provenance
+from signet_desktop.domain.knowledge import ClaimTimes, Evidence, Provenance
 from signet_desktop.domain.ontology import OntologyChanged
 from signet_desktop.dreaming.apply_checks import (
     DEFAULT_CAPS,
@@ -398,15 +398,16 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
     if name == "add_claim_value":
         claim, created = graph_writes.add_claim_value(
             conn, prov, p.aspect_id, p.value, claim_key=p.claim_key, confidence=confidence,
-            valid_from=p.valid_from, valid_until=p.valid_until,
+            times=claim_times(p),
         )  # fmt: skip
         if not created:
             return _unchanged(op, "claim value", claim.id)
         return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
     if name == "set_claim_value":
         claim, changed = graph_writes.set_claim_value(
-            conn, prov, p.aspect_id, p.claim_key, p.value, confidence=confidence
-        )
+            conn, prov, p.aspect_id, p.claim_key, p.value, confidence=confidence,
+            times=claim_times(p),
+        )  # fmt: skip
         if not changed:
             return _unchanged(op, "claim value", claim.id)
         previous = [claim.previous_attribute_id] if claim.previous_attribute_id else []
@@ -467,6 +468,18 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
     raise Conflict(f"{name} cannot be applied", code="operation_unsupported")
 
 
+def claim_times(payload: Any) -> ClaimTimes:
+    """The claim payload's time fields (validFrom, occurredAt, timePrecision, reviewAfter…)."""
+    return ClaimTimes(
+        valid_from=payload.valid_from,
+        valid_until=payload.valid_until,
+        occurred_at=payload.occurred_at,
+        occurred_until=payload.occurred_until,
+        time_precision=payload.time_precision,
+        review_after=payload.review_after,
+    )
+
+
 def _supersede(conn: Connection, op: Operation, prov: Provenance) -> OperationResult:
     p: Any = op.payload
     target = p.attribute_id
@@ -479,11 +492,11 @@ def _supersede(conn: Connection, op: Operation, prov: Provenance) -> OperationRe
     if target is None:
         claim, _ = graph_writes.add_claim_value(
             conn, prov, p.aspect_id, p.value, claim_key=p.claim_key,
-            confidence=op.envelope.confidence,
+            confidence=op.envelope.confidence, times=claim_times(p),
         )  # fmt: skip
         return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
     claim = graph_writes.supersede_claim_value(
-        conn, prov, target, p.value, confidence=op.envelope.confidence
+        conn, prov, target, p.value, confidence=op.envelope.confidence, times=claim_times(p)
     )
     return _with_contradictions(conn, op, prov, _done(op, [claim.id], [target]), claim.id)
 

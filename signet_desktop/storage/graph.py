@@ -34,6 +34,7 @@ from signet_desktop.domain.knowledge import (
     Alias,
     Aspect,
     Claim,
+    ClaimTimes,
     Dependency,
     Entity,
     GraphMutation,
@@ -41,6 +42,7 @@ from signet_desktop.domain.knowledge import (
     Relation,
     check_entity_type,
     check_text,
+    check_times,
     check_unit,
 )
 from signet_desktop.domain.memory import utc_now
@@ -837,10 +839,10 @@ def _claim_values(
     confidence: float,
     importance: float,
     memory_id: str | None,
-    valid_from: str | None,
-    valid_until: str | None,
+    times: ClaimTimes,
 ) -> dict[str, Any]:
     content = check_text(content, "claim", MAX_CLAIM_CHARS, code="claim_invalid")
+    times = check_times(times)
     if kind not in CLAIM_KINDS:
         raise InvalidInput(
             f"unknown claim kind {kind!r}; allowed: {', '.join(CLAIM_KINDS)}", code="claim_invalid"
@@ -866,8 +868,12 @@ def _claim_values(
         "proposal_id": prov.proposal_id,
         "proposal_evidence": _evidence_column(prov),
         "version": 1,
-        "valid_from": valid_from,
-        "valid_until": valid_until,
+        "valid_from": times.valid_from,
+        "valid_until": times.valid_until,
+        "occurred_at": times.occurred_at,
+        "occurred_until": times.occurred_until,
+        "time_precision": times.time_precision,
+        "review_after": times.review_after,
         "created_at": now,
         "updated_at": now,
     }
@@ -887,13 +893,16 @@ def add_claim_value(
     memory_id: str | None = None,
     valid_from: str | None = None,
     valid_until: str | None = None,
+    times: ClaimTimes | None = None,
 ) -> tuple[Claim, bool]:
-    """Add a claim under an active aspect; an identical active claim is returned instead."""
+    """Add a claim under an active aspect; an identical active claim is returned instead.
+    `times` (or the shorthand `valid_from`/`valid_until`) says when it holds or happened."""
     _aspect(conn, prov, aspect_id)
+    if times is None:
+        times = ClaimTimes(valid_from=valid_from, valid_until=valid_until)
     values = _claim_values(
         prov, aspect_id, content, kind=kind, claim_key=claim_key, group_key=group_key,
-        confidence=confidence, importance=importance, memory_id=memory_id,
-        valid_from=valid_from, valid_until=valid_until,
+        confidence=confidence, importance=importance, memory_id=memory_id, times=times,
     )  # fmt: skip
     same = conn.execute(
         "SELECT * FROM entity_attributes WHERE aspect_id = ? AND status = 'active' "
@@ -919,6 +928,7 @@ def set_claim_value(
     confidence: float = 1.0,
     importance: float = 0.5,
     memory_id: str | None = None,
+    times: ClaimTimes | None = None,
 ) -> tuple[Claim, bool]:
     """The keyed value of an aspect: a new value supersedes the active one (a new version);
     the same value is returned unchanged (False)."""
@@ -932,13 +942,13 @@ def set_claim_value(
     if current is None:
         return add_claim_value(
             conn, prov, aspect_id, content, kind=kind, claim_key=claim_key, group_key=group_key,
-            confidence=confidence, importance=importance, memory_id=memory_id,
+            confidence=confidence, importance=importance, memory_id=memory_id, times=times,
         )  # fmt: skip
     if current["normalized_content"] == normalize_claim(content.strip()):
         return reads.to_claim(current), False
     claim = supersede_claim_value(
         conn, prov, current["id"], content, confidence=confidence, importance=importance,
-        memory_id=memory_id,
+        memory_id=memory_id, times=times,
     )  # fmt: skip
     return claim, True
 
@@ -952,6 +962,7 @@ def supersede_claim_value(
     confidence: float | None = None,
     importance: float | None = None,
     memory_id: str | None = None,
+    times: ClaimTimes | None = None,
 ) -> Claim:
     """Replace an active claim with a new version; the old one stays, `superseded`."""
     old = _claim(conn, prov, attribute_id)
@@ -966,8 +977,7 @@ def supersede_claim_value(
         confidence=old["confidence"] if confidence is None else confidence,
         importance=old["importance"] if importance is None else importance,
         memory_id=memory_id,
-        valid_from=None,
-        valid_until=None,
+        times=times or ClaimTimes(),
     )
     values.update(
         version=int(old["version"]) + 1,

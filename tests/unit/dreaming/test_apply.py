@@ -418,3 +418,25 @@ def test_a_reference_to_an_operation_that_failed_fails(world: Database) -> None:
     assert out[0][0] == "applied"
     assert out[1][:2] == ("failed", "entity_not_active")
     assert out[2][:2] == ("failed", "reference_failed") and "made no row" in out[2][2]
+
+
+def test_claim_times_are_stored_and_a_bad_date_fails_only_its_operation(world: Database) -> None:
+    alice = entity(world, "a", "Alice")
+    home = aspect(world, "a", alice, "home")
+    timed = {"entityId": alice, "aspectId": home, "claimKey": "city", "value": "Lisbon",
+             "occurredAt": "2023-05-08", "validFrom": "2023-05-08T13:56:00Z",
+             "timePrecision": "day", "reviewAfter": "2024-05-08"}  # fmt: skip
+    bad = timed | {"claimKey": "moved", "value": "Porto", "occurredAt": "last spring"}
+    out = apply(
+        world,
+        [op("add_claim_value", timed, evidence=cite("Lisbon")),
+         op("add_claim_value", bad, evidence=cite("Alice moved"))],
+    )  # fmt: skip
+    assert out[0][0] == "applied"
+    assert out[1][0] == "failed" and "occurred_at must be an ISO-8601" in out[1][2]
+    [claim] = knowledge_reads.claims_of_aspects(world.reader(), "a", [home])[home]
+    assert (claim.times.occurred_at, claim.times.valid_from) == (
+        "2023-05-08", "2023-05-08T13:56:00Z"
+    )  # fmt: skip
+    assert (claim.times.time_precision, claim.times.review_after) == ("day", "2024-05-08")
+    assert claim.times.valid_until is None and claim.times.occurred_until is None
