@@ -50,7 +50,7 @@ MENTIONS = (
     "Ledger and Billing share the Postgres cluster but not the schema",
     "Alice asked Dmitri to review the Ledger migration before Friday",
 )
-MODEL = "qwen2.5-coder-7b-instruct"
+MODEL = "scripted-demo"  # no model runs in the demo: the answers below are scripted
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class ScriptedProvider:
 
     @property
     def name(self) -> str:
-        return "openai-compatible"
+        return "scripted"
 
     @property
     def model(self) -> str:
@@ -86,7 +86,12 @@ class ScriptedProvider:
             ToolCall(f"call_{self._turn}_{n}", name, json.dumps(arguments))
             for n, (name, arguments) in enumerate(calls)
         )
-        usage = Usage(input_tokens=14_800 + 2_300 * self._turn, output_tokens=420 + 60 * self._turn)
+        # What was really sent and answered, at ~4 characters a token (no tokenizer runs here).
+        sent = sum(len(m.content) for m in request.messages) + sum(
+            len(t.description) + len(json.dumps(t.parameters)) for t in request.tools
+        )
+        answered = len(text) + sum(len(c.arguments_json) for c in tool_calls)
+        usage = Usage(input_tokens=sent // 4, output_tokens=max(1, answered // 4))
         return ChatResponse(
             text=text,
             tool_calls=tool_calls,
