@@ -7,11 +7,13 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
 from signet_desktop.config import SignetConfig, WorkspacePaths
@@ -20,6 +22,17 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.tasks import TaskRunner
+
+
+@pytest.fixture(autouse=True)
+def _release_qt_objects(qapp: QApplication) -> Iterator[None]:
+    """After each UI test, run its deferred deletes and collect the Python cycles that hold
+    its Qt objects here, on the GUI thread. Left to the garbage collector they die whenever
+    it runs next — possibly on a worker thread of a later test, which crashes PySide6."""
+    yield
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    QApplication.processEvents()
 
 
 @pytest.fixture
