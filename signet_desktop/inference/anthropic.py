@@ -9,12 +9,12 @@ values as the OpenAI-compatible provider. Usage counts cache reads and writes; o
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from pydantic import SecretStr
 
 from signet_desktop.inference.accounting import Pricing
+from signet_desktop.inference.exchange import exchange
 from signet_desktop.inference.retry import RetryPolicy
 from signet_desktop.inference.transport import JsonTransport, is_loopback
 from signet_desktop.inference.types import (
@@ -26,7 +26,6 @@ from signet_desktop.inference.types import (
     Usage,
 )
 from signet_desktop.inference.wire import ShapeError, count, field
-from signet_desktop.storage.guard import assert_provider_call_allowed
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -82,24 +81,14 @@ class AnthropicProvider:
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         """One message (retried on 429/5xx/529 within `request.timeout_s`)."""
-        assert_provider_call_allowed(f"{self.name} chat completion")
-        payload = self.payload(request)
-        started = time.perf_counter()
-        body = self._transport.post(payload, request.timeout_s)
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        try:
-            text, calls, finish, usage, model = _parse(body)
-        except ShapeError as exc:
-            raise self._transport.bad(self._transport.mask(str(exc))) from None
-        return ChatResponse(
-            text=text,
-            tool_calls=calls,
-            finish_reason=finish,
-            usage=usage,
-            model=model or self.model,
+        return exchange(
+            self._transport,
+            self.payload(request),
+            request.timeout_s,
+            _parse,
             provider=self.name,
-            latency_ms=latency_ms,
-            cost_usd=self.pricing.cost(usage),
+            model=self.model,
+            pricing=self.pricing,
         )
 
     def payload(self, request: ChatRequest) -> dict[str, Any]:
