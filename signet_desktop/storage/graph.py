@@ -204,42 +204,33 @@ def _evidence_column(prov: Provenance) -> str:
 # --- lookups that raise -------------------------------------------------------------------
 
 
-def _entity(conn: Connection, prov: Provenance, entity_id: str, *, active: bool = True) -> Row:
-    row = _row(conn, "entities", entity_id)
+def _scoped(
+    conn: Connection, prov: Provenance, table: str, noun: str, row_id: str, active: bool
+) -> Row:
+    """The row of `table`, when it is the caller agent's (else NotFound `<noun>_not_found`)
+    and, with `active`, still active (else Conflict `<noun>_not_active`)."""
+    row = _row(conn, table, row_id)
     if row is None or row["agent_id"] != prov.agent_id:
-        raise NotFound(f"entity {entity_id} not found", code="entity_not_found")
+        raise NotFound(f"{noun} {row_id} not found", code=f"{noun}_not_found")
     if active and row["status"] != "active":
-        raise Conflict(
-            f"entity {entity_id} is {row['status']}, not active", code="entity_not_active"
-        )
+        raise Conflict(f"{noun} {row_id} is {row['status']}, not active", code=f"{noun}_not_active")
     return row
+
+
+def _entity(conn: Connection, prov: Provenance, entity_id: str, *, active: bool = True) -> Row:
+    return _scoped(conn, prov, "entities", "entity", entity_id, active)
 
 
 def _aspect(conn: Connection, prov: Provenance, aspect_id: str, *, active: bool = True) -> Row:
-    row = _row(conn, "entity_aspects", aspect_id)
-    if row is None or row["agent_id"] != prov.agent_id:
-        raise NotFound(f"aspect {aspect_id} not found", code="aspect_not_found")
-    if active and row["status"] != "active":
-        raise Conflict(f"aspect {aspect_id} is {row['status']}", code="aspect_not_active")
-    return row
+    return _scoped(conn, prov, "entity_aspects", "aspect", aspect_id, active)
 
 
 def _claim(conn: Connection, prov: Provenance, claim_id: str, *, active: bool = True) -> Row:
-    row = _row(conn, "entity_attributes", claim_id)
-    if row is None or row["agent_id"] != prov.agent_id:
-        raise NotFound(f"claim {claim_id} not found", code="claim_not_found")
-    if active and row["status"] != "active":
-        raise Conflict(f"claim {claim_id} is {row['status']}", code="claim_not_active")
-    return row
+    return _scoped(conn, prov, "entity_attributes", "claim", claim_id, active)
 
 
 def _link(conn: Connection, prov: Provenance, link_id: str, *, active: bool = True) -> Row:
-    row = _row(conn, "entity_dependencies", link_id)
-    if row is None or row["agent_id"] != prov.agent_id:
-        raise NotFound(f"link {link_id} not found", code="link_not_found")
-    if active and row["status"] != "active":
-        raise Conflict(f"link {link_id} is {row['status']}", code="link_not_active")
-    return row
+    return _scoped(conn, prov, "entity_dependencies", "link", link_id, active)
 
 
 # --- entities -----------------------------------------------------------------------------
