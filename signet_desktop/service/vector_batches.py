@@ -31,6 +31,7 @@ DEFAULT_MAX_ITEMS = 64
 DEFAULT_MAX_CHARS = 32_000
 DEFAULT_MAX_QUEUED = 20_000
 DEFAULT_DRAIN_S = 2.0
+DEFAULT_JOIN_S = 10.0  # the batch in flight at close: one provider call and one write
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +153,13 @@ class VectorBatcher:
                 lambda: not self._queue and not self._busy, timeout=timeout_s
             )
 
-    def close(self, drain_s: float = DEFAULT_DRAIN_S) -> None:
-        """Finish what is queued (up to `drain_s`), then stop; the rest waits for the scan."""
+    def close(self, drain_s: float = DEFAULT_DRAIN_S, join_s: float = DEFAULT_JOIN_S) -> None:
+        """Finish what is queued (up to `drain_s`), then stop; the rest waits for the scan.
+
+        The batch already in flight is waited for (up to `join_s`) so that its write lands
+        before the caller closes the database; one still running after that is abandoned
+        quietly (its memories are committed and the scan embeds them after the restart).
+        """
         if self._thread is not None:
             self.drain(drain_s)
         with self._cond:
@@ -164,6 +170,10 @@ class VectorBatcher:
             self._cond.notify_all()
         if left:
             log.info("%d pending vectors left to the embedding tracker at shutdown", left)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(join_s)
+            if self._thread.is_alive():
+                log.info("a vector batch still embedding at shutdown is left to the tracker")
 
     def _take(self) -> list[PendingVector]:
         with self._cond:
@@ -186,7 +196,10 @@ class VectorBatcher:
                     return
             try:
                 self.run_once()
-            except Exception:  # vectors are derived: the scan retries what a bug left out
+            except Exception as exc:  # vectors are derived: the scan retries what is left out
+                if self._closed:  # the database may be gone already: expected, not a bug
+                    log.info("a vector batch abandoned at shutdown (%s); left to the tracker", exc)
+                    return
                 log.exception("embedding a batch of remembered memories failed")
             else:
                 self.batches += 1

@@ -249,3 +249,47 @@ def test_recall_says_partial_while_the_agents_vectors_are_pending(db: Database) 
     assert port.batcher.pending_for("default") == 0
     assert engine.recall(RecallQuery(query="kafka retention")).vector_completeness == "complete"
     engine.close()
+
+
+def test_close_waits_for_the_batch_in_flight_before_the_database_can_close() -> None:
+    """The desktop stop raced here: close returned while a batch was embedding, and its
+    write then hit a closed database."""
+    import threading
+    import time
+
+    started, stored = threading.Event(), []
+
+    def slow_store(batch):  # type: ignore[no-untyped-def]
+        started.set()
+        time.sleep(0.3)  # longer than the drain below
+        stored.append([p.memory_id for p in batch])
+
+    batcher = VectorBatcher(slow_store)
+    batcher.submit([item("a")])
+    assert started.wait(5)
+    batcher.close(drain_s=0.01)
+    assert stored == [["a"]]  # written before close returned
+
+
+def test_a_batch_abandoned_at_shutdown_is_logged_quietly_not_as_a_crash(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    def store_after_the_database_closed(batch):  # type: ignore[no-untyped-def]
+        started.set()
+        release.wait(5)
+        raise RuntimeError("database is closed")
+
+    batcher = VectorBatcher(store_after_the_database_closed)
+    batcher.submit([item("a")])
+    assert started.wait(5)
+    with caplog.at_level("INFO"):
+        batcher.close(drain_s=0.01, join_s=0.05)  # gives up on the join: still embedding
+        release.set()
+        assert batcher._thread is not None
+        batcher._thread.join(5)
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    assert any("abandoned at shutdown" in r.getMessage() for r in caplog.records)
