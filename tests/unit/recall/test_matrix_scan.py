@@ -1,0 +1,52 @@
+"""The in-memory matrix's exact top-k, scanned in one piece or in two halves at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from signet_desktop.recall import matrix
+from signet_desktop.recall.matrix import MatrixView
+
+
+def unit_rows(rows: int, dims: int = 16, seed: int = 3) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((rows, dims)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def brute_force(view: MatrixView, query: np.ndarray, count: int) -> list[int]:
+    sims = view.vectors @ query
+    return [int(view.ids[i]) for i in np.lexsort((np.arange(len(sims)), -sims))[:count]]
+
+
+@pytest.mark.parametrize("split_min_rows", [1, 10**9])  # always split, never split
+@pytest.mark.parametrize("count", [1, 10, 50, 5000])
+def test_top_is_the_exact_best_first_whether_split_or_not(
+    monkeypatch: pytest.MonkeyPatch, split_min_rows: int, count: int
+) -> None:
+    monkeypatch.setattr(matrix, "SPLIT_MIN_ROWS", split_min_rows)
+    vectors = unit_rows(3001)
+    view = MatrixView(np.arange(100, 3101, dtype=np.int64), vectors)
+    query = unit_rows(1, seed=8)[0]
+    top = view.top(query, count)
+    assert [embedding_id for embedding_id, _ in top] == brute_force(view, query, count)
+    assert len(top) == min(count, 3001)
+    cosines = [cosine for _, cosine in top]
+    assert cosines == sorted(cosines, reverse=True)
+    assert cosines[0] == pytest.approx(float((vectors @ query).max()), abs=1e-6)
+
+
+def test_equal_cosines_come_in_row_order_across_the_halves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(matrix, "SPLIT_MIN_ROWS", 1)
+    row = unit_rows(1)[0]
+    vectors = np.stack([unit_rows(1, seed=5)[0]] * 3 + [row] * 4)  # the ties straddle the halves
+    view = MatrixView(np.array([7, 6, 5, 4, 3, 2, 1], dtype=np.int64), vectors)
+    assert [embedding_id for embedding_id, _ in view.top(row, 4)] == [4, 3, 2, 1]
+
+
+def test_an_empty_view_or_no_count_finds_nothing() -> None:
+    view = MatrixView(np.zeros(0, dtype=np.int64), np.zeros((0, 16), dtype=np.float32))
+    assert view.top(unit_rows(1)[0], 5) == []
+    assert MatrixView(np.arange(3, dtype=np.int64), unit_rows(3)).top(unit_rows(1)[0], 0) == []
