@@ -146,6 +146,19 @@ def vector_score(cosine: float, importance: float) -> float:
     return COSINE_SHARE * calibrated(cosine) + IMPORTANCE_SHARE * importance
 
 
+@dataclass(frozen=True, slots=True)
+class _Walked:
+    """What `start` found: the focal entities, the walk and the reached live rows."""
+
+    focal: list[GraphEntity]
+    walk: Walk
+    generation: Generation | None
+    rows: list[tuple[str, float, npt.NDArray[np.float32] | None]]
+    walk_ms: float
+    text: str  # the query, to peek its vector in `finish`
+    k: int  # hits to return
+
+
 class TraversalChannel:
     """The `traversal` channel (see the module docstring)."""
 
@@ -163,41 +176,46 @@ class TraversalChannel:
         self._vectors = vectors
 
     def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
-        """Resolve the focal entities and walk the graph now, while the semantic channel's
-        query embedding runs on the pool (the walk needs no vector; SQLite and onnxruntime
-        both release the GIL); score the reached memories in `finish`, with that vector."""
+        """Resolve the focal entities, walk the graph and read the reached rows now, on the
+        caller's thread while the semantic channel's query embedding runs on the pool (the
+        walk needs no vector); score them in `finish`, with that vector.
+
+        Here rather than on the pool: with two cores, a third busy thread beside BM25 and the
+        embedding slowed both more than it saved (docs/BENCHMARKS.md, issue 14).
+        """
+        walked = self._walk(conn, request)
+        return lambda clock: self._finish(walked, clock)
+
+    def _walk(self, conn: Connection, request: ChannelRequest) -> _Walked | None:
+        """Focal entities, the bounded walk and the reached live rows (None: no focal entity)."""
         started = time.perf_counter()
         focal = focal_entities(conn, request.agent_id, request.text)
         if not focal:
-            empty = TraversalOutcome((), available=False)
-            return lambda clock: empty
+            return None
         walked = walk(ConnectionReader(conn, request.agent_id), focal, self.bounds)
-        walk_ms = (time.perf_counter() - started) * 1000
-
-        def finish(clock: StageClock) -> ChannelOutcome:
-            clock.add(f"{self.name}.walk", walk_ms)  # spent in `start`, overlapping the embedding
-            with clock.stage(self.name):
-                return self._run(conn, request, focal, walked)
-
-        return finish
-
-    def _run(
-        self,
-        conn: Connection,
-        request: ChannelRequest,
-        focal: list[GraphEntity],
-        walked: Walk,
-    ) -> TraversalOutcome:
-        generation, query = self._query_vector(conn, request.text)
+        generation = self._generation(conn)
         rows = self._rows(conn, request, list(walked.reached), generation)
+        walk_ms = (time.perf_counter() - started) * 1000
+        return _Walked(focal, walked, generation, rows, walk_ms, request.text, request.k)
+
+    def _finish(self, found: _Walked | None, clock: StageClock) -> ChannelOutcome:
+        if found is None:
+            return TraversalOutcome((), available=False)
+        clock.add(f"{self.name}.walk", found.walk_ms)  # overlapping the embedding and BM25
+        with clock.stage(self.name):
+            return self._run(found)
+
+    def _run(self, found: _Walked) -> TraversalOutcome:
+        walked, focal = found.walk, found.focal
+        query = self._query_vector(found.generation, found.text)
         scored: list[tuple[float, str, float]] = []
-        for memory_id, importance, vector in rows:
-            found = walked.reached[memory_id]
+        for memory_id, importance, vector in found.rows:
+            reached = walked.reached[memory_id]
             if query is not None and vector is not None and len(vector) == len(query):
                 cosine = float(vector @ query)
                 scored.append((vector_score(cosine, importance), memory_id, cosine))
             else:
-                scored.append((path_score(found, importance), memory_id, found.weight))
+                scored.append((path_score(reached, importance), memory_id, reached.weight))
         scored.sort(key=lambda item: (-item[0], item[1]))
         hits = [
             TraversalHit(
@@ -209,7 +227,7 @@ class TraversalChannel:
                     path=walked.reached[memory_id].path,
                 ),
             )
-            for rank, (score, memory_id, raw) in enumerate(scored[: request.k], start=1)
+            for rank, (score, memory_id, raw) in enumerate(scored[: found.k], start=1)
         ]
         summary = TraversalSummary(
             partial=walked.partial,
@@ -220,16 +238,21 @@ class TraversalChannel:
         note = f"traversal partial: {'; '.join(walked.reasons)}" if walked.partial else None
         return TraversalOutcome(hits, note=note, summary=summary)
 
-    def _query_vector(
-        self, conn: Connection, text: str
-    ) -> tuple[Generation | None, npt.NDArray[np.float32] | None]:
+    def _generation(self, conn: Connection) -> Generation | None:
+        """The generation whose vectors the semantic channel's query vector can meet."""
         if self._semantic is None or self._vectors is None:
-            return None, None
-        query = self._vectors.peek(text)
-        if query is None:
-            return None, None
+            return None
         generation = self._semantic.generation(conn)
-        return (generation, query) if isinstance(generation, Generation) else (None, None)
+        return generation if isinstance(generation, Generation) else None
+
+    def _query_vector(
+        self, generation: Generation | None, text: str
+    ) -> npt.NDArray[np.float32] | None:
+        """The semantic channel's query vector (peeked: never embedded twice, never waited for)."""
+        if generation is None or self._vectors is None:
+            return None
+        query = self._vectors.peek(text)
+        return query if query is not None and len(query) == generation.dimensions else None
 
     def _rows(
         self,
