@@ -12,6 +12,11 @@ import sqlean
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
+# Reads through a memory map instead of read() calls into a 2 MB page cache per connection:
+# at 100k memories recall's BM25, graph walk and context reads were ~30% faster (docs/
+# BENCHMARKS.md, issue 14). Address space only; pages are the OS's shared file cache, and
+# SQLite still writes through the WAL with write(), so durability is unchanged.
+MMAP_BYTES = 1 << 30
 
 Row = Any  # sqlean.Row: indexable by position and by column name
 Params = Sequence[Any] | Mapping[str, Any]
@@ -140,6 +145,7 @@ def connect(path: Path | str, *, with_vec: bool = True) -> tuple[Connection, Vec
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     # REPLACE must fire delete triggers, or FTS external-content indexes drift.
     conn.execute("PRAGMA recursive_triggers = ON")
     vec = load_vec(conn) if with_vec else VecStatus(False, None, "disabled")

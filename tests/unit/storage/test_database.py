@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_desktop.storage.connect import DatabaseFileError
+from signet_desktop.storage.connect import MMAP_BYTES, DatabaseFileError
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.guard import (
     ProviderCallInWriteTransaction,
@@ -22,6 +22,7 @@ def test_pragmas_are_set_on_every_connection(db: Database) -> None:
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert conn.execute("PRAGMA mmap_size").fetchone()[0] == MMAP_BYTES  # not capped lower
     with db.write() as conn:
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
