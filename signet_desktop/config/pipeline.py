@@ -114,11 +114,11 @@ class DampeningConfig(CamelConfigModel):
 class RerankerConfig(CamelConfigModel):
     """`reranker`: the post-fusion rerank pass (embedding-based unless a model is named).
 
-    `recall/rerank.py`; off by default, unlike Signet: see docs/RECALL.md, "Reranking and
-    graph-aware recall on LoCoMo", for what it did on the LoCoMo dev split.
+    `recall/rerank.py`; on by default: it wins on the LoCoMo dev split and keeps the sanity
+    set first-rank (docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo").
     """
 
-    enabled: bool = False
+    enabled: bool = True
     model: str = ""
     top_n: int = Field(default=20, ge=1, le=100)
     timeout_ms: int = Field(default=2000, ge=100, le=30_000)

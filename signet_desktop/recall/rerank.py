@@ -11,8 +11,12 @@ finds them). Two passage signals are blended into the score:
     rescored = (1 - wc - wv) * score + wc * coverage + wv * calibrated(cosine(query, passage))
 
 Terms are the lexical channel's query tokens (stop words dropped) with a light suffix fold on
-both sides, weighted by the FTS index's own IDF (`recall.lexical.idf`); `calibrated` is the
-semantic channel's noise-floor mapping. Nothing is embedded at query time but the query.
+both sides, weighted by the FTS index's own IDF (`recall.lexical.idf`), less the words a
+question asks *with* rather than *about* (`QUESTION_SCAFFOLD`: "which database does billing
+use?" is about billing's database; counting `use` ranked "Use idempotency keys ... billing API"
+first); `calibrated` is the semantic channel's noise-floor mapping. A memory holds a term when
+one of its words folds to the term's stem (every word of it, however long). Nothing is
+embedded at query time but the query.
 Why these signals: the fused score already holds each memory's own BM25 and cosine, so
 Signet's `0.7 * score + 0.3 * cosine(query, memory)` only re-weights what fusion weighed (it
 lowered both recall@10 and MRR on the LoCoMo dev split); what fusion cannot see is the
@@ -44,7 +48,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -60,7 +64,7 @@ from signet_desktop.embedding.provider import EmbeddingError
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import POSTINGS_BUDGET, fts_rows, idf
-from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.recall.sanitize import query_tokens, words
 from signet_desktop.recall.stages import adjusted, scored
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.recall.vector import SEMANTIC_FLOOR, calibrated
@@ -84,6 +88,9 @@ WHERE id IN (SELECT value FROM json_each(:ids)) AND agent_id = :agent_id AND is_
 """
 _SUFFIXES = ("ing", "ies", "ed", "es", "s")
 MIN_STEM = 3
+# Question scaffolding: not what the question is about, so not a term a passage must cover
+# (BM25 still matches them). On the LoCoMo dev split dropping them changed no metric.
+QUESTION_SCAFFOLD = frozenset({"use", "uses", "used", "using"})
 
 # The passages' live canonical vectors of one generation, in the caller's agent scope.
 PASSAGE_VECTORS = """
@@ -228,18 +235,19 @@ class PassageReranker:
         self, conn: Connection, request: ChannelRequest, passage_ids: Sequence[str], deadline: float
     ) -> _Coverage | None:
         """Each query term's IDF and which terms each passage memory holds (None: out of time)."""
-        rows = conn.execute(
-            PASSAGE_ROWS, {"ids": json.dumps(list(passage_ids)), "agent_id": request.agent_id}
-        ).fetchall()
-        holds = {str(r["id"]): {_stem(t) for t in query_tokens(str(r["content"]))} for r in rows}
         total_rows = fts_rows(conn)
         weights: dict[str, float] = {}
-        for term in dict.fromkeys(query_tokens(request.keyword_text)):
+        terms = [t for t in query_tokens(request.keyword_text) if t not in QUESTION_SCAFFOLD]
+        for term in dict.fromkeys(terms):
             if self._clock() > deadline:
                 return None
             documents = self._term_counts.count(conn, term, POSTINGS_BUDGET + 1)
             weight = idf(documents, max(total_rows, documents))
             weights[_stem(term)] = max(weight, weights.get(_stem(term), 0.0))
+        rows = conn.execute(
+            PASSAGE_ROWS, {"ids": json.dumps(list(passage_ids)), "agent_id": request.agent_id}
+        ).fetchall()
+        holds = {str(r["id"]): _stems_held(str(r["content"]), weights) for r in rows}
         return _Coverage(weights, holds)
 
     def _passage_vectors(
@@ -344,6 +352,18 @@ def _stem(token: str) -> str:
         if token.endswith(suffix) and len(token) - len(suffix) >= MIN_STEM:
             return token[: -len(suffix)]
     return token
+
+
+@lru_cache(maxsize=4096)
+def _forms(stem: str) -> tuple[str, ...]:
+    """The words `_stem` folds to `stem`: itself and itself plus one of the suffixes."""
+    return tuple(w for w in (stem, *(stem + suffix for suffix in _SUFFIXES)) if _stem(w) == stem)
+
+
+def _stems_held(content: str, stems: Iterable[str]) -> set[str]:
+    """Which of `stems` some word of `content` folds to (no stemming of every word)."""
+    present = words(content)
+    return {stem for stem in stems if any(form in present for form in _forms(stem))}
 
 
 def _reordered(head: Sequence[FusedHit], blends: Sequence[tuple[float, str]]) -> list[FusedHit]:

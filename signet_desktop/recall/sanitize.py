@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_WORD_PART = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_QUERY_TOKENS = 32
 
 STOP_WORDS = frozenset(
@@ -31,6 +32,15 @@ def query_tokens(text: str) -> list[str]:
         if len(seen) >= MAX_QUERY_TOKENS:
             break
     return list(seen)
+
+
+def words(text: str) -> set[str]:
+    """Every lowercased word of `text` (split at apostrophes too), nothing dropped.
+
+    Every token `query_tokens` makes is among them (it keeps a word's part before an
+    apostrophe); a few more may be (the parts after one).
+    """
+    return set(_WORD_PART.findall(text.lower()))
 
 
 def match_expression(tokens: Sequence[str]) -> str | None:

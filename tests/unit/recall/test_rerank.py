@@ -208,17 +208,20 @@ def test_engine_selects_and_deselects_the_stage(db: Database, semantic: Semantic
 
 
 def test_configured_rerank_follows_the_config(semantic: SemanticChannel) -> None:
-    assert RerankerConfig().enabled is False
-    assert configured_rerank(RerankerConfig(), semantic) == ()
+    assert RerankerConfig().enabled is True
+    assert configured_rerank(RerankerConfig(enabled=False), semantic) == ()
+    [default] = configured_rerank(RerankerConfig(), semantic)
+    assert (default.top_n, default.timeout_ms) == (20, 2000)
     [stage] = configured_rerank(RerankerConfig(enabled=True, top_n=7, timeout_ms=300), semantic)
     assert (stage.name, stage.top_n, stage.timeout_ms) == ("rerank", 7, 300)
     with pytest.raises(ValueError, match="coverage_weight"):
         PassageReranker(semantic, coverage_weight=0.8, vector_weight=0.4)
 
 
-def test_off_by_default_in_the_service(tmp_path: Path) -> None:
+def test_on_by_default_in_the_service_and_off_when_configured(tmp_path: Path) -> None:
     options = BuildOptions(embedder=HashEmbedder(64), inline_vectors=True)
-    service = build_service(WorkspacePaths.for_root(tmp_path / "off"), SignetConfig(), options)
+    off = SignetConfig.model_validate({"memory": {"pipelineV2": {"reranker": {"enabled": False}}}})
+    service = build_service(WorkspacePaths.for_root(tmp_path / "off"), off, options)
     try:
         service.memories.remember(RememberRequest(content="the kiln is hot"), Actor())
         result = service.recall.search(RecallQuery(query="kiln", min_score=0))
@@ -227,13 +230,28 @@ def test_off_by_default_in_the_service(tmp_path: Path) -> None:
             service.recall.search(RecallQuery(query="kiln", stages=("rerank",)))
     finally:
         service.close()
-    config = SignetConfig.model_validate(
-        {"memory": {"pipelineV2": {"reranker": {"enabled": True}}}}
-    )
-    service = build_service(WorkspacePaths.for_root(tmp_path / "on"), config, options)
+    service = build_service(WorkspacePaths.for_root(tmp_path / "on"), SignetConfig(), options)
     try:
         service.memories.remember(RememberRequest(content="the kiln is hot"), Actor())
         result = service.recall.search(RecallQuery(query="kiln", min_score=0))
         assert result.hits and "rerank" in [t.name for t in result.timings]
     finally:
         service.close()
+
+
+def test_question_scaffolding_is_not_a_term_a_passage_must_cover() -> None:
+    """'which database does billing use?' is about billing's database, not about `use`."""
+    from signet_desktop.recall.rerank import QUESTION_SCAFFOLD
+
+    assert {"use", "used", "using"} <= QUESTION_SCAFFOLD
+    assert "billing" not in QUESTION_SCAFFOLD and "database" not in QUESTION_SCAFFOLD
+
+
+def test_a_memory_holds_a_term_when_a_word_of_it_folds_to_the_terms_stem() -> None:
+    from signet_desktop.recall.rerank import _stem, _stems_held
+
+    filler = " ".join(f"word{i}" for i in range(60))  # past the 32 tokens a query keeps
+    stems = [_stem(t) for t in ("billing", "keys", "postgres", "missing")]
+    held = _stems_held(f"{filler} the Billing API's key rotation", stems)
+    assert held == {_stem("billing"), _stem("keys")}  # 'key' and 'keys' fold together
+    assert _stems_held("nothing here", stems) == set()
