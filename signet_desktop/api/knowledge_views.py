@@ -92,12 +92,7 @@ def claim_json(claim: Claim) -> dict[str, Any]:
         "superseded_by": claim.superseded_by,
         "proposal_id": claim.proposal_id,
         "evidence": evidence_json(claim.evidence),
-        "valid_from": claim.times.valid_from,
-        "valid_until": claim.times.valid_until,
-        "occurred_at": claim.times.occurred_at,
-        "occurred_until": claim.times.occurred_until,
-        "time_precision": claim.times.time_precision,
-        "review_after": claim.times.review_after,
+        **claim.times.as_dict(),
         "created_at": claim.created_at,
         "updated_at": claim.updated_at,
     }

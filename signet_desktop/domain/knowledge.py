@@ -8,7 +8,7 @@ ontology proposal, on which evidence, from which memory); `storage/graph.py` rec
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -165,13 +165,26 @@ class ClaimTimes:
     time_precision: str | None = None
     review_after: str | None = None
 
+    def as_dict(self) -> dict[str, str | None]:
+        """Field name -> value (the names are the `entity_attributes` columns too)."""
+        return {name: getattr(self, name) for name in CLAIM_TIME_FIELDS}
+
+    @classmethod
+    def read(cls, source: Any) -> ClaimTimes:
+        """From anything with these fields as keys (a row) or attributes (a payload)."""
+        if hasattr(source, "keys"):
+            return cls(**{name: source[name] for name in CLAIM_TIME_FIELDS})
+        return cls(**{name: getattr(source, name) for name in CLAIM_TIME_FIELDS})
+
+
+CLAIM_TIME_FIELDS = tuple(f.name for f in fields(ClaimTimes))
+
 
 def check_times(times: ClaimTimes) -> ClaimTimes:
     """Dates and times must be ISO-8601 (a date or a date-time), the precision a known one;
     InvalidInput (`claim_invalid`) naming the field otherwise."""
-    for name in ("valid_from", "valid_until", "occurred_at", "occurred_until", "review_after"):
-        value = getattr(times, name)
-        if value is None:
+    for name, value in times.as_dict().items():
+        if name == "time_precision" or value is None:
             continue
         try:
             datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -398,7 +398,7 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
     if name == "add_claim_value":
         claim, created = graph_writes.add_claim_value(
             conn, prov, p.aspect_id, p.value, claim_key=p.claim_key, confidence=confidence,
-            times=claim_times(p),
+            times=ClaimTimes.read(p),
         )  # fmt: skip
         if not created:
             return _unchanged(op, "claim value", claim.id)
@@ -406,7 +406,7 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
     if name == "set_claim_value":
         claim, changed = graph_writes.set_claim_value(
             conn, prov, p.aspect_id, p.claim_key, p.value, confidence=confidence,
-            times=claim_times(p),
+            times=ClaimTimes.read(p),
         )  # fmt: skip
         if not changed:
             return _unchanged(op, "claim value", claim.id)
@@ -468,18 +468,6 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
     raise Conflict(f"{name} cannot be applied", code="operation_unsupported")
 
 
-def claim_times(payload: Any) -> ClaimTimes:
-    """The claim payload's time fields (validFrom, occurredAt, timePrecision, reviewAfter…)."""
-    return ClaimTimes(
-        valid_from=payload.valid_from,
-        valid_until=payload.valid_until,
-        occurred_at=payload.occurred_at,
-        occurred_until=payload.occurred_until,
-        time_precision=payload.time_precision,
-        review_after=payload.review_after,
-    )
-
-
 def _supersede(conn: Connection, op: Operation, prov: Provenance) -> OperationResult:
     p: Any = op.payload
     target = p.attribute_id
@@ -492,11 +480,11 @@ def _supersede(conn: Connection, op: Operation, prov: Provenance) -> OperationRe
     if target is None:
         claim, _ = graph_writes.add_claim_value(
             conn, prov, p.aspect_id, p.value, claim_key=p.claim_key,
-            confidence=op.envelope.confidence, times=claim_times(p),
+            confidence=op.envelope.confidence, times=ClaimTimes.read(p),
         )  # fmt: skip
         return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
     claim = graph_writes.supersede_claim_value(
-        conn, prov, target, p.value, confidence=op.envelope.confidence, times=claim_times(p)
+        conn, prov, target, p.value, confidence=op.envelope.confidence, times=ClaimTimes.read(p)
     )
     return _with_contradictions(conn, op, prov, _done(op, [claim.id], [target]), claim.id)
 

@@ -155,8 +155,7 @@ class _Walked:
     generation: Generation | None
     rows: list[tuple[str, float, npt.NDArray[np.float32] | None]]
     walk_ms: float
-    text: str  # the query, to peek its vector in `finish`
-    k: int  # hits to return
+    request: ChannelRequest
 
 
 class TraversalChannel:
@@ -196,7 +195,7 @@ class TraversalChannel:
         generation = self._generation(conn)
         rows = self._rows(conn, request, list(walked.reached), generation)
         walk_ms = (time.perf_counter() - started) * 1000
-        return _Walked(focal, walked, generation, rows, walk_ms, request.text, request.k)
+        return _Walked(focal, walked, generation, rows, walk_ms, request)
 
     def _finish(self, found: _Walked | None, clock: StageClock) -> ChannelOutcome:
         if found is None:
@@ -207,7 +206,7 @@ class TraversalChannel:
 
     def _run(self, found: _Walked) -> TraversalOutcome:
         walked, focal = found.walk, found.focal
-        query = self._query_vector(found.generation, found.text)
+        query = self._query_vector(found.generation, found.request.text)
         scored: list[tuple[float, str, float]] = []
         for memory_id, importance, vector in found.rows:
             reached = walked.reached[memory_id]
@@ -227,7 +226,7 @@ class TraversalChannel:
                     path=walked.reached[memory_id].path,
                 ),
             )
-            for rank, (score, memory_id, raw) in enumerate(scored[: found.k], start=1)
+            for rank, (score, memory_id, raw) in enumerate(scored[: found.request.k], start=1)
         ]
         summary = TraversalSummary(
             partial=walked.partial,

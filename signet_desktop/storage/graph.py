@@ -859,12 +859,7 @@ def _claim_values(
         "proposal_id": prov.proposal_id,
         "proposal_evidence": _evidence_column(prov),
         "version": 1,
-        "valid_from": times.valid_from,
-        "valid_until": times.valid_until,
-        "occurred_at": times.occurred_at,
-        "occurred_until": times.occurred_until,
-        "time_precision": times.time_precision,
-        "review_after": times.review_after,
+        **times.as_dict(),
         "created_at": now,
         "updated_at": now,
     }

@@ -117,14 +117,7 @@ def to_claim(row: Mapping[str, Any]) -> Claim:
         proposal_id=row["proposal_id"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
-        times=ClaimTimes(
-            valid_from=row["valid_from"],
-            valid_until=row["valid_until"],
-            occurred_at=row["occurred_at"],
-            occurred_until=row["occurred_until"],
-            time_precision=row["time_precision"],
-            review_after=row["review_after"],
-        ),
+        times=ClaimTimes.read(row),
     )
 
 
