@@ -47,11 +47,12 @@ from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDet
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
+from signet_desktop.ui.dreaming_items import OperationItem, PassItem, tone_colour
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.quote_view import QuoteView
-from signet_desktop.ui.style import Theme, current_theme
+from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.tasks import SingleFlight
 from signet_desktop.ui.widgets import single_shot, title_row
 
@@ -74,60 +75,6 @@ OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one oper
 INSPECTOR = "inspector"  # the actor of a revert started here
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
 Confirm = Callable[[str, list[str], bool], bool]
-
-
-def tone_colour(tone: str, theme: Theme) -> str:
-    """A tone name (`ok`, `error`, `accent`, `muted`, `warn`) as the theme's colour."""
-    return {"ok": theme.ok, "error": theme.error, "accent": theme.accent, "warn": theme.warn}.get(
-        tone, theme.muted
-    )
-
-
-def _esc(text: str) -> str:
-    return html.escape(text)
-
-
-class PassItem(QWidget):
-    """One pass of the timeline: a status dot and when/mode, then status and facts, then
-    what changed."""
-
-    def __init__(self, row: fmt.PassRow) -> None:
-        super().__init__()
-        theme = current_theme()
-        colour = tone_colour(row.tone, theme)
-        self.title = QLabel(f"<span style='color:{colour}'>●</span>&nbsp; <b>{_esc(row.title)}</b>")
-        self.facts = QLabel(
-            f"<span style='color:{colour}'>{_esc(row.status)}</span>"
-            + (f" · {_esc(row.took)}" if row.took else "")
-        )
-        self.changes = QLabel(" · ".join(p for p in (row.usage, row.mutations) if p))
-        self.changes.setProperty("role", "muted")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(1)
-        for label in (self.title, self.facts, self.changes):
-            column.addWidget(label)
-
-
-class OperationItem(QWidget):
-    """One operation: mark and name in its status colour, its subject, its outcome."""
-
-    def __init__(self, row: fmt.OperationRow) -> None:
-        super().__init__()
-        colour = tone_colour(row.tone, current_theme())
-        subject = f" &nbsp;{_esc(row.subject)}" if row.subject else ""
-        self.title = QLabel(
-            f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>{subject}"
-        )
-        self.title.setWordWrap(True)
-        self.outcome = QLabel(row.outcome)
-        self.outcome.setProperty("role", "muted")
-        self.outcome.setWordWrap(True)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 5, 8, 5)
-        column.setSpacing(1)
-        column.addWidget(self.title)
-        column.addWidget(self.outcome)
 
 
 class DreamingPane(PaneWidget):
@@ -647,11 +594,14 @@ class DreamingPane(PaneWidget):
         row = fmt.operation_row(record, self.names)
         colour = tone_colour(row.tone, theme)
         parts = [
-            f"<p><b style='color:{colour}'>{_esc(row.title)}</b> {_esc(row.subject)}<br>"
-            f"<span style='color:{theme.muted}'>{_esc(row.outcome)}</span></p>"
+            f"<p><b style='color:{colour}'>{html.escape(row.title)}</b> "
+            f"{html.escape(row.subject)}<br>"
+            f"<span style='color:{theme.muted}'>{html.escape(row.outcome)}</span></p>"
         ]
         if row.provenance:
-            parts.append(f"<p style='color:{theme.muted}'>provenance: {_esc(row.provenance)}</p>")
+            parts.append(
+                f"<p style='color:{theme.muted}'>provenance: {html.escape(row.provenance)}</p>"
+            )
         return "".join(parts)
 
     def _open_anchor(self, url: QUrl) -> None:

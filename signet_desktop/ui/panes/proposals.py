@@ -43,9 +43,10 @@ from signet_desktop.domain.events import Event
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.ui import proposal_format as fmt
 from signet_desktop.ui.dreaming_format import entity_ids
+from signet_desktop.ui.dreaming_items import tone_colour
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
-from signet_desktop.ui.panes.dreaming import entity_names, tone_colour
+from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.tasks import SingleFlight

@@ -1,0 +1,64 @@
+"""The Dreaming pane's list rows: one pass of the timeline, one operation of a pass."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from signet_desktop.ui import dreaming_format as fmt
+from signet_desktop.ui.style import Theme, current_theme
+
+
+def tone_colour(tone: str, theme: Theme) -> str:
+    """A tone name (`ok`, `error`, `accent`, `muted`, `warn`) as the theme's colour."""
+    return {"ok": theme.ok, "error": theme.error, "accent": theme.accent, "warn": theme.warn}.get(
+        tone, theme.muted
+    )
+
+
+def _esc(text: str) -> str:
+    return html.escape(text)
+
+
+class PassItem(QWidget):
+    """One pass of the timeline: a status dot and when/mode, then status and facts, then
+    what changed."""
+
+    def __init__(self, row: fmt.PassRow) -> None:
+        super().__init__()
+        theme = current_theme()
+        colour = tone_colour(row.tone, theme)
+        self.title = QLabel(f"<span style='color:{colour}'>●</span>&nbsp; <b>{_esc(row.title)}</b>")
+        self.facts = QLabel(
+            f"<span style='color:{colour}'>{_esc(row.status)}</span>"
+            + (f" · {_esc(row.took)}" if row.took else "")
+        )
+        self.changes = QLabel(" · ".join(p for p in (row.usage, row.mutations) if p))
+        self.changes.setProperty("role", "muted")
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 6, 8, 6)
+        column.setSpacing(1)
+        for label in (self.title, self.facts, self.changes):
+            column.addWidget(label)
+
+
+class OperationItem(QWidget):
+    """One operation: mark and name in its status colour, its subject, its outcome."""
+
+    def __init__(self, row: fmt.OperationRow) -> None:
+        super().__init__()
+        colour = tone_colour(row.tone, current_theme())
+        subject = f" &nbsp;{_esc(row.subject)}" if row.subject else ""
+        self.title = QLabel(
+            f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>{subject}"
+        )
+        self.title.setWordWrap(True)
+        self.outcome = QLabel(row.outcome)
+        self.outcome.setProperty("role", "muted")
+        self.outcome.setWordWrap(True)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 5, 8, 5)
+        column.setSpacing(1)
+        column.addWidget(self.title)
+        column.addWidget(self.outcome)
