@@ -10,8 +10,8 @@ visited set: cycles end), and at most `max_traversal_paths` memories are collect
 memory keeps the first (shortest) path that reached it, and a weight: the product of the edge
 strengths along the path times the claim's (or mention's) confidence.
 
-The walk reads a hop at a time (one query each for the frontier's aspects, their claims, the
-frontier's mentions and its edges), so its cost grows with hops, not with entities. It is
+The walk reads a hop at a time (one query each for the frontier's aspects with their claims,
+its mentions and its edges), so its cost grows with hops, not with entities. It is
 partial when the time budget ran out or a bound cut something off (more aspects, claims,
 edges or paths than allowed); it then returns what it found, with the reasons.
 """
@@ -52,11 +52,12 @@ class TraversalBounds:
 class GraphReader(Protocol):
     """What the walk reads, a hop at a time (one agent's active rows; bound in recall/)."""
 
-    def aspects(self, entity_ids: Sequence[str], per_entity: int) -> Sequence[GraphAspect]: ...
-
-    def claims(
-        self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
-    ) -> Sequence[GraphClaim]: ...
+    def aspects_with_claims(
+        self, entity_ids: Sequence[str], per_entity: int, per_aspect: int, min_confidence: float
+    ) -> Sequence[tuple[GraphAspect, Sequence[GraphClaim]]]:
+        """Each entity's aspects (heaviest first, `per_entity` each) with their claims of
+        confidence >= `min_confidence` (most confident first, `per_aspect` each)."""
+        ...
 
     def edges(
         self, entity_ids: Sequence[str], min_strength: float, min_confidence: float, per_entity: int
@@ -164,24 +165,19 @@ def _grouped(items: Sequence[_T], key: Callable[[_T], str]) -> dict[str, list[_T
 
 
 def _claims(reader: GraphReader, frontier: Frontier, bounds: TraversalBounds, result: Walk) -> None:
-    limit = bounds.max_aspects_per_entity
-    found = reader.aspects([entity.id for entity, _, _ in frontier], limit + 1)
-    aspects = _grouped(found, lambda a: a.entity_id)
+    limit, per_aspect = bounds.max_aspects_per_entity, bounds.max_attributes_per_aspect
+    found = reader.aspects_with_claims(
+        [entity.id for entity, _, _ in frontier], limit + 1, per_aspect + 1, bounds.min_confidence
+    )
+    aspects = _grouped(found, lambda pair: pair[0].entity_id)
     if any(len(group) > limit for group in aspects.values()):
         result.note(f"maxAspectsPerEntity ({limit}) reached")
-    chosen = {eid: group[:limit] for eid, group in aspects.items()}
-    ids = [a.id for group in chosen.values() for a in group]
-    if not ids:
-        return
-    per_aspect = bounds.max_attributes_per_aspect
-    claims = _grouped(
-        reader.claims(ids, per_aspect + 1, bounds.min_confidence), lambda c: c.aspect_id
-    )
-    if any(len(group) > per_aspect for group in claims.values()):
+    chosen = {entity_id: group[:limit] for entity_id, group in aspects.items()}
+    if any(len(claims) > per_aspect for group in chosen.values() for _, claims in group):
         result.note(f"maxAttributesPerAspect ({per_aspect}) reached")
     for entity, path, weight in frontier:
-        for aspect in chosen.get(entity.id, []):
-            for claim in claims.get(aspect.id, [])[:per_aspect]:
+        for aspect, claims in chosen.get(entity.id, []):
+            for claim in claims[:per_aspect]:
                 if claim.memory_id is None:
                     continue
                 steps = (

@@ -110,13 +110,17 @@ class ConnectionReader:
         self._conn = conn
         self._agent = agent_id
 
-    def aspects(self, entity_ids: Sequence[str], per_entity: int) -> Sequence[GraphAspect]:
-        return reads.aspects_of(self._conn, self._agent, entity_ids, per_entity)
-
-    def claims(
-        self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
-    ) -> Sequence[GraphClaim]:
-        return reads.claims_of(self._conn, self._agent, aspect_ids, per_aspect, min_confidence)
+    def aspects_with_claims(
+        self, entity_ids: Sequence[str], per_entity: int, per_aspect: int, min_confidence: float
+    ) -> Sequence[tuple[GraphAspect, Sequence[GraphClaim]]]:
+        return reads.aspects_with_claims(
+            self._conn,
+            self._agent,
+            entity_ids,
+            per_entity=per_entity,
+            per_aspect=per_aspect,
+            min_confidence=min_confidence,
+        )
 
     def edges(
         self, entity_ids: Sequence[str], min_strength: float, min_confidence: float, per_entity: int

@@ -34,29 +34,23 @@ ORDER BY via_alias, created_at, id
 LIMIT :limit
 """
 
-ASPECTS = """
-SELECT id, entity_id, name, weight FROM (
-    SELECT id, entity_id, name, weight,
-           ROW_NUMBER() OVER (PARTITION BY entity_id ORDER BY weight DESC, id) AS place
-    FROM entity_aspects
-    WHERE entity_id IN (SELECT value FROM json_each(:entity_ids))
-      AND agent_id = :agent_id AND status = 'active'
-)
-WHERE place <= :per_entity
-ORDER BY entity_id, place
-"""
-
-CLAIMS = """
-SELECT id, aspect_id, memory_id, kind, content, confidence FROM (
-    SELECT a.*, ROW_NUMBER() OVER (
-        PARTITION BY a.aspect_id ORDER BY a.confidence DESC, a.importance DESC, a.id
-    ) AS place
-    FROM entity_attributes a
-    WHERE a.aspect_id IN (SELECT value FROM json_each(:aspect_ids))
-      AND a.agent_id = :agent_id AND a.status = 'active' AND a.confidence >= :min_confidence
-)
-WHERE place <= :per_aspect
-ORDER BY aspect_id, place
+# The frontier's aspects (heaviest first, `per_entity` each) with their active claims (most
+# confident first, `per_aspect` each) in one statement: both bounded ranges are read from the
+# covering indexes of migrations/0013 and stop at their LIMIT; only kept rows are looked up.
+ASPECT_CLAIMS = """
+SELECT s.entity_id, s.id AS aspect_id, s.name AS aspect_name, s.weight,
+       c.id, c.memory_id, c.kind, c.content, c.confidence
+FROM json_each(:entity_ids) j
+JOIN entity_aspects s ON s.id IN (
+    SELECT id FROM entity_aspects
+    WHERE entity_id = j.value AND agent_id = :agent_id AND status = 'active'
+    ORDER BY weight DESC, id LIMIT :per_entity)
+LEFT JOIN entity_attributes c ON c.id IN (
+    SELECT id FROM entity_attributes
+    WHERE aspect_id = s.id AND agent_id = :agent_id AND status = 'active'
+      AND confidence >= :min_confidence
+    ORDER BY confidence DESC, importance DESC, id LIMIT :per_aspect)
+ORDER BY j.key, s.weight DESC, s.id, c.confidence DESC, c.importance DESC, c.id
 """
 
 EDGES = """
@@ -87,8 +81,9 @@ WHERE place <= :per_entity
 ORDER BY entity_id, place
 """
 
-# One bounded index range per entity (idx_memory_entity_mentions_entity): a hub entity with
-# 10,000 mentions costs `per_entity` entries, not 10,000. Joined with UNION ALL per entity.
+# One bounded range of the covering index idx_memory_entity_mentions_entity_agent per entity:
+# a hub entity with 10,000 mentions costs `per_entity` entries, not 10,000. Joined with UNION
+# ALL per entity.
 MENTIONED_IN = """
 SELECT :entity_{i} AS entity_id, memory_id FROM (
     SELECT memory_id FROM memory_entity_mentions
@@ -137,44 +132,49 @@ def entities_named(
     return found
 
 
-def aspects_of(
-    conn: Connection, agent_id: str, entity_ids: Sequence[str], per_entity: int
-) -> list[GraphAspect]:
-    """The entities' active aspects, heaviest first, at most `per_entity` each."""
-    if not entity_ids or per_entity <= 0:
-        return []
-    rows = conn.execute(
-        ASPECTS,
-        {"entity_ids": _json(entity_ids), "agent_id": agent_id, "per_entity": per_entity},
-    ).fetchall()
-    return [GraphAspect(r["id"], r["entity_id"], r["name"], float(r["weight"])) for r in rows]
-
-
-def claims_of(
+def aspects_with_claims(
     conn: Connection,
     agent_id: str,
-    aspect_ids: Sequence[str],
+    entity_ids: Sequence[str],
+    *,
+    per_entity: int,
     per_aspect: int,
     min_confidence: float,
-) -> list[GraphClaim]:
-    """Active claims of these aspects with confidence >= `min_confidence`, `per_aspect` each."""
-    if not aspect_ids or per_aspect <= 0:
+) -> list[tuple[GraphAspect, list[GraphClaim]]]:
+    """The entities' active aspects (heaviest first, at most `per_entity` each), each with its
+    active claims of confidence >= `min_confidence` (most confident first, `per_aspect`)."""
+    ids = list(dict.fromkeys(entity_ids))
+    if not ids or per_entity <= 0:
         return []
     rows = conn.execute(
-        CLAIMS,
+        ASPECT_CLAIMS,
         {
-            "aspect_ids": _json(aspect_ids),
+            "entity_ids": _json(ids),
             "agent_id": agent_id,
+            "per_entity": per_entity,
+            "per_aspect": max(0, per_aspect),
             "min_confidence": min_confidence,
-            "per_aspect": per_aspect,
         },
     ).fetchall()
-    return [
-        GraphClaim(
-            r["id"], r["aspect_id"], r["memory_id"], r["kind"], r["content"], float(r["confidence"])
-        )
-        for r in rows
-    ]
+    found: dict[str, tuple[GraphAspect, list[GraphClaim]]] = {}
+    for r in rows:
+        aspect_id = r["aspect_id"]
+        entry = found.get(aspect_id)
+        if entry is None:
+            aspect = GraphAspect(aspect_id, r["entity_id"], r["aspect_name"], float(r["weight"]))
+            entry = found[aspect_id] = (aspect, [])
+        if r["id"] is not None:
+            entry[1].append(
+                GraphClaim(
+                    r["id"],
+                    aspect_id,
+                    r["memory_id"],
+                    r["kind"],
+                    r["content"],
+                    float(r["confidence"]),
+                )
+            )
+    return list(found.values())
 
 
 def dependencies_of(

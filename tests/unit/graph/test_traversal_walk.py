@@ -33,16 +33,16 @@ class FakeGraph:
             GraphEdge(edge_id, b, self.node(a), "uses", strength, 1.0, False)
         )
 
-    def aspects(self, entity_ids: Sequence[str], per_entity: int) -> Sequence[GraphAspect]:
-        return [a for e in entity_ids for a in self.aspects_by.get(e, [])[:per_entity]]
-
-    def claims(
-        self, aspect_ids: Sequence[str], per_aspect: int, min_confidence: float
-    ) -> Sequence[GraphClaim]:
-        out: list[GraphClaim] = []
-        for aspect_id in aspect_ids:
-            kept = [c for c in self.claims_by.get(aspect_id, []) if c.confidence >= min_confidence]
-            out += kept[:per_aspect]
+    def aspects_with_claims(
+        self, entity_ids: Sequence[str], per_entity: int, per_aspect: int, min_confidence: float
+    ) -> Sequence[tuple[GraphAspect, Sequence[GraphClaim]]]:
+        out: list[tuple[GraphAspect, Sequence[GraphClaim]]] = []
+        for entity_id in entity_ids:
+            for aspect in self.aspects_by.get(entity_id, [])[:per_entity]:
+                kept = [
+                    c for c in self.claims_by.get(aspect.id, []) if c.confidence >= min_confidence
+                ]
+                out.append((aspect, kept[:per_aspect]))
         return out
 
     def edges(
