@@ -22,6 +22,7 @@ from functools import partial
 from typing import Protocol
 
 from signet_desktop.domain.events import EventSink, WorkerStateChanged
+from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.service.workers import (
     Worker,
     WorkerDeclaration,
@@ -164,6 +165,7 @@ class HostedWorkers:
     # -- the instance loop ----------------------------------------------------------------
 
     def _loop(self, name: str, instance: _Instance) -> None:
+        lower_current_thread()  # queue work yields the CPU to requests someone waits on
         log.info("worker %s started", name)
         while True:
             with self._cond:

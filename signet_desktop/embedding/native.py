@@ -31,6 +31,7 @@ from safetensors.numpy import load_file
 from tokenizers import Encoding, Tokenizer
 
 from signet_desktop.embedding.bert import BertConfig, BertWeights, encode_mean_pooled, load_weights
+from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.embedding.provider import (
     EmbeddingError,
     Vectors,
@@ -161,7 +162,11 @@ class NativeMiniLM:
     def _get_pool(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="minilm")
+                # Batches are background work (vectors that follow, backfill, ingest); a single
+                # text (recall's query) never uses this pool.
+                self._pool = ThreadPoolExecutor(
+                    self._workers, thread_name_prefix="minilm", initializer=lower_current_thread
+                )
             return self._pool
 
     def _ensure_loaded(self) -> _Loaded:

@@ -35,6 +35,7 @@ from signet_desktop.domain.connectors import (
 )
 from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
+from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.ingest import folder_scan
 from signet_desktop.ingest.folder_scan import FileState, ScanRules
 from signet_desktop.service.documents import DocumentService
@@ -167,6 +168,7 @@ class ConnectorService:
             rows.set_status(conn, connector.agent_id, connector.id, "syncing")
 
         def run() -> None:
+            lower_current_thread()  # a sync yields the CPU to requests someone waits on
             try:
                 self._sync(connector, full=full)
             except Exception:  # recorded on the row by _sync

@@ -57,6 +57,7 @@ from signet_desktop.domain.sources import (
     check_run_id,
     check_source_id,
 )
+from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage import dreaming_evidence, graph_staleness
@@ -196,7 +197,10 @@ class ImportService:
             self._execute(importer, job)
             return ticket
         thread = threading.Thread(
-            target=self._execute, args=(importer, job), name=f"import-{job.source.id}", daemon=True
+            target=self._execute_in_background,
+            args=(importer, job),
+            name=f"import-{job.source.id}",
+            daemon=True,
         )
         with self._lock:
             self._active[job.source.id] = (thread, job)
@@ -284,6 +288,10 @@ class ImportService:
             self._active[source.id] = (None, job)
         job.faults.hit("run.started")
         return job, created
+
+    def _execute_in_background(self, importer: Importer, job: ImportJob) -> None:
+        lower_current_thread()  # an import yields the CPU to requests someone waits on
+        self._execute(importer, job)
 
     def _execute(self, importer: Importer, job: ImportJob) -> None:
         status, error = "completed", None

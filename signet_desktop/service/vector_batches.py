@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from signet_desktop.domain.memory import Memory
+from signet_desktop.embedding.priority import lower_current_thread
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +190,7 @@ class VectorBatcher:
             return batch
 
     def _run(self) -> None:
+        lower_current_thread()  # a backlog of vectors waits behind acks, recall and the GUI
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._queue or self._closed)

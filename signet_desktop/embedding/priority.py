@@ -1,0 +1,40 @@
+"""Background threads yield the CPU: embedding backlogs never starve the work someone waits on.
+
+On two cores the vector batcher, the embedding tracker and document ingest can keep both
+cores busy for minutes; at the same nice value the scheduler shares them evenly with the HTTP
+handlers acknowledging remembers, recall's query embedding and the inspector's GUI thread, so
+each of those waits for a core behind the backlog. A background thread calls
+`lower_current_thread()` once when it starts: on Linux, where a thread is its own scheduling
+entity, it raises that thread's nice value by `BACKGROUND_NICE_STEP` (at most 19), which gives
+it ~10% of a contended core's share beside a nice-0 thread and all of an idle one. The
+process and every other thread keep their priority. Elsewhere it does nothing: macOS's
+`setpriority` would take the thread id for a process id.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+
+log = logging.getLogger(__name__)
+
+BACKGROUND_NICE_STEP = 10
+_MAX_NICE = 19
+
+
+def lower_current_thread() -> bool:
+    """Lower the calling thread's CPU priority (Linux); True if it is now lowered."""
+    if not sys.platform.startswith("linux"):
+        return False
+    tid = threading.get_native_id()
+    try:
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        target = min(_MAX_NICE, current + BACKGROUND_NICE_STEP)
+        if target != current:
+            os.setpriority(os.PRIO_PROCESS, tid, target)
+    except OSError as exc:  # a sandbox may forbid it; the thread then runs as before
+        log.debug("cannot lower the priority of thread %s: %s", tid, exc)
+        return False
+    return True
