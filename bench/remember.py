@@ -6,6 +6,8 @@ native embedder; the rounds alternate builds so machine noise hits both alike. S
 
 - sequential: one client, N remembers one after another (ack latency p50/p95, remembers/s);
 - concurrent: 8 clients (threads, keep-alive connections), throughput and ack p50/p95;
+- backlog recall: right after the concurrent burst, sequential recalls (limit 10) while the
+  burst's vectors are still being embedded (recall p50/p95; vectors pending at start and end);
 - sustained: an open-loop 300/s for S seconds; ack latency, and the lag from a memory's row
   to its vector's row (both timestamps written by the daemon; read from the database);
 - bulk: N memories through `service.memories.remember_many` in-process (a loop of
@@ -150,6 +152,25 @@ def paced(url: str, texts: list[str], interval_s: float, start: float, out: list
             out.append((time.perf_counter() - sent) * 1000)
 
 
+def recall_during_backlog(daemon: Daemon, queries: list[str]) -> Sample:
+    """Sequential recalls right after a burst, while its vectors are still being embedded."""
+    pending = vector_lags(daemon.db_path)[1]
+    out: list[float] = []
+    started = time.perf_counter()
+    with httpx.Client(base_url=daemon.url, timeout=TIMEOUT_S) as client:
+        for query in queries:
+            sent = time.perf_counter()
+            reply = client.post("/api/memory/recall", json={"query": query, "limit": 10})
+            out.append((time.perf_counter() - sent) * 1000)
+            reply.raise_for_status()
+    sample = Sample(out, time.perf_counter() - started)
+    sample.extra = {
+        "pending": float(pending),
+        "pending_after": float(vector_lags(daemon.db_path)[1]),
+    }
+    return sample
+
+
 def sustained(daemon: Daemon, texts: list[str], rate: float) -> Sample:
     """Open loop at `rate`/s over CLIENTS threads; then every vector's lag behind its row."""
     before = len(vector_lags(daemon.db_path)[0])
@@ -247,6 +268,12 @@ def main() -> int:
     parser.add_argument("--sustain-s", type=float, default=60.0)
     parser.add_argument("--sustain-base", action="store_true", help="also sustain the base")
     parser.add_argument("--bulk", type=int, default=3000)
+    parser.add_argument(
+        "--backlog-recalls",
+        type=int,
+        default=100,
+        help="recalls timed right after the concurrent burst, while its vectors embed (0: skip)",
+    )
     args = parser.parse_args()
     builds = [Build("this build", sys.executable, REPO_ROOT)]
     if args.base:
@@ -272,6 +299,11 @@ def run_round(
         results.setdefault((build.name, "sequential"), []).append(seq)
         conc = closed_loop(daemon.url, sentences(args.concurrent, seed=seed + 100), CLIENTS)
         results.setdefault((build.name, "concurrent"), []).append(conc)
+        if args.backlog_recalls:
+            queries = [" ".join(t.split()[:4]) for t in sentences(args.backlog_recalls, seed=seed)]
+            results.setdefault((build.name, "backlog recall"), []).append(
+                recall_during_backlog(daemon, queries)
+            )
         if args.sustain_s and (build.root == REPO_ROOT or args.sustain_base):
             texts = sentences(int(args.rate * args.sustain_s), seed=seed + 200)
             results.setdefault((build.name, "sustained"), []).append(
@@ -308,6 +340,15 @@ def print_tables(
                 f"| {build.name} | {number} | {e['lag_p50']:.0f} | {e['lag_p95']:.0f} "
                 f"| {e['lag_p99']:.0f} | {e['lag_max']:.0f} | {e['over_2s']:.0f} "
                 f"| {e['missing']:.0f} |"
+            )
+    print("\n| build | run | vectors pending at start / end | recall p50 ms | p95 ms |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for build in builds:
+        for number, s in enumerate(results.get((build.name, "backlog recall"), []), 1):
+            p50, p95 = statistics.median(s.latencies_ms), percentile(s.latencies_ms, 0.95)
+            print(
+                f"| {build.name} | {number} | {s.extra['pending']:,.0f} / "
+                f"{s.extra['pending_after']:,.0f} | {p50:.1f} | {p95:.1f} |"
             )
     print("\n| build | run | bulk memories | memories/s | with vectors |")
     print("| --- | ---: | ---: | ---: | ---: |")
