@@ -34,7 +34,7 @@ from corpus import sentences
 from signet_desktop.domain.knowledge import Provenance
 from signet_desktop.domain.memory import NewMemory
 from signet_desktop.dreaming.apply import apply_operations, validate_operations
-from signet_desktop.storage import graph, memories
+from signet_desktop.storage import graph, graph_claims, memories
 from signet_desktop.storage.database import Database, open_database
 
 AGENT = "bench"
@@ -63,7 +63,7 @@ def build_store(
     with db.write() as conn:
         for index in range(200):
             entity, _ = graph.create_entity(conn, prov, name=f"Seed {index}", entity_type="system")
-            aspect, _ = graph.create_aspect(conn, prov, entity.id, "facts")
+            aspect, _ = graph_claims.create_aspect(conn, prov, entity.id, "facts")
             targets.append((entity.id, aspect.id))
     return db, rows, targets
 

@@ -1,7 +1,7 @@
 """Knowledge-graph values: entities, aliases, aspects, claims, links, mentions, provenance.
 
 Every graph write carries a `Provenance` (who, for which agent, within which Dreaming pass or
-ontology proposal, on which evidence, from which memory); `storage/graph.py` records it in
+ontology proposal, on which evidence, from which memory); `storage/graph_rows.py` records it in
 `graph_mutations` beside the row's before and after state.
 """
 

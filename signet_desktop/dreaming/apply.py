@@ -47,6 +47,7 @@ from signet_desktop.dreaming.sources import parse_ref
 from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_operations as op_rows
 from signet_desktop.storage import graph as graph_writes
+from signet_desktop.storage import graph_claims, graph_links, graph_rows
 from signet_desktop.storage import knowledge_reads as graph_reads
 from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
@@ -393,10 +394,10 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
         entity, created = graph_writes.create_entity(conn, prov, name=p.name, entity_type=p.type)
         return _done(op, [entity.id]) if created else _unchanged(op, "entity", entity.id)
     if name == "create_aspect":
-        aspect, created = graph_writes.create_aspect(conn, prov, p.entity_id, p.name)
+        aspect, created = graph_claims.create_aspect(conn, prov, p.entity_id, p.name)
         return _done(op, [aspect.id]) if created else _unchanged(op, "aspect", aspect.id)
     if name == "add_claim_value":
-        claim, created = graph_writes.add_claim_value(
+        claim, created = graph_claims.add_claim_value(
             conn, prov, p.aspect_id, p.value, claim_key=p.claim_key, confidence=confidence,
             times=ClaimTimes.read(p),
         )  # fmt: skip
@@ -404,7 +405,7 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
             return _unchanged(op, "claim value", claim.id)
         return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
     if name == "set_claim_value":
-        claim, changed = graph_writes.set_claim_value(
+        claim, changed = graph_claims.set_claim_value(
             conn, prov, p.aspect_id, p.claim_key, p.value, confidence=confidence,
             times=ClaimTimes.read(p),
         )  # fmt: skip
@@ -415,7 +416,7 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
     if name == "supersede_claim_value":
         return _supersede(conn, op, prov)
     if name == "create_link":
-        link, created = graph_writes.create_link(
+        link, created = graph_links.create_link(
             conn, prov, p.from_entity_id, p.to_entity_id, p.link_type, confidence=confidence,
             reason=op.envelope.reason,
         )  # fmt: skip
@@ -429,17 +430,17 @@ def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResu
         entity = graph_writes.archive_entity(conn, prov, p.target, p.reason)
         return _done(op, changed=[entity.id])
     if name == "archive_aspect":
-        return _done(op, changed=[graph_writes.archive_aspect(conn, prov, p.target).id])
+        return _done(op, changed=[graph_claims.archive_aspect(conn, prov, p.target).id])
     if name == "archive_claim_value":
-        return _done(op, changed=[graph_writes.archive_claim_value(conn, prov, p.target).id])
+        return _done(op, changed=[graph_claims.archive_claim_value(conn, prov, p.target).id])
     if name == "archive_link":
-        return _done(op, changed=[graph_writes.archive_link(conn, prov, p.target).id])
+        return _done(op, changed=[graph_links.archive_link(conn, prov, p.target).id])
     if name == "merge_entities":
         others = [t for t in dict.fromkeys(p.targets) if t != p.survivor]
         survivor = graph_writes.merge_entities(conn, prov, p.survivor, others)
         return _done(op, changed=[survivor.id, *others])
     if name == "merge_aspects":
-        aspect = graph_writes.merge_aspects(conn, prov, p.target, list(p.sources))
+        aspect = graph_claims.merge_aspects(conn, prov, p.target, list(p.sources))
         return _done(op, changed=[aspect.id, *p.sources])
     if name == "flag":
         row = attention_rows.create_attention(
@@ -478,12 +479,12 @@ def _supersede(conn: Connection, op: Operation, prov: Provenance) -> OperationRe
         active = [c for c in claims if c.status == "active" and c.claim_key == p.claim_key]
         target = active[0].id if active else None
     if target is None:
-        claim, _ = graph_writes.add_claim_value(
+        claim, _ = graph_claims.add_claim_value(
             conn, prov, p.aspect_id, p.value, claim_key=p.claim_key,
             confidence=op.envelope.confidence, times=ClaimTimes.read(p),
         )  # fmt: skip
         return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
-    claim = graph_writes.supersede_claim_value(
+    claim = graph_claims.supersede_claim_value(
         conn, prov, target, p.value, confidence=op.envelope.confidence, times=ClaimTimes.read(p)
     )
     return _with_contradictions(conn, op, prov, _done(op, [claim.id], [target]), claim.id)
@@ -497,8 +498,8 @@ def _update_link(conn: Connection, op: Operation, prov: Provenance) -> Operation
         raise Conflict(f"link {p.link_id} not found", code="target_not_found")
     if old.dependency_type == p.link_type.strip().lower().replace(" ", "_"):
         return _unchanged(op, "link", old.id)
-    graph_writes.archive_link(conn, prov, old.id)
-    new, _ = graph_writes.create_link(
+    graph_links.archive_link(conn, prov, old.id)
+    new, _ = graph_links.create_link(
         conn, prov, old.source_entity_id, old.target_entity_id, p.link_type,
         strength=old.strength, confidence=op.envelope.confidence,
         reason=op.envelope.reason or old.reason, aspect_id=old.aspect_id,
@@ -515,14 +516,14 @@ def _with_contradictions(
     new = next((c for c in claims if c.id == claim_id), None)
     if new is None or new.claim_key is None:
         return result
-    mine = graph_writes.normalize_claim(new.content)
+    mine = graph_rows.normalize_claim(new.content)
     others = [
         c
         for c in claims
         if c.status == "active"
         and c.id != claim_id
         and c.claim_key == new.claim_key
-        and graph_writes.normalize_claim(c.content) != mine
+        and graph_rows.normalize_claim(c.content) != mine
     ]
     if not others:
         return result

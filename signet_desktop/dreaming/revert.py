@@ -30,6 +30,7 @@ from signet_desktop.domain.knowledge import GraphMutation, Provenance
 from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_operations as op_rows
 from signet_desktop.storage import graph as graph_writes
+from signet_desktop.storage import graph_claims, graph_links, graph_rows
 from signet_desktop.storage import knowledge_reads as graph_reads
 from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
@@ -300,7 +301,7 @@ def _apply(
     if change.action == "archive":
         _archive(conn, prov, change.target_table, change.target_id, pass_id)
         return
-    graph_writes.restore_row(conn, prov, mutation, operation="revert")
+    graph_rows.restore_row(conn, prov, mutation, operation="revert")
 
 
 def _archive(conn: Connection, prov: Provenance, table: str, row_id: str, pass_id: str) -> None:
@@ -308,8 +309,8 @@ def _archive(conn: Connection, prov: Provenance, table: str, row_id: str, pass_i
     if table == "entities":
         graph_writes.archive_entity(conn, prov, row_id, reason)
     elif table == "entity_aspects":
-        graph_writes.archive_aspect(conn, prov, row_id)
+        graph_claims.archive_aspect(conn, prov, row_id)
     elif table == "entity_attributes":
-        graph_writes.archive_claim_value(conn, prov, row_id)
+        graph_claims.archive_claim_value(conn, prov, row_id)
     else:
-        graph_writes.archive_link(conn, prov, row_id)
+        graph_links.archive_link(conn, prov, row_id)

@@ -19,7 +19,7 @@ from signet_desktop.embedding import vectors
 from signet_desktop.queue import jobs
 from signet_desktop.storage import (
     content_safety,
-    graph,
+    graph_claims,
     graph_staleness,
     history,
     memories,
@@ -55,7 +55,7 @@ def purge_tombstones(conn: Connection, before: str, limit: int) -> PurgeBatch:
     if not found:
         return PurgeBatch()
     ids = [memory_id for _, memory_id in found]
-    unsupported = graph.mark_claims_unsupported(conn, ids)  # before the FK nulls memory_id
+    unsupported = graph_claims.mark_claims_unsupported(conn, ids)  # before the FK nulls memory_id
     named = mentions.delete_for_memories(conn, ids)
     removed_vectors = vectors.delete_source_vectors(conn, ids)
     removed = decisions = 0

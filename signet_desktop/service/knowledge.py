@@ -32,7 +32,7 @@ from signet_desktop.domain.knowledge import (
     check_evidence,
 )
 from signet_desktop.domain.memory import Actor
-from signet_desktop.storage import graph
+from signet_desktop.storage import graph, graph_claims, graph_links
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
@@ -184,7 +184,7 @@ class KnowledgeService:
     ) -> Aspect:
         prov = self._provenance(agent_id, actor)
         with self._db.write() as conn:
-            aspect, _ = graph.create_aspect(conn, prov, entity_id, name, weight=weight)
+            aspect, _ = graph_claims.create_aspect(conn, prov, entity_id, name, weight=weight)
         self._changed(agent_id, "create_aspect", entity_id)
         return aspect
 
@@ -210,16 +210,16 @@ class KnowledgeService:
             raise InvalidInput("name the aspect either by `aspect` or by `aspect_id`")
         with self._db.write() as conn:
             if aspect_id is None:
-                target, _ = graph.create_aspect(conn, prov, entity_id, str(aspect))
+                target, _ = graph_claims.create_aspect(conn, prov, entity_id, str(aspect))
             else:
                 target = _own_aspect(conn, prov, entity_id, aspect_id)
             if claim_key is None:
-                claim, _ = graph.add_claim_value(
+                claim, _ = graph_claims.add_claim_value(
                     conn, prov, target.id, content, kind=kind, confidence=confidence,
                     importance=importance,
                 )  # fmt: skip
             else:
-                claim, _ = graph.set_claim_value(
+                claim, _ = graph_claims.set_claim_value(
                     conn, prov, target.id, claim_key, content, kind=kind,
                     confidence=confidence, importance=importance,
                 )  # fmt: skip
@@ -242,7 +242,7 @@ class KnowledgeService:
         """Get-or-create the active link source -[type]-> target; (link, created)."""
         prov = self._provenance(agent_id, actor, evidence)
         with self._db.write() as conn:
-            link, created = graph.create_link(
+            link, created = graph_links.create_link(
                 conn, prov, source_entity_id, target_entity_id, dependency_type,
                 strength=strength, confidence=confidence, reason=reason,
             )  # fmt: skip
@@ -270,7 +270,7 @@ class KnowledgeService:
     def archive_claim(self, agent_id: str, claim_id: str, *, actor: Actor) -> Claim:
         prov = self._provenance(agent_id, actor)
         with self._db.write() as conn:
-            claim = graph.archive_claim_value(conn, prov, claim_id)
+            claim = graph_claims.archive_claim_value(conn, prov, claim_id)
             owner = reads.aspect(conn, agent_id, claim.aspect_id)
         self._changed(agent_id, "archive_claim", *(() if owner is None else (owner.entity_id,)))
         return claim
@@ -278,7 +278,7 @@ class KnowledgeService:
     def archive_link(self, agent_id: str, link_id: str, *, actor: Actor) -> Dependency:
         prov = self._provenance(agent_id, actor)
         with self._db.write() as conn:
-            link = graph.archive_link(conn, prov, link_id)
+            link = graph_links.archive_link(conn, prov, link_id)
         self._changed(agent_id, "archive_link", link.source_entity_id, link.target_entity_id)
         return link
 

@@ -18,7 +18,7 @@ from signet_desktop.domain.knowledge import (
     StructuredPayload,
 )
 from signet_desktop.domain.memory import Actor, Memory
-from signet_desktop.storage import graph, hints
+from signet_desktop.storage import graph, graph_claims, hints
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.connect import Connection
 
@@ -55,15 +55,15 @@ def apply_structured(
     for aspect_item in payload.aspects:
         entity = _entity_for(conn, prov, named, aspect_item.entity, aspect_item.entity_type)
         linked[entity.id] = entity
-        aspect, _ = graph.create_aspect(conn, prov, entity.id, aspect_item.name)
+        aspect, _ = graph_claims.create_aspect(conn, prov, entity.id, aspect_item.name)
         for claim in aspect_item.claims:
             if claim.claim_key:
-                _, wrote = graph.set_claim_value(
+                _, wrote = graph_claims.set_claim_value(
                     conn, prov, aspect.id, claim.claim_key, claim.content, kind=claim.kind,
                     confidence=claim.confidence, importance=claim.importance,
                 )  # fmt: skip
             else:
-                _, wrote = graph.add_claim_value(
+                _, wrote = graph_claims.add_claim_value(
                     conn, prov, aspect.id, claim.content, kind=claim.kind,
                     confidence=claim.confidence, importance=claim.importance,
                 )  # fmt: skip

@@ -2,7 +2,8 @@
 
 Every query is scoped to one agent (the row's `agent_id` and, through joins, the entity's),
 reads active rows only and is bounded by a LIMIT. Nothing here writes: the graph's writers
-are `storage/graph.py` (entities, aspects, claims, dependencies) and `storage/mentions.py`.
+are `storage/graph.py`, `graph_claims.py` and `graph_links.py` (over `graph_rows.py`) and
+`storage/mentions.py`.
 """
 
 from __future__ import annotations

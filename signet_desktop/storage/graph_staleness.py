@@ -2,8 +2,8 @@
 
 Source removal is the caller: an entity recorded as derived from a purged transcript
 (`entities.source_kind`, `entities.source_id`) keeps its row for Dreaming's review but is no
-longer `active`. The writes themselves go through `storage/graph.py`, the owner of
-`entities`, which logs each one in `graph_mutations`.
+longer `active`. The writes themselves go through `storage/graph.py`'s entity primitives,
+which log each one in `graph_mutations` (`storage/graph_rows.py`).
 """
 
 from __future__ import annotations

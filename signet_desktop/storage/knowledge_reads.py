@@ -1,6 +1,6 @@
 """Reads of the knowledge graph for its writer and the knowledge surfaces.
 
-Row -> value converters (shared with `storage/graph.py`, the owner of the graph tables),
+Row -> value converters (shared with `storage/graph_rows.py`, the owner of the graph tables),
 entity listings, an entity's detail pieces, per-agent counts and the mutation log. Nothing
 here writes; every read is scoped by `agent_id` in SQL. (Traversal's bounded reads for
 recall live in `storage/graph_reads.py`.)

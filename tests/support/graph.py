@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from signet_desktop.domain.knowledge import Aspect, Claim, Dependency, Entity, Provenance
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.storage import graph, knowledge_reads
+from signet_desktop.storage import graph, graph_claims, graph_links, knowledge_reads
 from signet_desktop.storage.database import Database
 
 SEED_ACTOR = "test-seed"
@@ -74,13 +74,16 @@ def seed_graph(
             seeded.entities[name], _ = graph.create_entity(conn, prov, name=name, entity_type=kind)
         for name, by_aspect in (aspects or {}).items():
             for aspect_name, contents in by_aspect.items():
-                aspect, _ = graph.create_aspect(conn, prov, seeded.entities[name].id, aspect_name)
+                aspect, _ = graph_claims.create_aspect(
+                    conn, prov, seeded.entities[name].id, aspect_name
+                )
                 seeded.aspects[(name, aspect_name)] = aspect
                 seeded.claims[(name, aspect_name)] = [
-                    graph.add_claim_value(conn, prov, aspect.id, text)[0] for text in contents
+                    graph_claims.add_claim_value(conn, prov, aspect.id, text)[0]
+                    for text in contents
                 ]
         for source, target, kind in links:
-            link, _ = graph.create_link(
+            link, _ = graph_links.create_link(
                 conn, prov, seeded.entities[source].id, seeded.entities[target].id, kind
             )
             seeded.links.append(link)

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.knowledge import EntityPage, KnowledgeStats
 from signet_desktop.service.facade import SignetService
-from signet_desktop.storage import graph
+from signet_desktop.storage import graph_claims
 from signet_desktop.ui.memory_format import INSPECTOR_ACTOR
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.entities import EMPTY_HINT, PANE, EntitiesPane
@@ -46,9 +46,9 @@ def seed(service: SignetService) -> SeededGraph:
     )  # fmt: skip
     prov = provenance("default")
     with db.write() as conn:
-        aspect, _ = graph.create_aspect(conn, prov, seeded.entity("billing").id, "storage")
-        graph.set_claim_value(conn, prov, aspect.id, "database", "Postgres 14")
-        graph.set_claim_value(conn, prov, aspect.id, "database", "Postgres 16")
+        aspect, _ = graph_claims.create_aspect(conn, prov, seeded.entity("billing").id, "storage")
+        graph_claims.set_claim_value(conn, prov, aspect.id, "database", "Postgres 14")
+        graph_claims.set_claim_value(conn, prov, aspect.id, "database", "Postgres 16")
     seed_graph(db, "other", entities=[("billing", "system"), ("Nightingale", "project")])
     return seeded
 

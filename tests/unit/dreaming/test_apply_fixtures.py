@@ -6,7 +6,7 @@ from typing import Any
 
 from signet_desktop.domain.knowledge import Provenance
 from signet_desktop.domain.memory import NewMemory
-from signet_desktop.storage import attention, graph, memories, transcripts
+from signet_desktop.storage import attention, graph, graph_claims, memories, transcripts
 from signet_desktop.storage.database import Database
 
 FACT = "Alice moved to Lisbon in May and now works at Acme."
@@ -48,7 +48,9 @@ def entity(db: Database, agent: str, name: str, entity_type: str = "person") -> 
 
 def aspect(db: Database, agent: str, entity_id: str, name: str) -> str:
     with db.write() as conn:
-        found, _ = graph.create_aspect(conn, Provenance(actor="t", agent_id=agent), entity_id, name)
+        found, _ = graph_claims.create_aspect(
+            conn, Provenance(actor="t", agent_id=agent), entity_id, name
+        )
     return found.id
 
 

@@ -7,7 +7,7 @@ from signet_desktop.domain.knowledge import Evidence, Provenance
 from signet_desktop.domain.memory import Actor
 from signet_desktop.maintenance.retention import purge_tombstones
 from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.storage import graph
+from signet_desktop.storage import graph, graph_claims
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.database import Database
 from tests.support.graph import provenance, seed_graph
@@ -42,11 +42,11 @@ def test_purge_marks_claims_and_drops_auto_created_orphans(db: Database) -> None
         for entity in (wombat, orphan, explicit):
             graph.link_mention(conn, from_memory, gone, entity.id, entity.name)
         graph.link_mention(conn, from_memory, gone, seeded.entity("Kept").id, "Kept")
-        aspect, _ = graph.create_aspect(conn, from_memory, wombat.id, "deployment")
-        only, _ = graph.add_claim_value(conn, from_memory, aspect.id, "port 9000")
+        aspect, _ = graph_claims.create_aspect(conn, from_memory, wombat.id, "deployment")
+        only, _ = graph_claims.add_claim_value(conn, from_memory, aspect.id, "port 9000")
         cited = with_other_evidence(gone)
-        backed, _ = graph.add_claim_value(conn, cited, aspect.id, "runs in docker")
-        unrelated, _ = graph.add_claim_value(
+        backed, _ = graph_claims.add_claim_value(conn, cited, aspect.id, "runs in docker")
+        unrelated, _ = graph_claims.add_claim_value(
             conn, provenance(A, source_memory_id=other), aspect.id, "owned by ops"
         )
     assert reads.entity(db.reader(), A, wombat.id).mentions == 1  # type: ignore[union-attr]

@@ -112,11 +112,11 @@ def test_a_failure_inside_the_transaction_rolls_back_the_memory(db: Database) ->
     ana = knowledge.list_entities("a").items[0]
     aspect = knowledge.get_entity("a", ana.id).aspects[0].aspect
     with db.write() as conn:  # an aspect merged away cannot take claims
-        from signet_desktop.storage import graph
+        from signet_desktop.storage import graph_claims
         from tests.support.graph import provenance
 
-        other, _ = graph.create_aspect(conn, provenance("a"), ana.id, "job")
-        graph.merge_aspects(conn, provenance("a"), other.id, [aspect.id])
+        other, _ = graph_claims.create_aspect(conn, provenance("a"), ana.id, "job")
+        graph_claims.merge_aspects(conn, provenance("a"), other.id, [aspect.id])
     before = count(db, "memories")
     with pytest.raises(Exception):  # noqa: B017 (Conflict from the graph primitive)
         remember(db, "rolled back", {"aspects": [{"entity": "Ana", "name": "role"}]})

@@ -8,7 +8,7 @@ import pytest
 
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.knowledge import Evidence, Provenance
-from signet_desktop.storage import graph
+from signet_desktop.storage import graph, graph_claims, graph_links, graph_rows
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.database import Database
 from tests.support.graph import provenance, seed_graph
@@ -78,7 +78,7 @@ def test_another_agents_entity_is_not_found(db: Database) -> None:
             lambda: graph.add_alias(conn, B, ana, "Annie"),
             lambda: graph.rename_entity(conn, B, ana, "Anna"),
             lambda: graph.archive_entity(conn, B, ana),
-            lambda: graph.create_aspect(conn, B, ana, "role"),
+            lambda: graph_claims.create_aspect(conn, B, ana, "role"),
         ):
             with pytest.raises(NotFound):
                 call()
@@ -119,11 +119,11 @@ def test_archive_and_restore(db: Database) -> None:
 def test_claim_versions_chain(db: Database) -> None:
     seeded = seed_graph(db, "agent-a", entities=["Postgres"])
     with db.write() as conn:
-        aspect, _ = graph.create_aspect(conn, A, seeded.entity("Postgres").id, "deployment")
-        v1, created = graph.set_claim_value(conn, A, aspect.id, "port", "5432")
-        same, changed = graph.set_claim_value(conn, A, aspect.id, "port", " 5432 ")
-        v2, changed2 = graph.set_claim_value(conn, A, aspect.id, "port", "5433")
-        v3 = graph.supersede_claim_value(conn, A, v2.id, "6432")
+        aspect, _ = graph_claims.create_aspect(conn, A, seeded.entity("Postgres").id, "deployment")
+        v1, created = graph_claims.set_claim_value(conn, A, aspect.id, "port", "5432")
+        same, changed = graph_claims.set_claim_value(conn, A, aspect.id, "port", " 5432 ")
+        v2, changed2 = graph_claims.set_claim_value(conn, A, aspect.id, "port", "5433")
+        v3 = graph_claims.supersede_claim_value(conn, A, v2.id, "6432")
         old = reads.claim(conn, "agent-a", v1.id)
         mid = reads.claim(conn, "agent-a", v2.id)
     assert created and not changed and changed2 and same.id == v1.id
@@ -133,9 +133,9 @@ def test_claim_versions_chain(db: Database) -> None:
     assert mid is not None and (mid.status, mid.superseded_by) == ("superseded", v3.id)
     assert count(db, "SELECT COUNT(*) FROM entity_attributes WHERE status = 'active'") == 1
     with db.write() as conn:
-        archived = graph.archive_claim_value(conn, A, v3.id)
+        archived = graph_claims.archive_claim_value(conn, A, v3.id)
         with pytest.raises(Conflict):
-            graph.supersede_claim_value(conn, A, v3.id, "7000")
+            graph_claims.supersede_claim_value(conn, A, v3.id, "7000")
     assert archived.status == "archived"
 
 
@@ -143,13 +143,13 @@ def test_add_claim_dedupes_and_validates(db: Database) -> None:
     seeded = seed_graph(db, "agent-a", aspects={"Ana": {"role": ["maintains billing"]}})
     aspect = seeded.aspects[("Ana", "role")]
     with db.write() as conn:
-        again, created = graph.add_claim_value(conn, A, aspect.id, "Maintains  billing")
+        again, created = graph_claims.add_claim_value(conn, A, aspect.id, "Maintains  billing")
         with pytest.raises(InvalidInput):
-            graph.add_claim_value(conn, A, aspect.id, "x" * 5000)
+            graph_claims.add_claim_value(conn, A, aspect.id, "x" * 5000)
         with pytest.raises(InvalidInput):
-            graph.add_claim_value(conn, A, aspect.id, "ok", confidence=2.0)
+            graph_claims.add_claim_value(conn, A, aspect.id, "ok", confidence=2.0)
         with pytest.raises(NotFound):
-            graph.add_claim_value(conn, B, aspect.id, "stolen")
+            graph_claims.add_claim_value(conn, B, aspect.id, "stolen")
     assert not created and again.id == seeded.claims[("Ana", "role")][0].id
 
 
@@ -157,15 +157,15 @@ def test_links_are_get_or_create_and_refuse_self_links(db: Database) -> None:
     seeded = seed_graph(db, "agent-a", links=[("Ana", "Billing", "maintains")])
     link = seeded.links[0]
     with db.write() as conn:
-        again, created = graph.create_link(
+        again, created = graph_links.create_link(
             conn, A, seeded.entity("Ana").id, seeded.entity("Billing").id, "Maintains"
         )
         with pytest.raises(InvalidInput):
-            graph.create_link(conn, A, link.source_entity_id, link.source_entity_id, "x")
-        updated = graph.update_link(conn, A, link.id, strength=0.9, reason="on call")
-        archived = graph.archive_link(conn, A, link.id)
+            graph_links.create_link(conn, A, link.source_entity_id, link.source_entity_id, "x")
+        updated = graph_links.update_link(conn, A, link.id, strength=0.9, reason="on call")
+        archived = graph_links.archive_link(conn, A, link.id)
         with pytest.raises(Conflict):
-            graph.update_link(conn, A, link.id, strength=0.1)
+            graph_links.update_link(conn, A, link.id, strength=0.1)
     assert not created and again.id == link.id
     assert (updated.strength, updated.reason) == (0.9, "on call")
     assert archived.status == "archived"
@@ -240,7 +240,7 @@ def test_split_is_refused_after_a_later_change(db: Database) -> None:
     )
     with db.write() as conn:
         graph.merge_entities(conn, A, seeded.entity("Postgres").id, [seeded.entity("PG").id])
-        graph.archive_aspect(conn, A, seeded.aspects[("PG", "owners")].id)
+        graph_claims.archive_aspect(conn, A, seeded.aspects[("PG", "owners")].id)
     with db.write() as conn, pytest.raises(Conflict) as err:
         graph.split_entity(conn, A, seeded.entity("PG").id)
     assert err.value.code == "graph_row_changed"
@@ -251,11 +251,11 @@ def test_restore_row_undoes_a_pass_newest_first(db: Database) -> None:
     seeded = seed_graph(db, "agent-a", entities=["Ana"])
     with db.write() as conn:
         graph.rename_entity(conn, dream, seeded.entity("Ana").id, "Ana Lima")
-        aspect, _ = graph.create_aspect(conn, dream, seeded.entity("Ana").id, "role")
-        graph.add_claim_value(conn, dream, aspect.id, "maintains billing")
+        aspect, _ = graph_claims.create_aspect(conn, dream, seeded.entity("Ana").id, "role")
+        graph_claims.add_claim_value(conn, dream, aspect.id, "maintains billing")
     with db.write() as conn:
         for item in reversed(reads.mutations_of_pass(conn, "agent-a", "p-7")):
-            graph.restore_row(conn, A, item)
+            graph_rows.restore_row(conn, A, item)
         ana = reads.entity(conn, "agent-a", seeded.entity("Ana").id)
     assert ana is not None and ana.name == "Ana"
     assert count(db, "SELECT COUNT(*) FROM entity_aspects") == 0
@@ -271,9 +271,9 @@ def test_restore_row_refuses_a_row_changed_since(db: Database) -> None:
         first = reads.mutations_of_target(conn, "agent-a", "entities", seeded.entity("Ana").id)[0]
         graph.rename_entity(conn, A, seeded.entity("Ana").id, "Ana Lima", keep_alias=False)
         with pytest.raises(Conflict):
-            graph.restore_row(conn, A, first)
+            graph_rows.restore_row(conn, A, first)
         with pytest.raises(NotFound):
-            graph.restore_row(conn, B, first)
+            graph_rows.restore_row(conn, B, first)
         assert reads.later_mutations(conn, first)[0].operation == "rename_entity"
 
 
@@ -283,7 +283,7 @@ def test_merge_aspects_moves_claims(db: Database) -> None:
     )
     role, job = seeded.aspects[("Ana", "role")], seeded.aspects[("Ana", "job")]
     with db.write() as conn:
-        graph.merge_aspects(conn, A, role.id, [job.id])
+        graph_claims.merge_aspects(conn, A, role.id, [job.id])
         claims = reads.claims_of_aspects(conn, "agent-a", [role.id])[role.id]
         merged = reads.aspect(conn, "agent-a", job.id)
     assert {c.content for c in claims} == {"maintains billing", "on call"}
@@ -313,11 +313,11 @@ def test_pin_relations_and_unsupported_are_logged(db: Database) -> None:
     with db.write() as conn:
         pinned = graph.set_pinned(conn, A, ana, True)
         same = graph.set_pinned(conn, A, ana, True)  # no change, no row
-        first = graph.create_relation(conn, A, ana, bob, "knows")
-        again = graph.create_relation(conn, A, ana, bob, "knows")
-        graph.create_relation(conn, A, pg, bob, "used_by")
+        first = graph_links.create_relation(conn, A, ana, bob, "knows")
+        again = graph_links.create_relation(conn, A, ana, bob, "knows")
+        graph_links.create_relation(conn, A, pg, bob, "used_by")
         with pytest.raises(InvalidInput):
-            graph.create_relation(conn, A, ana, ana, "self")
+            graph_links.create_relation(conn, A, ana, ana, "self")
         graph.merge_entities(conn, A, ana, [pg])
         rel = conn.execute(
             "SELECT source_entity_id FROM relations WHERE relation_type = 'used_by'"
