@@ -9,6 +9,12 @@ entity, it raises that thread's nice value by `BACKGROUND_NICE_STEP` (at most 19
 it ~10% of a contended core's share beside a nice-0 thread and all of an idle one. The
 process and every other thread keep their priority. Elsewhere it does nothing: macOS's
 `setpriority` would take the thread id for a process id.
+
+A new thread inherits its creator's nice value, and `ThreadPoolExecutor` starts its threads
+lazily, from whichever thread submits: a pool that serves requests and first received work
+from a lowered thread would answer every later request at background priority. Such pools are
+made with `request_pool`, which starts all their threads at once from the thread that makes
+them (the service's builder).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import logging
 import os
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -38,3 +45,13 @@ def lower_current_thread() -> bool:
         log.debug("cannot lower the priority of thread %s: %s", tid, exc)
         return False
     return True
+
+
+def request_pool(workers: int, thread_name_prefix: str) -> ThreadPoolExecutor:
+    """A pool for work someone waits on, its threads started now by the calling thread (so
+    they keep its priority, whoever submits later; see the module docstring)."""
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=thread_name_prefix)
+    gate = threading.Barrier(workers, timeout=10)  # each task holds a thread until all exist
+    for started in [pool.submit(gate.wait) for _ in range(workers)]:
+        started.result()
+    return pool

@@ -12,10 +12,10 @@ compare lexical-only, vector-only, fusion-only and hybrid through this one imple
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallHit, RecallQuery, RecallResult
+from signet_desktop.embedding.priority import request_pool
 from signet_desktop.recall.channels import (
     ChannelOutcome,
     ChannelRequest,
@@ -121,7 +121,7 @@ class RecallEngine:
         stage_names = [stage.name for stage in self._stages]
         if len(set(stage_names)) != len(stage_names):
             raise ValueError("every post-fusion stage needs its own name")
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
+        self._pool = request_pool(2, "recall-embed")
 
     @property
     def channel_names(self) -> tuple[str, ...]:

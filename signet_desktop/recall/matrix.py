@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from signet_desktop.embedding.generations import Generation
+from signet_desktop.embedding.priority import request_pool
 from signet_desktop.storage.connect import Connection
 
 MATRIX_MAX_ROWS = 200_000
@@ -51,7 +52,7 @@ def _scan_thread() -> ThreadPoolExecutor:
     global _scan_pool
     with _scan_pool_lock:
         if _scan_pool is None:
-            _scan_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-scan")
+            _scan_pool = request_pool(1, "recall-scan")
         return _scan_pool
 
 

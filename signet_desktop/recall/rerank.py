@@ -60,6 +60,7 @@ import numpy.typing as npt
 
 from signet_desktop.config.pipeline import RerankerConfig
 from signet_desktop.embedding.generations import Generation
+from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
@@ -171,7 +172,7 @@ class PassageReranker:
         self.floor = floor
         self._term_counts = term_counts or TermCounts()
         self._clock = now  # seconds; tests pass one that jumps past the deadline
-        self._pool: ThreadPoolExecutor | None = None  # made on first use
+        self._pool: ThreadPoolExecutor | None = request_pool(1, "recall-rerank")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -227,8 +228,8 @@ class PassageReranker:
             return target, done
         assert_provider_call_allowed("rerank query embedding")
         with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-rerank")
+            if self._pool is None:  # closed, then used again
+                self._pool = request_pool(1, "recall-rerank")
             return target, self._pool.submit(self._vectors.embed_query, text)
 
     def _terms_held(

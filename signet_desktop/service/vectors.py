@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from signet_desktop.domain.events import DiscardEvents, EventSink, MemoriesEmbed
 from signet_desktop.domain.memory import Memory
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider, validate_vectors
 from signet_desktop.embedding.tracker import BACKFILL_JOB, MEMORIES_FOR_JOBS
 from signet_desktop.embedding.vectors import VectorWrite, vector_blob
@@ -72,7 +72,7 @@ class EmbeddingVectors:
         self._embedder = embedder
         self._generation = generation
         self._timeout_s = prepare_timeout_s
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="remember-embed")
+        self._pool = request_pool(1, "remember-embed")
         self.batcher = VectorBatcher(self.store_batch, autostart=autostart)
 
     def close(self) -> None:

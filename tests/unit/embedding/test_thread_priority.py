@@ -6,11 +6,16 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from signet_desktop.daemon.workers import WorkerThreads
-from signet_desktop.embedding.priority import BACKGROUND_NICE_STEP, lower_current_thread
+from signet_desktop.embedding.priority import (
+    BACKGROUND_NICE_STEP,
+    lower_current_thread,
+    request_pool,
+)
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.vector_batches import PendingVector, VectorBatcher
 from signet_desktop.service.workers import WorkerDeclaration
@@ -101,3 +106,37 @@ def test_the_native_embedders_batch_pool_runs_at_background_priority() -> None:
     finally:
         embedder.close()
     assert nice_of_this_thread() == base
+
+
+def _first_tasks_from_a_lowered_thread(pool: ThreadPoolExecutor, workers: int) -> list[int]:
+    """Submit `workers` concurrent tasks from a lowered thread; the nice value each ran at."""
+    gate = threading.Barrier(workers, timeout=10)
+    seen: list[int] = []
+
+    def task() -> None:
+        gate.wait()  # all at once, so the pool needs (and, if lazy, starts) every thread
+        seen.append(nice_of_this_thread())
+
+    def background() -> None:
+        lower_current_thread()
+        for done in [pool.submit(task) for _ in range(workers)]:
+            done.result(10)
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join(20)
+    return sorted(seen)
+
+
+def test_a_request_pool_keeps_its_makers_priority_whoever_submits_first() -> None:
+    base = nice_of_this_thread()
+    lazy = ThreadPoolExecutor(max_workers=2)
+    started = request_pool(2, "test-requests")
+    try:
+        # The failure mode request_pool exists for: lazily started threads inherit the nice
+        # value of the first submitter.
+        assert _first_tasks_from_a_lowered_thread(lazy, 2) == [expected_background_nice(base)] * 2
+        assert _first_tasks_from_a_lowered_thread(started, 2) == [base, base]
+    finally:
+        lazy.shutdown()
+        started.shutdown()
