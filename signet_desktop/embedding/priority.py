@@ -1,9 +1,10 @@
-"""Background threads yield the CPU: embedding backlogs never starve the work someone waits on.
+"""Background threads yield the CPU to the work someone waits on (on Linux, per thread).
 
 On two cores the vector batcher, the embedding tracker and document ingest can keep both
 cores busy for minutes; at the same nice value the scheduler shares them evenly with the HTTP
-handlers acknowledging remembers, recall's query embedding and the inspector's GUI thread, so
-each of those waits for a core behind the backlog. A background thread calls
+handlers acknowledging remembers and recall's query embedding, so each waits for a core
+behind the backlog (docs/BENCHMARKS.md, fifth session: acknowledgements and recall during a
+backlog got faster; the GUI-stall bench showed no consistent change). A background thread calls
 `lower_current_thread()` once when it starts: on Linux, where a thread is its own scheduling
 entity, it raises that thread's nice value by `BACKGROUND_NICE_STEP` (at most 19), which gives
 it ~10% of a contended core's share beside a nice-0 thread and all of an idle one. The
