@@ -331,6 +331,15 @@ def print_tables(
                     f"| {build.name} | {scenario} | {number} | {s.rate:,.0f} "
                     f"| {p50:.1f} | {p95:.1f} |"
                 )
+    if any(results.get((build.name, "sustained")) for build in builds):
+        print_lag_table(builds, results)
+    if any(results.get((build.name, "backlog recall")) for build in builds):
+        print_backlog_table(builds, results)
+    if any(results.get((build.name, "bulk")) for build in builds):
+        print_bulk_table(builds, results)
+
+
+def print_lag_table(builds: list[Build], results: dict[tuple[str, str], list[Sample]]) -> None:
     print("\n| build | run | vector lag p50 ms | p95 | p99 | max | > 2 s | never embedded |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for build in builds:
@@ -341,6 +350,9 @@ def print_tables(
                 f"| {e['lag_p99']:.0f} | {e['lag_max']:.0f} | {e['over_2s']:.0f} "
                 f"| {e['missing']:.0f} |"
             )
+
+
+def print_backlog_table(builds: list[Build], results: dict[tuple[str, str], list[Sample]]) -> None:
     print("\n| build | run | vectors pending at start / end | recall p50 ms | p95 ms |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for build in builds:
@@ -350,6 +362,9 @@ def print_tables(
                 f"| {build.name} | {number} | {s.extra['pending']:,.0f} / "
                 f"{s.extra['pending_after']:,.0f} | {p50:.1f} | {p95:.1f} |"
             )
+
+
+def print_bulk_table(builds: list[Build], results: dict[tuple[str, str], list[Sample]]) -> None:
     print("\n| build | run | bulk memories | memories/s | with vectors |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for build in builds:
