@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -102,6 +103,26 @@ class MatrixView:
         order = np.lexsort((chosen, -sims))[:count]  # best cosine first, then the earlier row
         return [(int(self.ids[chosen[i]]), float(sims[i])) for i in order]
 
+    def cosines(
+        self, embedding_ids: Sequence[int], query: npt.NDArray[np.float32]
+    ) -> dict[int, float]:
+        """Cosines of the given embeddings that this view holds (others are left out).
+
+        Ids only grow and are appended in order, so the view's ids are sorted: one binary
+        search per id, then one product for all of them.
+        """
+        if not len(self.ids) or not embedding_ids:
+            return {}
+        wanted = np.asarray(embedding_ids, dtype=np.int64)
+        rows = np.searchsorted(self.ids, wanted)
+        inside = rows < len(self.ids)
+        found = inside.copy()
+        found[inside] = self.ids[rows[inside]] == wanted[inside]
+        if not found.any():
+            return {}
+        sims = self.vectors[rows[found]] @ query
+        return {int(e): float(s) for e, s in zip(wanted[found], sims, strict=True)}
+
 
 class _Partition:
     """A growable buffer of one partition's vectors (appends under the owner's lock)."""
@@ -172,6 +193,14 @@ class VectorMatrices:
             while rows := cursor.fetchmany(LOAD_CHUNK):
                 part.append([int(r[0]) for r in rows], [bytes(r[1]) for r in rows])
             return part.view()
+
+    def loaded(self, generation: Generation, agent_id: str) -> MatrixView | None:
+        """The partition's vectors as last refreshed, without reading the database (None:
+        not loaded). Fresh enough for rows a search just ranked; a newer row is simply absent.
+        """
+        with self._lock:
+            part = self._parts.get((generation.id, agent_id))
+            return part.view() if part is not None else None
 
     def drop(self, generation_id: int | None = None) -> None:
         """Forget loaded partitions (all, or one generation's): the next search reloads."""

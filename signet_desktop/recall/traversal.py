@@ -14,7 +14,9 @@ Score in [0, 1], Signet's rule with our calibrated cosine:
     score = 0.7 * path_weight * 0.8 ** hops         + 0.3 * importance   (no query vector or none)
 
 The query vector is the one the semantic channel made (`recall/query_vectors.py`: peeked,
-never embedded twice, never waited for). `path_weight` is the product of the edge strengths
+never embedded twice, never waited for); the memories' vectors are the rows of the semantic
+channel's in-memory matrix (`recall/matrix.py`), so scoring reads no vector blob unless the
+matrix does not hold a row. `path_weight` is the product of the edge strengths
 times the claim's confidence (1 for a mention). Evidence carries the path; a walk cut short
 by its time budget or a bound says so in the outcome's note ("traversal partial: ..."), never
 as an error. No focal entity: the channel did not apply (unavailable, no note), and recall is
@@ -60,12 +62,16 @@ HOP_DECAY = 0.8
 _WORD = re.compile(r"[^\W_][\w.+#&'-]*[\w+#]|[^\W_]", re.UNICODE)
 
 CANDIDATES = """
-SELECT m.id AS id, m.importance AS importance, e.vector AS vector
+SELECT m.id AS id, m.importance AS importance, e.id AS embedding_id
 FROM memories m
 LEFT JOIN embeddings e ON e.source_type = 'memory' AND e.source_id = m.id
     AND e.generation_id = :generation_id AND e.content_hash = m.content_hash
 WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {filters}
 """
+
+VECTORS = "SELECT id, vector FROM embeddings WHERE id IN (SELECT value FROM json_each(:ids))"
+
+Row = tuple[str, float, int | None]  # memory id, importance, its embedding's id (if any)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,9 +163,10 @@ class _Walked:
     focal: list[GraphEntity]
     walk: Walk
     generation: Generation | None
-    rows: list[tuple[str, float, npt.NDArray[np.float32] | None]]
+    rows: list[Row]
     walk_ms: float
     request: ChannelRequest
+    conn: Connection  # the engine's reader for this recall, used again in `finish`
 
 
 class TraversalChannel:
@@ -199,7 +206,7 @@ class TraversalChannel:
         generation = self._generation(conn)
         rows = self._rows(conn, request, list(walked.reached), generation)
         walk_ms = (time.perf_counter() - started) * 1000
-        return _Walked(focal, walked, generation, rows, walk_ms, request)
+        return _Walked(focal, walked, generation, rows, walk_ms, request, conn)
 
     def _finish(self, found: _Walked | None, clock: StageClock) -> ChannelOutcome:
         if found is None:
@@ -211,11 +218,12 @@ class TraversalChannel:
     def _run(self, found: _Walked) -> TraversalOutcome:
         walked, focal = found.walk, found.focal
         query = self._query_vector(found.generation, found.request.text)
+        cosines = self._cosines(found, query) if query is not None else {}
         scored: list[tuple[float, str, float]] = []
-        for memory_id, importance, vector in found.rows:
+        for memory_id, importance, embedding_id in found.rows:
             reached = walked.reached[memory_id]
-            if query is not None and vector is not None and len(vector) == len(query):
-                cosine = float(vector @ query)
+            cosine = cosines.get(embedding_id) if embedding_id is not None else None
+            if cosine is not None:
                 scored.append((vector_score(cosine, importance), memory_id, cosine))
             else:
                 scored.append((path_score(reached, importance), memory_id, reached.weight))
@@ -263,8 +271,9 @@ class TraversalChannel:
         request: ChannelRequest,
         ids: list[str],
         generation: Generation | None,
-    ) -> list[tuple[str, float, npt.NDArray[np.float32] | None]]:
-        """Live memories among `ids` in the query's scope and filters, with their vectors."""
+    ) -> list[Row]:
+        """Live memories among `ids` in the query's scope and filters, with the id of their
+        current vector (not the vector: `_cosines` reads it from memory when it can)."""
         if not ids:
             return []
         where, params = filter_sql(request.agent_id, request.filters)
@@ -273,9 +282,39 @@ class TraversalChannel:
             "ids": json.dumps(ids),
             "generation_id": generation.id if generation is not None else -1,
         }
-        seen: dict[str, tuple[str, float, npt.NDArray[np.float32] | None]] = {}
+        seen: dict[str, Row] = {}
         for row in conn.execute(CANDIDATES.format(filters=where), params):
-            blob = row["vector"]
-            vector = None if blob is None else np.frombuffer(bytes(blob), dtype=np.float32)
-            seen.setdefault(row["id"], (row["id"], float(row["importance"]), vector))
+            embedding_id = row["embedding_id"]
+            seen.setdefault(
+                row["id"],
+                (
+                    row["id"],
+                    float(row["importance"]),
+                    None if embedding_id is None else int(embedding_id),
+                ),
+            )
         return list(seen.values())
+
+    def _cosines(self, found: _Walked, query: npt.NDArray[np.float32]) -> dict[int, float]:
+        """Cosine with the query of each reached row's vector, by embedding id.
+
+        From the semantic channel's in-memory matrix (the search that just ran refreshed
+        it), so no vector blob is read; a row the matrix does not hold yet (or no matrix: vec0
+        or the binary prefilter searched) is read from the canonical table.
+        """
+        wanted = [row[2] for row in found.rows if row[2] is not None]
+        if not wanted or found.generation is None:
+            return {}
+        view = (
+            self._semantic.loaded_matrix(found.generation, found.request.agent_id)
+            if self._semantic is not None
+            else None
+        )
+        cosines = view.cosines(wanted, query) if view is not None else {}
+        missing = [embedding_id for embedding_id in wanted if embedding_id not in cosines]
+        if missing:
+            for row in found.conn.execute(VECTORS, {"ids": json.dumps(missing)}):
+                vector = np.frombuffer(bytes(row["vector"]), dtype=np.float32)
+                if len(vector) == len(query):
+                    cosines[int(row["id"])] = float(vector @ query)
+        return cosines

@@ -43,7 +43,7 @@ from signet_desktop.embedding.vectors import blob_matrix
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.codes import BinaryCodes
 from signet_desktop.recall.filters import filter_sql
-from signet_desktop.recall.matrix import MATRIX_MAX_ROWS, VectorMatrices
+from signet_desktop.recall.matrix import MATRIX_MAX_ROWS, MatrixView, VectorMatrices
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
@@ -222,6 +222,13 @@ class SemanticChannel:
         self._codes = BinaryCodes()
         # Exact search up to `exact_max_rows`: a numpy matrix, or vec0 KNN when switched off.
         self._matrices = VectorMatrices(exact_max_rows) if in_memory else None
+
+    def loaded_matrix(self, generation: Generation, agent_id: str) -> MatrixView | None:
+        """The in-memory vectors of the agent's partition as the last search left them (None:
+        not held in memory). Other channels score memories from it instead of their blobs."""
+        if self._matrices is None:
+            return None
+        return self._matrices.loaded(generation, agent_id)
 
     def generation(self, conn: Connection) -> Generation | str:
         """The generation this embedder's queries may search, or why there is none."""

@@ -50,3 +50,16 @@ def test_an_empty_view_or_no_count_finds_nothing() -> None:
     view = MatrixView(np.zeros(0, dtype=np.int64), np.zeros((0, 16), dtype=np.float32))
     assert view.top(unit_rows(1)[0], 5) == []
     assert MatrixView(np.arange(3, dtype=np.int64), unit_rows(3)).top(unit_rows(1)[0], 0) == []
+
+
+def test_cosines_are_those_of_the_held_rows_only() -> None:
+    vectors = unit_rows(5)
+    view = MatrixView(np.array([3, 8, 9, 20, 41], dtype=np.int64), vectors)
+    query = unit_rows(1, seed=8)[0]
+    found = view.cosines([41, 2, 9, 10, 99, 3], query)
+    assert set(found) == {41, 9, 3}  # 2, 10 and 99 are not in the view
+    for embedding_id, row in ((41, 4), (9, 2), (3, 0)):
+        assert found[embedding_id] == pytest.approx(float(vectors[row] @ query), abs=1e-6)
+    assert view.cosines([], query) == {}
+    empty = MatrixView(np.zeros(0, dtype=np.int64), np.zeros((0, 16), dtype=np.float32))
+    assert empty.cosines([3], query) == {}

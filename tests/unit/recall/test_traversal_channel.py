@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support import traversal_seed as seed
 from support.fakes import ScriptedEmbedder
@@ -13,6 +14,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallFilters, RecallQuery
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.graph.traversal import TraversalBounds
+from signet_desktop.recall import traversal
 from signet_desktop.recall.engine import RecallEngine, default_channels
 from signet_desktop.recall.lexical import LexicalChannel
 from signet_desktop.recall.query_vectors import RecentQueryVectors
@@ -65,13 +67,13 @@ def graph(db: Database, embedder: ScriptedEmbedder) -> dict[str, str]:
 
 
 def engine(
-    db: Database, *, embedder: ScriptedEmbedder | None = None, **bounds: int
+    db: Database, *, embedder: ScriptedEmbedder | None = None, in_memory: bool = True, **bounds: int
 ) -> RecallEngine:
     if embedder is None:
         channels = (LexicalChannel(), TraversalChannel(TraversalBounds(**bounds)))  # type: ignore[arg-type]
         return RecallEngine(db, channels=channels, min_score=0.0)
     vectors = RecentQueryVectors(embedder)
-    semantic = SemanticChannel(vectors, vec_available=db.vec.available)
+    semantic = SemanticChannel(vectors, vec_available=db.vec.available, in_memory=in_memory)
     traversal = TraversalChannel(TraversalBounds(**bounds), semantic=semantic, vectors=vectors)  # type: ignore[arg-type]
     return RecallEngine(db, channels=(*default_channels(semantic), traversal), min_score=0.0)
 
@@ -112,6 +114,37 @@ def test_scores_use_the_semantic_channels_query_vector(
     evidence = hit.channels["traversal"]
     assert evidence.score == pytest.approx(vector_score(evidence.raw, 0.5))
     assert -1.0 <= evidence.raw <= 1.0  # the cosine
+
+
+def stored_cosine(db: Database, embedder: ScriptedEmbedder, memory_id: str, text: str) -> float:
+    conn = db.reader()
+    blob = conn.execute(
+        "SELECT vector FROM embeddings WHERE source_id = ?", (memory_id,)
+    ).fetchone()[0]
+    query = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+    return float(np.frombuffer(bytes(blob), dtype=np.float32) @ query)
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_cosines_come_from_the_matrix_or_the_stored_vector_alike(
+    db: Database, embedder: ScriptedEmbedder, monkeypatch: pytest.MonkeyPatch, in_memory: bool
+) -> None:
+    if not db.vec.available:
+        pytest.skip("sqlite-vec is not loaded: no matrix and no vec0 search")
+    ids = graph(db, embedder)
+    text = "how long are Atlas invoices kept?"
+    if in_memory:  # the matrix holds every vector: reading a blob would be a wasted read
+        monkeypatch.setattr(traversal, "VECTORS", "SELECT no_such_column FROM embeddings")
+    recall = engine(db, embedder=embedder, in_memory=in_memory)
+    result = recall.recall(RecallQuery(text))
+    recall.close()
+    evidence = {
+        h.memory.id: h.channels["traversal"] for h in result.hits if "traversal" in h.channels
+    }
+    assert set(evidence) == {ids["claim"], ids["replica"]}
+    for memory_id, found in evidence.items():
+        assert found.raw == pytest.approx(stored_cosine(db, embedder, memory_id, text), abs=1e-6)
+        assert found.score == pytest.approx(vector_score(found.raw, 0.5))
 
 
 def test_filters_and_deletion_hold_for_traversal_candidates(
