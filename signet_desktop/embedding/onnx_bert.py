@@ -19,6 +19,7 @@ import ctypes
 import ctypes.util
 import math
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +46,18 @@ def _i64(*values: int) -> npt.NDArray[np.int64]:
     return np.array(values, dtype=np.int64)
 
 
-def build_model(weights: BertWeights) -> bytes:
+# Writes one dense layer `x @ w + b` into the graph and returns its output's name; `name` is
+# unique per layer (e.g. `up_w3`). The default is plain float32 MatMul + Add; a benchmark may
+# pass another (bench/quantized_embedding.py writes int8 variants to measure them).
+Dense = Callable[[GraphWriter, str, str, F32, F32], str]
+
+
+def float_dense(g: GraphWriter, x: str, name: str, w: F32, b: F32) -> str:
+    """`x @ w + b` in float32 (onnxruntime fuses the pair)."""
+    return g.node("Add", [g.node("MatMul", [x, g.constant(name, w)]), g.constant(f"{name}_b", b)])
+
+
+def build_model(weights: BertWeights, dense: Dense = float_dense) -> bytes:
     """Serialized ONNX model: (ids int64 [B,S], mask int64 [B,S]) -> unit-norm means [B,H]."""
     cfg = weights.config
     hidden, heads = cfg.hidden_size, cfg.num_heads
@@ -77,9 +89,7 @@ def build_model(weights: BertWeights) -> bytes:
         return g.node("Transpose", [g.node("Reshape", [t, heads_shape])], perm=perm)
 
     for i, layer in enumerate(weights.layers):
-        qkv = g.node(
-            "Add", [g.node("MatMul", [x, c(f"qkv_w{i}", layer.qkv_w)]), c(f"qkv_b{i}", layer.qkv_b)]
-        )
+        qkv = dense(g, x, f"qkv_w{i}", layer.qkv_w, layer.qkv_b)
         q, k, v = (f"q{i}", f"k{i}", f"v{i}")
         g.node(
             "Split", [qkv, c(f"split{i}", _i64(hidden, hidden, hidden))], outputs=[q, k, v], axis=-1
@@ -91,28 +101,17 @@ def build_model(weights: BertWeights) -> bytes:
         context = g.node(
             "Reshape", [g.node("Transpose", [context], perm=[0, 2, 1, 3]), hidden_shape]
         )
-        attn = g.node(
-            "Add",
-            [g.node("MatMul", [context, c(f"out_w{i}", layer.out_w)]), c(f"out_b{i}", layer.out_b)],
-        )
+        attn = dense(g, context, f"out_w{i}", layer.out_w, layer.out_b)
         x = g.node(
             "LayerNormalization",
             [g.node("Add", [attn, x]), c(f"ln1_g{i}", layer.ln1_g), c(f"ln1_b{i}", layer.ln1_b)],
             axis=-1,
             epsilon=eps,
         )
-        up = g.node(
-            "Add", [g.node("MatMul", [x, c(f"up_w{i}", layer.up_w)]), c(f"up_b{i}", layer.up_b)]
-        )
+        up = dense(g, x, f"up_w{i}", layer.up_w, layer.up_b)
         erf = g.node("Erf", [g.node("Div", [up, sqrt2])])
         gelu = g.node("Mul", [g.node("Mul", [up, g.node("Add", [erf, one])]), half])
-        down = g.node(
-            "Add",
-            [
-                g.node("MatMul", [gelu, c(f"down_w{i}", layer.down_w)]),
-                c(f"down_b{i}", layer.down_b),
-            ],
-        )
+        down = dense(g, gelu, f"down_w{i}", layer.down_w, layer.down_b)
         x = g.node(
             "LayerNormalization",
             [g.node("Add", [down, x]), c(f"ln2_g{i}", layer.ln2_g), c(f"ln2_b{i}", layer.ln2_b)],
@@ -138,9 +137,9 @@ def build_model(weights: BertWeights) -> bytes:
 
 
 class OnnxBert:
-    """An onnxruntime session over `build_model(weights)`; `encode` is thread-safe."""
+    """An onnxruntime session over `build_model(weights, dense)`; `encode` is thread-safe."""
 
-    def __init__(self, weights: BertWeights) -> None:
+    def __init__(self, weights: BertWeights, dense: Dense = float_dense) -> None:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -153,7 +152,7 @@ class OnnxBert:
         options.log_severity_level = 3  # errors only: no per-initializer optimizer chatter
         with tempfile.TemporaryDirectory(prefix="signet-minilm-") as tmp:
             path = Path(tmp) / "minilm.onnx"
-            path.write_bytes(build_model(weights))
+            path.write_bytes(build_model(weights, dense))
             self._session = ort.InferenceSession(
                 str(path), options, providers=["CPUExecutionProvider"]
             )

@@ -17,9 +17,18 @@ import numpy.typing as npt
 
 # TensorProto.DataType
 FLOAT = 1
+UINT8 = 2
+INT8 = 3
 INT32 = 6
 INT64 = 7
-_DTYPES = {np.dtype(np.float32): FLOAT, np.dtype(np.int32): INT32, np.dtype(np.int64): INT64}
+_DTYPES = {
+    np.dtype(np.float32): FLOAT,
+    np.dtype(np.uint8): UINT8,
+    np.dtype(np.int8): INT8,
+    np.dtype(np.int32): INT32,
+    np.dtype(np.int64): INT64,
+}
+CONTRIB_OPSET = 1  # the version of onnxruntime's own operators (a node's `domain`) imported
 # AttributeProto.AttributeType
 _ATTR_FLOAT = 1
 _ATTR_INT = 2
@@ -75,7 +84,8 @@ def _attribute(name: str, value: Attribute) -> bytes:
 
 
 def tensor(name: str, array: npt.NDArray[np.generic]) -> bytes:
-    """A TensorProto holding `array` (float32, int32 or int64) as little-endian raw data."""
+    """A TensorProto holding `array` (float32, (u)int8, int32 or int64) as little-endian raw
+    data."""
     kind = _DTYPES[array.dtype]
     dims = b"".join(_int(1, d) for d in array.shape)
     raw = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
@@ -96,6 +106,7 @@ class GraphWriter:
     name: str
     nodes: list[bytes] = field(default_factory=list)
     initializers: list[bytes] = field(default_factory=list)
+    domains: set[str] = field(default_factory=set)  # operator domains besides the default
     _count: int = 0
 
     def constant(self, name: str, array: npt.NDArray[np.generic]) -> str:
@@ -114,6 +125,8 @@ class GraphWriter:
     ) -> str:
         """Add a node; returns the name of its (first) output."""
         self._count += 1
+        if domain:
+            self.domains.add(domain)
         outs = list(outputs) if outputs else [f"{op.lower()}_{self._count}"]
         body = (
             b"".join(_str(1, i) for i in inputs)
@@ -135,10 +148,11 @@ class GraphWriter:
             + _messages(11, inputs)
             + _messages(12, outputs)
         )
-        opset_import = _str(1, "") + _int(2, opset)
+        imports = [_str(1, "") + _int(2, opset)]
+        imports += [_str(1, d) + _int(2, CONTRIB_OPSET) for d in sorted(self.domains)]
         return (
             _int(1, IR_VERSION)
             + _str(2, "signet-desktop")
             + _bytes(7, graph)
-            + _bytes(8, opset_import)
+            + _messages(8, imports)
         )

@@ -1,0 +1,39 @@
+"""bench/quantized_embedding.py: its variants really change the graph, and still embed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+
+import quantized_embedding as bench
+
+from signet_desktop.embedding.onnx_bert import OnnxBert
+
+TEXTS = ["billing runs on Postgres 16", "which database does billing use?", "hello"]
+
+
+@pytest.fixture(scope="module")
+def loaded() -> tuple[object, object]:
+    return bench.load()
+
+
+@pytest.mark.parametrize("variant", ["int8-dynamic", "int8-block-compute"])
+def test_an_int8_variant_is_a_different_graph_of_the_same_function(
+    loaded: tuple[object, object], variant: str
+) -> None:
+    tokenizer, weights = loaded
+    exact = bench.encode_texts(OnnxBert(weights), tokenizer, TEXTS)  # type: ignore[arg-type]
+    quantized = bench.encode_texts(
+        OnnxBert(weights, bench.VARIANTS[variant]()),  # type: ignore[arg-type]
+        tokenizer,  # type: ignore[arg-type]
+        TEXTS,
+    )
+    cosines = (exact * quantized).sum(axis=1)
+    assert not np.allclose(exact, quantized, atol=1e-5)  # the int8 layers were used
+    assert cosines.min() > 0.95  # and still compute (approximately) the model
+    np.testing.assert_allclose(np.linalg.norm(quantized, axis=1), 1.0, atol=1e-5)
