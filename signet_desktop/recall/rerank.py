@@ -2,11 +2,14 @@
 
 Offline: no network and no model beyond the configured embedder. A turn of a conversation
 rarely answers a question alone (the reply names the thing, the question names the person),
-so each of the fused top `top_n` hits is judged as a **passage**: the memory with its session
-neighbours (the previous and next live memory of the same session, as the context stage
-finds them). Two passage signals are blended into the score:
+so each of the fused top `top_n` hits is judged as a **passage**: the memory with the live
+memories around it in its session (`recall/passages.py`): its neighbours (the previous and
+next one, as the context stage finds them) and, up to `width` steps away, the outer turns.
+Two passage signals are blended into the score:
 
-    coverage = sum(idf(t) for query terms t some memory of the passage holds) / sum(idf(t))
+    coverage = sum(idf(t) * held(t) for the query's terms t) / sum(idf(t))
+               held(t) = 1 when the memory or a neighbour holds t, else `outer_weight` when an
+               outer turn does, else 0
     passage  = normalise(v_self + neighbour_weight * (v_previous + v_next))   (stored vectors)
     rescored = (1 - wc - wv) * score + wc * coverage + wv * calibrated(cosine(query, passage))
 
@@ -20,7 +23,10 @@ embedded at query time but the query.
 Why these signals: the fused score already holds each memory's own BM25 and cosine, so
 Signet's `0.7 * score + 0.3 * cosine(query, memory)` only re-weights what fusion weighed (it
 lowered both recall@10 and MRR on the LoCoMo dev split); what fusion cannot see is the
-passage. Numbers: docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo".
+passage. An exchange often runs longer than three turns (a question, a short reply, the
+detail), so a term two turns away is evidence too, if weaker: `width` 2, `outer_weight` 0.5
+(the vector stays memory + neighbours: wider measured worse). Numbers: docs/RECALL.md,
+"Reranking and graph-aware recall on LoCoMo" and "A wider passage".
 
 The blend only **orders** the top N: the hit ranked k-th by it takes the fused score the k-th
 hit had, so the top N keep their place ahead of the rest (left exactly as fused) and the
@@ -31,8 +37,9 @@ moved records a `HitAdjustment` (factor = new / old score, the blend and both si
 that kept its rank keeps its score and records nothing.
 
 Bounded: one query embedding (the semantic channel's, when its embedder keeps recent query
-vectors; else one on the stage's own thread, waited for at most the budget), one read of the
-passages' texts and one of their vectors, and one capped FTS document count per query term
+vectors; else one on the stage's own thread, waited for at most the budget), one session-order
+read per step of `width`, one read of the passages' texts and one of the memories' and their
+neighbours' vectors, and one capped FTS document count per query term
 (its IDF); the deadline is checked before each term. When the budget (`timeout_ms`) runs out
 there, the top N keep their scores and order and each carries an adjustment of factor 1 that
 says so. An unconfigured, failing or slow embedder (waited for until the deadline) costs only
@@ -65,13 +72,13 @@ from signet_desktop.embedding.provider import EmbeddingError
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import POSTINGS_BUDGET, fts_rows, idf
+from signet_desktop.recall.passages import Window, session_windows
 from signet_desktop.recall.sanitize import query_tokens, words
 from signet_desktop.recall.stages import adjusted, scored
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.recall.vector import SEMANTIC_FLOOR, calibrated
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.guard import assert_provider_call_allowed
-from signet_desktop.storage.recall_context import candidate_context
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +88,8 @@ DEFAULT_TIMEOUT_MS = 2000
 DEFAULT_COVERAGE_WEIGHT = 0.3
 DEFAULT_VECTOR_WEIGHT = 0.1
 DEFAULT_NEIGHBOUR_WEIGHT = 1.0
+DEFAULT_WIDTH = 2  # steps each side whose memories' terms count (1: the neighbours only)
+DEFAULT_OUTER_WEIGHT = 0.5  # what a term only a memory 2+ steps away holds counts
 
 # The passages' live texts in the caller's agent scope.
 PASSAGE_ROWS = """
@@ -149,6 +158,8 @@ class PassageReranker:
         coverage_weight: float = DEFAULT_COVERAGE_WEIGHT,
         vector_weight: float = DEFAULT_VECTOR_WEIGHT,
         neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT,
+        width: int = DEFAULT_WIDTH,
+        outer_weight: float = DEFAULT_OUTER_WEIGHT,
         floor: float = SEMANTIC_FLOOR,
         term_counts: TermCounts | None = None,
         now: Callable[[], float] = time.perf_counter,
@@ -157,6 +168,8 @@ class PassageReranker:
             raise ValueError("top_n must be at least 1")
         if timeout_ms <= 0:
             raise ValueError("timeout_ms must be positive")
+        if width < 0 or not 0 <= outer_weight <= 1:
+            raise ValueError("width must be >= 0 and outer_weight within [0, 1]")
         weights = (coverage_weight, vector_weight)
         if min(weights) < 0 or sum(weights) > 1 or neighbour_weight < 0 or not 0 <= floor < 1:
             raise ValueError(
@@ -169,6 +182,8 @@ class PassageReranker:
         self.coverage_weight = coverage_weight
         self.vector_weight = vector_weight
         self.neighbour_weight = neighbour_weight
+        self.width = width
+        self.outer_weight = outer_weight
         self.floor = floor
         self._term_counts = term_counts or TermCounts()
         self._clock = now  # seconds; tests pass one that jumps past the deadline
@@ -196,17 +211,17 @@ class PassageReranker:
         deadline = self._clock() + self.timeout_ms / 1000
         pending = self._start_query(conn, request.text) if self.vector_weight else None
         ids = [hit.memory_id for hit in head]
-        facts = candidate_context(conn, request.agent_id, ids)
-        neighbours = {i: facts[i].neighbour_ids if i in facts else () for i in ids}
-        passage_ids = list(dict.fromkeys([*ids, *(n for ns in neighbours.values() for n in ns)]))
+        windows = session_windows(conn, request.agent_id, ids, self.width)
+        passage_ids = list(dict.fromkeys(i for w in windows.values() for i in w.ids))
         held = self._terms_held(conn, request, passage_ids, deadline)
         if held is None:
             if isinstance(pending, tuple):
                 pending[1].cancel()
             budget = f"not reranked: the {self.timeout_ms} ms rerank budget ran out"
             return _untouched(head, budget) + tail
-        vectors = self._passage_vectors(conn, request.agent_id, passage_ids, pending, deadline)
-        blends = [self._blend(hit, neighbours[hit.memory_id], held, vectors) for hit in head]
+        near = dict.fromkeys(i for w in windows.values() for i in (w.memory_id, *w.near))
+        vectors = self._passage_vectors(conn, request.agent_id, list(near), pending, deadline)
+        blends = [self._blend(hit, windows[hit.memory_id], held, vectors) for hit in head]
         return _reordered(head, blends) + tail
 
     def _start_query(
@@ -290,13 +305,13 @@ class PassageReranker:
     def _blend(
         self,
         hit: FusedHit,
-        neighbours: Sequence[str],
+        window: Window,
         held: _Coverage,
         vectors: _Vectors,
     ) -> tuple[float, str]:
         """The hit's passage blend and the reason that explains it."""
-        passage = [hit.memory_id, *neighbours]
-        coverage = held.coverage(passage)
+        passage = [hit.memory_id, *window.near]
+        coverage = held.coverage(passage, window.outer, self.outer_weight)
         cosine = self._passage_cosine(passage, vectors)
         wc, wv = self.coverage_weight, self.vector_weight
         parts = [f"{wc:g}*term coverage {coverage:.2f}"]
@@ -309,7 +324,14 @@ class PassageReranker:
         rescored = (1 - wc - wv) * hit.score + wc * coverage
         if cosine is not None:
             rescored += wv * calibrated(cosine, self.floor)
-        passage_note = f"memory + {len(neighbours)} session neighbours"
+        passage_note = f"memory + {len(window.near)} session neighbours"
+        if window.outer:
+            count = len(window.outer)
+            steps = f"2-{self.width}" if self.width > 2 else "2"
+            passage_note += (
+                f"; terms only the {count} {'memory' if count == 1 else 'memories'} {steps} "
+                f"steps away hold count {self.outer_weight:g}"
+            )
         reason = f"{1 - wc - wv:g}*score + " + " + ".join(parts) + f" ({passage_note})"
         return rescored, f"ranked by {rescored:.3f} = {reason}"
 
@@ -334,13 +356,21 @@ class _Coverage:
     weights: Mapping[str, float]
     holds: Mapping[str, set[str]]
 
-    def coverage(self, passage: Sequence[str]) -> float:
-        """IDF share of the query's terms that some memory of `passage` holds, in [0, 1]."""
+    def coverage(
+        self, passage: Sequence[str], outer: Sequence[str] = (), outer_weight: float = 0.0
+    ) -> float:
+        """IDF share of the query's terms `passage` holds, in [0, 1].
+
+        A term no memory of `passage` holds but one of `outer` does counts `outer_weight`.
+        """
         total = sum(self.weights.values())
         if total <= 0:
             return 0.0
         held = set().union(*(self.holds.get(memory_id, set()) for memory_id in passage))
-        return sum(w for term, w in self.weights.items() if term in held) / total
+        farther = set().union(*(self.holds.get(memory_id, set()) for memory_id in outer)) - held
+        share = sum(w for term, w in self.weights.items() if term in held)
+        share += outer_weight * sum(w for term, w in self.weights.items() if term in farther)
+        return share / total
 
 
 @lru_cache(maxsize=65536)

@@ -69,6 +69,38 @@ def db(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
     database.close()
 
 
+# A longer exchange: the question names the aquarium and the sharks; "which one, downtown?"
+# sits next to the aquarium turn and two turns from the sharks.
+EXCHANGES = {
+    "w1": (
+        "Jon: we went to the aquarium on Sunday",
+        "Gina: which one, downtown?",
+        "Jon: yes, the big one by the pier",
+        "Jon: the sharks were huge",
+    ),
+    "w2": (
+        "Gina: I love the aquarium",
+        "Jon: me too, the jellyfish",
+        "Gina: we should go again",
+    ),
+}
+
+
+@pytest.fixture
+def exchanges(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
+    database = open_database(tmp_path / "x.db")
+    index = VectorIndex(database)
+    generation = index.ensure_generation(provider="hash", model=embedder.model, dimensions=64)
+    port = EmbeddingVectors(index, embedder, generation)
+    service = MemoryService(database, port)
+    for session, texts in EXCHANGES.items():
+        for text in texts:
+            service.remember(RememberRequest(content=text, session_id=session), Actor())
+    port.close()
+    yield database
+    database.close()
+
+
 @pytest.fixture
 def semantic(embedder: SwitchableEmbedder) -> SemanticChannel:
     return SemanticChannel(embedder, vec_available=True, embed_timeout_s=0.5)
@@ -102,6 +134,29 @@ def test_a_reply_whose_passage_answers_moves_up(db: Database, semantic: Semantic
     assert adjustment.reason.startswith("ranked by 0.615 = 0.7*score + 0.3*term coverage 1.00")
     assert "2 session neighbours" in adjustment.reason
     assert out[1].adjustments[0].factor == pytest.approx(0.45 / 0.50)
+
+
+def test_a_term_two_turns_away_counts_half(exchanges: Database, semantic: SemanticChannel) -> None:
+    ids = ids_by_content(exchanges)
+    loves = fused(ids[EXCHANGES["w2"][0]], 0.50, 1)  # "aquarium"; no sharks in its passage
+    which = fused(ids[EXCHANGES["w1"][1]], 0.45, 2)  # aquarium beside it, sharks two away
+    hits, query = [loves, which], request("aquarium sharks")
+    before = PassageReranker(semantic, vector_weight=0.0, width=1)  # the neighbours only
+    out = before.apply(exchanges.reader(), query, hits, StageClock())
+    assert [h.memory_id for h in out] == [loves.memory_id, which.memory_id]
+    out = PassageReranker(semantic, vector_weight=0.0).apply(
+        exchanges.reader(), query, hits, StageClock()
+    )
+    assert [h.memory_id for h in out] == [which.memory_id, loves.memory_id]
+    assert [h.score for h in out] == [0.50, 0.45]  # each rank's fused score, as before
+    [adjustment] = out[0].adjustments
+    # 7 rows: aquarium in 2 (IDF 0.788), sharks in 1 (IDF 1.466): (0.788 + 0.5 * 1.466) / 2.254
+    assert "0.3*term coverage 0.67" in adjustment.reason
+    assert adjustment.reason.endswith(
+        "(memory + 2 session neighbours; terms only the 1 memory 2 steps away hold count 0.5)"
+    )
+    with pytest.raises(ValueError, match="outer_weight"):
+        PassageReranker(semantic, outer_weight=1.5)
 
 
 def test_only_the_top_n_are_rescored(db: Database, semantic: SemanticChannel) -> None:
