@@ -392,9 +392,17 @@ def _forms(stem: str) -> tuple[str, ...]:
 
 
 def _stems_held(content: str, stems: Iterable[str]) -> set[str]:
-    """Which of `stems` some word of `content` folds to (no stemming of every word)."""
-    present = words(content)
-    return {stem for stem in stems if any(form in present for form in _forms(stem))}
+    """Which of `stems` some word of `content` folds to (no stemming of every word).
+
+    Every form of a stem contains the stem, so a memory whose lowercased text does not
+    contain a stem cannot hold it: most passage memories are settled without splitting words.
+    """
+    lowered = content.lower()
+    inside = [stem for stem in stems if stem in lowered]
+    if not inside:
+        return set()
+    present = words(lowered)
+    return {stem for stem in inside if any(form in present for form in _forms(stem))}
 
 
 def _reordered(head: Sequence[FusedHit], blends: Sequence[tuple[float, str]]) -> list[FusedHit]:

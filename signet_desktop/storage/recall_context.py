@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from signet_desktop.storage.connect import Connection
 
@@ -53,3 +54,54 @@ def candidate_context(
         str(row["id"]): CandidateContext(row["who"], row["previous_id"], row["next_id"])
         for row in rows
     }
+
+
+# One side of a candidate's session, `step` live memories away (step 1: the neighbour).
+_SIDE = """(SELECT w.id FROM memories w
+      WHERE w.agent_id = c.agent_id AND w.session_id = c.session_id
+        AND w.session_id IS NOT NULL AND w.seq {op} c.seq AND w.is_deleted = 0
+      ORDER BY w.seq {order} LIMIT 1 OFFSET {offset}) AS {side}_{step}"""
+
+
+@lru_cache(maxsize=8)
+def session_rings_sql(width: int) -> str:
+    """For each live candidate: the memories 1..width steps before and after it in its session.
+
+    Each column is one bounded seek of idx_memories_session_order (as CANDIDATE_CONTEXT's).
+    """
+    sides = [
+        _SIDE.format(op=op, order=order, offset=step - 1, side=side, step=step)
+        for step in range(1, width + 1)
+        for side, op, order in (("before", "<", "DESC"), ("after", ">", "ASC"))
+    ]
+    return f"""
+SELECT c.id AS id, {", ".join(sides)}
+FROM memories c
+WHERE c.id IN (SELECT value FROM json_each(:ids)) AND +c.agent_id = :agent_id
+  AND +c.is_deleted = 0
+"""
+
+
+def session_rings(
+    conn: Connection, agent_id: str, ids: Sequence[str], width: int
+) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Each live candidate's session memories by distance, in one query.
+
+    Ring d holds the memories d steps before and after it, previous first; rings end at the
+    first empty one. A candidate that is deleted or outside the agent's scope is left out.
+    """
+    if not ids or width < 1:
+        return {}
+    rows = conn.execute(
+        session_rings_sql(width), {"agent_id": agent_id, "ids": json.dumps(list(ids))}
+    ).fetchall()
+    out = {}
+    for row in rows:
+        rings = []
+        for step in range(1, width + 1):
+            ring = tuple(i for i in (row[f"before_{step}"], row[f"after_{step}"]) if i)
+            if not ring:
+                break
+            rings.append(ring)
+        out[str(row["id"])] = tuple(rings)
+    return out

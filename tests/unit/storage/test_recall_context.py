@@ -5,7 +5,11 @@ from __future__ import annotations
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
-from signet_desktop.storage.recall_context import CandidateContext, candidate_context
+from signet_desktop.storage.recall_context import (
+    CandidateContext,
+    candidate_context,
+    session_rings,
+)
 
 
 def remember(
@@ -52,3 +56,21 @@ def test_deleted_candidates_and_empty_lists_return_nothing(db: Database) -> None
     service.forget("default", gone, reason="test", actor=Actor())
     assert candidate_context(db.reader(), "default", [gone]) == {}
     assert candidate_context(db.reader(), "default", []) == {}
+
+
+def test_session_rings_are_the_nearest_live_memories_each_side(db: Database) -> None:
+    service = MemoryService(db)
+    turns = [remember(service, f"turn {i}", "s1") for i in range(2)]
+    gone = remember(service, "forgotten", "s1")
+    remember(service, "another agent's", "s1", agent="b")
+    turns += [remember(service, f"turn {i}", "s1") for i in range(2, 5)]
+    service.forget("default", gone, reason="test", actor=Actor())
+
+    rings = session_rings(db.reader(), "default", [turns[2], gone, turns[4]], width=3)
+    assert set(rings) == {turns[2], turns[4]}  # the forgotten candidate has no window
+    assert rings[turns[2]] == ((turns[1], turns[3]), (turns[0], turns[4]))  # no 3rd step
+    assert rings[turns[4]] == ((turns[3],), (turns[2],), (turns[1],))  # the last turn
+    one = session_rings(db.reader(), "default", [turns[2]], width=1)
+    assert one == {turns[2]: ((turns[1], turns[3]),)}
+    assert session_rings(db.reader(), "default", [turns[2]], width=0) == {}
+    assert session_rings(db.reader(), "b", [turns[2]], width=2) == {}
