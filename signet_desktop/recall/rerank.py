@@ -46,7 +46,7 @@ says so. An unconfigured, failing or slow embedder (waited for until the deadlin
 the vector signal, which the reason says. It reads only, never inside a write transaction,
 and only the caller's agent's rows.
 
-Off by default (`memory.pipelineV2.reranker.enabled`); `configured_rerank` builds it.
+On by default (`memory.pipelineV2.reranker.enabled`); `configured_rerank` builds it.
 """
 
 from __future__ import annotations
