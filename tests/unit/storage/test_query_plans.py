@@ -16,7 +16,7 @@ from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.vector import CANDIDATE_ROWS
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.memories import GET_LIVE_BY_IDS
-from signet_desktop.storage.recall_context import CANDIDATE_CONTEXT
+from signet_desktop.storage.recall_context import CANDIDATE_CONTEXT, session_rings_sql
 
 
 def plan(db: Database, sql: str) -> list[str]:
@@ -33,13 +33,31 @@ WHERE, _ = filter_sql("agent", RecallFilters())
     [
         (GET_LIVE_BY_IDS, "SEARCH memories USING INDEX sqlite_autoindex_memories_1 (id=?)"),
         (CANDIDATE_CONTEXT, "SEARCH c USING INDEX sqlite_autoindex_memories_1 (id=?)"),
+        (session_rings_sql(2), "SEARCH c USING INDEX sqlite_autoindex_memories_1 (id=?)"),
         (CANONICAL_ROWS, "SEARCH embeddings USING INTEGER PRIMARY KEY (rowid=?)"),
         (CANDIDATE_ROWS.format(filters=WHERE), "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"),
     ],
-    ids=["hydrate", "context-candidates", "canonical-rows", "rescore-candidates"],
+    ids=[
+        "hydrate",
+        "context-candidates",
+        "passage-windows",
+        "canonical-rows",
+        "rescore-candidates",
+    ],
 )
 def test_id_list_queries_seek_by_id(db: Database, sql: str, first_step: str) -> None:
     assert plan(db, sql)[0] == first_step
+
+
+def test_passage_windows_seek_the_session_order_index_per_step_and_side(db: Database) -> None:
+    steps = [s for s in plan(db, session_rings_sql(2)) if s.startswith("SEARCH w")]
+    before = (
+        "SEARCH w USING INDEX idx_memories_session_order (agent_id=? AND session_id=? AND seq<?)"
+    )
+    after = (
+        "SEARCH w USING INDEX idx_memories_session_order (agent_id=? AND session_id=? AND seq>?)"
+    )
+    assert steps == [before, after, before, after]
 
 
 def test_session_neighbours_seek_the_session_order_index(db: Database) -> None:
