@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -42,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from corpus import queries, sentences
 
-from signet_desktop.embedding.bert import BertConfig, BertWeights, load_weights
-from signet_desktop.embedding.native import MAX_SEQ_LENGTH, default_model_dir
+from signet_desktop.embedding.bert import BertWeights
+from signet_desktop.embedding.native import default_model_dir, read_model
 from signet_desktop.embedding.onnx_bert import Dense, OnnxBert, float_dense
 from signet_desktop.embedding.onnx_proto import GraphWriter
 
@@ -105,19 +104,8 @@ VARIANTS: dict[str, Callable[[], Dense]] = {
 
 
 def load() -> tuple[Tokenizer, BertWeights]:
-    """The shipped tokenizer and weights, prepared as `embedding/native.py` does."""
-    model_dir = default_model_dir()
-    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
-    bert = BertConfig(
-        hidden_size=int(config["hidden_size"]),
-        num_heads=int(config["num_attention_heads"]),
-        num_layers=int(config["num_hidden_layers"]),
-        layer_norm_eps=float(config["layer_norm_eps"]),
-    )
-    return tokenizer, load_weights(load_file(str(model_dir / "model.safetensors")), bert)
+    """The shipped tokenizer and weights, read as the product reads them."""
+    return read_model(default_model_dir())
 
 
 def encode_texts(model: OnnxBert, tokenizer: Tokenizer, texts: list[str]) -> F32:

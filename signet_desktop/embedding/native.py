@@ -180,6 +180,12 @@ class NativeMiniLM:
 
 
 def _load(model_dir: Path, engine: Engine = "onnx") -> _Loaded:
+    tokenizer, weights = read_model(model_dir)
+    return _Loaded(tokenizer, *_engine(weights, engine))
+
+
+def read_model(model_dir: Path) -> tuple[Tokenizer, BertWeights]:
+    """The model's tokenizer (truncating as sentence-transformers does) and its weights."""
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -200,7 +206,7 @@ def _load(model_dir: Path, engine: Engine = "onnx") -> _Loaded:
         raise EmbeddingError(f"native: {model_dir} has hidden size {bert.hidden_size}, not 384")
     weights = load_weights(tensors, bert)
     del tensors  # the float32 copies in `weights` are all that is used from here
-    return _Loaded(tokenizer, *_engine(weights, engine))
+    return tokenizer, weights
 
 
 def _engine(weights: BertWeights, engine: Engine) -> tuple[Encode, Engine]:
