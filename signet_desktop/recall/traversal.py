@@ -69,7 +69,10 @@ LEFT JOIN embeddings e ON e.source_type = 'memory' AND e.source_id = m.id
 WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {filters}
 """
 
-VECTORS = "SELECT id, vector FROM embeddings WHERE id IN (SELECT value FROM json_each(:ids))"
+VECTORS = """
+SELECT id, vector FROM embeddings
+WHERE id IN (SELECT value FROM json_each(:ids)) AND agent_id = :agent_id
+"""
 
 Row = tuple[str, float, int | None]  # memory id, importance, its embedding's id (if any)
 
@@ -313,7 +316,8 @@ class TraversalChannel:
         cosines = view.cosines(wanted, query) if view is not None else {}
         missing = [embedding_id for embedding_id in wanted if embedding_id not in cosines]
         if missing:
-            for row in found.conn.execute(VECTORS, {"ids": json.dumps(missing)}):
+            params = {"ids": json.dumps(missing), "agent_id": found.request.agent_id}
+            for row in found.conn.execute(VECTORS, params):
                 vector = np.frombuffer(bytes(row["vector"]), dtype=np.float32)
                 if len(vector) == len(query):
                     cosines[int(row["id"])] = float(vector @ query)
