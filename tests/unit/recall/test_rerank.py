@@ -51,20 +51,32 @@ def embedder() -> SwitchableEmbedder:
     return fake
 
 
-@pytest.fixture
-def db(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
-    database = open_database(tmp_path / "r.db")
+def remembered(
+    path: Path,
+    embedder: SwitchableEmbedder,
+    sessions: dict[str, tuple[str, ...]],
+    extra: tuple[RememberRequest, ...] = (),
+) -> Database:
+    """A database holding each session's texts in order (speaker as `who`), then `extra`."""
+    database = open_database(path)
     index = VectorIndex(database)
     generation = index.ensure_generation(provider="hash", model=embedder.model, dimensions=64)
     port = EmbeddingVectors(index, embedder, generation)
     service = MemoryService(database, port)
-    for session, texts in SESSIONS.items():
+    for session, texts in sessions.items():
         for text in texts:
             request = RememberRequest(content=text, session_id=session, who=text.split(":")[0])
             assert service.remember(request, Actor()).embedded
-    other = RememberRequest(content="pottery kiln glaze secrets", agent_id="other")
-    service.remember(other, Actor())
+    for request in extra:
+        service.remember(request, Actor())
     port.close()
+    return database
+
+
+@pytest.fixture
+def db(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
+    other = RememberRequest(content="pottery kiln glaze secrets", agent_id="other")
+    database = remembered(tmp_path / "r.db", embedder, SESSIONS, (other,))
     yield database
     database.close()
 
@@ -88,15 +100,7 @@ EXCHANGES = {
 
 @pytest.fixture
 def exchanges(tmp_path: Path, embedder: SwitchableEmbedder) -> Iterator[Database]:
-    database = open_database(tmp_path / "x.db")
-    index = VectorIndex(database)
-    generation = index.ensure_generation(provider="hash", model=embedder.model, dimensions=64)
-    port = EmbeddingVectors(index, embedder, generation)
-    service = MemoryService(database, port)
-    for session, texts in EXCHANGES.items():
-        for text in texts:
-            service.remember(RememberRequest(content=text, session_id=session), Actor())
-    port.close()
+    database = remembered(tmp_path / "x.db", embedder, EXCHANGES)
     yield database
     database.close()
 
