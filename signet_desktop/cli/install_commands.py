@@ -13,7 +13,7 @@ from typing import Any
 
 from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
 from signet_desktop.client.daemon import DaemonClient, DaemonResponseError, DaemonUnreachable
-from signet_desktop.harness.installers import claude_code, codex, opencode
+from signet_desktop.harness.installers import claude_code, codex, opencode, probe
 from signet_desktop.harness.installers.files import (
     ConfigFileError,
     Locations,
@@ -34,8 +34,9 @@ STATUS: Mapping[str, Callable[[Locations], dict[str, Any]]] = {
 
 INSTALL_EXAMPLES = """\
   signet install claude-code --dry-run   # show the diff, write nothing
-  signet install claude-code             # HTTP hooks + MCP server
-  signet install claude-code --command-hooks
+  signet install claude-code             # `signet hook` command hooks + MCP server
+  signet install claude-code --url http://127.0.0.1:3851   # a daemon on another port
+  signet install claude-code --http-hooks   # HTTP hooks where Claude Code runs them
   signet install codex                   # MCP server + the codex wrapper (session hooks)
   signet install codex --no-wrapper      # MCP server only; shell files untouched
   signet install opencode
@@ -64,16 +65,26 @@ def register(subparsers: Subparsers) -> None:
         help="connect a harness (claude-code, codex, opencode): hooks and the MCP server",
         description="Merge Signet's hooks and MCP server into a harness's own config files.\n"
         "Every changed file is backed up first (<file>.signet-backup-<UTC time>); your own\n"
-        "hooks and MCP servers stay. --url is the daemon address the hooks call.",
+        "hooks and MCP servers stay. Every command is written as an absolute path, so the\n"
+        "harness finds it from its own PATH. --url (else SIGNET_DAEMON_URL, else\n"
+        "http://127.0.0.1:3850) is the daemon every hook, wrapper, plugin and MCP server calls.",
         examples=INSTALL_EXAMPLES,
         handler=run_install,
     )
     install.add_argument("harness", nargs="?", type=_harness, help=", ".join(HARNESSES))
     install.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    install.add_argument(
+    hooks = install.add_mutually_exclusive_group()
+    hooks.add_argument(
         "--command-hooks",
         action="store_true",
-        help="claude-code: `signet hook` command hooks instead of HTTP hooks (older versions)",
+        help="claude-code: `signet hook` command hooks for every event (the default)",
+    )
+    hooks.add_argument(
+        "--http-hooks",
+        action="store_true",
+        help="claude-code: HTTP hooks for the prompt, compaction and session end (SessionStart"
+        " stays a command: Claude Code runs no HTTP hook there); a daemon that is down then"
+        " shows as a hook error in Claude Code",
     )
     install.add_argument(
         "--no-wrapper",
@@ -95,14 +106,14 @@ def register(subparsers: Subparsers) -> None:
 
 
 def plan_install(
-    name: str, locations: Locations, url: str, command_hooks: bool, wrapper: bool = True
+    name: str, locations: Locations, url: str, http_hooks: bool = False, wrapper: bool = True
 ) -> Plan:
-    """The install plan of one harness."""
+    """The install plan of one harness; everything it writes calls the daemon at `url`."""
     if name == "claude-code":
-        return claude_code.plan_install(locations, claude_code.Options(url, command_hooks))
+        return claude_code.plan_install(locations, claude_code.Options(url, http_hooks))
     if name == "codex":
-        return codex.plan_install(locations, wrapper=wrapper)
-    return opencode.plan_install(locations)
+        return codex.plan_install(locations, url, wrapper=wrapper)
+    return opencode.plan_install(locations, url)
 
 
 def plan_uninstall(name: str, locations: Locations) -> Plan:
@@ -121,8 +132,9 @@ def run_install(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.harness is None:
         ctx.warn("signet: name a harness (claude-code, codex, opencode) or use --status")
         return ExitCode.USAGE
-    if args.command_hooks and args.harness != "claude-code":
-        ctx.warn("signet: --command-hooks applies to claude-code only")
+    if (args.command_hooks or args.http_hooks) and args.harness != "claude-code":
+        flag = "--command-hooks" if args.command_hooks else "--http-hooks"
+        ctx.warn(f"signet: {flag} applies to claude-code only")
         return ExitCode.USAGE
     if args.no_wrapper and args.harness != "codex":
         ctx.warn("signet: --no-wrapper applies to codex only")
@@ -132,7 +144,7 @@ def run_install(args: argparse.Namespace, ctx: CliContext) -> int:
     wrapper = not args.no_wrapper
     return _carry_out(
         ctx,
-        lambda: plan_install(args.harness, locations, url, args.command_hooks, wrapper),
+        lambda: plan_install(args.harness, locations, url, args.http_hooks, wrapper),
         args.dry_run,
     )
 
@@ -188,10 +200,12 @@ def _daemon_state(client: DaemonClient) -> str:
 
 
 def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
-    """`signet install --status`."""
+    """`signet install --status`: per harness what is written, and whether each written
+    command starts from this environment (hooks: `hook --help`; MCP: a real `initialize`)."""
     url = ctx.daemon_url(args)
     with DaemonClient(url, timeout=STATUS_TIMEOUT_S, token=ctx.env.get("SIGNET_TOKEN")) as client:
         ctx.print(f"daemon {url}: {_daemon_state(client)}")
+    broken = 0
     for name, facts in status_rows(Locations.from_env(ctx.env)):
         found = "found" if facts.get("found") else "not found"
         ctx.print(f"{name}: config {facts['config']} ({found})")
@@ -199,7 +213,23 @@ def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.print(f"  error: {facts['error']}")
             continue
         ctx.print(f"  hooks: {facts.get('hooks', 'none')}")
-        ctx.print(f"  MCP server signet: {'yes' if facts.get('mcp') else 'no'}")
+        for argv in facts.get("hook_commands", []):
+            result = probe.command_starts(argv, ctx.env)
+            broken += not result.ok
+            ctx.print(f"    hook command: {'ok' if result.ok else 'FAILS'} ({result.detail})")
+        if not facts.get("mcp"):
+            ctx.print("  MCP server signet: no")
+        elif facts.get("mcp_argv"):
+            result = probe.mcp_initialize(facts["mcp_argv"], ctx.env, facts.get("mcp_env"))
+            broken += not result.ok
+            state = "yes, starts" if result.ok else "written, but FAILS to start"
+            ctx.print(f"  MCP server signet: {state} ({result.detail})")
+        else:
+            ctx.print("  MCP server signet: written, with no command")
+            broken += 1
         if facts.get("note"):
             ctx.print(f"  note: {facts['note']}")
+    if broken:
+        ctx.print(f"{broken} written command(s) do not start: run `signet install <harness>` again")
+        return ExitCode.FAILURE
     return ExitCode.OK

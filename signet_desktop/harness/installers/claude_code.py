@@ -1,5 +1,13 @@
-"""Claude Code: hooks in `settings.json` (HTTP by default, or `signet hook` commands) and the
-MCP entry in `.claude.json`.
+"""Claude Code: hooks in `settings.json` (`signet hook` commands) and the MCP entry in
+`.claude.json`.
+
+Every event runs a command hook by default. Claude Code does not run HTTP hooks for
+SessionStart at all, and when the daemon is down it prints every failed HTTP hook to the user
+("SessionEnd hook … failed: connect ECONNREFUSED"), while `signet hook` always exits 0 and stays
+quiet. `http_hooks` (`--http-hooks`) makes the events that Claude Code does POST (prompt,
+compaction, session end) HTTP hooks, for a daemon that is always up; SessionStart stays a
+command. Every command is written as an absolute path with the daemon URL the installer was
+given (`--url`), so the hooks and the MCP server reach the same daemon from any PATH.
 
 Our hooks are recognised by what they run (a URL under `/api/hooks/claude-code/`, a command
 running `signet hook`), so a reinstall replaces them in place, Signet's own older command
@@ -10,10 +18,12 @@ from __future__ import annotations
 
 import copy
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.harness.installers.files import (
+    DEFAULT_URL,
     ConfigFileError,
     FileChange,
     Locations,
@@ -34,6 +44,7 @@ EVENTS = {
 # A command hook also pays for a process start, and its own fail-open timeout (5 s, 60 s at
 # session end) must fire before Claude Code gives up on it.
 COMMAND_GRACE_S = 2
+COMMAND_ONLY = frozenset({"SessionStart"})  # Claude Code skips HTTP hooks for these
 LEGACY_KEY = "PreCompaction"  # an event name Signet once wrote; Claude Code has no such event
 HTTP_PATH = "/api/hooks/claude-code/"
 COMMAND_RE = re.compile(r"(^|[\s/\\\"'])signet(\.exe)?[\"']?\s+hook\s")
@@ -43,7 +54,7 @@ MCP_NAME = "signet"
 @dataclass(frozen=True, slots=True)
 class Options:
     url: str
-    command_hooks: bool = False
+    http_hooks: bool = False  # HTTP hooks for the events Claude Code POSTs (not SessionStart)
 
 
 def is_ours(hook: Any) -> bool:
@@ -59,10 +70,11 @@ def is_ours(hook: Any) -> bool:
 
 def wanted_hook(event: str, options: Options, signet: str) -> dict[str, Any]:
     route, hook_event, seconds = EVENTS[event]
-    if options.command_hooks:
-        command = f"{signet} hook {hook_event} -H {NAME}"
-        return {"type": "command", "command": command, "timeout": seconds + COMMAND_GRACE_S}
-    return {"type": "http", "url": f"{options.url}{HTTP_PATH}{route}", "timeout": seconds}
+    if options.http_hooks and event not in COMMAND_ONLY:
+        return {"type": "http", "url": f"{options.url}{HTTP_PATH}{route}", "timeout": seconds}
+    words = [signet, "hook", hook_event, "-H", NAME, "--url", options.url]
+    command = " ".join(shlex.quote(word) for word in words)
+    return {"type": "command", "command": command, "timeout": seconds + COMMAND_GRACE_S}
 
 
 def _groups(path: Any, hooks: dict[str, Any], event: str) -> list[Any]:
@@ -117,8 +129,9 @@ def merged_settings(path: Any, settings: dict[str, Any], wanted: dict[str, Any] 
     return result
 
 
-def mcp_entry(locations: Locations) -> dict[str, Any]:
-    return {"type": "stdio", "command": locations.executable("signet-mcp"), "args": [], "env": {}}
+def mcp_entry(locations: Locations, url: str = DEFAULT_URL) -> dict[str, Any]:
+    command = locations.executable("signet-mcp")
+    return {"type": "stdio", "command": command, "args": ["--url", url], "env": {}}
 
 
 def _is_our_mcp(entry: Any) -> bool:
@@ -155,10 +168,19 @@ def plan_install(locations: Locations, options: Options) -> Plan:
     data = load_json_object(mcp_path, mcp_before)
     changes = (
         json_change(settings_path, before, settings),
-        json_change(mcp_path, mcp_before, merged_claude_json(mcp_path, data, mcp_entry(locations))),
+        json_change(
+            mcp_path,
+            mcp_before,
+            merged_claude_json(mcp_path, data, mcp_entry(locations, options.url)),
+        ),
     )
-    kind = "command hooks (`signet hook`)" if options.command_hooks else "HTTP hooks"
-    return Plan(NAME, changes, (f"{kind} for {', '.join(EVENTS)}; MCP server `signet`",))
+    if options.http_hooks:
+        http = [event for event in EVENTS if event not in COMMAND_ONLY]
+        kind = f"a command hook for SessionStart, HTTP hooks for {', '.join(http)}"
+    else:
+        kind = f"command hooks (`signet hook`) for {', '.join(EVENTS)}"
+    note = f"{kind}; MCP server `signet`; daemon {options.url}"
+    return Plan(NAME, changes, (note,))
 
 
 def plan_uninstall(locations: Locations) -> Plan:
@@ -178,7 +200,8 @@ def plan_uninstall(locations: Locations) -> Plan:
 
 
 def status(locations: Locations) -> dict[str, Any]:
-    """Config found, which hooks are installed, whether the MCP entry is there."""
+    """Config found, which hooks are installed, the MCP entry, and the commands they run
+    (`hook_commands`, `mcp_argv`: for `signet install --status` to start them)."""
     settings_path = locations.claude_dir / "settings.json"
     facts: dict[str, Any] = {"config": str(settings_path)}
     facts["found"] = locations.claude_dir.is_dir() or locations.claude_json.is_file()
@@ -186,23 +209,42 @@ def status(locations: Locations) -> dict[str, Any]:
         settings = load_json_object(settings_path, read_text(settings_path))
         raw_hooks = settings.get("hooks")
         hooks: dict[str, Any] = raw_hooks if isinstance(raw_hooks, dict) else {}
-        kinds = {
-            hook.get("type")
+        ours = [
+            hook
             for event in EVENTS
             for group in (hooks.get(event) or [])
             if isinstance(group, dict) and isinstance(group.get("hooks"), list)
             for hook in group["hooks"]
             if is_ours(hook)
-        }
+        ]
         events = [e for e in EVENTS if _has_ours(hooks.get(e))]
-        facts["hooks"] = ", ".join(sorted(str(k) for k in kinds)) if events else "none"
+        kinds = {str(hook.get("type")) for hook in ours}
+        facts["hooks"] = ", ".join(sorted(kinds)) if events else "none"
         facts["hook_events"] = events
+        facts["hook_commands"] = sorted(
+            {tuple(_split(str(h.get("command", "")))) for h in ours if h.get("type") == "command"}
+        )
         data = load_json_object(locations.claude_json, read_text(locations.claude_json))
         servers = data.get("mcpServers")
-        facts["mcp"] = isinstance(servers, dict) and _is_our_mcp(servers.get(MCP_NAME))
+        entry = servers.get(MCP_NAME) if isinstance(servers, dict) else None
+        facts["mcp"] = _is_our_mcp(entry)
+        if isinstance(entry, dict) and facts["mcp"]:
+            args = entry.get("args")
+            words = args if isinstance(args, list) else []
+            facts["mcp_argv"] = [str(entry["command"]), *map(str, words)]
+            env = entry.get("env")
+            pairs = env.items() if isinstance(env, dict) else ()
+            facts["mcp_env"] = {str(k): str(v) for k, v in pairs}
     except ConfigFileError as exc:
         facts["error"] = str(exc)
     return facts
+
+
+def _split(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
 
 
 def _has_ours(groups: Any) -> bool:

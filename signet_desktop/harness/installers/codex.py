@@ -18,6 +18,7 @@ from tomlkit.toml_document import TOMLDocument
 
 from signet_desktop.harness.installers import codex_wrapper
 from signet_desktop.harness.installers.files import (
+    DEFAULT_URL,
     ConfigFileError,
     FileChange,
     Locations,
@@ -63,30 +64,37 @@ def _is_ours(entry: Any) -> bool:
     return isinstance(entry, dict) and str(entry.get("command", "")).endswith("signet-mcp")
 
 
-def plan_install(locations: Locations, wrapper: bool = True) -> Plan:
-    """The MCP server, and (unless `wrapper` is False) the wrapper and its PATH block."""
-    mcp_change, notes = _mcp_install(locations)
+def plan_install(locations: Locations, url: str = DEFAULT_URL, wrapper: bool = True) -> Plan:
+    """The MCP server, and (unless `wrapper` is False) the wrapper and its PATH block; both
+    call the daemon at `url`."""
+    mcp_change, notes = _mcp_install(locations, url)
     if not wrapper:
         return Plan(NAME, (mcp_change,), (*notes, NO_WRAPPER_NOTE))
-    changes = (mcp_change, *codex_wrapper.install_changes(locations))
+    changes = (mcp_change, *codex_wrapper.install_changes(locations, url))
     if not any(change.changed for change in changes):
         return Plan(NAME, changes)
     return Plan(NAME, changes, (*notes, _wrapper_note(locations)))
 
 
-def _mcp_install(locations: Locations) -> tuple[FileChange, tuple[str, ...]]:
-    """`[mcp_servers.signet]` with `command` = signet-mcp (replaced when it differs)."""
+def _mcp_install(locations: Locations, url: str) -> tuple[FileChange, tuple[str, ...]]:
+    """`[mcp_servers.signet]`: signet-mcp (absolute) with `--url` (replaced when it differs)."""
     path = config_path(locations)
     before = read_text(path)
     doc = _parse(path, before)
     servers = _servers(path, doc)
     command = locations.executable("signet-mcp")
     current = servers.get(MCP_NAME) if servers is not None else None
-    if isinstance(current, dict) and current.get("command") == command and not current.get("args"):
+    args = ["--url", url]
+    if (
+        isinstance(current, dict)
+        and current.get("command") == command
+        and list(current.get("args") or []) == args
+    ):
         return FileChange(path, before, before), ()
     entry = tomlkit.table()
     entry["command"] = command
     entry["args"] = tomlkit.array()
+    entry["args"].extend(args)
     entry.add(tomlkit.nl())  # a blank line before whatever table follows
     if servers is None:
         servers = tomlkit.table(is_super_table=True)
@@ -133,9 +141,17 @@ def status(locations: Locations) -> dict[str, Any]:
     else:
         facts["hooks"] = f"wrapper {codex_wrapper.wrapper_path(locations)}"
         facts["note"] = "the wrapper is not first on this shell's PATH; open a new shell"
+    signet = codex_wrapper.signet_of(locations)
+    if signet:
+        facts["hook_commands"] = [(signet,)]
     try:
         servers = _servers(path, _parse(path, read_text(path)))
-        facts["mcp"] = servers is not None and _is_ours(servers.get(MCP_NAME))
+        entry = servers.get(MCP_NAME) if servers is not None else None
+        facts["mcp"] = _is_ours(entry)
+        if isinstance(entry, dict) and facts["mcp"]:
+            args = entry.get("args") or []
+            facts["mcp_argv"] = [str(entry["command"]), *map(str, args)]
+            facts["mcp_env"] = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
     except ConfigFileError as exc:
         facts["error"] = str(exc)
     return facts

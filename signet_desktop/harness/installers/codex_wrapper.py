@@ -22,7 +22,12 @@ import shlex
 import shutil
 from pathlib import Path
 
-from signet_desktop.harness.installers.files import FileChange, Locations, read_text
+from signet_desktop.harness.installers.files import (
+    DEFAULT_URL,
+    FileChange,
+    Locations,
+    read_text,
+)
 
 BLOCK_START = "# >>> signet codex wrapper >>>"
 BLOCK_END = "# <<< signet codex wrapper <<<"
@@ -37,6 +42,7 @@ _SCRIPT = """\
 # SIGNET_CODEX_BYPASS_WRAPPER=1 run Codex untouched.
 wrapper_dir={wrapper_dir}
 signet={signet}
+daemon_url={url}
 
 find_real_codex() {{
     old_ifs=$IFS
@@ -72,7 +78,8 @@ started="$work/started"
 : > "$started"
 cwd=$(json_string "$PWD")
 printf '{{"cwd": "%s"}}' "$cwd" \\
-    | "$signet" hook session-start -H codex --project "$PWD" > "$work/model-instructions.md" \\
+    | "$signet" hook session-start -H codex --project "$PWD" --url "$daemon_url" \\
+    > "$work/model-instructions.md" \\
     2>/dev/null
 if [ -s "$work/model-instructions.md" ]; then
     "$real" -c model_instructions_file="$work/model-instructions.md" "$@"
@@ -90,7 +97,7 @@ if [ -n "$transcript" ]; then
     [ -n "$session_id" ] || session_id="$name"
     printf '{{"session_id": "%s", "transcript_path": "%s", "cwd": "%s"}}' \\
         "$(json_string "$session_id")" "$(json_string "$transcript")" "$cwd" \\
-        | "$signet" hook session-end -H codex > /dev/null 2>&1
+        | "$signet" hook session-end -H codex --url "$daemon_url" > /dev/null 2>&1
 fi
 exit $status
 """
@@ -105,12 +112,25 @@ def wrapper_path(locations: Locations) -> Path:
     return wrapper_dir(locations) / "codex"
 
 
-def script(locations: Locations) -> str:
-    """The wrapper's text for this home (paths quoted for sh)."""
+def script(locations: Locations, url: str = DEFAULT_URL) -> str:
+    """The wrapper's text for this home and daemon URL (values quoted for sh)."""
     return _SCRIPT.format(
         wrapper_dir=shlex.quote(str(wrapper_dir(locations))),
         signet=shlex.quote(_signet_command(locations)),
+        url=shlex.quote(url),
     )
+
+
+def signet_of(locations: Locations) -> str | None:
+    """The `signet` command our installed wrapper runs (None: no wrapper of ours)."""
+    text = read_text(wrapper_path(locations))
+    if text is None or "signet install codex" not in text:
+        return None
+    for line in text.splitlines():
+        if line.startswith("signet="):
+            words = shlex.split(line.removeprefix("signet="))
+            return words[0] if words else None
+    return None
 
 
 def _signet_command(locations: Locations) -> str:
@@ -166,11 +186,11 @@ def with_block(text: str | None, locations: Locations) -> str:
     return base + separator + block(locations)
 
 
-def install_changes(locations: Locations) -> list[FileChange]:
+def install_changes(locations: Locations, url: str = DEFAULT_URL) -> list[FileChange]:
     """The wrapper script and the PATH block in each start-up file."""
     path = wrapper_path(locations)
     changes = [
-        FileChange(path, read_text(path), script(locations), mode=WRAPPER_MODE, backup=False)
+        FileChange(path, read_text(path), script(locations, url), mode=WRAPPER_MODE, backup=False)
     ]
     for rc in rc_paths(locations):
         before = read_text(rc)

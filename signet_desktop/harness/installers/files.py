@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
+
 BACKUP_SUFFIX = ".signet-backup-"
+DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"  # the daemon when no --url is given
 NEW_FILE_MODE = 0o600
 
 
@@ -105,11 +108,15 @@ class Locations:
         return self._dir("XDG_CONFIG_HOME", self.home / ".config")
 
     def executable(self, name: str) -> str:
-        """`name` when it is on PATH, else the script beside this interpreter (a venv)."""
-        if shutil.which(name, path=self.env.get("PATH")):
-            return name
+        """An absolute path to this installation's `name`, so the harness finds it from its own
+        PATH: the script beside this interpreter (a virtualenv, `uv run`'s environment or a
+        pipx venv, none of which the user's shell need hold), else the one on PATH; the bare
+        name only when neither exists (`install --status` then says it does not start)."""
         beside = Path(sys.executable).with_name(name)
-        return str(beside) if beside.is_file() else name
+        if beside.is_file():
+            return str(beside)
+        found = shutil.which(name, path=self.env.get("PATH"))
+        return os.path.abspath(found) if found else name
 
 
 def read_text(path: Path) -> str | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.harness.installers.files import (
+    DEFAULT_URL,
     ConfigFileError,
     FileChange,
     Locations,
@@ -47,6 +48,17 @@ def config_path(locations: Locations) -> Path:
 
 def plugin_path(locations: Locations) -> Path:
     return config_dir(locations) / "plugins" / "signet.mjs"
+
+
+DEFAULT_URL_LITERAL = '"http://127.0.0.1:3850"'
+
+
+def plugin_text(url: str) -> str:
+    """The shipped plugin with `url` as its default daemon (SIGNET_DAEMON_URL still wins)."""
+    source = plugin_source()
+    if DEFAULT_URL_LITERAL not in source:
+        raise FileNotFoundError("the shipped OpenCode plugin has no default daemon URL to set")
+    return source.replace(DEFAULT_URL_LITERAL, json.dumps(url), 1)
 
 
 def plugin_source() -> str:
@@ -119,8 +131,9 @@ def _ours(ref: Any) -> bool:
     return isinstance(ref, str) and ref.replace("\\", "/").endswith("plugins/signet.mjs")
 
 
-def mcp_entry(locations: Locations) -> dict[str, Any]:
-    return {"type": "local", "command": [locations.executable("signet-mcp")], "enabled": True}
+def mcp_entry(locations: Locations, url: str = DEFAULT_URL) -> dict[str, Any]:
+    command = [locations.executable("signet-mcp"), "--url", url]
+    return {"type": "local", "command": command, "enabled": True}
 
 
 def merged(path: Path, config: dict[str, Any], entry: dict[str, Any] | None) -> dict[str, Any]:
@@ -164,17 +177,18 @@ def _manual(path: Path, what: str, snippet: dict[str, Any]) -> ManualEditRequire
     )
 
 
-def plan_install(locations: Locations) -> Plan:
-    """The plugin file, and its registration plus the MCP server in the config."""
+def plan_install(locations: Locations, url: str = DEFAULT_URL) -> Plan:
+    """The plugin file, and its registration plus the MCP server in the config (both calling
+    the daemon at `url`)."""
     path = config_path(locations)
     before = read_text(path)
     config, plain = _load(path, before)
-    entry = mcp_entry(locations)
+    entry = mcp_entry(locations, url)
     after = merged(path, config, entry)
     plugin = plugin_path(locations)
     existing = read_text(plugin)
     foreign = existing is not None and PLUGIN_MARKER not in existing  # someone else's file
-    plugin_change = FileChange(plugin, existing, plugin_source(), mode=0o644, backup=foreign)
+    plugin_change = FileChange(plugin, existing, plugin_text(url), mode=0o644, backup=foreign)
     if not plain:
         if after != config:
             snippet = {"plugin": [PLUGIN_REF], "mcp": {MCP_NAME: entry}}
@@ -216,7 +230,13 @@ def status(locations: Locations) -> dict[str, Any]:
         registered = any(map(_ours, _plugins(path, config)))
         facts["hooks"] = "plugin" if registered and PLUGIN_MARKER in plugin_file else "none"
         mcp = config.get("mcp")
-        facts["mcp"] = isinstance(mcp, dict) and isinstance(mcp.get(MCP_NAME), dict)
+        entry = mcp.get(MCP_NAME) if isinstance(mcp, dict) else None
+        facts["mcp"] = isinstance(entry, dict)
+        command = entry.get("command") if isinstance(entry, dict) else None
+        if isinstance(command, list) and command:
+            facts["mcp_argv"] = [str(word) for word in command]
+            env = entry.get("environment") if isinstance(entry, dict) else None
+            facts["mcp_env"] = {str(k): str(v) for k, v in (env or {}).items()}
     except ConfigFileError as exc:
         facts["error"] = str(exc)
     return facts

@@ -39,7 +39,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(home: Path) -> None:
     code, out, _ = signet(home, "install", "claude-code", "--dry-run")
     assert code == 0
     assert f"+++ {home / '.claude' / 'settings.json'}" in out
-    assert "/api/hooks/claude-code/session-start" in out
+    assert "hook session-start -H claude-code --url http://127.0.0.1:3850" in out
     assert list(home.iterdir()) == []
 
 
@@ -47,8 +47,10 @@ def test_install_then_again_then_uninstall(home: Path) -> None:
     code, out, _ = signet(home, "install", "claude", "--url", "http://127.0.0.1:4000")
     assert code == 0 and f"created {home / '.claude' / 'settings.json'}" in out
     settings = json.loads((home / ".claude" / "settings.json").read_text())
-    url = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["url"]
-    assert url == "http://127.0.0.1:4000/api/hooks/claude-code/user-prompt-submit"
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert command.endswith("hook user-prompt-submit -H claude-code --url http://127.0.0.1:4000")
+    mcp = json.loads((home / ".claude.json").read_text())["mcpServers"]["signet"]
+    assert mcp["args"] == ["--url", "http://127.0.0.1:4000"]
     code, out, _ = signet(home, "install", "claude-code", "--url", "http://127.0.0.1:4000")
     assert code == 0 and "claude-code: nothing to change" in out
     code, out, _ = signet(home, "uninstall", "claude-code")
@@ -80,6 +82,9 @@ def test_bad_usage(home: Path) -> None:
     assert signet(home, "install")[0] == 2
     code, _, err = signet(home, "install", "codex", "--command-hooks")
     assert code == 2 and "claude-code only" in err
+    code, _, err = signet(home, "install", "codex", "--http-hooks")
+    assert code == 2 and "--http-hooks applies to claude-code only" in err
+    assert signet(home, "install", "claude-code", "--http-hooks", "--command-hooks")[0] == 2
 
 
 def test_status_shows_each_harness_and_the_daemon(
@@ -96,8 +101,26 @@ def test_status_shows_each_harness_and_the_daemon(
         out.split("codex:")[1],
         out.split("opencode:")[1],
     )
-    assert "hooks: command" in claude.split("codex:")[0]
-    assert "MCP server signet: yes" in codex and "hooks: wrapper " in codex
+    claude = claude.split("codex:")[0]
+    assert "hooks: command" in claude and "hook command: ok" in claude
+    assert "MCP server signet: yes, starts (answers MCP initialize" in claude
+    assert "MCP server signet: yes, starts" in codex and "hooks: wrapper " in codex
     assert "hooks: none" in opencode and "MCP server signet: no" in opencode
     code, out, _ = signet(home, "install", "--status", url=closed_url)
     assert code == 0 and "not reachable" in out.splitlines()[0]
+
+
+def test_status_fails_when_a_written_command_does_not_start(
+    home: Path, fake_daemon: FakeDaemon
+) -> None:
+    """A config entry is not proof: a moved virtualenv leaves commands that do not start."""
+    fake_daemon.reply("GET", "/health", 200, {"status": "healthy"})
+    signet(home, "install", "claude-code")
+    claude_json = home / ".claude.json"
+    data = json.loads(claude_json.read_text())
+    data["mcpServers"]["signet"]["command"] = str(home / "gone" / "signet-mcp")
+    claude_json.write_text(json.dumps(data))
+    code, out, _ = signet(home, "install", "--status", url=fake_daemon.url)
+    assert code == 1
+    assert "MCP server signet: written, but FAILS to start" in out
+    assert "not found from this PATH" in out and "do not start" in out

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,15 @@ from installer_support import URL, backups, put
 from signet_desktop.harness.installers import claude_code
 from signet_desktop.harness.installers.files import ConfigFileError, Locations, apply, diff
 
-HTTP = claude_code.Options(URL)
-COMMAND = claude_code.Options(URL, command_hooks=True)
+COMMAND = claude_code.Options(URL)  # the default: a command hook for every event
+HTTP = claude_code.Options(URL, http_hooks=True)
+# This installation's scripts, by absolute path: a harness's PATH may not hold this venv.
+SIGNET = str(Path(sys.executable).with_name("signet"))
+SIGNET_MCP = str(Path(sys.executable).with_name("signet-mcp"))
+
+
+def hook_command(event: str, url: str = URL) -> str:
+    return shlex.join([SIGNET, "hook", event, "-H", "claude-code", "--url", url])
 
 
 def settings_path(locations: Locations) -> Path:
@@ -33,38 +42,52 @@ def ours(settings: dict[str, Any], event: str) -> list[dict[str, Any]]:
     ]
 
 
-def install(locations: Locations, options: claude_code.Options = HTTP) -> list[Path]:
+def install(locations: Locations, options: claude_code.Options = COMMAND) -> list[Path]:
     return apply(claude_code.plan_install(locations, options))
 
 
-def test_empty_home_gets_http_hooks_in_seconds_and_the_mcp_entry(locations: Locations) -> None:
+def test_empty_home_gets_absolute_command_hooks_and_the_mcp_entry(locations: Locations) -> None:
     assert install(locations) == []  # nothing existed, nothing to back up
     settings = read(settings_path(locations))
     assert settings["hooks"]["SessionStart"] == [
-        {"hooks": [{"type": "http", "url": f"{URL}/api/hooks/claude-code/session-start",
-                    "timeout": 5}]}
-    ]  # fmt: skip
+        {"hooks": [{"type": "command", "command": hook_command("session-start"), "timeout": 7}]}
+    ]
     timeouts = {e: ours(settings, e)[0]["timeout"] for e in claude_code.EVENTS}
-    assert timeouts == {"SessionStart": 5, "UserPromptSubmit": 5, "PreCompact": 10,
-                        "SessionEnd": 60}  # fmt: skip
-    assert ours(settings, "PreCompact")[0]["url"].endswith("/api/hooks/claude-code/pre-compact")
+    assert timeouts == {"SessionStart": 7, "UserPromptSubmit": 7, "PreCompact": 12,
+                        "SessionEnd": 62}  # fmt: skip
+    assert ours(settings, "PreCompact")[0]["command"] == hook_command("pre-compaction")
     mcp = read(locations.home / ".claude.json")
-    assert mcp == {"mcpServers": {"signet": {"type": "stdio", "command": "signet-mcp",
-                                             "args": [], "env": {}}}}  # fmt: skip
+    assert mcp == {"mcpServers": {"signet": {"type": "stdio", "command": SIGNET_MCP,
+                                             "args": ["--url", URL], "env": {}}}}  # fmt: skip
 
 
-def test_command_hooks_run_signet_hook_with_a_grace_over_its_own_timeout(
-    locations: Locations,
+def test_the_installed_commands_run_from_a_path_without_this_environment(
+    home: Path, tmp_path: Path
 ) -> None:
-    install(locations, COMMAND)
+    """`uv run signet install` sees the venv on PATH; the harness later runs without it."""
+    bare = Locations(home, {"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    apply(claude_code.plan_install(bare, claude_code.Options("http://127.0.0.1:4100")))
+    settings = read(settings_path(bare))
+    for event in claude_code.EVENTS:
+        [hook] = ours(settings, event)
+        words = shlex.split(hook["command"])
+        assert Path(words[0]).is_absolute() and Path(words[0]).is_file()
+        assert words[-2:] == ["--url", "http://127.0.0.1:4100"]
+    entry = read(home / ".claude.json")["mcpServers"]["signet"]
+    assert Path(entry["command"]).is_absolute() and Path(entry["command"]).is_file()
+    assert entry["args"] == ["--url", "http://127.0.0.1:4100"]
+
+
+def test_http_hooks_leave_session_start_a_command(locations: Locations) -> None:
+    """Claude Code runs no HTTP hook at SessionStart: --http-hooks keeps it a command."""
+    install(locations, HTTP)
     settings = read(settings_path(locations))
-    start = ours(settings, "SessionStart")[0]
-    assert start == {"type": "command", "command": "signet hook session-start -H claude-code",
-                     "timeout": 7}  # fmt: skip
-    assert ours(settings, "PreCompact")[0]["command"] == (
-        "signet hook pre-compaction -H claude-code"
-    )
-    assert ours(settings, "SessionEnd")[0]["timeout"] == 62
+    assert ours(settings, "SessionStart")[0]["type"] == "command"
+    for event in ("UserPromptSubmit", "PreCompact", "SessionEnd"):
+        [hook] = ours(settings, event)
+        assert hook["type"] == "http" and hook["url"].startswith(f"{URL}/api/hooks/claude-code/")
+    assert ours(settings, "PreCompact")[0]["url"].endswith("/api/hooks/claude-code/pre-compact")
+    assert ours(settings, "SessionEnd")[0]["timeout"] == 60
 
 
 def test_the_users_hooks_and_matchers_stay_and_a_second_install_changes_nothing(
@@ -81,14 +104,14 @@ def test_the_users_hooks_and_matchers_stay_and_a_second_install_changes_nothing(
     assert len(ours(settings, "SessionStart")) == 1
     assert len(backups(path.parent)) == 1
     text = path.read_text()
-    again = claude_code.plan_install(locations, HTTP)
+    again = claude_code.plan_install(locations, COMMAND)
     assert again.pending == () and diff(again) == ""
     assert apply(again) == [] and path.read_text() == text
     assert len(backups(path.parent)) == 1
 
 
 def test_switching_kinds_replaces_ours_in_place(locations: Locations) -> None:
-    install(locations)
+    install(locations, HTTP)
     install(locations, COMMAND)
     settings = read(settings_path(locations))
     for event in claude_code.EVENTS:
@@ -103,7 +126,8 @@ def test_signets_legacy_millisecond_command_hooks_are_rewritten(locations: Locat
     assert "PreCompaction" not in settings["hooks"]  # held only Signet's own hook
     for event in claude_code.EVENTS:
         [hook] = ours(settings, event)
-        assert hook["type"] == "http" and hook["timeout"] <= 60
+        assert hook["command"] == hook_command(claude_code.EVENTS[event][1])
+        assert hook["timeout"] <= 62
     user = settings["hooks"]["UserPromptSubmit"]
     assert {"hooks": [{"type": "command", "command": "~/bin/log-prompt.sh"}]} in user
     assert not any(h.get("timeout", 0) >= 1000 for g in user for h in g["hooks"])
@@ -209,3 +233,8 @@ def test_status_reports_kind_and_mcp(locations: Locations) -> None:
     facts = claude_code.status(locations)
     assert facts["hooks"] == "command" and facts["mcp"] is True
     assert facts["hook_events"] == list(claude_code.EVENTS)
+    assert facts["hook_commands"] == [
+        tuple(shlex.split(hook_command(event)))
+        for event in sorted(e for _, e, _ in claude_code.EVENTS.values())
+    ]
+    assert facts["mcp_argv"] == [SIGNET_MCP, "--url", URL]

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from installer_support import backups, put
+from installer_support import SIGNET_MCP, URL, backups, put
 
 from signet_desktop.harness.installers import codex
 from signet_desktop.harness.installers.files import ConfigFileError, Locations, apply, diff
@@ -21,7 +21,7 @@ def test_empty_home_gets_the_mcp_server(locations: Locations) -> None:
     assert any("session hooks: the wrapper" in note for note in plan.notes)
     apply(plan)
     parsed = tomllib.loads(config(locations).read_text())
-    assert parsed == {"mcp_servers": {"signet": {"command": "signet-mcp", "args": []}}}
+    assert parsed == {"mcp_servers": {"signet": {"command": SIGNET_MCP, "args": ["--url", URL]}}}
 
 
 def test_no_wrapper_installs_the_mcp_server_alone(locations: Locations) -> None:
@@ -40,12 +40,12 @@ def test_comments_and_the_users_servers_stay_and_reinstall_changes_nothing(
     original = path.read_text()
     apply(codex.plan_install(locations))
     text = path.read_text()
-    ours = '[mcp_servers.signet]\ncommand = "signet-mcp"\nargs = []\n\n'
+    ours = f'[mcp_servers.signet]\ncommand = "{SIGNET_MCP}"\nargs = ["--url", "{URL}"]\n\n'
     assert text.replace(ours, "") == original  # every byte of the user's file, plus ours
     assert "# the good one" in text and "# keep stdio" in text
     parsed = tomllib.loads(text)
     assert parsed["mcp_servers"]["docs"] == {"command": "docs-mcp", "args": ["--stdio"]}
-    assert parsed["mcp_servers"]["signet"]["command"] == "signet-mcp"
+    assert parsed["mcp_servers"]["signet"]["command"] == SIGNET_MCP
     assert len(backups(path.parent)) == 1
     assert codex.plan_install(locations).pending == ()
     apply(codex.plan_uninstall(locations))
@@ -58,7 +58,7 @@ def test_a_stale_signet_entry_is_replaced(locations: Locations) -> None:
     path.write_text('[mcp_servers.signet]\ncommand = "/old/signet-mcp"\nargs = ["--x"]\n')
     apply(codex.plan_install(locations))
     entry = tomllib.loads(path.read_text())["mcp_servers"]["signet"]
-    assert entry == {"command": "signet-mcp", "args": []}
+    assert entry == {"command": SIGNET_MCP, "args": ["--url", URL]}
 
 
 def test_uninstall_of_a_file_we_created_removes_it_and_keeps_a_backup(

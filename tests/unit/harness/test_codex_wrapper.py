@@ -7,12 +7,13 @@ its arguments and stdin), so the test sees exactly what Codex and `signet hook` 
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
-from installer_support import backups
+from installer_support import URL, backups
 
 from signet_desktop.harness.installers import codex, codex_wrapper
 from signet_desktop.harness.installers.files import Locations, apply
@@ -42,6 +43,15 @@ exit 3
 """.replace("SESSION", SESSION)
 
 
+class StandInLocations(Locations):
+    """Locations whose `signet` is the stand-in in real-bin (the installer writes the
+    absolute path of this installation's own otherwise)."""
+
+    def executable(self, name: str) -> str:
+        found = shutil.which(name, path=self.env.get("PATH"))
+        return found if name == "signet" and found else super().executable(name)
+
+
 def _executable(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -58,7 +68,7 @@ def setup(home: Path, tmp_path: Path) -> tuple[Locations, dict[str, str], Path]:
     wrapper_dir = home / ".config" / "signet" / "bin"
     path = f"{wrapper_dir}:{real_bin}:/usr/bin:/bin"
     env = {"HOME": str(home), "PATH": path, "FAKE_LOG": str(log), "TMPDIR": str(temp)}
-    locations = Locations(home, env)
+    locations = StandInLocations(home, env)
     apply(codex.plan_install(locations))
     return locations, env, log
 
@@ -97,10 +107,10 @@ def test_session_context_goes_in_and_the_rollout_file_comes_out(
     assert argv[2:] == ["exec", "hi"]
     assert (log / "instructions").read_text() == "billing runs on Postgres 16"
     start_args, start_body = (log / "signet-session-start.json").read_text().splitlines()
-    assert start_args == f"hook session-start -H codex --project {project}"
+    assert start_args == f"hook session-start -H codex --project {project} --url {URL}"
     assert json.loads(start_body) == {"cwd": str(project)}
     end_args, end_body = (log / "signet-session-end.json").read_text().splitlines()
-    assert end_args == "hook session-end -H codex"
+    assert end_args == f"hook session-end -H codex --url {URL}"
     end = json.loads(end_body)
     assert end["session_id"] == SESSION and end["cwd"] == str(project)
     assert end["transcript_path"].endswith(f"rollout-2026-12-01T12-00-00-{SESSION}.jsonl")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from installer_support import backups, put
+from installer_support import SIGNET_MCP, URL, backups, put
 
 from signet_desktop.harness.installers import opencode
 from signet_desktop.harness.installers.files import (
@@ -16,7 +16,7 @@ from signet_desktop.harness.installers.files import (
     apply,
 )
 
-ENTRY = {"type": "local", "command": ["signet-mcp"], "enabled": True}
+ENTRY = {"type": "local", "command": [SIGNET_MCP, "--url", URL], "enabled": True}
 
 
 def directory(locations: Locations) -> Path:
@@ -26,12 +26,13 @@ def directory(locations: Locations) -> Path:
 def test_empty_home_gets_plugin_file_and_a_new_opencode_json(locations: Locations) -> None:
     apply(opencode.plan_install(locations))
     plugin = directory(locations) / "plugins" / "signet.mjs"
-    assert plugin.read_text() == opencode.plugin_source()
+    assert plugin.read_text() == opencode.plugin_text(URL) == opencode.plugin_source()
     assert "x-signet-runtime-path" in plugin.read_text()
     config = json.loads((directory(locations) / "opencode.json").read_text())
     assert config == {"plugin": ["./plugins/signet.mjs"], "mcp": {"signet": ENTRY}}
     assert opencode.status(locations) | {"config": ""} == {
-        "config": "", "found": True, "hooks": "plugin", "mcp": True}  # fmt: skip
+        "config": "", "found": True, "hooks": "plugin", "mcp": True,
+        "mcp_argv": [SIGNET_MCP, "--url", URL], "mcp_env": {}}  # fmt: skip
 
 
 def test_the_users_plugins_and_servers_stay_and_uninstall_restores_them(
@@ -66,7 +67,7 @@ def test_jsonc_with_comments_is_refused_with_what_to_add(locations: Locations) -
         opencode.plan_install(locations)
     message = str(caught.value)
     assert str(path) in message and '"./plugins/signet.mjs"' in message
-    assert '"signet-mcp"' in message
+    assert json.dumps(SIGNET_MCP) in message and json.dumps(URL) in message
     assert path.read_text() == text and backups(path.parent) == []
     assert not (directory(locations) / "plugins").exists()
 
@@ -76,7 +77,7 @@ def test_jsonc_already_holding_our_entries_needs_no_edit(locations: Locations) -
     path.parent.mkdir(parents=True)
     path.write_text(
         '{\n  // mine\n  "plugin": ["./plugins/signet.mjs"],\n'
-        '  "mcp": {"signet": {"type": "local", "command": ["signet-mcp"], "enabled": true}},\n}\n'
+        f'  "mcp": {{"signet": {json.dumps(ENTRY)}}},\n}}\n'
     )
     text = path.read_text()
     apply(opencode.plan_install(locations))
