@@ -70,6 +70,8 @@ def session_end_json(result: SessionEndResult) -> dict[str, Any]:
     }
     if result.bypassed:
         body["bypassed"] = True
+    if result.skipped:
+        body["skipped"] = result.skipped
     return body
 
 
@@ -88,6 +90,8 @@ def compaction_complete_json(result: CompactionResult) -> dict[str, Any]:
     }
     if result.bypassed:
         body["bypassed"] = True
+    if result.skipped:
+        body["skipped"] = result.skipped
     return body
 
 

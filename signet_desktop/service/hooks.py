@@ -53,6 +53,8 @@ IDENTITY_CHARS = 600
 RECENT_CONTEXT_CHARS = 800
 REPEAT_INJECT = "[Signet] Memory for this session was loaded at its start; it still applies."
 MAX_PROMPT_CHARS = 20_000
+NO_SESSION_KEY = "no session key: nothing to record"
+NO_TRANSCRIPT_FILE = "no transcript file: the session was closed without one"
 DEFAULT_GUIDELINES = (
     "Summarise this session for long-term memory: decisions made and why, facts learned about "
     "the project and the people, open questions and next steps. Leave out tool output and "
@@ -100,6 +102,7 @@ class PromptResult:
 class SessionEndResult:
     capture: CaptureOutcome | None
     bypassed: bool = False
+    skipped: str | None = None  # why nothing was recorded (answered 2xx: not an error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +117,7 @@ class CompactionResult:
     memory_id: str | None
     context_epoch: int
     bypassed: bool = False
+    skipped: str | None = None
 
 
 class HookService:
@@ -362,23 +366,36 @@ class HookService:
         transcript_path: str | None = None,
         turns: list[Turn] | None = None,
     ) -> SessionEndResult:
-        """Retain the transcript (canonical JSONL + completed row) and close the session."""
+        """Retain the transcript (canonical JSONL + completed row) and close the session.
+
+        Nothing to record is not an error (the answer says why): no session key (Signet's
+        OpenCode plugin), or a transcript file that does not exist (`claude mcp list` ends a
+        session that never wrote one; a file removed before we read it). A path outside the
+        allowed roots or a malformed one is still refused.
+        """
         session = self._session(ctx)
         if session is None:
-            raise InvalidInput("sessionKey (or sessionId) is required", code="session_required")
+            return SessionEndResult(None, skipped=NO_SESSION_KEY)
         if session.bypassed:
             return SessionEndResult(None, bypassed=True)
         harness = normalize_harness(ctx.harness)
         capture: CaptureOutcome | None = None
+        skipped: str | None = None
         if transcript_path is not None:
-            capture = self._transcripts.capture_file(
-                ctx.agent_id,
-                session.session_key,
-                harness,
-                transcript_path,
-                project=ctx.project,
-                complete=True,
-            )
+            try:
+                capture = self._transcripts.capture_file(
+                    ctx.agent_id,
+                    session.session_key,
+                    harness,
+                    transcript_path,
+                    project=ctx.project,
+                    complete=True,
+                )
+            except InvalidInput as exc:
+                if exc.code != "transcript_not_found":
+                    raise
+                self._transcripts.complete(ctx.agent_id, session.session_key)
+                skipped = NO_TRANSCRIPT_FILE
         elif turns is not None:
             capture = self._transcripts.capture(
                 ctx.agent_id,
@@ -392,7 +409,7 @@ class HookService:
             self._transcripts.complete(ctx.agent_id, session.session_key)
         with self._db.write() as conn:
             hook_sessions.end_session(conn, ctx.agent_id, session.session_key)
-        return SessionEndResult(capture)
+        return SessionEndResult(capture, skipped=skipped)
 
     # -- compaction ------------------------------------------------------------------------
 
@@ -421,9 +438,16 @@ class HookService:
         return PreCompactionResult(bounded(prompt, HARD_MAX_CHARS), guidelines)
 
     def compaction_complete(self, ctx: HookContext, summary: str) -> CompactionResult:
-        """Keep the compaction summary as a memory and start the session's next epoch."""
-        if not isinstance(summary, str) or not summary.strip():
-            raise InvalidInput("summary is required", code="summary_required")
+        """Keep the compaction summary as a memory and start the session's next epoch (an
+        empty summary is nothing to keep: answered with the reason, not refused)."""
+        if summary is not None and not isinstance(summary, str):
+            raise InvalidInput("summary must be text", code="summary_invalid")
+        if not summary or not summary.strip():  # nothing is written, not even the session
+            scope.check_agent_id(ctx.agent_id)
+            key = scope.check_session_key(ctx.session_key) if ctx.session_key else None
+            known = key and hook_sessions.get_session(self._db.reader(), ctx.agent_id, key)
+            epoch = known.context_epoch if known else 0
+            return CompactionResult(None, epoch, skipped="no summary: nothing to keep")
         session = self._session(ctx)
         if session is not None and session.bypassed:
             return CompactionResult(None, session.context_epoch, bypassed=True)
