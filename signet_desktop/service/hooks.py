@@ -229,7 +229,7 @@ class HookService:
             gate=self._gate,
         )
         text = injection.text
-        if not text and head.text:  # nothing recalled beyond the head: the head alone
+        if not text and (head.text or recent):  # no memory to list: the head, recent context
             text = f"## Signet memory\n{preamble}"
         self._record_injected(session, (*head.memory_ids, *injection.memory_ids))
         shown = set(injection.memory_ids)
