@@ -29,16 +29,17 @@ memory_forget. Each call goes to the running Signet Desktop daemon over HTTP; wh
 is down, calls answer with a tool error saying how to start it, and this server stays up."""
 
 EPILOG = """\
-connect a harness (it starts signet-mcp itself):
+connect a harness (it starts signet-mcp itself; `signet install <harness>` writes these with
+this script's absolute path, since a harness does not run from a virtualenv's PATH):
   Claude Code   ~/.claude.json
-                  "mcpServers": {"signet": {"type": "stdio", "command": "signet-mcp",
-                                            "args": [], "env": {}}}
+                  "mcpServers": {"signet": {"type": "stdio", "command": "/path/to/signet-mcp",
+                                            "args": ["--url", "http://127.0.0.1:3850"]}}
   Codex         ~/.codex/config.toml
                   [mcp_servers.signet]
-                  command = "signet-mcp"
-                  args = []
+                  command = "/path/to/signet-mcp"
+                  args = ["--url", "http://127.0.0.1:3850"]
   OpenCode      ~/.config/opencode/opencode.json
-                  "mcp": {"signet": {"type": "local", "command": ["signet-mcp"],
+                  "mcp": {"signet": {"type": "local", "command": ["/path/to/signet-mcp"],
                                      "enabled": true}}
   Or, without a process, Streamable HTTP at http://127.0.0.1:3850/mcp on the daemon.
 
