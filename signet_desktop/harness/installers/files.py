@@ -1,7 +1,8 @@
 """What every installer shares: planned file changes, diffs, backups and atomic writes.
 
 An installer never writes while it decides: it reads the harness's files, builds a `Plan` of
-`FileChange`s (whole new texts), and `apply` then backs each existing file up
+`FileChange`s (whole new texts; JSON files edited in place by `json_edit`, so only what
+changes is rewritten), and `apply` then backs each existing file up
 (`<name>.signet-backup-<UTC stamp>`) and replaces it atomically (temp file in the same
 directory, same mode, `os.replace`). `--dry-run` prints `diff(plan)` instead. A file that does
 not parse raises `ConfigFileError` with its path and the parser's message; nothing is written.
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
+from signet_desktop.harness.installers.json_edit import JsoncError, loads, patched
 
 BACKUP_SUFFIX = ".signet-backup-"
 DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"  # the daemon when no --url is given
@@ -157,16 +159,23 @@ def dump_json(value: Mapping[str, Any], like: str | None) -> str:
 
 
 def json_change(path: Path, before: str | None, value: Mapping[str, Any]) -> FileChange:
-    """The change that leaves `value` in `path` (no change when the content is the same)."""
+    """The change that leaves `value` in `path`: an existing file is edited in place (only the
+    spans that differ are rewritten, so the user's layout and comments stay byte for byte);
+    a new or empty one is written whole. No change when the content is the same."""
     if before is not None and _same_json(before, value):
         return FileChange(path, before, before)
+    if before is not None and before.strip():
+        try:
+            return FileChange(path, before, patched(before, dict(value)))
+        except JsoncError:
+            pass  # unreadable as JSON(C): callers parse first, so this is not reached
     return FileChange(path, before, dump_json(value, before))
 
 
 def _same_json(text: str, value: Mapping[str, Any]) -> bool:
     try:
-        return bool(json.loads(text) == value) if text.strip() else not value
-    except ValueError:
+        return bool(loads(text) == value) if text.strip() else not value
+    except JsoncError:
         return False
 
 

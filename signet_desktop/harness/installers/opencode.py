@@ -1,9 +1,9 @@
 """OpenCode: the plugin file `plugins/signet.mjs` and its registration (`plugin`, `mcp.signet`)
 in the first existing of `opencode.json`, `opencode.jsonc`, `config.json`.
 
-OpenCode reads its config as JSONC. A file without comments or trailing commas is edited as
-JSON; one with them is never rewritten (a round trip through a parser would drop the
-comments): the installer refuses and says exactly what to add or remove by hand.
+OpenCode reads its config as JSONC (comments, trailing commas). The file is edited in place
+(`json_edit`): only our entries' bytes are added or taken out, so the user's comments and
+layout stay exactly as they were, and an uninstall restores the bytes it found.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ from signet_desktop.harness.installers.files import (
     ConfigFileError,
     FileChange,
     Locations,
-    ManualEditRequired,
     Plan,
     json_change,
-    load_json_object,
     read_text,
 )
+from signet_desktop.harness.installers.json_edit import JsoncError, loads
 
 NAME = "opencode"
 CONFIG_NAMES = ("opencode.json", "opencode.jsonc", "config.json")
@@ -75,49 +74,18 @@ def plugin_source() -> str:
     raise FileNotFoundError(f"the OpenCode plugin is not shipped with this build ({RESOURCE})")
 
 
-def strip_jsonc(text: str) -> str:
-    """JSON from JSONC: comments and trailing commas out, strings untouched."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            i = text.find("\n", i) if "\n" in text[i:] else n
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-        else:
-            out.append(char)
-            i += 1
-    joined = "".join(out)
-    result: list[str] = []
-    for index, char in enumerate(joined):  # drop a comma whose next non-space is } or ]
-        if char == ",":
-            rest = joined[index + 1 :].lstrip()
-            if rest[:1] in ("}", "]"):
-                continue
-        result.append(char)
-    return "".join(result)
-
-
-def _load(path: Path, text: str | None) -> tuple[dict[str, Any], bool]:
-    """(config, is plain JSON) — JSONC with comments parses but must not be rewritten."""
+def _load(path: Path, text: str | None) -> dict[str, Any]:
+    """The config as OpenCode reads it: JSON with comments and trailing commas allowed."""
+    if text is None or not text.strip():
+        return {}
     try:
-        return load_json_object(path, text), True
-    except ConfigFileError:
-        if text is None:
-            raise
-        try:
-            return load_json_object(path, strip_jsonc(text)), False
-        except ConfigFileError:
-            pass
-        raise
+        value = loads(text)
+    except JsoncError as exc:
+        message = f"not valid JSON (line {exc.line}, column {exc.column}: {exc.msg})"
+        raise ConfigFileError(path, message + "; fix or move it, nothing was changed") from None
+    if not isinstance(value, dict):
+        raise ConfigFileError(path, "holds JSON that is not an object; nothing was changed")
+    return value
 
 
 def _plugins(path: Path, config: dict[str, Any]) -> list[Any]:
@@ -169,33 +137,19 @@ def _set_or_drop(config: dict[str, Any], key: str, value: Any, *, had_ours: bool
         config.pop(key, None)
 
 
-def _manual(path: Path, what: str, snippet: dict[str, Any]) -> ManualEditRequired:
-    text = json.dumps(snippet, indent=2)
-    return ManualEditRequired(
-        f"{path} has comments or trailing commas, which rewriting it would lose; nothing was"
-        f" changed. {what} by hand:\n{text}"
-    )
-
-
 def plan_install(locations: Locations, url: str = DEFAULT_URL) -> Plan:
     """The plugin file, and its registration plus the MCP server in the config (both calling
     the daemon at `url`)."""
     path = config_path(locations)
     before = read_text(path)
-    config, plain = _load(path, before)
+    config = _load(path, before)
     entry = mcp_entry(locations, url)
     after = merged(path, config, entry)
     plugin = plugin_path(locations)
     existing = read_text(plugin)
     foreign = existing is not None and PLUGIN_MARKER not in existing  # someone else's file
     plugin_change = FileChange(plugin, existing, plugin_text(url), mode=0o644, backup=foreign)
-    if not plain:
-        if after != config:
-            snippet = {"plugin": [PLUGIN_REF], "mcp": {MCP_NAME: entry}}
-            raise _manual(path, "Add (merging with what is there)", snippet)
-        config_change = FileChange(path, before, before)
-    else:
-        config_change = json_change(path, before, after)
+    config_change = json_change(path, before, after)
     return Plan(NAME, (plugin_change, config_change), ("plugin + MCP server `signet`",))
 
 
@@ -209,14 +163,8 @@ def plan_uninstall(locations: Locations) -> Plan:
     path = config_path(locations)
     before = read_text(path)
     if before is not None:
-        config, plain = _load(path, before)
-        after = merged(path, config, None)
-        if after != config and not plain:
-            snippet = {"plugin": [PLUGIN_REF], "mcp": {MCP_NAME: "…"}}
-            raise _manual(path, "Remove these entries", snippet)
-        changes.append(
-            json_change(path, before, after) if plain else FileChange(path, before, before)
-        )
+        config = _load(path, before)
+        changes.append(json_change(path, before, merged(path, config, None)))
     return Plan(NAME, tuple(changes))
 
 
@@ -226,7 +174,7 @@ def status(locations: Locations) -> dict[str, Any]:
     facts: dict[str, Any] = {"config": str(path), "found": config_dir(locations).is_dir()}
     plugin_file = read_text(plugin_path(locations)) or ""
     try:
-        config, _ = _load(path, read_text(path))
+        config = _load(path, read_text(path))
         registered = any(map(_ours, _plugins(path, config)))
         facts["hooks"] = "plugin" if registered and PLUGIN_MARKER in plugin_file else "none"
         mcp = config.get("mcp")

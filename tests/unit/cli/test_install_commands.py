@@ -68,13 +68,16 @@ def test_an_invalid_settings_file_is_reported_with_its_path_and_kept(home: Path)
     assert path.read_text() == '{"hooks": ' and sorted(path.parent.iterdir()) == [path]
 
 
-def test_jsonc_refusal_tells_what_to_add(home: Path) -> None:
+def test_jsonc_with_comments_is_installed_keeping_every_comment(home: Path) -> None:
     path = home / ".config" / "opencode" / "opencode.jsonc"
     path.parent.mkdir(parents=True)
     path.write_text('{\n  // mine\n  "theme": "x"\n}\n')
-    code, _, err = signet(home, "install", "opencode")
-    assert code == 1 and "by hand" in err and '"./plugins/signet.mjs"' in err
-    assert path.read_text() == '{\n  // mine\n  "theme": "x"\n}\n'
+    code, out, _ = signet(home, "install", "opencode")
+    assert code == 0 and f"updated {path}" in out
+    text = path.read_text()
+    assert text.startswith('{\n  // mine\n  "theme": "x",\n  "plugin": [')
+    code, _, _ = signet(home, "uninstall", "opencode")
+    assert code == 0 and path.read_text() == '{\n  // mine\n  "theme": "x"\n}\n'
 
 
 def test_bad_usage(home: Path) -> None:

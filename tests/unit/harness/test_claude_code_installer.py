@@ -238,3 +238,29 @@ def test_status_reports_kind_and_mcp(locations: Locations) -> None:
         for event in sorted(e for _, e, _ in claude_code.EVENTS.values())
     ]
     assert facts["mcp_argv"] == [SIGNET_MCP, "--url", URL]
+
+
+def test_a_hand_formatted_settings_file_keeps_every_byte_we_do_not_add(
+    locations: Locations,
+) -> None:
+    """Only our hooks' bytes go in; uninstall takes exactly those out again."""
+    path = settings_path(locations)
+    path.parent.mkdir(parents=True)
+    text = (
+        '{\n    "model": "opus",  "theme": "dark",\n'
+        '    "permissions": {"allow": ["Bash(git status)", "Read(*)"]},\n'
+        '    "hooks": {\n'
+        '        "Stop": [{"hooks": [{"type": "command", "command": "~/bin/stop.sh"}]}],\n'
+        '        "SessionStart": [ {"matcher": "startup", "hooks": [ {"type": "command",'
+        ' "command": "~/bin/hello.sh"} ]} ]\n'
+        "    }\n}"
+    )
+    path.write_text(text)
+    install(locations)
+    installed = path.read_text()
+    assert installed.startswith('{\n    "model": "opus",  "theme": "dark",\n')
+    assert '"command": "~/bin/hello.sh"} ]}, {"hooks": [{' in installed  # inline, as theirs
+    assert not installed.endswith("\n")  # the file's own ending
+    assert claude_code.plan_install(locations, COMMAND).pending == ()
+    apply(claude_code.plan_uninstall(locations))
+    assert path.read_text() == text

@@ -9,12 +9,8 @@ import pytest
 from installer_support import SIGNET_MCP, URL, backups, put
 
 from signet_desktop.harness.installers import opencode
-from signet_desktop.harness.installers.files import (
-    ConfigFileError,
-    Locations,
-    ManualEditRequired,
-    apply,
-)
+from signet_desktop.harness.installers.files import ConfigFileError, Locations, apply
+from signet_desktop.harness.installers.json_edit import loads
 
 ENTRY = {"type": "local", "command": [SIGNET_MCP, "--url", URL], "enabled": True}
 
@@ -60,36 +56,24 @@ def test_the_first_existing_config_name_is_used(locations: Locations) -> None:
     assert not (directory(locations) / "opencode.json").exists()
 
 
-def test_jsonc_with_comments_is_refused_with_what_to_add(locations: Locations) -> None:
+def test_jsonc_with_comments_is_edited_in_place_and_uninstall_restores_its_bytes(
+    locations: Locations,
+) -> None:
     path = put("opencode_comments.jsonc", directory(locations) / "opencode.jsonc")
     text = path.read_text()
-    with pytest.raises(ManualEditRequired) as caught:
-        opencode.plan_install(locations)
-    message = str(caught.value)
-    assert str(path) in message and '"./plugins/signet.mjs"' in message
-    assert json.dumps(SIGNET_MCP) in message and json.dumps(URL) in message
-    assert path.read_text() == text and backups(path.parent) == []
-    assert not (directory(locations) / "plugins").exists()
-
-
-def test_jsonc_already_holding_our_entries_needs_no_edit(locations: Locations) -> None:
-    path = directory(locations) / "opencode.jsonc"
-    path.parent.mkdir(parents=True)
-    path.write_text(
-        '{\n  // mine\n  "plugin": ["./plugins/signet.mjs"],\n'
-        f'  "mcp": {{"signet": {json.dumps(ENTRY)}}},\n}}\n'
-    )
-    text = path.read_text()
     apply(opencode.plan_install(locations))
-    assert path.read_text() == text
-    assert (directory(locations) / "plugins" / "signet.mjs").is_file()
-    with pytest.raises(ManualEditRequired, match="Remove"):
-        opencode.plan_uninstall(locations)
-
-
-def test_jsonc_stripping_keeps_strings() -> None:
-    text = '{"a": "http://x//y", /* c */ "b": ["/*", 1,], // end\n}'
-    assert json.loads(opencode.strip_jsonc(text)) == {"a": "http://x//y", "b": ["/*", 1]}
+    installed = path.read_text()
+    assert "// my theme" in installed and "/* plugins I use */" in installed
+    assert "// files" in installed
+    assert '"plugin": ["opencode-wakatime", "./plugins/signet.mjs",],' in installed
+    assert loads(installed)["mcp"] == {
+        "fs": {"type": "local", "command": ["fs-mcp"], "enabled": True},
+        "signet": ENTRY,
+    }
+    assert opencode.plan_install(locations).pending == ()  # a reinstall changes nothing
+    apply(opencode.plan_uninstall(locations))
+    assert path.read_text() == text  # byte for byte
+    assert len(backups(path.parent)) == 2  # one per write, never one per no-op run
 
 
 def test_invalid_json_is_reported_and_never_written(locations: Locations) -> None:
