@@ -199,6 +199,14 @@ def _daemon_state(client: DaemonClient) -> str:
     return f"reachable ({state})"
 
 
+def _url_of(argv: list[str]) -> str | None:
+    """The `--url` a written command passes (None: the default resolution)."""
+    for index, word in enumerate(argv[:-1]):
+        if word == "--url":
+            return argv[index + 1]
+    return None
+
+
 def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
     """`signet install --status`: per harness what is written, and whether each written
     command starts from this environment (hooks: `hook --help`; MCP: a real `initialize`)."""
@@ -213,10 +221,14 @@ def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.print(f"  error: {facts['error']}")
             continue
         ctx.print(f"  hooks: {facts.get('hooks', 'none')}")
-        for argv in facts.get("hook_commands", []):
-            result = probe.command_starts(argv, ctx.env)
+        commands = [list(argv) for argv in facts.get("hook_commands", []) if argv]
+        for program in dict.fromkeys(argv[0] for argv in commands):
+            result = probe.command_starts([program], ctx.env)
             broken += not result.ok
             ctx.print(f"    hook command: {'ok' if result.ok else 'FAILS'} ({result.detail})")
+        targets = {target for argv in commands if (target := _url_of(argv)) is not None}
+        for target in sorted(targets - {url}):
+            ctx.print(f"    note: the hooks call {target}, not {url}")
         if not facts.get("mcp"):
             ctx.print("  MCP server signet: no")
         elif facts.get("mcp_argv"):

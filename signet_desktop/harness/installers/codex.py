@@ -135,7 +135,8 @@ def status(locations: Locations) -> dict[str, Any]:
     facts: dict[str, Any] = {"config": str(path), "found": locations.codex_dir.is_dir()}
     if not codex_wrapper.installed(locations):
         facts["hooks"] = "none"
-        facts["note"] = NO_WRAPPER_NOTE.replace(" (--no-wrapper)", "")
+        if facts["found"]:
+            facts["note"] = NO_WRAPPER_NOTE.replace(" (--no-wrapper)", "")
     elif codex_wrapper.on_path(locations):
         facts["hooks"] = f"wrapper {codex_wrapper.wrapper_path(locations)}"
     else:
