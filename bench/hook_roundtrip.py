@@ -1,14 +1,22 @@
-"""Claude Code prompt-submit hook round trip against a daemon holding 10k memories.
+"""Claude Code hook round trips against a daemon holding memories and transcript turns.
 
-Run: uv run python bench/hook_roundtrip.py [--memories 10000] [--runs 100]
+Run: uv run python bench/hook_roundtrip.py [--memories 10000] [--turns 0] [--runs 100]
+(issue 23's scale: --memories 100000 --turns 200000)
 
 Three rows, p50/p95/max in ms, measured from this (client) process:
 - `python -c pass`: a bare interpreter start on this machine, the floor of any command hook;
 - HTTP hook: POST Claude Code's own UserPromptSubmit payload to
   `/api/hooks/claude-code/user-prompt-submit` on a kept-alive connection, as Claude Code's
   HTTP hooks do (no process starts; target p95 <= 40 ms);
-- command hook: `signet hook user-prompt-submit -H claude-code` with the payload on stdin,
-  process start included (target p95 <= 150 ms).
+- command hook: `signet hook user-prompt-submit -H claude-code --url URL` with the payload
+  on stdin, process start included, as `signet install claude-code` writes it (target p95 <=
+  150 ms);
+- session-start command hook: `signet hook session-start ...` for a new session each run
+  (Claude Code runs no HTTP hook at SessionStart), head of MEMORY.md, start memories and the
+  last session's context.
+`--turns N` also retains N transcript turns (sessions of 100 turns, through
+`TranscriptService.capture`, as hooks and imports do), so the prompt hook's recall covers the
+transcript channel too.
 
 The daemon is a separate process (this script with `--serve`): `build_service` +
 `create_app` over a temp workspace served by uvicorn with the daemon's own `server_config`.
@@ -53,8 +61,25 @@ def percentile(values: list[float], pct: float) -> float:
 # -- the daemon process ---------------------------------------------------------------------
 
 
-def serve(root: Path, size: int) -> None:
-    """Fill a workspace with `size` memories and serve it; prints `ready URL` when listening."""
+def fill_turns(service: object, count: int) -> None:
+    """`count` turns of real-looking text in sessions of 100, alternating user/assistant."""
+    from signet_desktop.domain.sessions import Turn
+
+    texts = sentences(count)
+    for start in range(0, count, 100):
+        turns = [
+            Turn(f"t{i}", "user" if i % 2 == 0 else "assistant", text)
+            for i, text in enumerate(texts[start : start + 100], start)
+        ]
+        service.transcripts.capture(  # type: ignore[attr-defined]
+            "default", f"bench-{start // 100}", "claude-code", turns, project=PROJECT,
+            complete=True,
+        )  # fmt: skip
+
+
+def serve(root: Path, size: int, turns: int = 0) -> None:
+    """Fill a workspace with `size` memories (and `turns` transcript turns) and serve it;
+    prints `ready URL` when listening."""
     import uvicorn
 
     from signet_desktop.api.http.app import create_app
@@ -85,6 +110,8 @@ def serve(root: Path, size: int) -> None:
             for i, text in enumerate(texts[start : start + 2000], start)
         ]
         service.memories.remember_many(batch, Actor("bench", "system"))
+    if turns:
+        fill_turns(service, turns)
     fill_s = time.perf_counter() - started
     # The daemon's own bind (proto IPPROTO_TCP): asyncio sets TCP_NODELAY on accepted sockets
     # only then; a bare socket.socket() has proto 0 and every kept-alive answer then waits
@@ -133,16 +160,19 @@ def time_http(url: str, prompts: list[str]) -> tuple[list[float], int]:
     return samples, injected
 
 
-def time_command(url: str, prompts: list[str], home: Path) -> tuple[list[float], int]:
+def time_command(
+    url: str, prompts: list[str], home: Path, event: str = "user-prompt-submit"
+) -> tuple[list[float], int]:
     signet = Path(sys.executable).with_name("signet")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
-    env.update(SIGNET_DAEMON_URL=url, HOME=str(home), SIGNET_WORKSPACE=str(home / "ws"))
+    env.update(HOME=str(home), SIGNET_WORKSPACE=str(home / "ws"))
     samples, injected = [], 0
-    for prompt in prompts:
-        data = json.dumps(claude_payload(prompt) | {"session_id": f"{SESSION}-cmd"}).encode()
+    for index, prompt in enumerate(prompts):
+        session = f"{SESSION}-cmd" if event == "user-prompt-submit" else f"{SESSION}-start-{index}"
+        data = json.dumps(claude_payload(prompt) | {"session_id": session}).encode()
         started = time.perf_counter()
         proc = subprocess.run(
-            [str(signet), "hook", "user-prompt-submit", "-H", "claude-code"],
+            [str(signet), "hook", event, "-H", "claude-code", "--url", url],
             input=data,
             capture_output=True,
             env=env,
@@ -172,16 +202,18 @@ def row(name: str, samples: list[float], target: str, note: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--turns", type=int, default=0, help="transcript turns to retain too")
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(Path(args.serve), args.memories)
+        serve(Path(args.serve), args.memories, args.turns)
         return
     with tempfile.TemporaryDirectory(prefix="signet-hook-bench-") as tmp:
         root = Path(tmp)
         command = [sys.executable, __file__, "--serve", str(root / "ws"), "--memories"]
-        daemon = subprocess.Popen([*command, str(args.memories)], stdout=subprocess.PIPE, text=True)
+        command += [str(args.memories), "--turns", str(args.turns)]
+        daemon = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         try:
             assert daemon.stdout is not None
             line = daemon.stdout.readline()
@@ -192,16 +224,21 @@ def main() -> None:
             http, http_hits = time_http(url, prompts)
             (root / "home").mkdir()
             cmd, cmd_hits = time_command(url, prompts, root / "home")
+            start, start_hits = time_command(url, prompts, root / "home", "session-start")
             bare = time_bare_python(args.runs)
         finally:
             daemon.terminate()
             daemon.wait(30)
-    print(f"hook round trip: {args.memories} memories (filled in {fill_s} s), {args.runs} prompts")
+    print(
+        f"hook round trip: {args.memories} memories, {args.turns} transcript turns"
+        f" (filled in {fill_s} s), {args.runs} prompts"
+    )
     print("| path | p50 ms | p95 ms | max ms | target p95 | note |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     print(row("`python -c pass`", bare, "-", "bare interpreter start"))
     print(row("HTTP hook", http, "40", f"{http_hits}/{args.runs} answers carried context"))
     print(row("command hook", cmd, "150", f"{cmd_hits}/{args.runs} printed context"))
+    print(row("session-start command hook", start, "150", f"{start_hits}/{args.runs} printed"))
 
 
 if __name__ == "__main__":
