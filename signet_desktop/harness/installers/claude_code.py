@@ -28,6 +28,7 @@ from signet_desktop.harness.installers.files import (
     FileChange,
     Locations,
     Plan,
+    commands_note,
     json_change,
     load_json_object,
     read_text,
@@ -180,7 +181,7 @@ def plan_install(locations: Locations, options: Options) -> Plan:
     else:
         kind = f"command hooks (`signet hook`) for {', '.join(EVENTS)}"
     note = f"{kind}; MCP server `signet`; daemon {options.url}"
-    return Plan(NAME, changes, (note,))
+    return Plan(NAME, changes, (note, commands_note(signet)))
 
 
 def plan_uninstall(locations: Locations) -> Plan:

@@ -23,6 +23,7 @@ from signet_desktop.harness.installers.files import (
     FileChange,
     Locations,
     Plan,
+    commands_note,
     read_text,
 )
 
@@ -68,6 +69,7 @@ def plan_install(locations: Locations, url: str = DEFAULT_URL, wrapper: bool = T
     """The MCP server, and (unless `wrapper` is False) the wrapper and its PATH block; both
     call the daemon at `url`."""
     mcp_change, notes = _mcp_install(locations, url)
+    notes = (*notes, commands_note(locations.executable("signet-mcp")))
     if not wrapper:
         return Plan(NAME, (mcp_change,), (*notes, NO_WRAPPER_NOTE))
     changes = (mcp_change, *codex_wrapper.install_changes(locations, url))

@@ -121,6 +121,14 @@ class Locations:
         return os.path.abspath(found) if found else name
 
 
+def commands_note(command: str) -> str:
+    """Where the written commands point, so a person knows what moving it would break."""
+    if not os.path.isabs(command):
+        return f"`{command}` was not found as a file: `signet install --status` will say so"
+    folder = os.path.dirname(command)
+    return f"commands run from {folder} (install again if that environment moves)"
+
+
 def read_text(path: Path) -> str | None:
     """The file's text, None when it does not exist."""
     try:

@@ -21,6 +21,7 @@ from signet_desktop.harness.installers.files import (
     FileChange,
     Locations,
     Plan,
+    commands_note,
     json_change,
     read_text,
 )
@@ -150,7 +151,8 @@ def plan_install(locations: Locations, url: str = DEFAULT_URL) -> Plan:
     foreign = existing is not None and PLUGIN_MARKER not in existing  # someone else's file
     plugin_change = FileChange(plugin, existing, plugin_text(url), mode=0o644, backup=foreign)
     config_change = json_change(path, before, after)
-    return Plan(NAME, (plugin_change, config_change), ("plugin + MCP server `signet`",))
+    notes = ("plugin + MCP server `signet`", commands_note(entry["command"][0]))
+    return Plan(NAME, (plugin_change, config_change), notes)
 
 
 def plan_uninstall(locations: Locations) -> Plan:
