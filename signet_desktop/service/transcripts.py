@@ -40,15 +40,20 @@ from signet_desktop.evidence.transcript_formats import (
     parse_transcript,
     resolve_transcript_path,
 )
+from signet_desktop.recall.expand import split_turns
 from signet_desktop.recall.sanitize import fts_match_expression
 from signet_desktop.service.safety import policy_gate
+from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as rows
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.transcript_turns import TurnRow
 
 log = logging.getLogger(__name__)
 
 SessionId = tuple[str, str]  # (agent id, session key)
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
+LABEL_ROLES = {f"{label}: ": role for role, label in ROLE_LABELS.items()}
+BACKFILL_BATCH = 200  # sessions indexed per write transaction at start-up
 MAX_LIST_LIMIT = 200
 MAX_SEARCH_LIMIT = 20
 MAX_OFFSET = 10_000_000
@@ -77,6 +82,25 @@ class RecoveryReport:
 def render_content(turns: Sequence[Turn]) -> str:
     """The row's searchable text: `User: …` / `Assistant: …` paragraphs."""
     return "\n\n".join(f"{ROLE_LABELS.get(t.role, t.role)}: {t.text}" for t in turns)
+
+
+def content_turns(content: str) -> list[TurnRow]:
+    """A session's turns recovered from its rendered content (no canonical lines: a Signet
+    workspace import); a paragraph without a known label is one `user` turn's text."""
+    found: list[TurnRow] = []
+    for ordinal, part in enumerate(split_turns(content)):
+        role, text = "user", part
+        for label, name in LABEL_ROLES.items():
+            if part.startswith(label):
+                role, text = name, part[len(label) :]
+                break
+        found.append(TurnRow(ordinal, role, text))
+    return found
+
+
+def turn_rows_of(turns: Sequence[tuple[int, Turn]]) -> list[TurnRow]:
+    """(ordinal, turn) pairs as rows of the turn index."""
+    return [TurnRow(ordinal, t.role, t.text, t.timestamp) for ordinal, t in turns]
 
 
 def _hash(text: str) -> str:
@@ -175,6 +199,14 @@ class TranscriptService:
                     complete=complete,
                 )
                 rows.set_committed_bytes(conn, canonical.relative, size)
+                if len(turns) >= committed:
+                    whole = existing is None or turn_rows.is_pending(conn, agent_id, key)
+                    start = 0 if whole else committed
+                    turn_rows.index_turns(
+                        conn, agent_id, key, turn_rows_of(list(enumerate(turns))[start:])
+                    )
+                    if whole:
+                        turn_rows.settle_backfill(conn, agent_id, key)
         completed = complete or bool(existing and existing.completed_at)
         self._events.publish(
             TranscriptCaptured(
@@ -209,14 +241,51 @@ class TranscriptService:
                 # Rows just adopted were written now, but they too were left by the crash.
                 for agent_id, key in adopted:
                     completed += rows.complete_transcript(conn, agent_id, key)
-        if adopted or cut or completed:
+            indexed = self._backfill_turns()
+        if adopted or cut or completed or indexed:
             log.info(
-                "transcript recovery: %d turns adopted, %d torn bytes cut, %d sessions completed",
-                adopted,
+                "transcript recovery: %d turns adopted, %d torn bytes cut, %d sessions "
+                "completed, %d sessions' turns indexed",
+                sum(adopted.values()),
                 cut,
                 completed,
+                indexed,
             )
         return RecoveryReport(sum(adopted.values()), cut, completed)
+
+    def _backfill_turns(self) -> int:
+        """Index the turns of sessions retained before the turn index existed (migration
+        0014): from the canonical lines, else from the row's rendered content. Sessions settle
+        in batches, each in one transaction with its turns; a crash leaves the rest pending."""
+        pending = turn_rows.pending_backfill(self._db.reader(), BACKFILL_BATCH)
+        if not pending:
+            return 0
+        lines = self._canonical_sessions({p.harness for p in pending if p.harness})
+        done = 0
+        while pending:
+            with self._db.write() as conn:
+                for session in pending:
+                    own = _own_lines(
+                        lines.get((session.agent_id, session.session_key), []), session.source_id
+                    )
+                    found = (
+                        turn_rows_of([(t.ordinal, t.turn) for t in own])
+                        if own
+                        else content_turns(session.content)
+                    )
+                    turn_rows.index_turns(conn, session.agent_id, session.session_key, found)
+                    turn_rows.settle_backfill(conn, session.agent_id, session.session_key)
+                    done += 1
+            pending = turn_rows.pending_backfill(self._db.reader(), BACKFILL_BATCH)
+        return done
+
+    def _canonical_sessions(self, harnesses: set[str]) -> dict[SessionId, list[CanonicalTurn]]:
+        """Every canonical line of these harnesses, by session (one read of each file)."""
+        found: dict[SessionId, list[CanonicalTurn]] = {}
+        for harness in sorted(harnesses):
+            for turn in CanonicalFile(self._root, harness).tail(0).turns:
+                found.setdefault((turn.agent_id, turn.session_key), []).append(turn)
+        return found
 
     def _known_files(self) -> list[CanonicalFile]:
         harnesses = {
@@ -272,6 +341,9 @@ class TranscriptService:
                     turn_count=new[-1].ordinal + 1,
                     content_hash=_hash(content),
                     complete=False,
+                )
+                turn_rows.index_turns(
+                    conn, agent_id, key, turn_rows_of([(t.ordinal, t.turn) for t in new])
                 )
                 adopted[(agent_id, key)] = len(new)
             rows.set_committed_bytes(conn, relative, end)
@@ -375,6 +447,13 @@ class TranscriptService:
         """TTL: complete open rows not updated since `idle_before` (default: now)."""
         with self._db.write() as conn:
             return rows.complete_open_before(conn, idle_before or utc_now())
+
+
+def _own_lines(lines: list[CanonicalTurn], source_id: str | None) -> list[CanonicalTurn]:
+    """The session's own lines, one per ordinal (as `TranscriptService.turns` picks them)."""
+    own = [line for line in lines if line.source_id == source_id] or lines
+    by_ordinal = {line.ordinal: line for line in own}
+    return [by_ordinal[i] for i in sorted(by_ordinal)]
 
 
 def default_transcript_roots() -> list[Path]:
