@@ -172,3 +172,26 @@ async def test_a_memory_only_filter_leaves_turns_out(
     answer = await recall(client, "Postgres billing", type="fact")
     assert turns_of(answer) == []
     assert answer["meta"]["transcriptCount"] == 0
+
+
+async def test_mcp_memory_search_reaches_turns_in_scope_only(service: SignetService) -> None:
+    import json
+
+    from signet_desktop.api.mcp.facade_backend import Caller, FacadeBackend
+    from signet_desktop.api.mcp.tools import call_tool
+
+    for agent in ("a", "b"):
+        for project in ("alpha", "beta"):
+            turn = Turn("t", "user", f"the sentry dsn lives in vault for {project}", None)
+            capture(service, f"{agent}-{project}", [turn], agent_id=agent, project=project)
+    capture(service, "a-bad", [Turn("t", "user", "sentry: " + INJECTION, None)], agent_id="a")
+    backend = FacadeBackend(service, Caller("a", "mcp", "agent"))
+    everything = await call_tool("memory_search", {"query": "sentry dsn vault"}, backend)
+    answer = json.loads(everything.content[0].text)
+    assert {r["session_id"] for r in answer["results"]} == {"a-alpha", "a-beta"}
+    assert all(r["kind"] == "transcript" for r in answer["results"])
+    scoped = await call_tool(
+        "memory_search", {"query": "sentry dsn vault", "project": "beta"}, backend
+    )
+    (hit,) = json.loads(scoped.content[0].text)["results"]
+    assert (hit["transcript"]["sessionKey"], hit["transcript"]["turnIndex"]) == ("a-beta", 0)
