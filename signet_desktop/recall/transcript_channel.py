@@ -17,7 +17,6 @@ from typing import Any
 from signet_desktop.domain.recall import ChannelEvidence
 from signet_desktop.recall.lexical import (
     MIN_IDF,
-    POSTINGS_BUDGET,
     SATURATED_WINDOW,
     fts_rows,
     query_ceiling,
@@ -29,6 +28,9 @@ from signet_desktop.storage.connect import Connection
 NAME = "transcript"
 TRANSCRIPT_TOP_K = 20
 OVERFETCH = 8  # pool rows per wanted hit before the scope join (other agents share the index)
+# Postings scored per query: turns outnumber memories, and the channel runs after them, so it
+# admits fewer common-term postings than the lexical channel's POSTINGS_BUDGET.
+TURN_POSTINGS_BUDGET = 4_000
 TURN_FTS = "transcript_turns_fts"
 FTS_AVERAGES = "SELECT block FROM transcript_turns_fts_data WHERE id = 1"
 
@@ -130,7 +132,7 @@ def search_turns(
     """Top-k turns in scope by BM25, scored against the query's ceiling into (0, 1]."""
     counts = term_counts or TermCounts(table=TURN_FTS)
     tokens = query_tokens(text)
-    cap = POSTINGS_BUDGET + 1
+    cap = TURN_POSTINGS_BUDGET + 1
     documents = {token: counts.count(conn, token, cap) for token in tokens}
     matched, min_seq = _plan(conn, documents, cap)
     match = match_expression(matched)
@@ -150,7 +152,7 @@ def _plan(conn: Connection, documents: dict[str, int], cap: int) -> tuple[list[s
     matched: list[str] = []
     total = 0
     for token in present:
-        if matched and total + documents[token] > POSTINGS_BUDGET:
+        if matched and total + documents[token] > TURN_POSTINGS_BUDGET:
             break
         matched.append(token)
         total += documents[token]

@@ -14,7 +14,10 @@ The `transcript` channel (`service/transcript_recall.py`) runs after the memorie
 conversation turns fill the slots the memories left within `limit`, scoped to the agent (and
 the project filter), gated and deduplicated against the memories returned. It is selected like
 any channel (`RecallQuery.channels`; None runs it) and skipped when a memory-only filter (type,
-tags, who, scope, pinned, importance) is set, since no turn has those.
+tags, who, scope, pinned, importance) is set, since no turn has those. It runs only when the
+memories left a slot (then on the caller's thread, timed as stage `transcript`): started
+beside the memory channels on its own thread instead, it overlapped the query embedding but
+cost every recall CPU on a busy 2-core machine (docs/RECALL.md, "The transcript channel").
 """
 
 from __future__ import annotations
@@ -110,22 +113,25 @@ class RecallService:
             return self._engine.recall(replace(query, channels=rest))
         return RecallResult(query=query.query, method=TRANSCRIPT, hits=(), timings=(), total_ms=0)
 
+    def _turn_scope(self, query: RecallQuery) -> TurnScope:
+        filters = query.filters
+        return TurnScope(
+            query.agent_id,
+            filters.project,
+            "any" if filters.project is None else "exact",
+            since=filters.since,
+            until=filters.until,
+        )
+
     def _with_turns(self, query: RecallQuery, result: RecallResult) -> RecallResult:
         """The transcript channel's hits in the slots the memories left."""
         room = query.limit - len(result.hits)
-        if not self._runs_turns(query) or room <= 0:
+        if self._turns is None or not self._runs_turns(query) or room <= 0:
             return result
-        filters = query.filters
         started = time.perf_counter()
-        turns = self.transcript_hits(
+        turns = self._turns.hits(
             query.keyword_query or query.query,
-            TurnScope(
-                query.agent_id,
-                filters.project,
-                "any" if filters.project is None else "exact",
-                since=filters.since,
-                until=filters.until,
-            ),
+            self._turn_scope(query),
             room,
             min_score=self._engine.min_score if query.min_score is None else query.min_score,
             memories=[hit.memory for hit in result.hits],
