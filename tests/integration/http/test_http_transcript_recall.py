@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -175,7 +176,6 @@ async def test_a_memory_only_filter_leaves_turns_out(
 
 
 async def test_mcp_memory_search_reaches_turns_in_scope_only(service: SignetService) -> None:
-    import json
 
     from signet_desktop.api.mcp.facade_backend import Caller, FacadeBackend
     from signet_desktop.api.mcp.tools import call_tool
@@ -195,3 +195,32 @@ async def test_mcp_memory_search_reaches_turns_in_scope_only(service: SignetServ
     )
     (hit,) = json.loads(scoped.content[0].text)["results"]
     assert (hit["transcript"]["sessionKey"], hit["transcript"]["turnIndex"]) == ("a-beta", 0)
+
+
+async def test_fifty_megabytes_of_turns_in_one_session_stay_bounded_everywhere(
+    client: httpx.AsyncClient, service: SignetService
+) -> None:
+    from signet_desktop.storage.transcript_turns import MAX_TURN_CHARS
+
+    filler = "lorem ipsum dolor " * 29_000  # ~520 KB a turn
+    turns = [
+        Turn(f"t{i}", ("user", "assistant")[i % 2], f"zeppelin hangar {i} " + filler, None)
+        for i in range(100)
+    ]
+    assert sum(len(t.text) for t in turns) > 50_000_000
+    capture(service, "huge", turns)
+    longest = service_longest_turn(service)
+    assert longest == MAX_TURN_CHARS  # indexed bounded; the canonical file keeps it whole
+    answer = await recall(client, "zeppelin hangar", expand=True, limit=20)
+    hits = turns_of(answer)
+    assert len(hits) == 20 and all(len(h["content"]) <= EXCERPT_CHARS for h in hits)
+    for hit in hits:
+        assert sum(len(c["text"]) for c in hit["transcript"]["context"]) <= CONTEXT_CHARS
+    assert len(json.dumps(answer)) < 200_000
+
+
+def service_longest_turn(service: SignetService) -> int:
+    from support.db import database_of
+
+    row = database_of(service).reader().execute("SELECT MAX(length(text)) FROM transcript_turns")
+    return int(row.fetchone()[0])
