@@ -106,6 +106,17 @@ def neighbours(
     return [_turn(r) for r in rows]
 
 
+def source_turn_count(conn: Connection, agent_id: str, source_id: str) -> int:
+    """How many indexed turns the sessions one import source brought hold (a removal's count;
+    the rows themselves go with their sessions by cascade)."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM transcript_turns t JOIN session_transcripts s "
+        "ON s.seq = t.session_seq WHERE s.agent_id = :a AND s.source_id = :src",
+        {"a": agent_id, "src": source_id},
+    ).fetchone()
+    return int(row[0])
+
+
 def indexed_count(conn: Connection, agent_id: str, session_key: str) -> int:
     row = conn.execute(
         "SELECT COUNT(*) FROM transcript_turns t JOIN session_transcripts s "

@@ -332,6 +332,7 @@ def test_removal_previews_then_purges_and_leaves_a_tombstone(env: Env) -> None:
         "graph_rows_unsupported": 1,
         "staged_files": 2,
         "canonical_lines": 8,
+        "transcript_turns": 8,
     }
     assert dict(preview.purged) == expected and preview.tombstone_id is None
     assert env.count("SELECT COUNT(*) FROM session_transcripts") == 3  # nothing written
