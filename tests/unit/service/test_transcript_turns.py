@@ -172,3 +172,35 @@ def test_content_turns_reads_the_role_labels() -> None:
         (1, "assistant", "hello"),
         (2, "user", "System: note"),
     ]
+
+
+def test_a_database_from_before_migration_0014_is_backfilled_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    """The real upgrade: sessions retained under 0013 become recallable turn by turn."""
+    from signet_desktop.storage.connect import connect
+    from signet_desktop.storage.migrate import apply_migrations, load_migrations
+
+    root = tmp_path / "ws"
+    path = root / "memory" / "memories.db"
+    path.parent.mkdir(parents=True)
+    before = [m for m in load_migrations() if m.version < 14]
+    conn, _ = connect(path, with_vec=False)
+    apply_migrations(conn, before)
+    conn.execute(
+        "INSERT INTO session_transcripts (session_key, agent_id, content, harness, created_at, "
+        "updated_at, completed_at, turn_count) VALUES ('old', 'default', :c, 'codex', 'x', 'x', "
+        "'x', 2)",
+        {"c": "User: which port does staging use?\n\nAssistant: staging listens on 5433"},
+    )
+    conn.commit()
+    conn.close()
+    db = open_database(path)  # applies 0014
+    try:
+        assert [p.session_key for p in turn_rows.pending_backfill(db.reader(), 10)] == ["old"]
+        assert found(db, "staging") == []
+        TranscriptService(db, root).recover()
+        assert found(db, "staging") == [("old", 1), ("old", 0)]
+        assert turn_rows.pending_backfill(db.reader(), 10) == []
+    finally:
+        db.close()
