@@ -324,9 +324,24 @@ class HookService:
 
     # -- prompt submit ---------------------------------------------------------------------
 
-    def user_prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
+    def user_prompt_submit(
+        self, ctx: HookContext, prompt: str, *, transcript_path: str | None = None
+    ) -> PromptResult:
         """Entity lookup and recall for the prompt; inject what passes minScore (recall) or
-        names an entity the prompt names (lookup), and was not injected before."""
+        names an entity the prompt names (lookup), and was not injected before. A named
+        transcript file is captured afterwards, off the hook's path (`capture_later`)."""
+        result = self._prompt_submit(ctx, prompt)
+        if transcript_path and ctx.session_key and not result.bypassed:
+            self._transcripts.capture_later(
+                ctx.agent_id,
+                ctx.session_key,
+                normalize_harness(ctx.harness),
+                transcript_path,
+                project=ctx.project,
+            )
+        return result
+
+    def _prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
         if not isinstance(prompt, str):
             raise InvalidInput("userMessage must be text", code="prompt_invalid")
         session = self._session(ctx)

@@ -11,6 +11,11 @@ Capture order (the spec's "canonical filesystem append happens before DB finalis
 A crash after 2 leaves lines the next capture or start adopts; a crash inside 2 leaves a
 torn line that is cut; a retried session-end appends nothing twice. Session end, start-up
 recovery and the idle TTL mark rows complete directly: there is no summary job.
+
+Live capture (`capture_later`): a prompt-submit hook names the session's transcript file; it
+is captured on this service's own thread after the hook has answered (one pending capture per
+session; a failure — the file gone, a path outside the roots — is logged), so what a live
+session said is recallable from its previous prompt on, without waiting for its end.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -124,6 +130,9 @@ class TranscriptService:
         self._events = events or DiscardEvents()
         self._lock = threading.Lock()  # the daemon is the canonical files' only writer
         self._opened_at = utc_now()  # rows last written before this were left by a crash
+        self._later = ThreadPoolExecutor(1, thread_name_prefix="transcript-live")
+        self._queued: set[SessionId] = set()  # live captures waiting for the thread
+        self._queued_lock = threading.Lock()
 
     # -- capture ---------------------------------------------------------------------------
 
@@ -219,6 +228,48 @@ class TranscriptService:
             )
         )
         return CaptureOutcome(key, total, len(fresh), completed)
+
+    def capture_later(
+        self,
+        agent_id: str,
+        session_key: str,
+        harness: str,
+        transcript_path: str,
+        *,
+        project: str | None = None,
+    ) -> bool:
+        """Capture a live session's file on the background thread; False when one capture of
+        the session is already waiting (it will read the file as it is by then)."""
+        key = (agent_id, session_key)
+        with self._queued_lock:
+            if key in self._queued:
+                return False
+            self._queued.add(key)
+        try:
+            self._later.submit(self._live, key, harness, transcript_path, project)
+        except RuntimeError:  # shut down: the session's end will capture it
+            with self._queued_lock:
+                self._queued.discard(key)
+            return False
+        return True
+
+    def _live(
+        self, key: SessionId, harness: str, transcript_path: str, project: str | None
+    ) -> None:
+        with self._queued_lock:
+            self._queued.discard(key)
+        try:
+            self.capture_file(key[0], key[1], harness, transcript_path, project=project)
+        except Exception as exc:  # a live capture that fails leaves the session as it was
+            log.info("live capture of a %s session skipped: %s", harness, exc)
+
+    def wait_live(self) -> None:
+        """Block until the live captures queued so far are done (tests, shutdown)."""
+        self._later.submit(lambda: None).result()
+
+    def close(self) -> None:
+        """Stop the live-capture thread (a queued capture is dropped; session end redoes it)."""
+        self._later.shutdown(wait=True, cancel_futures=True)
 
     def complete(self, agent_id: str, session_key: str) -> bool:
         """Mark the session's row complete (no summary job); False when none was open."""

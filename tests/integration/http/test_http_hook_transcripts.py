@@ -172,3 +172,52 @@ async def test_the_turn_evidence_fits_the_budget_the_memories_left(
     inject = await prompt(client, "new-6")
     assert inject.startswith("## Relevant memories") and "From past sessions" in inject
     assert len(inject) <= 500
+
+
+def claude_file(tmp_path: Path, session: str, *texts: str) -> Path:
+    path = tmp_path / "claude" / "projects" / "-work-ops" / f"{session}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "user", "uuid": f"u{i}", "sessionId": session,
+         "message": {"role": "user", "content": text}}
+        for i, text in enumerate(texts)
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+async def test_a_live_sessions_turns_are_captured_after_its_prompt_hook_answers(
+    client: httpx.AsyncClient, service: SignetService, tmp_path: Path
+) -> None:
+    path = claude_file(tmp_path, "live-cc", "the grafana dashboards live in repo livewire")
+    payload = {
+        "session_id": "live-cc",
+        "transcript_path": str(path),
+        "cwd": "/work/ops",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "note this down",
+    }
+    reply = await client.post("/api/hooks/claude-code/user-prompt-submit", json=payload)
+    assert reply.status_code == 200
+    service.transcripts.wait_live()
+    row = service.transcripts.get("default", "live-cc")
+    assert row.status == "open" and row.turn_count == 1  # the session has not ended
+    assert "repo livewire" in await prompt(client, "another")  # the next session sees it
+
+
+async def test_a_transcript_file_gone_before_the_live_capture_reads_it_is_skipped(
+    client: httpx.AsyncClient, service: SignetService, tmp_path: Path
+) -> None:
+    path = claude_file(tmp_path, "gone-cc", "grafana dashboards in repo ghost")
+    path.unlink()
+    body = {
+        "harness": "claude-code",
+        "sessionKey": "gone-cc",
+        "project": "/work/ops",
+        "userMessage": PROMPT,
+        "transcriptPath": str(path),
+    }
+    reply = await client.post("/api/hooks/user-prompt-submit", json=body)
+    assert reply.status_code == 200
+    service.transcripts.wait_live()
+    assert service.transcripts.sessions("default", project="/work/ops").total == 0

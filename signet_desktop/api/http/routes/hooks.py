@@ -107,7 +107,12 @@ async def user_prompt_submit(body: PromptSubmitBody, request: Request) -> JSONRe
         return JSONResponse(prompt_submit_json(PromptResult("", 0, (), "none")))
     hooks = get_service(request).hooks
     result = await off_loop(
-        hooks.user_prompt_submit, _context(request, body), body.user_message or ""
+        partial(
+            hooks.user_prompt_submit,
+            _context(request, body),
+            body.user_message or "",
+            transcript_path=body.transcript_path,  # captured after the answer (live turns)
+        )
     )
     return JSONResponse(prompt_submit_json(result))
 
@@ -226,7 +231,12 @@ async def claude_prompt_submit(body: ClaudeCodeHookBody, request: Request) -> JS
         return JSONResponse({})
     hooks = get_service(request).hooks
     result = await off_loop(
-        hooks.user_prompt_submit, _claude_context(request, body), body.prompt or ""
+        partial(
+            hooks.user_prompt_submit,
+            _claude_context(request, body),
+            body.prompt or "",
+            transcript_path=body.transcript_path,  # captured after the answer (live turns)
+        )
     )
     return JSONResponse(claude_code_output("UserPromptSubmit", result.inject))
 
