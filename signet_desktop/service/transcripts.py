@@ -14,8 +14,9 @@ recovery and the idle TTL mark rows complete directly: there is no summary job.
 
 Live capture (`capture_later`): a prompt-submit hook names the session's transcript file; it
 is captured on this service's own thread after the hook has answered (one pending capture per
-session; a failure — the file gone, a path outside the roots — is logged), so what a live
-session said is recallable from its previous prompt on, without waiting for its end.
+session, at most one every LIVE_INTERVAL_S: a long session's file is re-read whole; a failure —
+the file gone, a path outside the roots — is logged), so what a live session said is
+recallable from its previous prompts on, without waiting for its end.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import hashlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -63,6 +65,7 @@ BACKFILL_BATCH = 200  # sessions indexed per write transaction at start-up
 MAX_LIST_LIMIT = 200
 MAX_SEARCH_LIMIT = 20
 MAX_OFFSET = 10_000_000
+LIVE_INTERVAL_S = 15.0  # at most one live capture of a session this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,7 @@ class TranscriptService:
         self._opened_at = utc_now()  # rows last written before this were left by a crash
         self._later = ThreadPoolExecutor(1, thread_name_prefix="transcript-live")
         self._queued: set[SessionId] = set()  # live captures waiting for the thread
+        self._last_live: dict[SessionId, float] = {}  # when each session was last queued
         self._queued_lock = threading.Lock()
 
     # -- capture ---------------------------------------------------------------------------
@@ -239,12 +243,19 @@ class TranscriptService:
         project: str | None = None,
     ) -> bool:
         """Capture a live session's file on the background thread; False when one capture of
-        the session is already waiting (it will read the file as it is by then)."""
+        the session is already waiting (it will read the file as it is by then) or one was
+        queued less than LIVE_INTERVAL_S ago."""
         key = (agent_id, session_key)
+        now = time.monotonic()
         with self._queued_lock:
-            if key in self._queued:
+            if key in self._queued or now - self._last_live.get(key, -LIVE_INTERVAL_S) < (
+                LIVE_INTERVAL_S
+            ):
                 return False
+            if len(self._last_live) > 10_000:  # forget old sessions
+                self._last_live.clear()
             self._queued.add(key)
+            self._last_live[key] = now
         try:
             self._later.submit(self._live, key, harness, transcript_path, project)
         except RuntimeError:  # shut down: the session's end will capture it

@@ -204,3 +204,23 @@ def test_a_database_from_before_migration_0014_is_backfilled_at_the_next_start(
         assert turn_rows.pending_backfill(db.reader(), 10) == []
     finally:
         db.close()
+
+
+def test_live_captures_of_one_session_are_spaced_out(
+    service: TranscriptService, db: Database, tmp_path: Path
+) -> None:
+    import json
+
+    path = tmp_path / "home" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    message = {"role": "user", "content": "the vault unseal keys are split five ways"}
+    path.write_text(json.dumps({"type": "user", "uuid": "u1", "message": message}) + "\n")
+    live = TranscriptService(db, tmp_path / "ws", allowed_roots=[tmp_path / "home"])
+    try:
+        assert live.capture_later("default", "s", "claude-code", str(path))
+        assert not live.capture_later("default", "s", "claude-code", str(path))  # too soon
+        assert live.capture_later("default", "other", "claude-code", str(path))
+        live.wait_live()
+        assert found(db, "unseal") in ([("s", 0), ("other", 0)], [("other", 0), ("s", 0)])
+    finally:
+        live.close()
