@@ -26,7 +26,7 @@ from signet_desktop.domain import remember as checks
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.memory import Actor, Memory
-from signet_desktop.domain.recall import RecallHit, RecallQuery
+from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.domain.sessions import (
     HookSession,
     Turn,
@@ -377,7 +377,8 @@ class HookService:
             max_chars=config.max_inject_chars,
             gate=self._gate,
         )
-        evidence = self._turn_evidence(ctx, session, prompt, result.hits, seen, injection)
+        shown = list(candidates.values())  # a turn one of these says takes no second slot
+        evidence = self._turn_evidence(ctx, session, prompt, shown, seen, injection)
         text = "\n\n".join(part for part in (injection.text, evidence.text) if part)
         self._record_injected(session, (*injection.memory_ids, *evidence.memory_ids))
         return PromptResult(text, len(injection.memory_ids), terms, result.method)
@@ -387,7 +388,7 @@ class HookService:
         ctx: HookContext,
         session: HookSession | None,
         prompt: str,
-        hits: Sequence[RecallHit],
+        memories_: Sequence[Memory],
         seen: set[str],
         injection: Injection,
     ) -> Injection:
@@ -409,7 +410,7 @@ class HookService:
             ),
             room,
             min_score=config.min_score,
-            memories=[hit.memory for hit in hits],
+            memories=memories_,
         )
         return render_turns([t for t in turns if t.hit_id not in seen], max_chars=left)
 
