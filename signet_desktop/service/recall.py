@@ -81,9 +81,12 @@ class RecallService:
         extra = (TRANSCRIPT,) if self._turns is not None else ()
         return (*self._engine.channel_names, *extra)
 
-    def search(self, query: RecallQuery, *, gated: bool = True) -> RecallResult:
+    def search(
+        self, query: RecallQuery, *, gated: bool = True, turn_scope: TurnScope | None = None
+    ) -> RecallResult:
         """Rank the agent's live memories for `query`, then fill the slots left with turns
-        (InvalidInput on a bad query or agent)."""
+        (InvalidInput on a bad query or agent). `turn_scope` replaces the turns' scope taken
+        from the filters (a hook's: its project or none, never its own session)."""
         scope.check_agent_id(query.agent_id)
         check_query(query, self.channel_names)
         result = self._memories(query)
@@ -91,7 +94,7 @@ class RecallService:
             self.telemetry.observe(query, result)  # ids and scores only; off by default
         if gated:
             result = self._gate_hits(query.agent_id, result)
-        result = self._with_turns(query, result)
+        result = self._with_turns(query, result, turn_scope)
         if not query.expand or self._db is None or not result.hits:
             return result
         started = time.perf_counter()
@@ -123,7 +126,9 @@ class RecallService:
             until=filters.until,
         )
 
-    def _with_turns(self, query: RecallQuery, result: RecallResult) -> RecallResult:
+    def _with_turns(
+        self, query: RecallQuery, result: RecallResult, turn_scope: TurnScope | None = None
+    ) -> RecallResult:
         """The transcript channel's hits in the slots the memories left."""
         room = query.limit - len(result.hits)
         if self._turns is None or not self._runs_turns(query) or room <= 0:
@@ -131,7 +136,7 @@ class RecallService:
         started = time.perf_counter()
         turns = self._turns.hits(
             query.keyword_query or query.query,
-            self._turn_scope(query),
+            turn_scope if turn_scope is not None else self._turn_scope(query),
             room,
             min_score=self._engine.min_score if query.min_score is None else query.min_score,
             memories=[hit.memory for hit in result.hits],

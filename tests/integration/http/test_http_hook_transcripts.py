@@ -221,3 +221,23 @@ async def test_a_transcript_file_gone_before_the_live_capture_reads_it_is_skippe
     assert reply.status_code == 200
     service.transcripts.wait_live()
     assert service.transcripts.sessions("default", project="/work/ops").total == 0
+
+
+async def test_signets_hook_recall_scopes_turns_like_the_prompt_hook(
+    client: httpx.AsyncClient, service: SignetService
+) -> None:
+    said(service, "ops-1", "grafana dashboards are in repo opsrepo")
+    said(service, "web-1", "grafana dashboards are in repo webrepo", project="/work/web")
+    said(service, "b-1", "grafana dashboards are in repo bravo", agent="b")
+    body = {
+        "harness": "claude-code",
+        "sessionKey": "ops-1",
+        "project": "/work/ops",
+        "query": "grafana dashboards repo",
+    }
+    reply = await client.post("/api/hooks/recall", json=body)
+    assert reply.status_code == 200, reply.text
+    assert [m["session_id"] for m in reply.json()["memories"]] == []  # only its own session
+    other = await client.post("/api/hooks/recall", json={**body, "sessionKey": "new-7"})
+    sessions = [m["session_id"] for m in other.json()["memories"]]
+    assert sessions == ["ops-1"] and other.json()["count"] == 1

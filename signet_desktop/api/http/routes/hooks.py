@@ -47,6 +47,7 @@ from signet_desktop.harness.adapters import (
     hooks_disabled,
     signet_context,
 )
+from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.service.hooks import (
     CompactionResult,
     HookContext,
@@ -196,8 +197,12 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
 
     service = get_service(request)
 
+    # Turns as the prompt hook scopes them: this project's sessions or ones without a project,
+    # never the asking session's own.
+    turns = TurnScope(ctx.agent_id, ctx.project, "scoped", exclude_session=ctx.session_key)
+
     def search() -> Any:  # recall's hits come through the safety gate (service/recall.py)
-        return service.recall.search(query)
+        return service.recall.search(query, turn_scope=turns)
 
     return await json_off_loop(search, render)
 
