@@ -59,35 +59,15 @@ class TranscriptRecall:
         memories: Sequence[Memory] = (),
         expand: bool = False,
     ) -> tuple[TurnHit, ...]:
-        """Up to `room` turns in `scope` scoring at least `min_score`, best first."""
+        """Up to `room` turns in `scope` scoring at least `min_score`, best first: the
+        channel's candidates, thresholded, deduplicated against `memories`, gated, cut."""
         if room <= 0:
             return ()
-        found = self.find(text, scope, room)
-        return self.finish(
-            found, text, scope, room, min_score=min_score, memories=memories, expand=expand
-        )
-
-    def find(self, text: str, scope: TurnScope, room: int) -> list[TurnMatch]:
-        """The channel's ranked candidates for up to `room` hits (the SQL part; any thread:
-        the recall service runs it beside the memory channels)."""
         conn = self._db.reader()
-        return search_turns(conn, text, scope, k=room * OVERFETCH, term_counts=self._counts)
-
-    def finish(
-        self,
-        found: Sequence[TurnMatch],
-        text: str,
-        scope: TurnScope,
-        room: int,
-        *,
-        min_score: float,
-        memories: Sequence[Memory] = (),
-        expand: bool = False,
-    ) -> tuple[TurnHit, ...]:
-        """Candidates to hits: threshold, dedupe against `memories`, the gate, `room`."""
+        found = search_turns(conn, text, scope, k=room * OVERFETCH, term_counts=self._counts)
         kept = [m for m in found if m.evidence.score >= min_score]
         kept = [m for m in kept if not said_by_memory(m, memories)]
-        if room <= 0 or not kept:
+        if not kept:
             return ()
         texts = self._gate(scope.agent_id, "transcript", [(_source(m), m.text) for m in kept])
         safe = [(m, t) for m, t in zip(kept, texts, strict=True) if t != WITHHELD_MARKER]

@@ -78,18 +78,6 @@ def index_turns(conn: Connection, agent_id: str, session_key: str, turns: Sequen
     return len(turns)
 
 
-def drop_turns_from(conn: Connection, agent_id: str, session_key: str, ordinal: int) -> int:
-    """Remove the session's indexed turns at `ordinal` and later (a re-import that shrank)."""
-    seq = session_seq(conn, agent_id, session_key)
-    if seq is None:
-        return 0
-    cursor = conn.execute(
-        "DELETE FROM transcript_turns WHERE session_seq = :s AND ordinal >= :o",
-        {"s": seq, "o": ordinal},
-    )
-    return int(cursor.rowcount)
-
-
 def neighbours(
     conn: Connection, agent_id: str, session_key: str, ordinal: int, span: int
 ) -> list[TurnRow]:
@@ -113,15 +101,6 @@ def source_turn_count(conn: Connection, agent_id: str, source_id: str) -> int:
         "SELECT COUNT(*) FROM transcript_turns t JOIN session_transcripts s "
         "ON s.seq = t.session_seq WHERE s.agent_id = :a AND s.source_id = :src",
         {"a": agent_id, "src": source_id},
-    ).fetchone()
-    return int(row[0])
-
-
-def indexed_count(conn: Connection, agent_id: str, session_key: str) -> int:
-    row = conn.execute(
-        "SELECT COUNT(*) FROM transcript_turns t JOIN session_transcripts s "
-        "ON s.seq = t.session_seq WHERE s.agent_id = :a AND s.session_key = :k",
-        {"a": agent_id, "k": session_key},
     ).fetchone()
     return int(row[0])
 
