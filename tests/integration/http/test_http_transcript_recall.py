@@ -224,3 +224,20 @@ def service_longest_turn(service: SignetService) -> int:
 
     row = database_of(service).reader().execute("SELECT MAX(length(text)) FROM transcript_turns")
     return int(row.fetchone()[0])
+
+
+async def test_channels_picks_turns_alone_and_refuses_unknown_names(
+    client: httpx.AsyncClient, service: SignetService
+) -> None:
+    capture(service, "cc-billing", BILLING)
+    reply = await client.post("/api/memory/remember", json={"content": "billing uses Postgres"})
+    assert reply.status_code == 200
+    only = await recall(client, "billing Postgres", channels=["transcript"])
+    assert only["results"] and all(r["kind"] == "transcript" for r in only["results"])
+    memories = await recall(client, "billing Postgres", channels=["lexical"])
+    assert memories["results"] and all(r["kind"] == "memory" for r in memories["results"])
+    bad = await client.post(
+        "/api/memory/recall", json={"query": "billing", "channels": ["transcripts"]}
+    )
+    assert bad.status_code == 400 and bad.json()["code"] == "bad_channels"
+    assert "transcript" in bad.json()["error"]
