@@ -377,7 +377,8 @@ def turn_hit_json(hit: TurnHit) -> dict[str, Any]:
 
     `id` names the turn (`transcript:<sessionKey>#<turnIndex>`), `content` is the gated
     excerpt, `session_id` the session, `created_at` the turn's time; `transcript` holds the
-    turn's facts and, for `expand`, its neighbouring turns (`context`).
+    turn's facts, a question's `reply` (the next turn) and, for `expand`, its neighbouring
+    turns (`context`).
     """
     evidence = {"score": round(hit.evidence.score, SCORE_DIGITS), "rank": hit.evidence.rank}
     return {
@@ -411,6 +412,14 @@ def turn_hit_json(hit: TurnHit) -> dict[str, Any]:
             "harness": hit.harness,
             "project": hit.project,
             "sourceId": hit.source_id,
+            "reply": None
+            if hit.reply is None
+            else {
+                "turnIndex": hit.reply.turn_index,
+                "role": hit.reply.role,
+                "text": hit.reply.text,
+                "timestamp": hit.reply.timestamp,
+            },
             "context": [
                 {
                     "turnIndex": t.turn_index,

@@ -131,6 +131,9 @@ def turn_hit_lines(rank: int, score_text: str, hit: Mapping[str, Any]) -> list[s
         f"{facts.get('role', '?')}: {one_line(hit.get('content', ''))}  "
         f"[session {facts.get('sessionKey', '?')}, {where}]"
     ]
+    reply = facts.get("reply")
+    if isinstance(reply, Mapping):
+        lines.append(f"      → {reply.get('role', '?')}: {one_line(reply.get('text', ''))}")
     for item in facts.get("context") or []:
         if isinstance(item, Mapping):
             marker = ">" if item.get("turnIndex") == turn else " "

@@ -159,7 +159,8 @@ class TurnHit:
     """A retained conversation turn the `transcript` channel found: evidence, not a memory.
 
     `excerpt` is the turn around the match, bounded and through the content-safety gate (a
-    turn the gate withholds is never a hit). `context` (expand only) holds the neighbouring
+    turn the gate withholds is never a hit). `reply`: when the turn asks something, the other
+    speaker's next turn (the answer), gated. `context` (expand only) holds the neighbouring
     turns with the hit's own, gated the same way.
     """
 
@@ -175,6 +176,7 @@ class TurnHit:
     score: float
     evidence: ChannelEvidence
     context: tuple[TurnText, ...] = ()
+    reply: TurnText | None = None  # a question's answer: the other speaker's next turn
 
     @property
     def hit_id(self) -> str:

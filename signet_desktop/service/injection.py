@@ -88,7 +88,8 @@ def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
     """Transcript hits as quoted, attributed evidence within `max_chars` (capped at 10,000).
 
     Each line quotes what was said and names who said it, in which session and when:
-    `- "…" (user, session ab12 on 2026-11-30)`. The hits have passed the content-safety gate
+    `- "…" (user, session ab12 on 2026-11-30)`, and a question's reply after it
+    (`— assistant: "…"`). The hits have passed the content-safety gate
     already (`service/transcript_recall.py`; a withheld turn is never a hit); `memory_ids`
     holds their `hit_id`s for the context ledger.
     """
@@ -98,8 +99,8 @@ def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
     lines: list[str] = []
     ids: list[str] = []
     for turn in turns:
-        line = _turn_line(turn)
         room = budget - used - 1
+        line = _turn_line(turn, room)
         if len(line) > room:
             break  # an attribution cut off says nothing: stop here
         lines.append(line)
@@ -110,12 +111,27 @@ def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
     return Injection(head + "\n".join(lines), tuple(ids))
 
 
-def _turn_line(turn: TurnHit) -> str:
-    quote = " ".join(turn.excerpt.replace('"', "'").split())
-    if len(quote) > TURN_QUOTE_CHARS:
-        quote = quote[: TURN_QUOTE_CHARS - len(_ELLIPSIS)].rstrip() + _ELLIPSIS
+def _turn_line(turn: TurnHit, room: int) -> str:
+    """`- "…" (role, session KEY on DATE)`, then a question's reply: `— assistant: "…"`;
+    the reply is shortened first to fit `room`, and left off when it cannot."""
     when = f" on {turn.timestamp[:10]}" if turn.timestamp else ""
-    return f'- "{quote}" ({turn.role}, session {turn.session_key}{when})'
+    reply = turn.reply
+    own = TURN_QUOTE_CHARS // 2 if reply is not None else TURN_QUOTE_CHARS
+    line = f'- "{_quote(turn.excerpt, own)}" ({turn.role}, session {turn.session_key}{when})'
+    if reply is None:
+        return line
+    tail = f' — {reply.role}: "'
+    fits = min(TURN_QUOTE_CHARS, room - len(line) - len(tail) - 1)
+    if fits < MIN_ITEM_CHARS:
+        return line
+    return f'{line}{tail}{_quote(reply.text, fits)}"'
+
+
+def _quote(text: str, chars: int) -> str:
+    quote = " ".join(text.replace('"', "'").split())
+    if len(quote) > chars:
+        quote = quote[: chars - len(_ELLIPSIS)].rstrip() + _ELLIPSIS
+    return quote
 
 
 def bounded(text: str, max_chars: int) -> str:

@@ -5,14 +5,18 @@ left within `limit`, and this module drops a turn a returned memory already says
 and the memory's words within the turn, or the same text anywhere), so one fact never takes
 two slots. Every turn passes the content-safety gate as a whole before any of it leaves: a
 turn the policy withholds (prompt-injection text) is never a hit, in any surface; secrets are
-redacted. The excerpt is the turn around the first matched word, at most EXCERPT_CHARS;
-`expand` adds the neighbouring turns, gated the same way, within CONTEXT_CHARS.
+redacted. The excerpt is the turn around the first matched word, at most EXCERPT_CHARS.
+A turn that asks something (holds a `?`) matches a later question best — it repeats its words
+— while the answer is the turn after it: such a hit carries that next turn as its `reply`
+(the other speaker's, gated, at most REPLY_CHARS). `expand` adds the neighbouring turns,
+gated the same way, within CONTEXT_CHARS.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.domain.recall import TurnHit, TurnText
@@ -31,6 +35,7 @@ from signet_desktop.storage.database import Database
 Gate = Callable[[str, str, Sequence[tuple[str, str]]], list[str]]
 
 EXCERPT_CHARS = 400  # one hit's excerpt
+REPLY_CHARS = 400  # the reply a question's hit carries
 CONTEXT_CHARS = 1_500  # one hit's expanded neighbourhood, every turn together
 CONTEXT_TURNS = 1  # neighbours on each side for `expand`
 LEAD_CHARS = 120  # text kept before the first matched word
@@ -72,11 +77,37 @@ class TranscriptRecall:
         texts = self._gate(scope.agent_id, "transcript", [(_source(m), m.text) for m in kept])
         safe = [(m, t) for m, t in zip(kept, texts, strict=True) if t != WITHHELD_MARKER]
         tokens = query_tokens(text)
-        hits = []
-        for rank, (match, said) in enumerate(safe[:room], start=1):
+        hits: list[TurnHit] = []
+        shown: set[tuple[str, int]] = set()  # turns already shown, replies included
+        for match, said in safe:
+            if len(hits) == room:
+                break
+            if (match.session_key, match.ordinal) in shown:
+                continue
             context = self._context(scope.agent_id, match) if expand else ()
-            hits.append(_hit(match, excerpt(said, tokens), rank, context))
+            hit = _hit(match, excerpt(said, tokens), len(hits) + 1, context)
+            if "?" in said:
+                hit = replace(hit, reply=self._reply(scope.agent_id, match))
+            shown.add((match.session_key, match.ordinal))
+            if hit.reply is not None:
+                shown.add((match.session_key, hit.reply.turn_index))
+            hits.append(hit)
         return tuple(hits)
+
+    def _reply(self, agent_id: str, match: TurnMatch) -> TurnText | None:
+        """The other speaker's next turn, gated and bounded (None: none, or withheld)."""
+        rows = turn_rows.neighbours(
+            self._db.reader(), agent_id, match.session_key, match.ordinal + 1, 0
+        )
+        if not rows or rows[0].role == match.role:
+            return None
+        row = rows[0]
+        (text,) = self._gate(
+            agent_id, "transcript", [(f"{match.session_key}#{row.ordinal}", row.text)]
+        )
+        if text == WITHHELD_MARKER:
+            return None
+        return TurnText(row.ordinal, row.role, excerpt(text, (), REPLY_CHARS), row.timestamp)
 
     def _context(self, agent_id: str, match: TurnMatch) -> tuple[TurnText, ...]:
         rows = turn_rows.neighbours(

@@ -145,6 +145,13 @@ def turn_meta_line(turn: TurnHit, now: datetime | None = None) -> str:
     return " · ".join(parts)
 
 
+def turn_text(turn: TurnHit) -> str:
+    """What the row shows: the turn, then a question's reply after an arrow."""
+    if turn.reply is None:
+        return turn.excerpt
+    return f"{turn.excerpt} → {turn.reply.role}: {turn.reply.text}"
+
+
 def explain_turn(turn: TurnHit) -> str:
     """Why a session turn is in the results: its channel rank and score, where it was said."""
     evidence = turn.evidence

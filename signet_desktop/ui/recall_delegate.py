@@ -45,6 +45,7 @@ from signet_desktop.ui.hit_format import (
     meta_line,
     preview,
     turn_meta_line,
+    turn_text,
 )
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the RecallHit (None on a session turn's row)
@@ -102,7 +103,7 @@ def hit_rows(
         for h in hits
     )  # fmt: skip
     said = tuple(
-        HitRow(None, preview(t.excerpt, PREVIEW_CHARS), turn_meta_line(t, moment),
+        HitRow(None, preview(turn_text(t), PREVIEW_CHARS), turn_meta_line(t, moment),
                ("transcript",), explain_turn(t), turn=t)
         for t in turns
     )  # fmt: skip

@@ -241,3 +241,25 @@ async def test_channels_picks_turns_alone_and_refuses_unknown_names(
     )
     assert bad.status_code == 400 and bad.json()["code"] == "bad_channels"
     assert "transcript" in bad.json()["error"]
+
+
+async def test_a_question_hit_carries_the_reply_and_the_reply_takes_no_second_slot(
+    client: httpx.AsyncClient, service: SignetService
+) -> None:
+    said = [
+        Turn("t0", "user", "which message broker does the ledger use?", None),
+        Turn("t1", "assistant", "the ledger publishes to NATS JetStream", None),
+        Turn("t2", "user", "thanks", None),
+    ]
+    capture(service, "s-q", said)
+    for n in range(8):  # enough other turns that the words weigh something
+        capture(service, f"bg-{n}", [Turn("b", "user", f"unrelated chatter number {n}", None)])
+    answer = await recall(client, "which broker does the ledger use")
+    (hit,) = turns_of(answer)
+    assert hit["id"] == "transcript:s-q#0"
+    assert hit["transcript"]["reply"] == {
+        "turnIndex": 1,
+        "role": "assistant",
+        "text": "the ledger publishes to NATS JetStream",
+        "timestamp": None,
+    }

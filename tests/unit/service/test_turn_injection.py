@@ -41,3 +41,20 @@ def test_the_budget_holds_whole_lines_only_and_long_quotes_are_cut() -> None:
     assert all(line.endswith("on 2026-11-29)") for line in lines)
     assert all(len(line) < TURN_QUOTE_CHARS + 60 for line in lines)
     assert render_turns(turns, max_chars=60).text == ""  # not even one line fits
+
+
+def test_a_questions_reply_follows_it_and_is_shortened_first() -> None:
+    from dataclasses import replace
+
+    from signet_desktop.domain.recall import TurnText
+
+    asked = replace(
+        hit(0, "which database should billing use?"),
+        role="user",
+        reply=TurnText(1, "assistant", "billing runs on Postgres 16 " + "detail " * 100),
+    )
+    line = render_turns([asked], max_chars=500).text.splitlines()[1]
+    assert line.startswith('- "which database should billing use?" (user, session s0 on')
+    assert ' — assistant: "billing runs on Postgres 16' in line and line.endswith('…"')
+    tight = render_turns([asked], max_chars=150).text
+    assert len(tight) <= 150 and "assistant:" not in tight  # no room: the question alone
