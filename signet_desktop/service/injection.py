@@ -91,7 +91,7 @@ def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
     `- "…" (user, session ab12 on 2026-11-30)`, and a question's reply after it
     (`— assistant: "…"`). The hits have passed the content-safety gate
     already (`service/transcript_recall.py`; a withheld turn is never a hit); `memory_ids`
-    holds their `hit_id`s for the context ledger.
+    holds their `hit_id`s (and their replies' ids) for the context ledger.
     """
     budget = max(0, min(max_chars, HARD_MAX_CHARS))
     head = f"## {TURN_HEADING}\n"
@@ -100,31 +100,34 @@ def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
     ids: list[str] = []
     for turn in turns:
         room = budget - used - 1
-        line = _turn_line(turn, room)
+        line, replied = _turn_line(turn, room)
         if len(line) > room:
             break  # an attribution cut off says nothing: stop here
         lines.append(line)
         used += len(line) + 1
         ids.append(turn.hit_id)
+        if replied and turn.reply is not None:  # the reply is in the context now too
+            ids.append(f"transcript:{turn.session_key}#{turn.reply.turn_index}")
     if not lines:
         return Injection("", ())
     return Injection(head + "\n".join(lines), tuple(ids))
 
 
-def _turn_line(turn: TurnHit, room: int) -> str:
+def _turn_line(turn: TurnHit, room: int) -> tuple[str, bool]:
     """`- "…" (role, session KEY on DATE)`, then a question's reply: `— assistant: "…"`;
-    the reply is shortened first to fit `room`, and left off when it cannot."""
+    the reply is shortened first to fit `room`, and left off when it cannot (the line, and
+    whether it holds the reply)."""
     when = f" on {turn.timestamp[:10]}" if turn.timestamp else ""
     reply = turn.reply
     own = TURN_QUOTE_CHARS // 2 if reply is not None else TURN_QUOTE_CHARS
     line = f'- "{_quote(turn.excerpt, own)}" ({turn.role}, session {turn.session_key}{when})'
     if reply is None:
-        return line
+        return line, False
     tail = f' — {reply.role}: "'
     fits = min(TURN_QUOTE_CHARS, room - len(line) - len(tail) - 1)
     if fits < MIN_ITEM_CHARS:
-        return line
-    return f'{line}{tail}{_quote(reply.text, fits)}"'
+        return line, False
+    return f'{line}{tail}{_quote(reply.text, fits)}"', True
 
 
 def _quote(text: str, chars: int) -> str:

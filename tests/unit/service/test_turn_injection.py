@@ -53,8 +53,11 @@ def test_a_questions_reply_follows_it_and_is_shortened_first() -> None:
         role="user",
         reply=TurnText(1, "assistant", "billing runs on Postgres 16 " + "detail " * 100),
     )
-    line = render_turns([asked], max_chars=500).text.splitlines()[1]
+    out = render_turns([asked], max_chars=500)
+    assert out.memory_ids == ("transcript:s0#0", "transcript:s0#1")  # the reply is shown too
+    line = out.text.splitlines()[1]
     assert line.startswith('- "which database should billing use?" (user, session s0 on')
     assert ' — assistant: "billing runs on Postgres 16' in line and line.endswith('…"')
-    tight = render_turns([asked], max_chars=150).text
-    assert len(tight) <= 150 and "assistant:" not in tight  # no room: the question alone
+    tight = render_turns([asked], max_chars=150)
+    assert len(tight.text) <= 150 and "assistant:" not in tight.text  # the question alone
+    assert tight.memory_ids == ("transcript:s0#0",)
