@@ -9,7 +9,8 @@ first speaker's turns as `user`, the other's as `assistant`, each turn's text "<
 <text>" and the session date as its time. No LLM, no memories: what the session said is only
 reachable through recall's `transcript` channel. Each category 1-4 question with evidence is
 recalled with `channels: ["transcript"]`, limit 10, min_score 0 (ranking only, like
-bench/locomo.py), and a hit's (session, turn) is mapped back to its dia_id. Scores: hit@k,
+bench/locomo.py), and a hit's (session, turn) is mapped back to its dia_id (a question's
+reply, shown with it, counts as the next rank). Scores: hit@k,
 recall@k (k = 1, 5, 10), MRR, overall and per category, with latency per recall.
 """
 
@@ -85,7 +86,11 @@ def main() -> None:
                 started = time.perf_counter()
                 result = service.recall.search(query)
                 latencies.append((time.perf_counter() - started) * 1000)
-                ranked = [dia_of[(t.session_key, t.turn_index)] for t in result.turns]
+                ranked = []  # a question's reply is shown with it: it counts right after it
+                for t in result.turns:
+                    ranked.append(dia_of[(t.session_key, t.turn_index)])
+                    if t.reply is not None:
+                        ranked.append(dia_of[(t.session_key, t.reply.turn_index)])
                 overall.add(ranked, question.evidence)
                 by_category[question.category].add(ranked, question.evidence)
             service.close()
