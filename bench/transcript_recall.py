@@ -17,7 +17,10 @@ machine falls on both alike:
 
 Also: "transcript only" (`channels=("transcript",)`: the channel always searches, 10 slots) and
 "with, min_score 0.5" (memories rarely fill the limit, so the channel runs on most queries);
-how often the channel ran, and its stage median.
+how often the channel ran, and its stage median. Then the prompt-submit hook in-process
+(`HookService.user_prompt_submit`, default hook settings, each prompt its own session in
+project /src/shop), and the turn evidence it asks for alone (`transcript_hits` with the hook's
+scope), so the hook's share of the transcript channel is known.
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.native import NativeMiniLM
+from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
+from signet_desktop.service.hooks import HookContext
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as rows
 from signet_desktop.storage.database import open_database
@@ -107,6 +112,22 @@ def interleaved(
     return out
 
 
+def hook_timings(service: SignetService, qs: list[str]) -> tuple[list[float], list[float]]:
+    """The prompt-submit hook per prompt, and the turn evidence it asks for on its own."""
+    hook_ms: list[float] = []
+    evidence_ms: list[float] = []
+    for i, q in enumerate(qs):
+        ctx = HookContext("default", "claude-code", f"bench-hook-{i}", "/src/shop")
+        started = time.perf_counter()
+        service.hooks.user_prompt_submit(ctx, q)
+        hook_ms.append((time.perf_counter() - started) * 1000)
+        scope = TurnScope("default", "/src/shop", "scoped", exclude_session=ctx.session_key)
+        started = time.perf_counter()
+        service.recall.transcript_hits(q, scope, 10, min_score=0.45)
+        evidence_ms.append((time.perf_counter() - started) * 1000)
+    return hook_ms, evidence_ms
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--memories", type=int, default=100_000)
@@ -143,6 +164,7 @@ def main() -> None:
         }
         interleaved(service, qs[:30], configs)  # warm caches, model, threads
         results = interleaved(service, qs, configs)
+        hook_ms, evidence_ms = hook_timings(service, qs)
         service.close()
     print(
         f"\n{args.memories:,} memories + {args.turns:,} turns; {len(qs)} queries (half about "
@@ -160,6 +182,12 @@ def main() -> None:
             f"{percentile(ms, 99):.1f} | {len(ran)}/{len(samples)} | "
             f"{statistics.mean(s[1] for s in samples):.1f} | {stage:.2f} |"
         )
+    print("\nprompt-submit hook, in-process (ms):\n")
+    print("| what | p50 | p95 |")
+    print("| --- | ---: | ---: |")
+    for name, ms in (("user_prompt_submit (memories + turns)", hook_ms),
+                     ("its turn evidence alone (transcript_hits)", evidence_ms)):  # fmt: skip
+        print(f"| {name} | {statistics.median(ms):.1f} | {percentile(ms, 95):.1f} |")
     print("\ntarget: p95 with the transcript channel within 5 ms of p95 without it")
 
 
