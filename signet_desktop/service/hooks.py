@@ -41,6 +41,7 @@ from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.entity_lookup import entity_memories
 from signet_desktop.service.injection import (
     HARD_MAX_CHARS,
+    TURN_BLOCK_MIN_CHARS,
     Injection,
     bounded,
     in_scope,
@@ -398,7 +399,7 @@ class HookService:
         config = self._config.user_prompt_submit
         room = config.recall_limit - len(injection.memory_ids)
         left = config.max_inject_chars - len(injection.text) - 2
-        if room <= 0 or left <= 0:
+        if room <= 0 or left < TURN_BLOCK_MIN_CHARS:  # no line could fit: no search
             return Injection("", ())
         turns = self._recall.transcript_hits(
             prompt[:MAX_PROMPT_CHARS],
