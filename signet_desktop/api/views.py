@@ -28,6 +28,7 @@ from signet_desktop.domain.recall import (
     RecallHit,
     RecallResult,
     TranscriptExcerpt,
+    TurnHit,
 )
 from signet_desktop.domain.traversal import TraversalSummary
 from signet_desktop.embedding.generations import Generation
@@ -371,13 +372,78 @@ def excerpt_json(excerpt: TranscriptExcerpt) -> dict[str, Any]:
     }
 
 
+def turn_hit_json(hit: TurnHit) -> dict[str, Any]:
+    """One `transcript` channel hit, in the shape of a memory result (`kind: "transcript"`).
+
+    `id` names the turn (`transcript:<sessionKey>#<turnIndex>`), `content` is the gated
+    excerpt, `session_id` the session, `created_at` the turn's time; `transcript` holds the
+    turn's facts, a question's `reply` (the next turn) and, for `expand`, its neighbouring
+    turns (`context`).
+    """
+    evidence = {"score": round(hit.evidence.score, SCORE_DIGITS), "rank": hit.evidence.rank}
+    return {
+        "kind": "transcript",
+        "id": hit.hit_id,
+        "content": hit.excerpt,
+        "content_length": len(hit.excerpt),
+        "truncated": False,
+        "score": round(hit.score, SCORE_DIGITS),
+        "source": "transcript",
+        "source_id": hit.source_id,
+        "session_id": hit.session_key,
+        "type": "transcript",
+        "tags": [],
+        "pinned": False,
+        "importance": None,
+        "who": hit.role,
+        "project": hit.project,
+        "created_at": hit.timestamp,
+        "channels": {"transcript": evidence},
+        "lexical": None,
+        "semantic": None,
+        "context": None,
+        "adjustments": [],
+        "transcript": {
+            "sessionKey": hit.session_key,
+            "turnIndex": hit.turn_index,
+            "turnCount": hit.turn_count,
+            "role": hit.role,
+            "timestamp": hit.timestamp,
+            "harness": hit.harness,
+            "project": hit.project,
+            "sourceId": hit.source_id,
+            "reply": None
+            if hit.reply is None
+            else {
+                "turnIndex": hit.reply.turn_index,
+                "role": hit.reply.role,
+                "text": hit.reply.text,
+                "timestamp": hit.reply.timestamp,
+            },
+            "context": [
+                {
+                    "turnIndex": t.turn_index,
+                    "role": t.role,
+                    "text": t.text,
+                    "timestamp": t.timestamp,
+                }
+                for t in hit.context
+            ],
+        },
+    }
+
+
 def recall_json(result: RecallResult) -> dict[str, Any]:
     """The recall / search response with per-channel evidence and stage timings.
 
+    `results` holds the memories first (`kind: "memory"`), then the transcript channel's
+    turns (`kind: "transcript"`) in the slots the memories left within `limit`.
     `supplementary` holds the transcript excerpts of `expand: true` (empty otherwise).
     """
+    results = [{"kind": "memory", **hit_json(hit)} for hit in result.hits]
+    results += [turn_hit_json(turn) for turn in result.turns]
     return {
-        "results": [hit_json(hit) for hit in result.hits],
+        "results": results,
         "supplementary": [excerpt_json(excerpt) for excerpt in result.excerpts],
         "query": result.query,
         "method": result.method,
@@ -385,9 +451,11 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "searchedWindow": result.searched_window,
         "vectorIndex": result.vector_index,
         "meta": {
-            "totalReturned": len(result.hits),
+            "totalReturned": len(results),
+            "memoryCount": len(result.hits),
+            "transcriptCount": len(result.turns),
             "hasSupplementary": bool(result.excerpts),
-            "noHits": not result.hits,
+            "noHits": not results,
             "notes": list(result.notes),
             "timings": {
                 "totalMs": round(result.total_ms, 2),

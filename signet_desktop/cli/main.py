@@ -32,6 +32,7 @@ from signet_desktop.cli import (
     memory_md_commands,
     ontology_commands,
     repair_commands,
+    session_commands,
     source_commands,
     status_commands,
 )
@@ -46,6 +47,7 @@ from signet_desktop.client.daemon import DaemonResponseError, DaemonUnreachable,
 
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     memory_commands.register,
+    session_commands.register,
     memory_md_commands.register,
     status_commands.register,
     embed_commands.register,

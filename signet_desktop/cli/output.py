@@ -106,6 +106,9 @@ def recall_lines(answer: Mapping[str, Any]) -> list[str]:
     for rank, hit in enumerate(results, start=1):
         score = hit.get("score")
         score_text = f"{score:.2f}" if isinstance(score, int | float) else "  - "
+        if hit.get("kind") == "transcript":
+            lines.extend(turn_hit_lines(rank, score_text, hit))
+            continue
         pin = "*" if hit.get("pinned") else " "
         lines.append(
             f"{rank:>2}. {score_text} {pin}{_cell(hit.get('type')):<10} "
@@ -114,6 +117,29 @@ def recall_lines(answer: Mapping[str, Any]) -> list[str]:
         )
     lines.extend(_excerpt_lines(answer.get("supplementary") or [], results))
     lines.append(_recall_footer(answer, len(results)))
+    return lines
+
+
+def turn_hit_lines(rank: int, score_text: str, hit: Mapping[str, Any]) -> list[str]:
+    """A transcript hit: who said it, in which session and turn, when; then `--expand`'s
+    neighbouring turns, indented."""
+    facts = hit.get("transcript") or {}
+    turn = facts.get("turnIndex")
+    where = f"turn {int(turn) + 1} of {facts.get('turnCount', '?')}" if turn is not None else ""
+    lines = [
+        f"{rank:>2}. {score_text}  {'said':<10} {date_part(hit.get('created_at'))}  "
+        f"{facts.get('role', '?')}: {one_line(hit.get('content', ''))}  "
+        f"[session {facts.get('sessionKey', '?')}, {where}]"
+    ]
+    reply = facts.get("reply")
+    if isinstance(reply, Mapping):
+        lines.append(f"      → {reply.get('role', '?')}: {one_line(reply.get('text', ''))}")
+    for item in facts.get("context") or []:
+        if isinstance(item, Mapping):
+            marker = ">" if item.get("turnIndex") == turn else " "
+            lines.append(
+                f"      {marker} {item.get('role', '?')}: {one_line(item.get('text', ''))}"
+            )
     return lines
 
 

@@ -145,6 +145,46 @@ class TranscriptExcerpt:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnText:
+    """One conversation turn as it may leave (gated): its index, speaker, text and time."""
+
+    turn_index: int  # 0-based position in its session
+    role: str
+    text: str
+    timestamp: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnHit:
+    """A retained conversation turn the `transcript` channel found: evidence, not a memory.
+
+    `excerpt` is the turn around the match, bounded and through the content-safety gate (a
+    turn the gate withholds is never a hit). `reply`: when the turn asks something, the other
+    speaker's next turn (the answer), gated. `context` (expand only) holds the neighbouring
+    turns with the hit's own, gated the same way.
+    """
+
+    session_key: str
+    turn_index: int
+    turn_count: int
+    role: str
+    excerpt: str
+    timestamp: str | None
+    harness: str | None
+    project: str | None
+    source_id: str | None  # the import source that brought the session (None: captured)
+    score: float
+    evidence: ChannelEvidence
+    context: tuple[TurnText, ...] = ()
+    reply: TurnText | None = None  # a question's answer: the other speaker's next turn
+
+    @property
+    def hit_id(self) -> str:
+        """A stable name for the hit (`transcript:<session key>#<turn index>`)."""
+        return f"transcript:{self.session_key}#{self.turn_index}"
+
+
+@dataclass(frozen=True, slots=True)
 class StageTiming:
     """Wall time of one recall stage."""
 
@@ -169,3 +209,4 @@ class RecallResult:
     notes: tuple[str, ...] = ()  # why a channel was skipped or partial, for meta.notes
     excerpts: tuple[TranscriptExcerpt, ...] = ()  # expand: true only
     traversal: TraversalSummary | None = None  # what the traversal channel did (meta.traversal)
+    turns: tuple[TurnHit, ...] = ()  # the transcript channel's hits, after the memories

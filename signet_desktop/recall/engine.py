@@ -129,6 +129,11 @@ class RecallEngine:
         return tuple(channel.name for channel in self._channels)
 
     @property
+    def min_score(self) -> float:
+        """The threshold a query without its own `min_score` is cut at."""
+        return self._min_score
+
+    @property
     def stage_names(self) -> tuple[str, ...]:
         """The registered post-fusion stages' names, in the order they run."""
         return tuple(stage.name for stage in self._stages)

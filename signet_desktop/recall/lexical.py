@@ -109,9 +109,10 @@ def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = N
     return TermPlan(tuple(matched), dropped, min_seq, counts)
 
 
-def fts_rows(conn: Connection) -> int:
-    """Rows in the FTS index (every agent's, as FTS5's IDF counts them), from its averages."""
-    row = conn.execute(FTS_AVERAGES).fetchone()
+def fts_rows(conn: Connection, averages: str = FTS_AVERAGES) -> int:
+    """Rows in the FTS index (every agent's, as FTS5's IDF counts them), from its averages
+    (`averages`: the statement reading another index's averages record)."""
+    row = conn.execute(averages).fetchone()
     if row is None or not row[0]:
         return 0
     value = 0

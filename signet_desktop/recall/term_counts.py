@@ -28,11 +28,22 @@ SELECT COUNT(*) FROM (
     SELECT 1 FROM memories_fts WHERE memories_fts MATCH :term LIMIT :cap
 )
 """
+# The same count over each FTS index a channel plans against (fixed statements by name).
+CAPPED_DOC_COUNTS = {
+    "memories_fts": CAPPED_DOC_COUNT,
+    "transcript_turns_fts": """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM transcript_turns_fts WHERE transcript_turns_fts MATCH :term LIMIT :cap
+)
+""",
+}
 
 
-def count_documents(conn: Connection, term: str, cap: int) -> int:
-    """How many documents hold `term`, counting no further than `cap`."""
-    row = conn.execute(CAPPED_DOC_COUNT, {"term": match_expression([term]), "cap": cap}).fetchone()
+def count_documents(conn: Connection, term: str, cap: int, table: str = "memories_fts") -> int:
+    """How many documents of `table` hold `term`, counting no further than `cap`."""
+    row = conn.execute(
+        CAPPED_DOC_COUNTS[table], {"term": match_expression([term]), "cap": cap}
+    ).fetchone()
     return int(row[0])
 
 
@@ -45,7 +56,11 @@ class TermCounts:
         max_entries: int = DEFAULT_MAX_ENTRIES,
         min_cached: int = DEFAULT_MIN_CACHED,
         clock: Callable[[], float] = time.monotonic,
+        table: str = "memories_fts",
     ) -> None:
+        if table not in CAPPED_DOC_COUNTS:
+            raise ValueError(f"no document count for {table!r}")
+        self._table = table
         self._max_age_s = max_age_s
         self._max_entries = max_entries
         self._min_cached = max(1, min_cached)
@@ -60,7 +75,7 @@ class TermCounts:
             cached = self._entries.get(key)
         if cached is not None and now - cached[1] < self._max_age_s:
             return cached[0]
-        value = count_documents(conn, term, cap)
+        value = count_documents(conn, term, cap, self._table)
         if value < self._min_cached:
             return value
         with self._lock:

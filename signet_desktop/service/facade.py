@@ -191,4 +191,5 @@ class SignetService:
         self.projection.close()
         self.recall.close()
         self.embeddings.close()
+        self.transcripts.close()
         self._db.close()

@@ -50,8 +50,10 @@ from signet_desktop.service.transcript_worker import DEFAULT_IDLE_TTL_S
 from signet_desktop.service.transcripts import render_content
 from signet_desktop.storage import hook_sessions as live_rows
 from signet_desktop.storage import sources as rows
+from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as transcript_rows
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.transcript_turns import TurnRow
 
 MAX_META_JSON = 16_384
 MAX_PROJECT_CHARS = 1024
@@ -312,6 +314,17 @@ class HarnessHistoryImporter:
                     source_meta_json=meta,
                     created_at=session.started_at,
                 )
+                # Recallable the moment the import commits: the turns in the same transaction.
+                turn_rows.index_turns(
+                    conn,
+                    source.agent_id,
+                    key,
+                    [
+                        TurnRow(ordinal, t.turn.role, t.turn.text, t.turn.timestamp)
+                        for ordinal, t in enumerate(session.turns)
+                    ],
+                )
+                turn_rows.settle_backfill(conn, source.agent_id, key)
                 transcript_rows.set_committed_bytes(conn, canonical.relative, size)
                 rows.settle_record(
                     conn,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,10 +34,20 @@ from signet_desktop.domain.sessions import (
     normalize_harness,
 )
 from signet_desktop.recall.sanitize import query_tokens
+from signet_desktop.recall.transcript_channel import NAME as TRANSCRIPT
+from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.entity_lookup import entity_memories
-from signet_desktop.service.injection import HARD_MAX_CHARS, bounded, in_scope, render_injection
+from signet_desktop.service.injection import (
+    HARD_MAX_CHARS,
+    TURN_BLOCK_MIN_CHARS,
+    Injection,
+    bounded,
+    in_scope,
+    render_injection,
+    render_turns,
+)
 from signet_desktop.service.memories import MemoryService, RememberRequest
 from signet_desktop.service.memory_md import Head, MemoryMdService
 from signet_desktop.service.recall import RecallService
@@ -145,6 +156,7 @@ class HookService:
         self._recall = recall
         self._transcripts = transcripts
         self._workspace = workspace
+        self._memory_channels = tuple(n for n in recall.channel_names if n != TRANSCRIPT)
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -317,9 +329,24 @@ class HookService:
 
     # -- prompt submit ---------------------------------------------------------------------
 
-    def user_prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
+    def user_prompt_submit(
+        self, ctx: HookContext, prompt: str, *, transcript_path: str | None = None
+    ) -> PromptResult:
         """Entity lookup and recall for the prompt; inject what passes minScore (recall) or
-        names an entity the prompt names (lookup), and was not injected before."""
+        names an entity the prompt names (lookup), and was not injected before. A named
+        transcript file is captured afterwards, off the hook's path (`capture_later`)."""
+        result = self._prompt_submit(ctx, prompt)
+        if transcript_path and ctx.session_key and not result.bypassed:
+            self._transcripts.capture_later(
+                ctx.agent_id,
+                ctx.session_key,
+                normalize_harness(ctx.harness),
+                transcript_path,
+                project=ctx.project,
+            )
+        return result
+
+    def _prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
         if not isinstance(prompt, str):
             raise InvalidInput("userMessage must be text", code="prompt_invalid")
         session = self._session(ctx)
@@ -335,6 +362,7 @@ class HookService:
                 agent_id=ctx.agent_id,
                 limit=config.recall_limit,
                 min_score=config.min_score,
+                channels=self._memory_channels,  # turns: `_turn_evidence`, in this scope
             ),
             gated=False,  # render_injection gates, leaving a withheld memory out
         )
@@ -354,8 +382,42 @@ class HookService:
             max_chars=config.max_inject_chars,
             gate=self._gate,
         )
-        self._record_injected(session, injection.memory_ids)
-        return PromptResult(injection.text, len(injection.memory_ids), terms, result.method)
+        shown = list(candidates.values())  # a turn one of these says takes no second slot
+        evidence = self._turn_evidence(ctx, session, prompt, shown, seen, injection)
+        text = "\n\n".join(part for part in (injection.text, evidence.text) if part)
+        self._record_injected(session, (*injection.memory_ids, *evidence.memory_ids))
+        return PromptResult(text, len(injection.memory_ids), terms, result.method)
+
+    def _turn_evidence(
+        self,
+        ctx: HookContext,
+        session: HookSession | None,
+        prompt: str,
+        memories_: Sequence[Memory],
+        seen: set[str],
+        injection: Injection,
+    ) -> Injection:
+        """What past sessions said, in the slots and characters the memories left: quoted and
+        attributed, this agent and project only, never this session's own turns, never a turn
+        already injected in this epoch (the ledger holds its `transcript:` id)."""
+        config = self._config.user_prompt_submit
+        room = config.recall_limit - len(injection.memory_ids)
+        left = config.max_inject_chars - len(injection.text) - 2
+        if room <= 0 or left < TURN_BLOCK_MIN_CHARS:  # no line could fit: no search
+            return Injection("", ())
+        turns = self._recall.transcript_hits(
+            prompt[:MAX_PROMPT_CHARS],
+            TurnScope(
+                ctx.agent_id,
+                ctx.project,
+                "scoped",
+                exclude_session=None if session is None else session.session_key,
+            ),
+            room,
+            min_score=config.min_score,
+            memories=memories_,
+        )
+        return render_turns([t for t in turns if t.hit_id not in seen], max_chars=left)
 
     # -- session end -----------------------------------------------------------------------
 

@@ -62,6 +62,7 @@ from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage import dreaming_evidence, graph_staleness
 from signet_desktop.storage import sources as rows
+from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as transcript_rows
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
@@ -446,7 +447,9 @@ class ImportService:
         agent_id = source.agent_id
         keys = transcript_rows.source_session_keys(conn, agent_id, source.id)
         purged: dict[str, int] = {
-            "canonical_lines": rows.source_totals(conn, agent_id, source.id).turns
+            "canonical_lines": rows.source_totals(conn, agent_id, source.id).turns,
+            # recall's turn index: deleted with the session rows below (cascade), counted here
+            "transcript_turns": turn_rows.source_turn_count(conn, agent_id, source.id),
         }
         if dry_run:
             purged.update(rows.count_source_rows(conn, agent_id, source.id))

@@ -11,6 +11,12 @@ Capture order (the spec's "canonical filesystem append happens before DB finalis
 A crash after 2 leaves lines the next capture or start adopts; a crash inside 2 leaves a
 torn line that is cut; a retried session-end appends nothing twice. Session end, start-up
 recovery and the idle TTL mark rows complete directly: there is no summary job.
+
+Live capture (`capture_later`): a prompt-submit hook names the session's transcript file; it
+is captured on this service's own thread after the hook has answered (one pending capture per
+session, at most one every LIVE_INTERVAL_S: a long session's file is re-read whole; a failure —
+the file gone, a path outside the roots — is logged), so what a live session said is
+recallable from its previous prompts on, without waiting for its end.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ import hashlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,18 +48,24 @@ from signet_desktop.evidence.transcript_formats import (
     parse_transcript,
     resolve_transcript_path,
 )
+from signet_desktop.recall.expand import split_turns
 from signet_desktop.recall.sanitize import fts_match_expression
 from signet_desktop.service.safety import policy_gate
+from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as rows
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.transcript_turns import TurnRow
 
 log = logging.getLogger(__name__)
 
 SessionId = tuple[str, str]  # (agent id, session key)
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
+LABEL_ROLES = {f"{label}: ": role for role, label in ROLE_LABELS.items()}
+BACKFILL_BATCH = 200  # sessions indexed per write transaction at start-up
 MAX_LIST_LIMIT = 200
 MAX_SEARCH_LIMIT = 20
 MAX_OFFSET = 10_000_000
+LIVE_INTERVAL_S = 15.0  # at most one live capture of a session this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +93,25 @@ def render_content(turns: Sequence[Turn]) -> str:
     return "\n\n".join(f"{ROLE_LABELS.get(t.role, t.role)}: {t.text}" for t in turns)
 
 
+def content_turns(content: str) -> list[TurnRow]:
+    """A session's turns recovered from its rendered content (no canonical lines: a Signet
+    workspace import); a paragraph without a known label is one `user` turn's text."""
+    found: list[TurnRow] = []
+    for ordinal, part in enumerate(split_turns(content)):
+        role, text = "user", part
+        for label, name in LABEL_ROLES.items():
+            if part.startswith(label):
+                role, text = name, part[len(label) :]
+                break
+        found.append(TurnRow(ordinal, role, text))
+    return found
+
+
+def turn_rows_of(turns: Sequence[tuple[int, Turn]]) -> list[TurnRow]:
+    """(ordinal, turn) pairs as rows of the turn index."""
+    return [TurnRow(ordinal, t.role, t.text, t.timestamp) for ordinal, t in turns]
+
+
 def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -100,6 +133,10 @@ class TranscriptService:
         self._events = events or DiscardEvents()
         self._lock = threading.Lock()  # the daemon is the canonical files' only writer
         self._opened_at = utc_now()  # rows last written before this were left by a crash
+        self._later = ThreadPoolExecutor(1, thread_name_prefix="transcript-live")
+        self._queued: set[SessionId] = set()  # live captures waiting for the thread
+        self._last_live: dict[SessionId, float] = {}  # when each session was last queued
+        self._queued_lock = threading.Lock()
 
     # -- capture ---------------------------------------------------------------------------
 
@@ -175,6 +212,14 @@ class TranscriptService:
                     complete=complete,
                 )
                 rows.set_committed_bytes(conn, canonical.relative, size)
+                if len(turns) >= committed:
+                    whole = existing is None or turn_rows.is_pending(conn, agent_id, key)
+                    start = 0 if whole else committed
+                    turn_rows.index_turns(
+                        conn, agent_id, key, turn_rows_of(list(enumerate(turns))[start:])
+                    )
+                    if whole:
+                        turn_rows.settle_backfill(conn, agent_id, key)
         completed = complete or bool(existing and existing.completed_at)
         self._events.publish(
             TranscriptCaptured(
@@ -187,6 +232,55 @@ class TranscriptService:
             )
         )
         return CaptureOutcome(key, total, len(fresh), completed)
+
+    def capture_later(
+        self,
+        agent_id: str,
+        session_key: str,
+        harness: str,
+        transcript_path: str,
+        *,
+        project: str | None = None,
+    ) -> bool:
+        """Capture a live session's file on the background thread; False when one capture of
+        the session is already waiting (it will read the file as it is by then) or one was
+        queued less than LIVE_INTERVAL_S ago."""
+        key = (agent_id, session_key)
+        now = time.monotonic()
+        with self._queued_lock:
+            if key in self._queued or now - self._last_live.get(key, -LIVE_INTERVAL_S) < (
+                LIVE_INTERVAL_S
+            ):
+                return False
+            if len(self._last_live) > 10_000:  # forget old sessions
+                self._last_live.clear()
+            self._queued.add(key)
+            self._last_live[key] = now
+        try:
+            self._later.submit(self._live, key, harness, transcript_path, project)
+        except RuntimeError:  # shut down: the session's end will capture it
+            with self._queued_lock:
+                self._queued.discard(key)
+            return False
+        return True
+
+    def _live(
+        self, key: SessionId, harness: str, transcript_path: str, project: str | None
+    ) -> None:
+        with self._queued_lock:
+            self._queued.discard(key)
+        try:
+            self.capture_file(key[0], key[1], harness, transcript_path, project=project)
+        except Exception as exc:  # a live capture that fails leaves the session as it was
+            log.info("live capture of a %s session skipped: %s", harness, exc)
+
+    def wait_live(self) -> None:
+        """Block until the live captures queued so far are done (tests, shutdown)."""
+        self._later.submit(lambda: None).result()
+
+    def close(self) -> None:
+        """Stop the live-capture thread (a queued capture is dropped; session end redoes it)."""
+        self._later.shutdown(wait=True, cancel_futures=True)
 
     def complete(self, agent_id: str, session_key: str) -> bool:
         """Mark the session's row complete (no summary job); False when none was open."""
@@ -209,14 +303,51 @@ class TranscriptService:
                 # Rows just adopted were written now, but they too were left by the crash.
                 for agent_id, key in adopted:
                     completed += rows.complete_transcript(conn, agent_id, key)
-        if adopted or cut or completed:
+            indexed = self._backfill_turns()
+        if adopted or cut or completed or indexed:
             log.info(
-                "transcript recovery: %d turns adopted, %d torn bytes cut, %d sessions completed",
-                adopted,
+                "transcript recovery: %d turns adopted, %d torn bytes cut, %d sessions "
+                "completed, %d sessions' turns indexed",
+                sum(adopted.values()),
                 cut,
                 completed,
+                indexed,
             )
         return RecoveryReport(sum(adopted.values()), cut, completed)
+
+    def _backfill_turns(self) -> int:
+        """Index the turns of sessions retained before the turn index existed (migration
+        0014): from the canonical lines, else from the row's rendered content. Sessions settle
+        in batches, each in one transaction with its turns; a crash leaves the rest pending."""
+        pending = turn_rows.pending_backfill(self._db.reader(), BACKFILL_BATCH)
+        if not pending:
+            return 0
+        lines = self._canonical_sessions({p.harness for p in pending if p.harness})
+        done = 0
+        while pending:
+            with self._db.write() as conn:
+                for session in pending:
+                    own = _own_lines(
+                        lines.get((session.agent_id, session.session_key), []), session.source_id
+                    )
+                    found = (
+                        turn_rows_of([(t.ordinal, t.turn) for t in own])
+                        if own
+                        else content_turns(session.content)
+                    )
+                    turn_rows.index_turns(conn, session.agent_id, session.session_key, found)
+                    turn_rows.settle_backfill(conn, session.agent_id, session.session_key)
+                    done += 1
+            pending = turn_rows.pending_backfill(self._db.reader(), BACKFILL_BATCH)
+        return done
+
+    def _canonical_sessions(self, harnesses: set[str]) -> dict[SessionId, list[CanonicalTurn]]:
+        """Every canonical line of these harnesses, by session (one read of each file)."""
+        found: dict[SessionId, list[CanonicalTurn]] = {}
+        for harness in sorted(harnesses):
+            for turn in CanonicalFile(self._root, harness).tail(0).turns:
+                found.setdefault((turn.agent_id, turn.session_key), []).append(turn)
+        return found
 
     def _known_files(self) -> list[CanonicalFile]:
         harnesses = {
@@ -272,6 +403,9 @@ class TranscriptService:
                     turn_count=new[-1].ordinal + 1,
                     content_hash=_hash(content),
                     complete=False,
+                )
+                turn_rows.index_turns(
+                    conn, agent_id, key, turn_rows_of([(t.ordinal, t.turn) for t in new])
                 )
                 adopted[(agent_id, key)] = len(new)
             rows.set_committed_bytes(conn, relative, end)
@@ -375,6 +509,13 @@ class TranscriptService:
         """TTL: complete open rows not updated since `idle_before` (default: now)."""
         with self._db.write() as conn:
             return rows.complete_open_before(conn, idle_before or utc_now())
+
+
+def _own_lines(lines: list[CanonicalTurn], source_id: str | None) -> list[CanonicalTurn]:
+    """The session's own lines, one per ordinal (as `TranscriptService.turns` picks them)."""
+    own = [line for line in lines if line.source_id == source_id] or lines
+    by_ordinal = {line.ordinal: line for line in own}
+    return [by_ordinal[i] for i in sorted(by_ordinal)]
 
 
 def default_transcript_roots() -> list[Path]:

@@ -56,9 +56,11 @@ from signet_desktop.evidence import signet_db, signet_rows
 from signet_desktop.evidence.signet_db import SignetDatabase
 from signet_desktop.evidence.signet_rows import SignetMemory, SignetTranscript
 from signet_desktop.service.imports import ImportJob
+from signet_desktop.service.transcripts import content_turns
 from signet_desktop.service.vector_batches import VectorFollow
 from signet_desktop.storage import history, memories, transcripts
 from signet_desktop.storage import sources as records
+from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage.connect import Connection, DatabaseFileError
 
 log = logging.getLogger(__name__)
@@ -288,6 +290,11 @@ class SignetWorkspaceImporter:
                     if transcripts.insert_imported_transcript(
                         wconn, **_transcript_row(item, job.source, count)
                     ):
+                        # Recallable once this batch commits: its turns in the same transaction.
+                        turn_rows.index_turns(
+                            wconn, job.source.agent_id, item.session_key,
+                            content_turns(item.content),
+                        )  # fmt: skip
                         imported, turns = imported + 1, turns + count
                         _settle(
                             wconn, job, _session_record(item.session_key), "imported", None,

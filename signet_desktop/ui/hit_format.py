@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from signet_desktop.domain.recall import RecallHit, RecallResult, channel_label
+from signet_desktop.domain.recall import RecallHit, RecallResult, TurnHit, channel_label
 
 _PREVIEW_CHARS = 160
 CONTEXT_BADGE = "context"  # the badge of a hit the context signals (who, session) lifted
@@ -134,9 +134,48 @@ def explanation_rows(hit: RecallHit) -> tuple[ExplanationRow, ...]:
     return tuple(rows)
 
 
+def turn_meta_line(turn: TurnHit, now: datetime | None = None) -> str:
+    """`said by assistant · session 5f2c… · turn 3 of 12 · /src/shop · 2 days ago`."""
+    parts = [f"said by {turn.role}", f"session {turn.session_key}"]
+    parts.append(f"turn {turn.turn_index + 1} of {turn.turn_count}")
+    if turn.project:
+        parts.append(turn.project)
+    if turn.timestamp:
+        parts.append(relative_date(turn.timestamp, now))
+    return " · ".join(parts)
+
+
+def turn_text(turn: TurnHit) -> str:
+    """What the row shows: the turn, then a question's reply after an arrow."""
+    if turn.reply is None:
+        return turn.excerpt
+    return f"{turn.excerpt} → {turn.reply.role}: {turn.reply.text}"
+
+
+def explain_turn(turn: TurnHit) -> str:
+    """Why a session turn is in the results: its channel rank and score, where it was said."""
+    evidence = turn.evidence
+    return (
+        f"score {turn.score:.2f}: transcript #{evidence.rank} ({evidence.score:.2f}) · "
+        f"session {turn.session_key}, turn {turn.turn_index + 1}"
+    )
+
+
+def turn_explanation_rows(turn: TurnHit) -> tuple[ExplanationRow, ...]:
+    """The transcript channel's rank and score, then where and when the turn was said."""
+    evidence = turn.evidence
+    return (
+        ExplanationRow("transcript", f"#{evidence.rank}", f"{evidence.score:.2f}"),
+        ExplanationRow("session", "", turn.session_key[:12], turn.harness or ""),
+        ExplanationRow("turn", "", f"{turn.turn_index + 1}/{turn.turn_count}", turn.role),
+        ExplanationRow("said", "", (turn.timestamp or "")[:10]),
+        ExplanationRow("score", "", f"{turn.score:.2f}"),
+    )
+
+
 def summary_line(result: RecallResult) -> str:
     """`12 results · 9 ms`, plus the vectors' state when they are not complete."""
-    count = len(result.hits)
+    count = len(result.hits) + len(result.turns)
     parts = [f"{count} result{'' if count == 1 else 's'}", f"{result.total_ms:.0f} ms"]
     completeness = result.vector_completeness
     if completeness == "recent-window" and result.searched_window is not None:

@@ -36,10 +36,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from signet_desktop.domain.recall import RecallHit
-from signet_desktop.ui.hit_format import CONTEXT_BADGE, badges, explain_hit, meta_line, preview
+from signet_desktop.domain.recall import RecallHit, TurnHit
+from signet_desktop.ui.hit_format import (
+    CONTEXT_BADGE,
+    badges,
+    explain_hit,
+    explain_turn,
+    meta_line,
+    preview,
+    turn_meta_line,
+    turn_text,
+)
 
-HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the RecallHit
+HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the RecallHit (None on a session turn's row)
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2  # the precomputed HitRow
 PREVIEW_CHARS = 400  # two wrapped lines never need more
 PAD = 8
@@ -59,23 +68,46 @@ Index = QModelIndex | QPersistentModelIndex
 
 @dataclass(frozen=True, slots=True)
 class HitRow:
-    """What one row shows, computed once when the results arrive."""
+    """What one row shows, computed once when the results arrive: a memory (`hit`) or a
+    session turn the transcript channel found (`turn`)."""
 
-    hit: RecallHit
+    hit: RecallHit | None
     preview: str
     meta: str
     badges: tuple[str, ...]
     tooltip: str
+    turn: TurnHit | None = None
+
+    @property
+    def score(self) -> float:
+        found = self.hit if self.hit is not None else self.turn
+        return found.score if found is not None else 0.0
+
+    @property
+    def key(self) -> str:
+        """The memory id, or the turn's `transcript:<session>#<turn>`."""
+        if self.hit is not None:
+            return self.hit.memory.id
+        return self.turn.hit_id if self.turn is not None else ""
 
 
-def hit_rows(hits: Sequence[RecallHit], now: datetime | None = None) -> tuple[HitRow, ...]:
-    """Every row's strings (plain Python, no Qt: the pane builds them on its worker thread)."""
+def hit_rows(
+    hits: Sequence[RecallHit], now: datetime | None = None, turns: Sequence[TurnHit] = ()
+) -> tuple[HitRow, ...]:
+    """Every row's strings (plain Python, no Qt: the pane builds them on its worker thread):
+    the memories, then the session turns."""
     moment = now or datetime.now(UTC)
-    return tuple(
+    memories = tuple(
         HitRow(h, preview(h.memory.content, PREVIEW_CHARS), meta_line(h, moment), badges(h),
                explain_hit(h))
         for h in hits
     )  # fmt: skip
+    said = tuple(
+        HitRow(None, preview(turn_text(t), PREVIEW_CHARS), turn_meta_line(t, moment),
+               ("transcript",), explain_turn(t), turn=t)
+        for t in turns
+    )  # fmt: skip
+    return memories + said
 
 
 class HitListModel(QAbstractListModel):
@@ -95,17 +127,21 @@ class HitListModel(QAbstractListModel):
         self.set_rows(hit_rows(hits, now))
 
     def hits(self) -> list[RecallHit]:
-        return [row.hit for row in self._rows]
+        return [row.hit for row in self._rows if row.hit is not None]
 
     def ids(self) -> list[str]:
-        return [row.hit.memory.id for row in self._rows]
+        """The memories' ids (session turns are not memories)."""
+        return [row.hit.memory.id for row in self._rows if row.hit is not None]
 
     def hit(self, row: int) -> RecallHit | None:
         return self._rows[row].hit if 0 <= row < len(self._rows) else None
 
-    def row_of(self, memory_id: str) -> int:
-        """The row showing `memory_id`, or -1."""
-        return next((i for i, r in enumerate(self._rows) if r.hit.memory.id == memory_id), -1)
+    def turn(self, row: int) -> TurnHit | None:
+        return self._rows[row].turn if 0 <= row < len(self._rows) else None
+
+    def row_of(self, key: str) -> int:
+        """The row showing `key` (a memory id or a turn's hit id), or -1."""
+        return next((i for i, r in enumerate(self._rows) if r.key == key), -1)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
         return 0 if parent.isValid() else len(self._rows)
@@ -162,7 +198,7 @@ class HitDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         top = rect.top() + PAD
-        self._paint_score(painter, rect.left() + PAD, top, metrics, row.hit.score, palette, text)
+        self._paint_score(painter, rect.left() + PAD, top, metrics, row.score, palette, text)
         left = rect.left() + TEXT_LEFT
         width = _text_width(rect.width())
         painter.setPen(text)

@@ -469,3 +469,34 @@ def test_the_pane_shows_exactly_what_every_other_surface_gets(
     shown = [(row.hit.memory.id, row.hit.score) for row in rows(pane)]
     assert len(shown) >= 3
     assert shown == [(hit.memory.id, hit.score) for hit in direct.hits]
+
+
+def test_a_session_turn_is_listed_after_the_memories_and_opens_the_transcripts_pane(
+    pane: RecallPane,
+    service: SignetService,
+    navigator: RecordingNavigator,
+    qt_loop: asyncio.AbstractEventLoop,
+) -> None:
+    from signet_desktop.domain.sessions import Turn
+
+    remember(service)
+    said = [
+        Turn("u", "user", "what about the ledger?", "2026-11-29T09:00:00Z"),
+        Turn("a", "assistant", "the billing ledger export runs at 02:00 UTC", None),
+    ]
+    service.transcripts.capture("default", "cc-ledger", "claude-code", said, project="billing")
+    search(qt_loop, pane, "billing ledger export")
+    kinds = [row.turn is not None for row in rows(pane)]
+    assert True in kinds and kinds == sorted(kinds)  # memories first, then turns
+    index = kinds.index(True)
+    turn_row = rows(pane)[index]
+    assert turn_row.badges == ("transcript",)
+    assert "session cc-ledger · turn 2 of 2" in turn_row.meta
+    assert "said by assistant" in turn_row.meta and "ledger export" in turn_row.preview
+    pane.results.setCurrentIndex(pane.model.index(index))
+    assert pane.explanation.open_button.text() == "Open session"
+    assert "transcript #1" in pane.explanation.text()
+    pane.explanation.open_button.click()
+    assert navigator.panes == [("transcripts", {"session_key": "cc-ledger", "turn": 1})]
+    assert navigator.opened == []
+    assert "cc-ledger" not in " ".join(pane.model.ids())  # the map gets memories only

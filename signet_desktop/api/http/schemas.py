@@ -10,6 +10,7 @@ content, types and sizes.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -340,12 +341,17 @@ class RecallBody(RecallOptions, Body):
     save_aggregate: bool | None = Field(
         default=None, validation_alias=_aliases("saveAggregate", "save_aggregate")
     )
+    # Which rankers run (ours; absent: all). `["transcript"]` searches session turns only.
+    channels: list[str] | None = Field(default=None, max_length=8)
 
     def to_query(self, agent_id: str) -> RecallQuery:
         """The core's recall query; `time.start/end` fill in a missing since/until."""
         time = self.time or RecallTime()
         window = (self.since or time.start, self.until or time.end)
-        return self.build_query(self.query, agent_id, split_tags(self.tags), window)
+        query = self.build_query(self.query, agent_id, split_tags(self.tags), window)
+        if self.channels is None:
+            return query
+        return replace(query, channels=tuple(self.channels))
 
 
 class SearchParams(RecallOptions, Params):

@@ -178,14 +178,19 @@ _TAGS_ARG = Arg("tags", _TAGS, "tags, as a list or a comma-separated string")
 
 SEARCH = ToolSpec(
     "memory_search",
-    "Search memories by meaning and keywords (hybrid recall). Returns ranked results with "
-    "id, content, score, type, tags and the evidence of each channel, as JSON.",
+    "Search memories by meaning and keywords (hybrid recall), then what past sessions said: "
+    "ranked results with id, content, score, type, tags and the evidence of each channel, "
+    "memories first, then session turns (kind: transcript, with transcript.sessionKey, "
+    "turnIndex, role and timestamp) in the slots left, as JSON.",
     (
         Arg("query", _STRING, "what to look for", True),
         Arg("limit", _INTEGER, "results to return, 1..100 (default 10)"),
-        Arg("project", _STRING, "only memories of this project"),
+        Arg("project", _STRING, "only memories and sessions of this project"),
         Arg(
-            "expand", _BOOLEAN, "also return transcript excerpts around each result (supplementary)"
+            "expand",
+            _BOOLEAN,
+            "also return transcript excerpts around each result (supplementary; a session "
+            "turn's neighbouring turns in transcript.context)",
         ),
         Arg("type", _STRING, "only this memory type"),
         Arg("tags", _TAGS, "only memories with all of these tags"),

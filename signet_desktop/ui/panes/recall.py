@@ -34,14 +34,16 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import Actor
-from signet_desktop.domain.recall import RecallHit, RecallQuery, RecallResult
+from signet_desktop.domain.recall import RecallHit, RecallQuery, RecallResult, TurnHit
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.entity_format import path_text, traversal_focal
 from signet_desktop.ui.hit_format import (
     EMPTY_PROMPT,
+    ExplanationRow,
     explanation_rows,
     no_match_text,
     summary_line,
+    turn_explanation_rows,
 )
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel, HitRow, hit_rows
@@ -115,7 +117,24 @@ class Explanation(QFrame):
 
         Labels are made once and reused: this runs on the GUI thread at every answer.
         """
-        rows = explanation_rows(hit) if hit is not None else ()
+        self._fill(explanation_rows(hit) if hit is not None else ())
+        self.hint.setVisible(hit is None)
+        self._show_path(hit)
+        self.open_button.setText("Open memory")
+        self.open_button.setEnabled(hit is not None)
+        self.map_button.setEnabled(hit is not None)
+
+    def show_turn(self, turn: TurnHit) -> None:
+        """A session turn the transcript channel found: its rank, session, turn and time;
+        the action opens the Transcripts pane at that turn."""
+        self._fill(turn_explanation_rows(turn))
+        self.hint.setVisible(False)
+        self._show_path(None)
+        self.open_button.setText("Open session")
+        self.open_button.setEnabled(True)
+        self.map_button.setEnabled(False)
+
+    def _fill(self, rows: Sequence[ExplanationRow]) -> None:
         self._lines = [" ".join(c for c in (r.label, r.rank, r.value, r.note) if c) for r in rows]
         while len(self._cells) < len(rows):
             self._cells.append(self._grid_row(len(self._cells)))
@@ -125,10 +144,6 @@ class Explanation(QFrame):
             for label, text in zip(cells, texts, strict=True):
                 label.setText(text)
                 label.setVisible(row is not None)
-        self.hint.setVisible(hit is None)
-        self._show_path(hit)
-        self.open_button.setEnabled(hit is not None)
-        self.map_button.setEnabled(hit is not None)
 
     def _show_path(self, hit: RecallHit | None) -> None:
         """A hit the traversal channel found: the graph path, its focal entity a link to the
@@ -307,7 +322,7 @@ class RecallPane(PaneWidget):
     def _search(self, query: RecallQuery) -> Answer:
         """On the worker thread: the recall and every row's strings (the GUI only lays out)."""
         result = self.context.service.recall.search(query)
-        return result, hit_rows(result.hits)
+        return result, hit_rows(result.hits, turns=result.turns)
 
     def _finished(self, seq: int, query: RecallQuery, keep: str | None, answer: Answer) -> None:
         result, rows = answer
@@ -417,18 +432,35 @@ class RecallPane(PaneWidget):
         # A newer query in flight will show fresh rows anyway; re-running the old one would
         # make that newer answer stale.
         if self._shown is not None and self._shown_seq == self._seq:
-            selected = self.selected_hit()
-            self._start(self._shown, keep=selected.memory.id if selected else None)
+            row = self.results.currentIndex().row()
+            selected = self.model.hit(row)
+            turn = self.model.turn(row)
+            keep = selected.memory.id if selected else (turn.hit_id if turn else None)
+            self._start(self._shown, keep=keep)
 
     # -- selection and actions --------------------------------------------------------------
 
     def selected_hit(self) -> RecallHit | None:
         return self.model.hit(self.results.currentIndex().row())
 
+    def selected_turn(self) -> TurnHit | None:
+        return self.model.turn(self.results.currentIndex().row())
+
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
-        self.explanation.show_hit(self.selected_hit())
+        turn = self.selected_turn()
+        if turn is not None:
+            self.explanation.show_turn(turn)
+        else:
+            self.explanation.show_hit(self.selected_hit())
 
     def open_selected(self) -> None:
+        """A memory opens in the Memories pane; a session turn in the Transcripts pane, at it."""
+        turn = self.selected_turn()
+        if turn is not None:
+            self.context.navigator.show_pane(
+                "transcripts", session_key=turn.session_key, turn=turn.turn_index
+            )
+            return
         hit = self.selected_hit()
         if hit is not None:
             self.context.navigator.open_memory(hit.memory.id)

@@ -17,7 +17,7 @@ REMEMBER_KEYS = {
 HIT_KEYS = {
     "id", "content", "content_length", "truncated", "score", "source", "source_id",
     "session_id", "type", "tags", "pinned", "importance", "who", "project", "created_at",
-    "channels", "lexical", "semantic", "context", "adjustments",
+    "channels", "lexical", "semantic", "context", "adjustments", "kind",
 }  # fmt: skip
 
 

@@ -26,6 +26,8 @@ OWNERS: dict[str, str] = {
     "session_context_ledger": "storage/hook_sessions.py",
     "session_transcripts": "storage/transcripts.py",
     "canonical_transcript_files": "storage/transcripts.py",
+    "transcript_turns": "storage/transcript_turns.py",
+    "transcript_turn_backfill": "storage/transcript_turns.py",
     "sources": "storage/sources.py",
     "source_import_runs": "storage/sources.py",
     "source_import_files": "storage/sources.py",

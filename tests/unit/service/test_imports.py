@@ -332,6 +332,7 @@ def test_removal_previews_then_purges_and_leaves_a_tombstone(env: Env) -> None:
         "graph_rows_unsupported": 1,
         "staged_files": 2,
         "canonical_lines": 8,
+        "transcript_turns": 8,
     }
     assert dict(preview.purged) == expected and preview.tombstone_id is None
     assert env.count("SELECT COUNT(*) FROM session_transcripts") == 3  # nothing written
@@ -392,3 +393,31 @@ def test_a_refused_request_publishes_nothing(env: Env) -> None:
     with pytest.raises(InvalidInput):
         env.imports.start("default", "nope", None, wait=True)
     assert env.events.seen == []
+
+
+def _turn_hits(env: Env, query: str) -> list[tuple[str, int]]:
+    from signet_desktop.recall.transcript_channel import TurnScope, search_turns
+
+    hits = search_turns(env.db.reader(), query, TurnScope("default"))
+    return [(h.session_key, h.ordinal) for h in hits]
+
+
+def test_imported_turns_are_recallable_when_the_import_finishes(env: Env) -> None:
+    projects = env.home / ".claude" / "projects"
+    ids = write_claude_project(projects, sessions=2, exchanges=2)
+    env.imports.start("default", "claude-code", str(projects), wait=True)
+    hits = _turn_hits(env, "parser")
+    assert {key for key, _ in hits} == set(ids)
+    assert {ordinal for _, ordinal in hits} == {1, 3}  # the assistant turns that say it
+    assert env.count("SELECT COUNT(*) FROM transcript_turns") == 8
+
+
+def test_a_removed_import_takes_its_turns_out_of_recall(env: Env) -> None:
+    projects = env.home / "projects"
+    write_claude_project(projects, sessions=2, exchanges=2)
+    ticket = env.imports.start("default", "claude-code", str(projects), wait=True)
+    env.transcripts.capture("default", "live-1", "claude-code", [Turn("l", "user", "parser live")])
+    assert len(_turn_hits(env, "parser")) == 5
+    env.imports.remove("default", ticket.source_id, dry_run=False)
+    assert _turn_hits(env, "parser") == [("live-1", 0)]
+    assert env.count("SELECT COUNT(*) FROM transcript_turns") == 1

@@ -29,7 +29,7 @@ from signet_desktop.service.workspace_import import (
     SignetWorkspaceImporter,
     to_imported,
 )
-from signet_desktop.storage import history, memories, transcripts
+from signet_desktop.storage import history, memories, transcript_turns, transcripts
 from signet_desktop.storage import sources as records
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import in_write_transaction
@@ -128,6 +128,14 @@ def test_transcripts_arrive_completed_with_their_source_record(
     )  # fmt: skip
     totals = imports.source("default", source_id).totals
     assert totals.records == {"imported": 2} and totals.turns == 4
+    # Recallable at once: each turn indexed in the import's commit, role from its label.
+    indexed = transcript_turns.neighbours(db.reader(), "default", "s-1", 0, 10)
+    assert [(t.ordinal, t.role, t.text) for t in indexed] == [
+        (0, "user", "turn 0 of s-1"),
+        (1, "assistant", "turn 1 of s-1"),
+        (2, "user", "turn 2 of s-1"),
+        (3, "assistant", "turn 3 of s-1"),
+    ]
 
 
 def test_content_already_here_is_a_reported_duplicate(
@@ -272,11 +280,14 @@ def test_removing_the_source_purges_its_memories_history_and_transcripts(
     root = signet(tmp_path, memories=[memory(1), memory(2)], transcripts=[transcript("s")],
                   history=[event("sig-000001", 1, "created")])  # fmt: skip
     source_id = run(imports, root)
+    count = "SELECT COUNT(*) FROM transcript_turns"
+    assert db.reader().execute(count).fetchone()[0] == 2
     preview = imports.remove("default", source_id, dry_run=True)
     assert preview.purged["memories"] == 2 and live(db)[0].content != ""
     done = imports.remove("default", source_id, dry_run=False)
     assert done.purged["memories"] == 2 and done.purged["memory_history"] == 3
     assert done.purged["session_transcripts"] == 1 and done.tombstone_id
+    assert db.reader().execute(count).fetchone()[0] == 0  # its indexed turns went with it
     assert [m.content for m in live(db)] == ["mine, not imported"]
     left = (
         db.reader()

@@ -71,9 +71,19 @@ EXPECTED_TABLES = {
     "hook_sessions",
     "session_context_ledger",
     "canonical_transcript_files",
+    # transcript turns as recall evidence (0014)
+    "transcript_turns",
+    "transcript_turns_fts",
+    "transcript_turn_backfill",
 }
 
-FTS_TABLES = ("memories_fts", "session_transcripts_fts", "memory_artifacts_fts", "memory_hints_fts")
+FTS_TABLES = (
+    "memories_fts",
+    "session_transcripts_fts",
+    "memory_artifacts_fts",
+    "memory_hints_fts",
+    "transcript_turns_fts",
+)
 FTS_SHADOW_SUFFIXES = ("", "_data", "_idx", "_docsize", "_config", "_content")
 
 # Tables without an agent_id column, each for a stated reason.
@@ -86,6 +96,8 @@ UNSCOPED_TABLES = {
     "agents",  # the scope registry itself: its id is the agent_id
     "canonical_transcript_files",  # one row per harness file; each line names its agent
     "maintenance_runs",  # one row per retention run, which sweeps every agent
+    "transcript_turns",  # rows of a session; scope comes from the session row they cascade from
+    "transcript_turn_backfill",  # pending session rows (by seq); scope as above
 } | {f"{fts}{suffix}" for fts in FTS_TABLES for suffix in FTS_SHADOW_SUFFIXES}
 
 

@@ -47,6 +47,7 @@ from signet_desktop.harness.adapters import (
     hooks_disabled,
     signet_context,
 )
+from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.service.hooks import (
     CompactionResult,
     HookContext,
@@ -107,7 +108,12 @@ async def user_prompt_submit(body: PromptSubmitBody, request: Request) -> JSONRe
         return JSONResponse(prompt_submit_json(PromptResult("", 0, (), "none")))
     hooks = get_service(request).hooks
     result = await off_loop(
-        hooks.user_prompt_submit, _context(request, body), body.user_message or ""
+        partial(
+            hooks.user_prompt_submit,
+            _context(request, body),
+            body.user_message or "",
+            transcript_path=body.transcript_path,  # captured after the answer (live turns)
+        )
     )
     return JSONResponse(prompt_submit_json(result))
 
@@ -191,8 +197,12 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
 
     service = get_service(request)
 
+    # Turns as the prompt hook scopes them: this project's sessions or ones without a project,
+    # never the asking session's own.
+    turns = TurnScope(ctx.agent_id, ctx.project, "scoped", exclude_session=ctx.session_key)
+
     def search() -> Any:  # recall's hits come through the safety gate (service/recall.py)
-        return service.recall.search(query)
+        return service.recall.search(query, turn_scope=turns)
 
     return await json_off_loop(search, render)
 
@@ -226,7 +236,12 @@ async def claude_prompt_submit(body: ClaudeCodeHookBody, request: Request) -> JS
         return JSONResponse({})
     hooks = get_service(request).hooks
     result = await off_loop(
-        hooks.user_prompt_submit, _claude_context(request, body), body.prompt or ""
+        partial(
+            hooks.user_prompt_submit,
+            _claude_context(request, body),
+            body.prompt or "",
+            transcript_path=body.transcript_path,  # captured after the answer (live turns)
+        )
     )
     return JSONResponse(claude_code_output("UserPromptSubmit", result.inject))
 
