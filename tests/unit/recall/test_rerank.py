@@ -21,7 +21,12 @@ from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.fusion import FusedHit
-from signet_desktop.recall.rerank import STAGE_NAME, PassageReranker, configured_rerank
+from signet_desktop.recall.rerank import (
+    NO_PASSAGE,
+    STAGE_NAME,
+    PassageReranker,
+    configured_rerank,
+)
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.memories import MemoryService, RememberRequest
@@ -148,7 +153,8 @@ def test_a_term_two_turns_away_counts_half(exchanges: Database, semantic: Semant
     before = PassageReranker(semantic, vector_weight=0.0, width=1)  # the neighbours only
     out = before.apply(exchanges.reader(), query, hits, StageClock())
     assert [h.memory_id for h in out] == [loves.memory_id, which.memory_id]
-    out = PassageReranker(semantic, vector_weight=0.0).apply(
+    # outer_weight 0.5 (the default was 0.5 until issue 23; it is 1 now): the mechanism.
+    out = PassageReranker(semantic, vector_weight=0.0, outer_weight=0.5).apply(
         exchanges.reader(), query, hits, StageClock()
     )
     assert [h.memory_id for h in out] == [which.memory_id, loves.memory_id]
@@ -213,6 +219,28 @@ def test_running_out_of_budget_leaves_the_top_n_unchanged_and_says_so(
         assert adjustment.reason == "not reranked: the 2000 ms rerank budget ran out"
 
 
+def test_a_memory_with_no_session_neighbours_keeps_its_fused_score_as_its_blend(
+    tmp_path: Path, embedder: SwitchableEmbedder, semantic: SemanticChannel
+) -> None:
+    """No passage: its own terms and vector are what fusion weighed, so the stage does not
+    weigh them again (it once re-ranked a purely semantic answer below a one-word match)."""
+    alone = RememberRequest(content="pottery kiln schedule for the studio")
+    database = remembered(tmp_path / "a.db", embedder, SESSIONS, (alone,))
+    try:
+        ids = ids_by_content(database)
+        single, paired = ids[alone.content], ids[SESSIONS["s2"][1]]  # s2 holds neither term
+        hits = [fused(paired, 0.5, 1), fused(single, 0.45, 2)]
+        out = PassageReranker(semantic, vector_weight=0.0).apply(
+            database.reader(), request("kiln schedule"), hits, StageClock()
+        )
+        # paired: 0.7 * 0.5 + 0.3 * 0 = 0.35; single: 0.45 as fused (not 0.7 * 0.45 + 0.3 * 1).
+        assert [h.memory_id for h in out] == [single, paired]
+        [moved] = out[0].adjustments
+        assert moved.reason == NO_PASSAGE and moved.factor == pytest.approx(0.5 / 0.45)
+    finally:
+        database.close()
+
+
 def test_another_agents_memory_lends_nothing(db: Database, semantic: SemanticChannel) -> None:
     foreign = ids_by_content(db, "other")["pottery kiln glaze secrets"]
     own = ids_by_content(db)[SESSIONS["s1"][0]]
@@ -270,7 +298,7 @@ def test_configured_rerank_follows_the_config(semantic: SemanticChannel) -> None
     assert RerankerConfig().enabled is True
     assert configured_rerank(RerankerConfig(enabled=False), semantic) == ()
     [default] = configured_rerank(RerankerConfig(), semantic)
-    assert (default.top_n, default.timeout_ms) == (20, 2000)
+    assert (default.top_n, default.timeout_ms) == (25, 2000)
     [stage] = configured_rerank(RerankerConfig(enabled=True, top_n=7, timeout_ms=300), semantic)
     assert (stage.name, stage.top_n, stage.timeout_ms) == ("rerank", 7, 300)
     with pytest.raises(ValueError, match="coverage_weight"):
