@@ -314,8 +314,9 @@ class HookService:
     # -- prompt submit ---------------------------------------------------------------------
 
     def user_prompt_submit(self, ctx: HookContext, prompt: str) -> PromptResult:
-        """Entity lookup and recall for the prompt; inject what passes minScore (recall) or
-        names an entity the prompt names (lookup), and was not injected before."""
+        """Entity lookup and recall for the prompt; inject what passes the relevance test and
+        minScore (recall) or names an entity the prompt names (lookup), and was not injected
+        before."""
         if not isinstance(prompt, str):
             raise InvalidInput("userMessage must be text", code="prompt_invalid")
         session = self._session(ctx)
@@ -331,6 +332,7 @@ class HookService:
                 agent_id=ctx.agent_id,
                 limit=config.recall_limit,
                 min_score=config.min_score,
+                relevant_only=True,  # the hook's own threshold: weak hits are never injected
             ),
             gated=False,  # render_injection gates, leaving a withheld memory out
         )

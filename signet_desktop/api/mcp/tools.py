@@ -179,7 +179,8 @@ _TAGS_ARG = Arg("tags", _TAGS, "tags, as a list or a comma-separated string")
 SEARCH = ToolSpec(
     "memory_search",
     "Search memories by meaning and keywords (hybrid recall). Returns ranked results with "
-    "id, content, score, type, tags and the evidence of each channel, as JSON.",
+    "id, content, score, type, tags and the evidence of each channel, as JSON; a result with "
+    "weak: true is among the best but not shown to be relevant (treat it as a guess).",
     (
         Arg("query", _STRING, "what to look for", True),
         Arg("limit", _INTEGER, "results to return, 1..100 (default 10)"),
