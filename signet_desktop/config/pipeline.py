@@ -115,14 +115,12 @@ class RerankerConfig(CamelConfigModel):
     """`reranker`: the post-fusion rerank pass (embedding-based unless a model is named).
 
     `recall/rerank.py`; on by default: it wins on the LoCoMo dev split and keeps the sanity
-    set first-rank (docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo"). `top_n`
-    25 (20 before issue 23's calibration: with semantic support in fusion the answer sits
-    deeper more often; docs/RECALL.md, "Calibrated scores").
+    set first-rank (docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo").
     """
 
     enabled: bool = True
     model: str = ""
-    top_n: int = Field(default=25, ge=1, le=100)
+    top_n: int = Field(default=20, ge=1, le=100)
     timeout_ms: int = Field(default=2000, ge=100, le=30_000)
 
 

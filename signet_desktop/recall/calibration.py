@@ -1,27 +1,29 @@
-"""What a cosine of the configured embedder means: semantic support and relevance.
+"""What a cosine of the configured embedder means: relevance, with semantic support.
 
-Both rules read cosines as all-MiniLM-L6-v2 (the native default) makes them, measured on the
-LoCoMo dev split and the sanity set (docs/RECALL.md, "Calibrated scores"). Semantic support
-changes the ranking, so it applies only to models whose cosines were measured
-(`calibration_for`); any other embedder (a remote model, the test hash embedder) ranks as
-before it.
+Recall ranks by the fused score; whether a hit answers the query at all is a separate test
+(the `weak` flag on every hit; the hooks inject only relevant hits). The fused score cannot
+be that test: a real paraphrase that shares no word with its answer scores 0.03-0.2, a direct
+answer in a busy workspace 0.13 and up. The test reads cosines as all-MiniLM-L6-v2 (the native
+default) makes them, measured on the sanity set and LoCoMo (docs/RECALL.md, "Relevance: weak
+hits and the hooks' threshold").
 
-1. **Semantic support** (fusion, `recall.fusion`). A lexical match the semantic channel
-   scores as noise shares a word with the query, not its meaning ("how often do we ship?"
-   against "Logs are shipped to Loki"). Lexical evidence is weighed by
+A hit is **relevant** when its cosine reaches RELEVANT_COSINE (0.33: a real paraphrase of a
+stored fact sits at 0.35-0.6 from it, a direct answer at 0.5-0.9; the best match of a prompt
+about nothing stored, at most 0.29 on the sanity set), or when its lexical score, weighed by
+**semantic support**, reaches RELEVANT_LEXICAL (0.5). Support: a lexical match the semantic
+channel scores as noise shares a word with the query, not its meaning ("how often do we
+ship?" against "Logs are shipped to Loki"), unless the memory holds most of the query's rarer
+words:
 
-       support(cos) = clip((cos - SUPPORT_LOW) / (SUPPORT_HIGH - SUPPORT_LOW), 0, 1)
+    meaning = clip((cos - SUPPORT_LOW) / (SUPPORT_HIGH - SUPPORT_LOW), 0, 1)   0.25 .. 0.40
+    own     = clip((lexical - OWN_LOW) / (OWN_HIGH - OWN_LOW), 0, 1)             0.5 .. 0.7
+    support = meaning + (1 - meaning) * own
 
-   of the memory's cosine: none at or below 0.25, in full from 0.40 (a direct question's
-   answer sits at 0.5-0.9). Without it a paraphrase that shares no word with its answer lost
-   to any memory sharing one common word with the question.
-2. **Relevance** (the `weak` flag on every hit; the hooks inject only relevant hits). A hit is
-   relevant when its cosine reaches RELEVANT_COSINE (a real paraphrase of a stored fact sits
-   at 0.35-0.6; the best match of a prompt about nothing stored, at most 0.29 on the sanity
-   set), or when its supported lexical score reaches RELEVANT_LEXICAL (most of the query's
-   terms, weighted by rarity, in a memory whose meaning does not contradict it). Other
-   embedders are held to the same cosine (the semantic channel's noise floor, 0.3, already
-   assumes MiniLM's scale of every model), their lexical scores unsupported.
+Support only decides relevance; it does not change the ranking. Weighing the blend's lexical
+share by it ranked every sanity-set answer first but cost LongMemEval-S recall@10 0.910 ->
+0.877 (long chat turns that name what is asked sit at cosine 0.2-0.35), so it was not kept.
+Other embedders (a remote model, the test hash embedder) are held to the same cosine; their
+lexical scores count unsupported (`calibration_for` is None).
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from dataclasses import dataclass
 
 SUPPORT_LOW = 0.25
 SUPPORT_HIGH = 0.40
+# A lexical score from OWN_LOW up needs less support, none from OWN_HIGH: most of the query's
+# rarer words in one memory are evidence by themselves (long chat turns: cosine ~0.2-0.35).
+OWN_LOW = 0.5
+OWN_HIGH = 0.7
 RELEVANT_COSINE = 0.33
 RELEVANT_LEXICAL = 0.5
 
@@ -46,10 +52,12 @@ class Calibration:
         if not -1.0 <= self.support_low < self.support_high <= 1.0:
             raise ValueError("support bounds must satisfy -1 <= low < high <= 1")
 
-    def support(self, cosine: float) -> float:
-        """How much of a lexical match counts at this cosine, in [0, 1]."""
+    def support(self, cosine: float, lexical: float = 0.0) -> float:
+        """How much of a lexical match (score `lexical`) counts at this cosine, in [0, 1]."""
         span = self.support_high - self.support_low
-        return min(1.0, max(0.0, (cosine - self.support_low) / span))
+        meaning = min(1.0, max(0.0, (cosine - self.support_low) / span))
+        own = min(1.0, max(0.0, (lexical - OWN_LOW) / (OWN_HIGH - OWN_LOW)))
+        return meaning + (1.0 - meaning) * own
 
 
 MINILM = Calibration()
@@ -71,15 +79,18 @@ def calibration_for(model: str | None) -> Calibration | None:
     return CALIBRATED_MODELS.get(model.strip().lower())
 
 
-def is_relevant(
-    cosine: float | None, supported_lexical: float, calibration: Calibration | None
-) -> bool:
+def is_relevant(cosine: float | None, lexical: float, calibration: Calibration | None) -> bool:
     """The relevance test of one hit: its own cosine (None: the semantic channel did not return
-    it) and its lexical score times the support fusion gave it (0: no lexical evidence).
+    it) and its lexical score (0: no lexical evidence).
 
-    An embedder not measured (`calibration` None) is held to the measured model's cosine, as
-    the semantic channel's noise floor already assumes of every model."""
+    Under a measured model the lexical score counts as far as the cosine supports it (no
+    cosine: only a lexical score of OWN_LOW and up counts, as far as it holds the words); an
+    embedder not measured (`calibration` None) is held to the same cosine, as the semantic
+    channel's noise floor already assumes of every model, and its lexical scores count as
+    they are."""
     threshold = RELEVANT_COSINE if calibration is None else calibration.relevant_cosine
     if cosine is not None and cosine >= threshold:
         return True
-    return supported_lexical >= RELEVANT_LEXICAL
+    if calibration is not None:
+        lexical *= calibration.support(cosine if cosine is not None else -1.0, lexical)
+    return lexical >= RELEVANT_LEXICAL

@@ -161,10 +161,8 @@ class RecallEngine:
         with clock.stage("fusion"):
             hits = {name: outcome.hits for name, outcome in outcomes.items()}
             ran = [name for name, outcome in outcomes.items() if outcome.available]
-            calibration = _calibration(outcomes.values())
-            fused = fuse(
-                hits, self._weights, single=self._single, depth=k, ran=ran, support=calibration
-            )
+            fused = fuse(hits, self._weights, single=self._single, depth=k, ran=ran)
+        calibration = _calibration(outcomes.values())
         if query.context and self._context.enabled and fused:
             with clock.stage("context"):
                 facts = candidate_context(conn, query.agent_id, [h.memory_id for h in fused])
@@ -234,10 +232,17 @@ class RecallEngine:
 
 
 def relevant(hit: FusedHit, calibration: Calibration | None) -> bool:
-    """The relevance test (`recall.calibration.is_relevant`) on a hit's own evidence."""
+    """The relevance test (`recall.calibration.is_relevant`) on a hit's own evidence.
+
+    Only lexical and semantic evidence is judged: a hit only other channels returned
+    (traversal, hint) is weak, so the hooks never inject it. A new channel whose hits the
+    hooks should inject says here how its evidence passes (e.g. its own cosine)."""
     semantic, lexical = hit.channels.get("semantic"), hit.channels.get("lexical")
-    supported = lexical.score * hit.support if lexical is not None else 0.0
-    return is_relevant(semantic.raw if semantic is not None else None, supported, calibration)
+    return is_relevant(
+        semantic.raw if semantic is not None else None,
+        lexical.score if lexical is not None else 0.0,
+        calibration,
+    )
 
 
 def _calibration(outcomes: Iterable[ChannelOutcome]) -> Calibration | None:

@@ -39,17 +39,6 @@ memory they did not return, so a query they match nothing for ranks exactly as w
 HINT_ONLY_CAP (Signet's 0.75); the traversal-only cap depends on the final cut (`recall/
 flat_share.py`). When no anchored channel is active, augmenting channels blend like any other.
 
-**Semantic support** (`support`, the embedder's `recall.calibration.Calibration`, when its
-cosines were measured): a lexical score counts only as far as the memory's cosine supports it,
-
-    lexical' = lexical * support(cosine)        (0 at cosine <= 0.25, 1 from 0.40)
-
-with the cosine the semantic channel reported (`raw`), or, for a memory outside its full list,
-the lowest cosine that list holds (the bound fusion already uses as the stand-in); a memory
-the channel could not score (no vector yet) keeps its lexical score. The lexical stand-in is
-the lowest supported score. Each hit records its factor (`support`; 1 when no gate applied),
-which the relevance test reads (`recall.engine.relevant`).
-
 `source` names who saw a memory: `hybrid` (two or more channels), else that one channel's
 label (`keyword`, `vector`, or a newer channel's own name). Evidence is kept exactly as each
 channel reported it; stand-ins never appear as evidence. The defaults are what measured best
@@ -60,7 +49,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Protocol
 
@@ -71,7 +60,6 @@ from signet_desktop.domain.recall import (
     channel_label,
     evidence_map,
 )
-from signet_desktop.recall.calibration import Calibration
 
 SingleChannelRule = Literal["raw", "zero", "floor"]
 
@@ -85,8 +73,6 @@ HINT_WEIGHT = 0.3
 AUGMENTING = frozenset({"traversal", "hint"})
 HINT_ONLY_CAP = 0.75
 ANCHORED = frozenset({"lexical", "semantic"})
-LEXICAL = "lexical"
-SEMANTIC = "semantic"
 
 
 def channel_weights(alpha: float = DEFAULT_ALPHA) -> dict[str, float]:
@@ -131,7 +117,6 @@ class FusedHit:
     channels: Mapping[str, ChannelEvidence] = field(default_factory=evidence_map, hash=False)
     context: ContextEvidence | None = None  # set by recall.context
     adjustments: tuple[HitAdjustment, ...] = ()  # appended by post-fusion stages (recall.stages)
-    support: float = 1.0  # the semantic support its lexical evidence was weighed by
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "channels", evidence_map(self.channels))
@@ -178,24 +163,15 @@ def fuse(
     single: SingleChannelRule = DEFAULT_SINGLE,
     depth: int | None = None,
     ran: Collection[str] | None = None,
-    support: Calibration | None = None,
 ) -> list[FusedHit]:
     """Union of every channel's candidates, best first (ties: best channel rank, then id).
 
     `channels` maps each channel name to its hits, in the order evidence is listed; `depth`
     is how many candidates each channel was asked for (None: treat every list as truncated);
-    `ran`: channels that take part (at 0) even when they returned nothing; `support`: weigh
-    lexical evidence by the memory's cosine (see the module docstring).
+    `ran`: channels that take part (at 0) even when they returned nothing.
     """
     check_weights(channels.keys(), weights)
     seen = {name: {h.memory_id: h.evidence for h in hits} for name, hits in channels.items()}
-    factors = _support_factors(seen, support, depth)
-    reported = dict(seen)
-    if factors:
-        seen[LEXICAL] = {
-            memory_id: _scaled(ev, factors.get(memory_id, 1.0))
-            for memory_id, ev in seen[LEXICAL].items()
-        }
     ran = () if ran is None else ran
     active = tuple(name for name, found in seen.items() if found or name in ran)
     flat = tuple(name for name in active if name not in AUGMENTING) or active
@@ -213,44 +189,10 @@ def fuse(
                 score += min(1.0, weights[name]) * found.score * (1.0 - score)
         if extra and set(evidence) == {"hint"}:
             score = min(score, HINT_ONLY_CAP)
-        if factors:  # evidence as the channel reported it; the blend used the supported score
-            evidence = {name: reported[name][memory_id] for name in evidence}
         source = source_of(evidence)
-        fused.append(
-            FusedHit(
-                memory_id,
-                score,
-                source,
-                MappingProxyType(evidence),
-                support=factors.get(memory_id, 1.0),
-            )
-        )
+        fused.append(FusedHit(memory_id, score, source, MappingProxyType(evidence)))
     fused.sort(key=order_key)
     return fused
-
-
-def _support_factors(
-    seen: Mapping[str, Mapping[str, ChannelEvidence]],
-    support: Calibration | None,
-    depth: int | None,
-) -> dict[str, float]:
-    """Each lexical hit's semantic support (empty: no gate applies to this query)."""
-    lexical, semantic = seen.get(LEXICAL), seen.get(SEMANTIC)
-    if support is None or not lexical or not semantic:
-        return {}
-    truncated = depth is None or len(semantic) >= depth
-    bound = min(ev.raw for ev in semantic.values()) if truncated else None
-    factors: dict[str, float] = {}
-    for memory_id in lexical:
-        found = semantic.get(memory_id)
-        cosine = found.raw if found is not None else bound
-        if cosine is not None:
-            factors[memory_id] = support.support(cosine)
-    return factors
-
-
-def _scaled(evidence: ChannelEvidence, factor: float) -> ChannelEvidence:
-    return evidence if factor == 1.0 else replace(evidence, score=evidence.score * factor)
 
 
 def _blend(

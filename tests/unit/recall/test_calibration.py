@@ -22,10 +22,16 @@ def test_only_the_measured_model_has_a_calibration() -> None:
 
 
 @pytest.mark.parametrize(
-    ("cosine", "support"), [(-0.2, 0.0), (0.25, 0.0), (0.325, 0.5), (0.4, 1.0), (0.9, 1.0)]
-)
-def test_support_is_zero_at_noise_and_full_from_0_40(cosine: float, support: float) -> None:
-    assert MINILM.support(cosine) == pytest.approx(support)
+    ("cosine", "lexical", "support"),
+    [(-0.2, 0.0, 0.0), (0.25, 0.3, 0.0), (0.325, 0.3, 0.5), (0.4, 0.0, 1.0), (0.9, 0.2, 1.0),
+     (0.1, 0.6, 0.5), (0.1, 0.7, 1.0), (0.325, 0.6, 0.75)],
+)  # fmt: skip
+def test_support_is_meaning_or_most_of_the_words(
+    cosine: float, lexical: float, support: float
+) -> None:
+    """None at cosine 0.25, full from 0.40; a memory holding most of the words (0.5-0.7) needs
+    less, none from 0.7."""
+    assert MINILM.support(cosine, lexical) == pytest.approx(support)
 
 
 def test_support_bounds_are_checked() -> None:
@@ -36,7 +42,10 @@ def test_support_bounds_are_checked() -> None:
 def test_relevance_is_a_close_meaning_or_most_of_the_words_with_support() -> None:
     assert is_relevant(0.35, 0.0, MINILM)  # a paraphrase: meaning only
     assert not is_relevant(0.29, 0.28, MINILM)  # one common word, meaning at noise level
-    assert is_relevant(0.1, 0.5, MINILM)  # most of the rare words (support already applied)
-    assert not is_relevant(None, 0.49, MINILM)
-    # Another embedder is held to the same cosine; its lexical scores carry no support.
+    assert not is_relevant(0.2, 0.49, MINILM)  # "API keys" of "passwords and API keys"
+    assert is_relevant(0.1, 0.8, MINILM)  # most of the rarer words: a long chat turn
+    assert is_relevant(0.45, 0.0, MINILM) and is_relevant(None, 0.9, MINILM)
+    assert not is_relevant(None, 0.55, MINILM)
+    # Another embedder is held to the same cosine; its lexical scores count as they are.
     assert is_relevant(RELEVANT_COSINE, 0.0, None) and not is_relevant(0.2, 0.3, None)
+    assert is_relevant(0.0, 0.5, None)

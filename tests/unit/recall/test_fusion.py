@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from signet_desktop.domain.recall import ChannelEvidence
-from signet_desktop.recall.calibration import MINILM
 from signet_desktop.recall.fusion import (
     FusedHit,
     SingleChannelRule,
@@ -274,51 +273,3 @@ def test_a_channel_that_ran_and_matched_nothing_counts_as_zero() -> None:
     assert [h.source for h in ran] == ["vector", "vector"]
     only = fuse({"lexical": lexical, "semantic": semantic}, channel_weights(0.7), ran=("semantic",))
     assert scores(only) == {"a": 0.6, "b": 0.2}  # lexical did not run: no part in the blend
-
-
-def cosines(*pairs: tuple[str, float]) -> list[Hit]:
-    """Semantic hits whose raw value is the cosine and score the channel's floor mapping."""
-    return [
-        Hit(mid, ChannelEvidence(max(0.0, (cos - 0.3) / 0.7), i + 1, cos))
-        for i, (mid, cos) in enumerate(pairs)
-    ]
-
-
-def test_semantic_support_weighs_lexical_evidence_by_the_memorys_cosine() -> None:
-    """A word match whose meaning is noise (cosine 0.1) counts nothing; from 0.40 in full."""
-    lexical = hits(("word", 0.45), ("both", 0.45), ("half", 0.45))
-    semantic = cosines(("both", 0.6), ("meaning", 0.42), ("half", 0.3), ("word", 0.1))
-    channels = {"lexical": lexical, "semantic": semantic}
-    plain = fuse(channels, channel_weights(0.5), depth=50)
-    supported = fuse(channels, channel_weights(0.5), depth=50, support=MINILM)
-    assert [h.memory_id for h in plain] == ["both", "word", "half", "meaning"]
-    assert [h.memory_id for h in supported] == ["both", "meaning", "half", "word"]
-    by_id = {h.memory_id: h for h in supported}
-    assert by_id["word"].score == pytest.approx(0.0) and by_id["word"].support == 0.0
-    assert by_id["half"].support == pytest.approx(1 / 3)
-    assert by_id["half"].score == pytest.approx(0.5 * 0.45 / 3)
-    assert by_id["both"].support == 1.0 and by_id["meaning"].support == 1.0
-    # Evidence stays as each channel reported it; only the blend used the supported score.
-    assert by_id["word"].channels["lexical"].score == 0.45
-
-
-def test_a_memory_outside_a_full_semantic_list_is_supported_by_its_lowest_cosine() -> None:
-    lexical = hits(("outside", 0.8))
-    semantic = cosines(("a", 0.5), ("b", 0.3))
-    full = fuse({"lexical": lexical, "semantic": semantic}, channel_weights(0.5), depth=2,
-                support=MINILM)  # fmt: skip
-    assert {h.memory_id: h.support for h in full}["outside"] == pytest.approx(1 / 3)
-    # A list shorter than the depth held every vector: no cosine, no gate (no vector yet).
-    short = fuse({"lexical": lexical, "semantic": semantic}, channel_weights(0.5), depth=50,
-                 support=MINILM)  # fmt: skip
-    assert {h.memory_id: h.support for h in short}["outside"] == 1.0
-
-
-def test_no_support_gate_without_a_calibration_or_semantic_evidence() -> None:
-    lexical = hits(("a", 0.6))
-    channels = {"lexical": lexical, "semantic": cosines(("a", 0.1))}
-    assert fuse(channels, channel_weights(0.5), depth=50) == fuse(
-        channels, channel_weights(0.5), depth=50, support=None
-    )
-    only = fuse({"lexical": lexical, "semantic": []}, channel_weights(0.5), support=MINILM)
-    assert [(h.memory_id, h.score, h.support) for h in only] == [("a", 0.6, 1.0)]

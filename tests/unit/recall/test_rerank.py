@@ -153,8 +153,7 @@ def test_a_term_two_turns_away_counts_half(exchanges: Database, semantic: Semant
     before = PassageReranker(semantic, vector_weight=0.0, width=1)  # the neighbours only
     out = before.apply(exchanges.reader(), query, hits, StageClock())
     assert [h.memory_id for h in out] == [loves.memory_id, which.memory_id]
-    # outer_weight 0.5 (the default was 0.5 until issue 23; it is 1 now): the mechanism.
-    out = PassageReranker(semantic, vector_weight=0.0, outer_weight=0.5).apply(
+    out = PassageReranker(semantic, vector_weight=0.0).apply(
         exchanges.reader(), query, hits, StageClock()
     )
     assert [h.memory_id for h in out] == [which.memory_id, loves.memory_id]
@@ -298,7 +297,7 @@ def test_configured_rerank_follows_the_config(semantic: SemanticChannel) -> None
     assert RerankerConfig().enabled is True
     assert configured_rerank(RerankerConfig(enabled=False), semantic) == ()
     [default] = configured_rerank(RerankerConfig(), semantic)
-    assert (default.top_n, default.timeout_ms) == (25, 2000)
+    assert (default.top_n, default.timeout_ms) == (20, 2000)
     [stage] = configured_rerank(RerankerConfig(enabled=True, top_n=7, timeout_ms=300), semantic)
     assert (stage.name, stage.top_n, stage.timeout_ms) == ("rerank", 7, 300)
     with pytest.raises(ValueError, match="coverage_weight"):
