@@ -69,15 +69,15 @@ class SessionStartHookConfig(CamelConfigModel):
 class UserPromptSubmitHookConfig(CamelConfigModel):
     """`hooks.userPromptSubmit`: per-prompt recall injection.
 
-    The hook injects only hits that pass the relevance test (docs/RECALL.md, "Calibrated
-    scores": the memory's meaning is close to the prompt's, or it holds most of the prompt's
-    rarer words), the `recall_limit` best of them. `min_score` is an extra floor on the fused
-    score, on our calibrated scale (not Signet's, whose default 0.8 let almost nothing
-    through); its default 0 leaves the decision to the relevance test. The fused score is no
-    relevance test: 0.45 (the default before) dropped "billing runs on Postgres 16" (scored
-    0.13 in a busy workspace) for "which database does billing use?", and a real paraphrase
-    that shares no word with its answer scores 0.03-0.2. A value set in agent.yaml is used as
-    given.
+    The hook injects only hits that pass the relevance test (the memory's meaning is close to
+    the prompt's, or it holds most of the prompt's rarer words; docs/RECALL.md, "Relevance:
+    weak hits and the hooks' threshold"), the `recall_limit` best of them. `min_score` is an
+    extra floor on the fused score (our calibrated scale, not Signet's, whose default 0.8 let
+    almost nothing through); its default 0 leaves the decision to the relevance test. The
+    fused score is no relevance test: 0.45 (the default before) dropped "billing runs on
+    Postgres 16" (0.13 in a busy workspace) for "which database does billing use?", and a
+    real paraphrase that shares no word with its answer scores 0.03-0.2. A value set in
+    agent.yaml is used as given.
     """
 
     enabled: bool = True
