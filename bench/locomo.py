@@ -77,6 +77,7 @@ FLAT = ("lexical", "semantic")
 RERANK = "rerank"
 TRAVERSAL = "traversal"
 FLAT_HYBRID = "flat hybrid"  # today's default recall without the graph; min_score row
+DEFAULT_MIN_SCORE = SignetConfig().search.min_score
 GRAPH_HYBRID = "graph-aware hybrid"
 # The bench registers the reranker and every dampening stage (agent.yaml's defaults leave
 # some off) so each can be compared on and off; DEFAULT_STAGES are the ones on by default.
@@ -432,7 +433,7 @@ def evaluate_sample(
                 if result.vector_completeness:
                     run.completeness.add(result.vector_completeness)
                 if name == FLAT_HYBRID:
-                    kept = [h for h in result.hits if h.score >= 0.1]
+                    kept = [h for h in result.hits if h.score >= DEFAULT_MIN_SCORE]
                     run.default_threshold.add(
                         [dia_of[h.memory.id] for h in kept], question.evidence
                     )
@@ -528,7 +529,8 @@ def print_tables(run: Run) -> None:
         scores = run.overall[name]
         lat = run.latency_ms[name]
         print(_row(name, scores) + f" {percentile(lat, 50):.1f} | {percentile(lat, 95):.1f} |")
-    print(_row(f"{FLAT_HYBRID}, min_score 0.1", run.default_threshold) + " | |")
+    label = f"{FLAT_HYBRID}, min_score {DEFAULT_MIN_SCORE:g}"
+    print(_row(label, run.default_threshold) + " | |")
     print("\nper category (recall@10 / MRR / p50 ms):\n")
     print("| variant | " + " | ".join(f"{c} {label}" for c, label in CATEGORY_NAMES.items()) + " |")
     print("| --- |" + " ---: |" * len(CATEGORY_NAMES))

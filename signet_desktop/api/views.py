@@ -322,6 +322,8 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
 
     `channels` holds every channel's evidence by name; `lexical` and `semantic` repeat those
     two (null when that channel did not return the memory) for clients of the older shape.
+    `weak`: the hit failed the relevance test (docs/RECALL.md, "Relevance: weak hits"): among
+    the best `limit`, but no evidence that it answers the query; the hooks never inject one.
     A document chunk's hit adds `document: {id, title, chunkIndex}`.
     """
     memory = hit.memory
@@ -332,6 +334,7 @@ def hit_json(hit: RecallHit) -> dict[str, Any]:
         "content_length": len(memory.content),
         "truncated": truncated,
         "score": round(hit.score, SCORE_DIGITS),
+        "weak": hit.weak,
         "source": hit.source,
         "source_id": memory.source_id,
         "session_id": memory.session_id,

@@ -98,7 +98,9 @@ _VECTOR_NOTES = {
 
 
 def recall_lines(answer: Mapping[str, Any]) -> list[str]:
-    """A ranked list: rank, score, type, date, first line of content, id; then a footer."""
+    """A ranked list: rank, score, type, date, first line of content, id; then a footer.
+
+    A weak hit (it failed the relevance test) shows `?` after its score."""
     results = answer.get("results") or []
     if not results:
         return ["No memories matched."]
@@ -109,9 +111,10 @@ def recall_lines(answer: Mapping[str, Any]) -> list[str]:
         if hit.get("kind") == "transcript":
             lines.extend(turn_hit_lines(rank, score_text, hit))
             continue
+        weak = "?" if hit.get("weak") else " "
         pin = "*" if hit.get("pinned") else " "
         lines.append(
-            f"{rank:>2}. {score_text} {pin}{_cell(hit.get('type')):<10} "
+            f"{rank:>2}. {score_text}{weak}{pin}{_cell(hit.get('type')):<10} "
             f"{date_part(hit.get('created_at'))}  {one_line(hit.get('content', ''))}  "
             f"[{hit.get('id', '?')}]"
         )
@@ -160,6 +163,9 @@ def _excerpt_lines(excerpts: list[Any], results: list[Any]) -> list[str]:
 
 def _recall_footer(answer: Mapping[str, Any], count: int) -> str:
     parts = [f"{count} result{'s' if count != 1 else ''}"]
+    weak = sum(1 for hit in answer.get("results") or [] if hit.get("weak"))
+    if weak:
+        parts.append(f"{weak} weak (?: not shown to be relevant)")
     if answer.get("method"):
         parts.append(str(answer["method"]))
     timings = (answer.get("meta") or {}).get("timings") or {}

@@ -115,7 +115,9 @@ class SearchConfig(ConfigModel):
 
     alpha: float = Field(default=0.5, ge=0.0, le=1.0)
     top_k: int = Field(default=50, ge=1, le=1000)
-    min_score: float = Field(default=0.1, ge=0.0, le=1.0)
+    # Hits scored below it are dropped; 0.01 drops only candidates with no evidence above the
+    # noise (a weak hit is kept and marked `weak`, docs/RECALL.md "Relevance: weak hits").
+    min_score: float = Field(default=0.01, ge=0.0, le=1.0)
     who_boost: float = Field(default=0.15, ge=0.0, le=1.0)  # the query names the memory's who
     session_weight: float = Field(default=0.25, ge=0.0, le=1.0)  # lent by session neighbours
     vector_fallback_window: int = Field(default=10_000, ge=100, le=10_000_000)

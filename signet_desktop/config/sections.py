@@ -69,16 +69,21 @@ class SessionStartHookConfig(CamelConfigModel):
 class UserPromptSubmitHookConfig(CamelConfigModel):
     """`hooks.userPromptSubmit`: per-prompt recall injection.
 
-    `min_score` is on our calibrated scale (docs/RECALL.md), not Signet's: its default 0.8 let
-    almost nothing through here (a direct answer scores 0.5-0.8 with MiniLM), so ours is 0.45,
-    which an unrelated prompt ("fix the flaky test in CI") never reaches. A value set in
+    The hook injects only hits that pass the relevance test (the memory's meaning is close to
+    the prompt's, or it holds most of the prompt's rarer words; docs/RECALL.md, "Relevance:
+    weak hits and the hooks' threshold"), the `recall_limit` best of them. `min_score` is an
+    extra floor on the fused score (our calibrated scale, not Signet's, whose default 0.8 let
+    almost nothing through); its default 0 leaves the decision to the relevance test. The
+    fused score is no relevance test: 0.45 (the default before) dropped "billing runs on
+    Postgres 16" (0.13 in a busy workspace) for "which database does billing use?", and a
+    real paraphrase that shares no word with its answer scores 0.03-0.2. A value set in
     agent.yaml is used as given.
     """
 
     enabled: bool = True
     recall_limit: int = Field(default=10, ge=1, le=100)
     max_inject_chars: int = Field(default=500, ge=0, le=100_000)
-    min_score: float = Field(default=0.45, ge=0.0, le=1.0)
+    min_score: float = Field(default=0.0, ge=0.0, le=1.0)
 
 
 class PreCompactionHookConfig(CamelConfigModel):

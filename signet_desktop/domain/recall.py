@@ -48,6 +48,7 @@ class RecallQuery:
     channels: tuple[str, ...] | None = None
     context: bool = True  # apply the context signals after fusion (benchmarks switch it off)
     stages: tuple[str, ...] | None = None  # post-fusion stages to run (None: every enabled one)
+    relevant_only: bool = False  # drop weak hits (the hooks' relevance test, recall.calibration)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,7 @@ class RecallHit:
     channels: Mapping[str, ChannelEvidence] = field(default_factory=evidence_map, hash=False)
     context: ContextEvidence | None = None
     adjustments: tuple[HitAdjustment, ...] = ()  # post-fusion stages that changed the score
+    weak: bool = False  # failed the relevance test (recall.calibration): ranked, not confident
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "channels", evidence_map(self.channels))

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from signet_desktop.domain.recall import RecallFilters, StageTiming
+from signet_desktop.recall.calibration import Calibration
 from signet_desktop.recall.fusion import ChannelHit
 from signet_desktop.storage.connect import Connection
 
@@ -78,6 +79,8 @@ class ChannelOutcome:
     searched_window: int | None = None
     note: str | None = None
     index: str | None = None  # what the semantic channel searched (`vectorIndex`)
+    # The semantic channel's: what its embedder's cosines mean, when measured (recall.calibration)
+    calibration: Calibration | None = None
 
 
 Finish = Callable[[StageClock], ChannelOutcome]

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallHit, RecallQuery, RecallResult
 from signet_desktop.embedding.priority import request_pool
+from signet_desktop.recall.calibration import Calibration, is_relevant
 from signet_desktop.recall.channels import (
     ChannelOutcome,
     ChannelRequest,
@@ -46,6 +47,8 @@ from signet_desktop.storage.recall_context import candidate_context
 
 MAX_QUERY_CHARS = 4000
 DEFAULT_CANDIDATE_DEPTH = max(LEXICAL_TOP_K, SEMANTIC_TOP_K)  # each channel's top k (search.top_k)
+# The default cut: only candidates with no evidence above the noise (weak hits stay, marked).
+DEFAULT_MIN_SCORE = 0.01
 NO_TERMS_NOTE = "the query has no searchable terms (only stop words or punctuation)"
 
 
@@ -90,7 +93,7 @@ class RecallEngine:
         self,
         db: Database,
         *,
-        min_score: float = 0.1,
+        min_score: float = DEFAULT_MIN_SCORE,
         semantic: SemanticChannel | None = None,
         channels: Sequence[RecallChannel] | None = None,
         alpha: float = DEFAULT_ALPHA,
@@ -164,6 +167,7 @@ class RecallEngine:
             hits = {name: outcome.hits for name, outcome in outcomes.items()}
             ran = [name for name, outcome in outcomes.items() if outcome.available]
             fused = fuse(hits, self._weights, single=self._single, depth=k, ran=ran)
+        calibration = _calibration(outcomes.values())
         if query.context and self._context.enabled and fused:
             with clock.stage("context"):
                 facts = candidate_context(conn, query.agent_id, [h.memory_id for h in fused])
@@ -173,6 +177,8 @@ class RecallEngine:
                 with clock.stage(stage.name):
                     fused = stage.apply(conn, request, fused, clock)
         threshold = self._min_score if query.min_score is None else query.min_score
+        if query.relevant_only:
+            fused = [h for h in fused if relevant(h, calibration)]
         fused = final_order(
             [h for h in fused if h.score >= threshold],
             limit=query.limit,
@@ -181,7 +187,7 @@ class RecallEngine:
         )
         method = _method([name for name, o in outcomes.items() if o.available], requested)
         notes = tuple(o.note for o in outcomes.values() if o.note)
-        return self._result(query, clock, fused, method, outcomes, notes, conn)
+        return self._result(query, clock, fused, method, outcomes, notes, conn, calibration)
 
     def _result(
         self,
@@ -192,6 +198,7 @@ class RecallEngine:
         outcomes: Mapping[str, ChannelOutcome],
         notes: tuple[str, ...],
         conn: Connection | None = None,
+        calibration: Calibration | None = None,
     ) -> RecallResult:
         threshold = self._min_score if query.min_score is None else query.min_score
         ranked = [h for h in fused if h.score >= threshold][: query.limit]
@@ -201,7 +208,13 @@ class RecallEngine:
                 rows = memories.get_memories(conn, query.agent_id, [h.memory_id for h in ranked])
             hits = tuple(
                 RecallHit(
-                    rows[h.memory_id], h.score, h.source, h.channels, h.context, h.adjustments
+                    rows[h.memory_id],
+                    h.score,
+                    h.source,
+                    h.channels,
+                    h.context,
+                    h.adjustments,
+                    weak=not relevant(h, calibration),
                 )
                 for h in ranked
                 if h.memory_id in rows
@@ -221,6 +234,25 @@ class RecallEngine:
                 (o.summary for o in outcomes.values() if isinstance(o, TraversalOutcome)), None
             ),
         )
+
+
+def relevant(hit: FusedHit, calibration: Calibration | None) -> bool:
+    """The relevance test (`recall.calibration.is_relevant`) on a hit's own evidence.
+
+    Only lexical and semantic evidence is judged: a hit only other channels returned
+    (traversal, hint) is weak, so the hooks never inject it. A new channel whose hits the
+    hooks should inject says here how its evidence passes (e.g. its own cosine)."""
+    semantic, lexical = hit.channels.get("semantic"), hit.channels.get("lexical")
+    return is_relevant(
+        semantic.raw if semantic is not None else None,
+        lexical.score if lexical is not None else 0.0,
+        calibration,
+    )
+
+
+def _calibration(outcomes: Iterable[ChannelOutcome]) -> Calibration | None:
+    """The semantic channel's calibration, when it ran on a measured model."""
+    return next((o.calibration for o in outcomes if o.available and o.calibration), None)
 
 
 def _method(ran: Sequence[str], requested: Sequence[str]) -> str:

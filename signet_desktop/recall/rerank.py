@@ -25,8 +25,12 @@ Signet's `0.7 * score + 0.3 * cosine(query, memory)` only re-weights what fusion
 lowered both recall@10 and MRR on the LoCoMo dev split); what fusion cannot see is the
 passage. An exchange often runs longer than three turns (a question, a short reply, the
 detail), so a term two turns away is evidence too, if weaker: `width` 2, `outer_weight` 0.5
-(the vector stays memory + neighbours: wider measured worse). Numbers: docs/RECALL.md,
-"Reranking and graph-aware recall on LoCoMo" and "A wider passage".
+(the vector stays memory + neighbours: wider measured worse). A memory with no session
+neighbours has no passage: its blend is its fused score (`NO_PASSAGE`), since its own terms
+and vector are exactly what fusion weighed, and weighing them again (coverage 0.3 against
+vector 0.1) re-ranked purely semantic answers below memories sharing one word with the
+question. Numbers: docs/RECALL.md, "Reranking and graph-aware recall on LoCoMo", "A wider
+passage" and "Relevance: weak hits and the hooks' threshold".
 
 The blend only **orders** the top N: the hit ranked k-th by it takes the fused score the k-th
 hit had, so the top N keep their place ahead of the rest (left exactly as fused) and the
@@ -90,6 +94,8 @@ DEFAULT_VECTOR_WEIGHT = 0.1
 DEFAULT_NEIGHBOUR_WEIGHT = 1.0
 DEFAULT_WIDTH = 2  # steps each side whose memories' terms count (1: the neighbours only)
 DEFAULT_OUTER_WEIGHT = 0.5  # what a term only a memory 2+ steps away holds counts
+# A memory alone in its session has no passage: its terms and vector are what fusion weighed.
+NO_PASSAGE = "no session neighbours: ranked by its fused score (nothing to add to fusion)"
 
 # The passages' live texts in the caller's agent scope.
 PASSAGE_ROWS = """
@@ -310,6 +316,8 @@ class PassageReranker:
         vectors: _Vectors,
     ) -> tuple[float, str]:
         """The hit's passage blend and the reason that explains it."""
+        if not window.near and not window.outer and hit.memory_id in held.holds:
+            return hit.score, NO_PASSAGE
         passage = [hit.memory_id, *window.near]
         coverage = held.coverage(passage, window.outer, self.outer_weight)
         cosine = self._passage_cosine(passage, vectors)

@@ -40,6 +40,7 @@ from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.embedding.generations import Generation, checked_table, find_generation
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider
 from signet_desktop.embedding.vectors import blob_matrix
+from signet_desktop.recall.calibration import Calibration, calibration_for
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.codes import BinaryCodes
 from signet_desktop.recall.filters import filter_sql
@@ -137,8 +138,10 @@ def unavailable(note: str) -> SemanticOutcome:
     return SemanticOutcome([], "unavailable", None, note, None)
 
 
-def channel_outcome(outcome: SemanticOutcome) -> ChannelOutcome:
-    """The semantic outcome as the engine reads every channel's."""
+def channel_outcome(
+    outcome: SemanticOutcome, calibration: Calibration | None = None
+) -> ChannelOutcome:
+    """The semantic outcome as the engine reads every channel's (`calibration`: the model's)."""
     return ChannelOutcome(
         outcome.hits,
         available=outcome.completeness != "unavailable",
@@ -146,6 +149,7 @@ def channel_outcome(outcome: SemanticOutcome) -> ChannelOutcome:
         searched_window=outcome.searched_window,
         note=outcome.note,
         index=VECTOR_INDEX.get(outcome.strategy or ""),
+        calibration=calibration,
     )
 
 
@@ -256,7 +260,8 @@ class SemanticChannel:
         pending = pool.submit(self._embed, request.text)
 
         def finish(clock: StageClock) -> ChannelOutcome:
-            return channel_outcome(self._finish(conn, target, request, pending, clock))
+            outcome = self._finish(conn, target, request, pending, clock)
+            return channel_outcome(outcome, calibration_for(target.model))
 
         return finish
 

@@ -64,6 +64,11 @@ IDENTITY_CHARS = 600
 RECENT_CONTEXT_CHARS = 800
 REPEAT_INJECT = "[Signet] Memory for this session was loaded at its start; it still applies."
 MAX_PROMPT_CHARS = 20_000
+# Turns have no vectors, so the relevance test (which weighs words by meaning) cannot judge
+# them: a turn is injected when its calibrated BM25 score (recall/lexical.py's scale: |bm25|
+# over the query's IDF ceiling) reaches this floor, i.e. it holds a real share of the prompt's
+# rarer words. `hooks.userPromptSubmit.minScore` raises it, never lowers it.
+TURN_MIN_SCORE = 0.35
 NO_SESSION_KEY = "no session key: nothing to record"
 NO_TRANSCRIPT_FILE = "no transcript file: the session was closed without one"
 DEFAULT_GUIDELINES = (
@@ -332,8 +337,9 @@ class HookService:
     def user_prompt_submit(
         self, ctx: HookContext, prompt: str, *, transcript_path: str | None = None
     ) -> PromptResult:
-        """Entity lookup and recall for the prompt; inject what passes minScore (recall) or
-        names an entity the prompt names (lookup), and was not injected before. A named
+        """Entity lookup and recall for the prompt; inject what passes the relevance test and
+        minScore (recall) or names an entity the prompt names (lookup), and was not injected
+        before. A named
         transcript file is captured afterwards, off the hook's path (`capture_later`)."""
         result = self._prompt_submit(ctx, prompt)
         if transcript_path and ctx.session_key and not result.bypassed:
@@ -363,6 +369,7 @@ class HookService:
                 limit=config.recall_limit,
                 min_score=config.min_score,
                 channels=self._memory_channels,  # turns: `_turn_evidence`, in this scope
+                relevant_only=True,  # the hook's own threshold: weak hits are never injected
             ),
             gated=False,  # render_injection gates, leaving a withheld memory out
         )
@@ -414,7 +421,7 @@ class HookService:
                 exclude_session=None if session is None else session.session_key,
             ),
             room,
-            min_score=config.min_score,
+            min_score=max(config.min_score, TURN_MIN_SCORE),
             memories=memories_,
         )
         return render_turns([t for t in turns if t.hit_id not in seen], max_chars=left)

@@ -181,7 +181,8 @@ SEARCH = ToolSpec(
     "Search memories by meaning and keywords (hybrid recall), then what past sessions said: "
     "ranked results with id, content, score, type, tags and the evidence of each channel, "
     "memories first, then session turns (kind: transcript, with transcript.sessionKey, "
-    "turnIndex, role and timestamp) in the slots left, as JSON.",
+    "turnIndex, role and timestamp) in the slots left, as JSON; a result with weak: true is "
+    "among the best but not shown to be relevant (treat it as a guess).",
     (
         Arg("query", _STRING, "what to look for", True),
         Arg("limit", _INTEGER, "results to return, 1..100 (default 10)"),

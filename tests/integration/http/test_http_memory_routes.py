@@ -15,7 +15,7 @@ REMEMBER_KEYS = {
     "hints_written", "structured", "structured_applied", "deduped", "vectorStatus",
 }  # fmt: skip
 HIT_KEYS = {
-    "id", "content", "content_length", "truncated", "score", "source", "source_id",
+    "id", "content", "content_length", "truncated", "score", "weak", "source", "source_id",
     "session_id", "type", "tags", "pinned", "importance", "who", "project", "created_at",
     "channels", "lexical", "semantic", "context", "adjustments", "kind",
 }  # fmt: skip

@@ -34,6 +34,21 @@ def test_recall_lines_rank_score_type_date_snippet_id() -> None:
     )
 
 
+def test_recall_lines_mark_weak_hits_and_count_them() -> None:
+    answer = {
+        "results": [
+            {"id": "m1", "score": 0.41, "weak": False, "type": "fact", "content": "A"},
+            {"id": "m2", "score": 0.03, "weak": True, "type": "fact", "pinned": True,
+             "content": "B"},
+        ],
+        "method": "hybrid",
+    }  # fmt: skip
+    lines = output.recall_lines(answer)
+    assert lines[0] == " 1. 0.41  fact       -  A  [m1]"
+    assert lines[1] == " 2. 0.03?*fact       -  B  [m2]"
+    assert lines[2] == "-- 2 results · 1 weak (?: not shown to be relevant) · hybrid"
+
+
 def test_recall_lines_empty_and_missing_results() -> None:
     assert output.recall_lines({"results": []}) == ["No memories matched."]
     assert output.recall_lines({}) == ["No memories matched."]

@@ -55,7 +55,7 @@ def test_search_and_embedding_defaults() -> None:
     config = SignetConfig()
     assert config.search.alpha == 0.5
     assert config.search.top_k == 50
-    assert config.search.min_score == 0.1
+    assert config.search.min_score == 0.01  # only no-evidence candidates; weak hits are marked
     assert config.search.vector_fallback_window == 10_000
     assert (config.search.who_boost, config.search.session_weight) == (0.15, 0.25)
     assert config.embedding.provider == "native"

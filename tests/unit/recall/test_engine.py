@@ -16,6 +16,7 @@ from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import ChannelEvidence, HitAdjustment, RecallQuery
 from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.recall.calibration import MINILM
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.engine import NO_TERMS_NOTE, RecallEngine
 from signet_desktop.recall.fusion import FusedHit
@@ -280,3 +281,52 @@ def test_post_fusion_stages_rescore_and_explain(db: Database) -> None:
     ]
     with pytest.raises(InvalidInput, match="stages must be a subset of: demote"):
         recall(engine, "postgres", stages=("rerank",))
+
+
+@dataclass
+class FixedChannel:
+    """A channel through the real protocol returning fixed evidence per content, with the
+    measured model's calibration (as the semantic channel reports it for MiniLM)."""
+
+    name: str
+    evidence: dict[str, tuple[float, float]]  # content -> (score, raw)
+
+    def start(self, conn: Connection, request: ChannelRequest, pool: Executor) -> Finish:
+        rows = {
+            str(r["content"]): str(r["id"])
+            for r in conn.execute("SELECT id, content FROM memories")
+        }
+
+        def finish(clock: StageClock) -> ChannelOutcome:
+            ranked = sorted(self.evidence.items(), key=lambda item: -item[1][0])
+            hits = [
+                Found(rows[text], ChannelEvidence(score, rank, raw))
+                for rank, (text, (score, raw)) in enumerate(ranked, start=1)
+            ]
+            return ChannelOutcome(hits, calibration=MINILM if self.name == "semantic" else None)
+
+        return finish
+
+
+def test_weak_hits_are_kept_and_marked_and_relevant_only_drops_them(db: Database) -> None:
+    """Relevance (recall.calibration): cosine >= 0.33, or a lexical score >= 0.5 once weighed
+    by semantic support (none at cosine 0.25, unless the memory holds most of the words)."""
+    semantic = FixedChannel(
+        "semantic",
+        {TEXTS[0]: (0.3, 0.51), TEXTS[1]: (0.0, 0.2), TEXTS[2]: (0.0, 0.29), TEXTS[3]: (0.0, 0.1)},
+    )
+    lexical = FixedChannel(
+        "lexical", {TEXTS[1]: (0.45, -3.0), TEXTS[2]: (0.6, -2.0), TEXTS[3]: (0.9, -4.0)}
+    )
+    engine = RecallEngine(db, channels=(lexical, semantic), min_score=0.0)
+    try:
+        hits = recall(engine, "postgres billing").hits
+        weak = {h.memory.content: h.weak for h in hits}
+        # TEXTS[1]: 0.45 at cosine 0.2, no support; TEXTS[2]: 0.6 * 0.63 = 0.38; TEXTS[3]: 0.9
+        # holds most of the words: relevant at any cosine.
+        assert weak == {TEXTS[0]: False, TEXTS[1]: True, TEXTS[2]: True, TEXTS[3]: False}
+        assert {h.memory.content: hit_json(h)["weak"] for h in hits} == weak
+        only = recall(engine, "postgres billing", relevant_only=True).hits
+        assert {h.memory.content for h in only} == {TEXTS[0], TEXTS[3]}
+    finally:
+        engine.close()

@@ -21,7 +21,12 @@ from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.fusion import FusedHit
-from signet_desktop.recall.rerank import STAGE_NAME, PassageReranker, configured_rerank
+from signet_desktop.recall.rerank import (
+    NO_PASSAGE,
+    STAGE_NAME,
+    PassageReranker,
+    configured_rerank,
+)
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.memories import MemoryService, RememberRequest
@@ -211,6 +216,28 @@ def test_running_out_of_budget_leaves_the_top_n_unchanged_and_says_so(
         [adjustment] = hit.adjustments
         assert adjustment.factor == 1.0
         assert adjustment.reason == "not reranked: the 2000 ms rerank budget ran out"
+
+
+def test_a_memory_with_no_session_neighbours_keeps_its_fused_score_as_its_blend(
+    tmp_path: Path, embedder: SwitchableEmbedder, semantic: SemanticChannel
+) -> None:
+    """No passage: its own terms and vector are what fusion weighed, so the stage does not
+    weigh them again (it once re-ranked a purely semantic answer below a one-word match)."""
+    alone = RememberRequest(content="pottery kiln schedule for the studio")
+    database = remembered(tmp_path / "a.db", embedder, SESSIONS, (alone,))
+    try:
+        ids = ids_by_content(database)
+        single, paired = ids[alone.content], ids[SESSIONS["s2"][1]]  # s2 holds neither term
+        hits = [fused(paired, 0.5, 1), fused(single, 0.45, 2)]
+        out = PassageReranker(semantic, vector_weight=0.0).apply(
+            database.reader(), request("kiln schedule"), hits, StageClock()
+        )
+        # paired: 0.7 * 0.5 + 0.3 * 0 = 0.35; single: 0.45 as fused (not 0.7 * 0.45 + 0.3 * 1).
+        assert [h.memory_id for h in out] == [single, paired]
+        [moved] = out[0].adjustments
+        assert moved.reason == NO_PASSAGE and moved.factor == pytest.approx(0.5 / 0.45)
+    finally:
+        database.close()
 
 
 def test_another_agents_memory_lends_nothing(db: Database, semantic: SemanticChannel) -> None:
