@@ -3,8 +3,8 @@
 A scripted OpenAI Responses API on loopback stands in for the model and keeps every request,
 so the assertions are on what Codex's model was actually shown. Codex runs from the user's
 shell (its ~/.bashrc puts the installed `codex` wrapper first on PATH) without this project's
-virtualenv; the wrapper gives session 2 the context of session 1 through
-`model_instructions_file` and hands each session's rollout file to Signet at exit.
+virtualenv; the wrapper gives session 2 the context of session 1 as `developer_instructions`
+(beside Codex's own instructions) and hands each session's rollout file to Signet at exit.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tests.support.openai_server import ModelServer, model_server
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
 SESSION_ONE = f"Please remember for later: {FACT}, and Dana owns its on-call rota."
 SESSION_TWO = "Which database does the billing service use?"
+CODEX_BASE_INSTRUCTIONS = "You are a coding agent running in the Codex CLI"
 HOOK_TIMEOUT_S = 5  # `signet hook session-start`'s own request timeout
 
 
@@ -90,6 +91,8 @@ def test_what_session_one_says_reaches_session_two(
     seen = model.seen_text(start)
     assert "Postgres 16" in seen, "session 2's model was not shown session 1's fact"
     assert "## Signet memory" in seen  # the wrapper's session-start context
+    # ... added to Codex's own instructions, not put in their place.
+    assert CODEX_BASE_INSTRUCTIONS in seen, "the context replaced Codex's base instructions"
 
     # The MCP server started from the user's PATH and answered: its tools reached the model.
     [body, *_] = model.model_requests(start)
