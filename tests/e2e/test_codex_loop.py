@@ -103,6 +103,9 @@ def test_what_session_one_says_reaches_session_two(
     codex_status = status.stdout.split("codex:", 1)[1].split("opencode:", 1)[0]
     assert "MCP server signet: yes, starts" in codex_status, status.stdout
     assert "hook command: ok" in codex_status, status.stdout
+    # The wrapper keeps `signet hook`'s stderr from Codex's screen; its log holds any failure.
+    hooks_log = launcher.home / ".agents" / ".daemon" / "logs" / "hooks.log"
+    assert not hooks_log.exists() or hooks_log.read_text() == ""
     assert "Traceback" not in daemon.stderr()
 
 
