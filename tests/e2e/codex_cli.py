@@ -22,7 +22,9 @@ API_KEY_ENV = "SCRIPTED_MODEL_API_KEY"
 
 
 def user_config(model_url: str) -> str:
-    """The user's own config.toml: their provider (our scripted server) and a comment."""
+    """The user's own config.toml: their provider (our scripted server), a comment, and
+    analytics off. Codex 0.171.0 still looks up api.github.com and chatgpt.com at start; it
+    connects to neither when they do not resolve (as here and in CI)."""
     return (
         "# my Codex settings\n"
         f'model = "{MODEL}"\n'
@@ -33,6 +35,12 @@ def user_config(model_url: str) -> str:
         f'base_url = "{model_url}"\n'
         'wire_api = "responses"\n'
         f'env_key = "{API_KEY_ENV}"\n'
+        "\n"
+        "[analytics]\n"
+        "enabled = false\n"
+        "\n"
+        "[feedback]\n"
+        "enabled = false\n"
     )
 
 
