@@ -11,12 +11,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
 
 # The user's own PATH: no virtualenv, no `uv run` (the installed commands must not need one).
 USER_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -101,3 +104,19 @@ def base_env(home: Path, path: str = USER_PATH, **extra: str) -> dict[str, str]:
     """A user's plain environment in `home`: no SIGNET_* setting, no virtualenv on PATH."""
     keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TMPDIR", "TERM")}
     return {**keep, "HOME": str(home), "PATH": path, **extra}
+
+
+def signet_cli(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`signet ...` as `uv run signet` runs it: this environment's script, its PATH."""
+    script = Path(sys.executable).with_name("signet")
+    env = clean_env(home, PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    return subprocess.run(
+        [str(script), *argv], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def start_daemon(launcher: Launcher, workspace: Path) -> DaemonProcess:
+    """A test daemon on a free port, listening."""
+    daemon = launcher.start(*args_for(workspace), env=clean_env(launcher.home))
+    daemon.wait_listening()
+    return daemon

@@ -9,15 +9,14 @@ virtualenv; the wrapper gives session 2 the context of session 1 as `developer_i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.codex_cli import CODEX, Codex, error_lines, user_config
-from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
+from tests.e2e.launcher import Launcher
+from tests.e2e.npm_harness import signet_cli, start_daemon
 from tests.support.openai_server import ModelServer, model_server
 
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
@@ -31,21 +30,6 @@ HOOK_TIMEOUT_S = 5  # `signet hook session-start`'s own request timeout
 def model() -> Iterator[ModelServer]:
     with model_server() as server:
         yield server
-
-
-def signet_cli(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    """`signet ...` as `uv run signet` runs it: this environment's script, its PATH."""
-    script = Path(sys.executable).with_name("signet")
-    env = clean_env(home, PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin")
-    return subprocess.run(
-        [str(script), *argv], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-
-
-def start_daemon(launcher: Launcher, workspace: Path) -> DaemonProcess:
-    daemon = launcher.start(*args_for(workspace), env=clean_env(launcher.home))
-    daemon.wait_listening()
-    return daemon
 
 
 def installed_codex(launcher: Launcher, model: ModelServer, url: str) -> Codex:

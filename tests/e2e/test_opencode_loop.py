@@ -10,14 +10,13 @@ daemon when it goes idle.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
+from tests.e2e.launcher import Launcher
+from tests.e2e.npm_harness import signet_cli, start_daemon
 from tests.e2e.opencode_cli import (
     OPENCODE,
     OpenCode,
@@ -39,21 +38,6 @@ PLUGIN_TIMEOUTS_S = 5 + 2  # the plugin's session-start and prompt request timeo
 def model() -> Iterator[ModelServer]:
     with model_server() as server:
         yield server
-
-
-def signet_cli(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    """`signet ...` as `uv run signet` runs it: this environment's script, its PATH."""
-    script = Path(sys.executable).with_name("signet")
-    env = clean_env(home, PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin")
-    return subprocess.run(
-        [str(script), *argv], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-
-
-def start_daemon(launcher: Launcher, workspace: Path) -> DaemonProcess:
-    daemon = launcher.start(*args_for(workspace), env=clean_env(launcher.home))
-    daemon.wait_listening()
-    return daemon
 
 
 def installed_opencode(launcher: Launcher, model: ModelServer, url: str) -> OpenCode:
