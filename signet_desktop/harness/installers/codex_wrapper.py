@@ -3,7 +3,8 @@
 Codex has no hook settings, so session context and capture come from wrapping the binary:
 `$XDG_CONFIG_HOME/signet/bin/codex` (a POSIX shell script, wholly ours) finds the real
 `codex` further down PATH, pipes `{cwd}` into `signet hook session-start -H codex`, runs
-Codex with the output as `-c model_instructions_file=<file>` (plain Codex when there is no
+Codex with the output as `-c developer_instructions=<TOML string>` (beside Codex's own
+instructions, which `model_instructions_file` would replace; plain Codex when there is no
 context), and at exit pipes the newest rollout file written during the run, with Codex's own
 session id taken from its name, into `signet hook session-end -H codex`. `signet hook` fails
 open, so a daemon that is down never stops Codex. `SIGNET_NO_HOOKS=1`, `SIGNET_BYPASS=1` or
@@ -72,6 +73,24 @@ json_string() {{
     printf '%s' "$1" | sed -e 's/\\\\/\\\\\\\\/g' -e 's/"/\\\\"/g'
 }}
 
+# stdin as one TOML basic string (control characters but tab and newline dropped)
+toml_string() {{
+    tr -d '\\000-\\010\\013-\\037\\177' | awk '
+        BEGIN {{ printf "\\"" }}
+        {{
+            out = ""
+            for (i = 1; i <= length($0); i++) {{
+                c = substr($0, i, 1)
+                if (c == "\\\\") c = "\\\\\\\\"
+                else if (c == "\\"") c = "\\\\\\""
+                else if (c == "\\t") c = "\\\\t"
+                out = out c
+            }}
+            printf "%s%s", (NR > 1 ? "\\\\n" : ""), out
+        }}
+        END {{ printf "\\"" }}'
+}}
+
 work=$(mktemp -d "${{TMPDIR:-/tmp}}/signet-codex.XXXXXX") || exec "$real" "$@"
 trap 'rm -rf "$work"' EXIT
 started="$work/started"
@@ -79,10 +98,14 @@ started="$work/started"
 cwd=$(json_string "$PWD")
 printf '{{"cwd": "%s"}}' "$cwd" \\
     | "$signet" hook session-start -H codex --project "$PWD" --url "$daemon_url" \\
-    > "$work/model-instructions.md" \\
+    > "$work/context.md" \\
     2>/dev/null
-if [ -s "$work/model-instructions.md" ]; then
-    "$real" -c model_instructions_file="$work/model-instructions.md" "$@"
+# The context goes in beside Codex's own instructions (model_instructions_file would put it
+# in their place); one too long for a single argument is left out rather than stop Codex.
+instructions=""
+[ -s "$work/context.md" ] && instructions=$(toml_string < "$work/context.md")
+if [ -n "$instructions" ] && [ "${{#instructions}}" -le 100000 ]; then
+    "$real" -c "developer_instructions=$instructions" "$@"
 else
     "$real" "$@"
 fi

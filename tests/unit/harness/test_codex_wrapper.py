@@ -10,6 +10,7 @@ import json
 import shutil
 import stat
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -32,10 +33,6 @@ exit 0
 FAKE_CODEX = """#!/bin/sh
 # stand-in for codex: records argv, writes a rollout file as Codex does, exits 3
 printf '%s\\n' "$@" > "$FAKE_LOG/codex-argv"
-for arg in "$@"; do
-  case "$arg" in model_instructions_file=*) cat "${arg#model_instructions_file=}" \\
-    > "$FAKE_LOG/instructions";; esac
-done
 dir="${CODEX_HOME:-$HOME/.codex}/sessions/2026/12/01"
 mkdir -p "$dir"
 echo '{"type":"session_meta"}' > "$dir/rollout-2026-12-01T12-00-00-SESSION.jsonl"
@@ -103,9 +100,9 @@ def test_session_context_goes_in_and_the_rollout_file_comes_out(
     done = _run({**env, "FAKE_CONTEXT": "billing runs on Postgres 16"}, project, "exec", "hi")
     assert done.returncode == 3  # Codex's own exit status
     argv = (log / "codex-argv").read_text().splitlines()
-    assert argv[0] == "-c" and argv[1].startswith("model_instructions_file=")
+    # beside Codex's own instructions (model_instructions_file would replace them)
+    assert argv[:2] == ["-c", 'developer_instructions="billing runs on Postgres 16"']
     assert argv[2:] == ["exec", "hi"]
-    assert (log / "instructions").read_text() == "billing runs on Postgres 16"
     start_args, start_body = (log / "signet-session-start.json").read_text().splitlines()
     assert start_args == f"hook session-start -H codex --project {project} --url {URL}"
     assert json.loads(start_body) == {"cwd": str(project)}
@@ -115,6 +112,26 @@ def test_session_context_goes_in_and_the_rollout_file_comes_out(
     assert end["session_id"] == SESSION and end["cwd"] == str(project)
     assert end["transcript_path"].endswith(f"rollout-2026-12-01T12-00-00-{SESSION}.jsonl")
     assert list(Path(env["TMPDIR"]).iterdir()) == []  # the wrapper's temp folder is gone
+
+
+def test_any_context_reaches_codex_as_one_toml_string(
+    setup: tuple[Locations, dict[str, str], Path], tmp_path: Path
+) -> None:
+    _locations, env, log = setup
+    context = '## Signet memory\n\t"Postgres 16" C:\\db \\n ünïcode\r\n\x07bell\n\nlast\n'
+    assert _run({**env, "FAKE_CONTEXT": context}, tmp_path, "exec", "hi").returncode == 3
+    option, value = (log / "codex-argv").read_text().splitlines()[1].split("=", 1)
+    assert option == "developer_instructions"
+    expected = '## Signet memory\n\t"Postgres 16" C:\\db \\n ünïcode\nbell\n\nlast'
+    assert tomllib.loads(f"x = {value}")["x"] == expected  # control characters dropped
+
+
+def test_a_context_too_long_for_one_argument_is_left_out(
+    setup: tuple[Locations, dict[str, str], Path], tmp_path: Path
+) -> None:
+    _locations, env, log = setup
+    assert _run({**env, "FAKE_CONTEXT": "x" * 120_000}, tmp_path, "hi").returncode == 3
+    assert (log / "codex-argv").read_text().splitlines() == ["hi"]
 
 
 def test_without_context_codex_runs_with_the_users_arguments_only(
