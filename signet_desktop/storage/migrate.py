@@ -110,7 +110,11 @@ def check_foreign_schema(conn: Connection) -> None:
     }
     if not tables:
         return
-    ours = "schema_migrations" in tables and "schema_migrations_audit" in tables
+    # Only the first bookkeeping table: a first start stopped between the two (before they
+    # were created in one transaction). Anything else without both is someone else's.
+    ours = "schema_migrations" in tables and (
+        "schema_migrations_audit" in tables or tables == {"schema_migrations"}
+    )
     columns = (
         {str(r[1]) for r in conn.execute("PRAGMA table_info(schema_migrations)")} if ours else set()
     )
@@ -176,8 +180,14 @@ def apply_migrations(conn: Connection, migrations: list[Migration] | None = None
     """
     migrations = load_migrations() if migrations is None else migrations
     check_schema(conn, migrations)
-    for statement in split_statements(BOOKKEEPING):
-        conn.execute(statement)
+    conn.execute("BEGIN IMMEDIATE")  # both tables or neither: a stop in between is not foreign
+    try:
+        for statement in split_statements(BOOKKEEPING):
+            conn.execute(statement)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
     applied = applied_checksums(conn)
     done: list[int] = []
     for migration in migrations:

@@ -9,6 +9,7 @@ import sqlean
 
 from signet_desktop.storage.connect import connect
 from signet_desktop.storage.migrate import (
+    BOOKKEEPING,
     Migration,
     MigrationError,
     apply_migrations,
@@ -98,3 +99,14 @@ def test_a_foreign_database_is_refused_without_changes(tmp_path: Path) -> None:
         apply_migrations(conn)
     after = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master"))
     assert before == after
+
+
+def test_a_first_start_stopped_between_the_bookkeeping_tables_is_resumed(tmp_path: Path) -> None:
+    """Only our schema_migrations exists (a stop mid-creation by an older build): carry on."""
+    path = tmp_path / "memories.db"
+    conn, _ = connect(path)
+    conn.execute(BOOKKEEPING.split(";")[0])
+    applied = apply_migrations(conn)
+    assert applied == [m.version for m in load_migrations()]
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "schema_migrations_audit" in names
