@@ -68,7 +68,7 @@ MAX_PROMPT_CHARS = 20_000
 # them: a turn is injected when its calibrated BM25 score (recall/lexical.py's scale: |bm25|
 # over the query's IDF ceiling) reaches this floor, i.e. it holds a real share of the prompt's
 # rarer words. `hooks.userPromptSubmit.minScore` raises it, never lowers it.
-TURN_MIN_SCORE = 0.35
+TURN_MIN_SCORE = 0.3
 NO_SESSION_KEY = "no session key: nothing to record"
 NO_TRANSCRIPT_FILE = "no transcript file: the session was closed without one"
 DEFAULT_GUIDELINES = (

@@ -163,7 +163,11 @@ async def test_the_turn_evidence_fits_the_budget_the_memories_left(
     client: httpx.AsyncClient, service: SignetService
 ) -> None:
     for i in range(6):
-        said(service, f"long-{i}", f"grafana dashboards note {i}: " + "detail " * 80)
+        said(
+            service,
+            f"long-{i}",
+            f"grafana dashboards note {i}: " + "grafana dashboards detail " * 25,
+        )
     reply = await client.post(
         "/api/memory/remember",
         json={"content": "grafana dashboards live in ops", "project": "/work/ops"},
