@@ -18,6 +18,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from signet_desktop.api.http.principal import CONFIGURED_TOKEN, LOCAL_USER
 from signet_desktop.api.http.ratelimit import RateLimiter, retry_after, route_rules
 from signet_desktop.api.http.settings import (
     HttpSettings,
@@ -148,6 +149,8 @@ class RequestGate:
             return _refusal(403, "cross-site request refused", "origin_not_allowed")
         authenticated = presented or on_trust
         scope["state"]["authenticated"] = authenticated
+        if authenticated:
+            scope["state"]["principal"] = CONFIGURED_TOKEN if presented else LOCAL_USER
         if not authenticated and scope.get("path") not in PUBLIC_PATHS:
             return _refusal(
                 401,

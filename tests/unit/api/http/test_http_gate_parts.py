@@ -76,3 +76,34 @@ def test_check_bind() -> None:
         check_bind(HttpSettings(host="0.0.0.0"))
     with pytest.raises(ValueError, match="max_body_bytes"):
         check_bind(HttpSettings(max_body_bytes=0))
+
+
+def _scope(peer: str) -> dict[str, object]:
+    return {"type": "http", "path": "/api/memories", "client": (peer, 5000), "state": {}}
+
+
+@pytest.mark.parametrize(
+    ("token", "hybrid", "peer", "bearer", "principal"),
+    [(None, False, "127.0.0.1", None, "local"), ("t", True, "127.0.0.1", None, "local"),
+     ("t", True, "10.0.0.2", "t", "token"), ("t", False, "127.0.0.1", "t", "token"),
+     ("t", False, "127.0.0.1", None, None), ("t", True, "10.0.0.2", "wrong", None)],
+)  # fmt: skip
+def test_the_gate_names_the_principal(
+    token: str | None, hybrid: bool, peer: str, bearer: str | None, principal: str | None
+) -> None:
+    settings = HttpSettings(auth_token=token, trust_loopback_clients=hybrid)
+    gate = RequestGate(_app, settings)
+    scope = _scope(peer)
+    headers = {"host": "127.0.0.1:3850"}
+    if bearer is not None:
+        headers["authorization"] = f"Bearer {bearer}"
+    refusal = gate.check(scope, headers)  # type: ignore[arg-type]
+    state = scope["state"]
+    assert isinstance(state, dict)
+    if principal is None:
+        assert refusal is not None and refusal.status_code == 401
+        assert "principal" not in state
+        return
+    assert refusal is None
+    assert state["principal"].name == principal
+    assert state["principal"].local is (principal == "local")
