@@ -100,7 +100,7 @@ NO_PASSAGE = "no session neighbours: ranked by its fused score (nothing to add t
 # The passages' live texts in the caller's agent scope.
 PASSAGE_ROWS = """
 SELECT id, content FROM memories
-WHERE id IN (SELECT value FROM json_each(:ids)) AND agent_id = :agent_id AND is_deleted = 0
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +is_deleted = 0
 """
 _SUFFIXES = ("ing", "ies", "ed", "es", "s")
 MIN_STEM = 3
@@ -114,8 +114,8 @@ SELECT m.id AS id, e.vector AS vector
 FROM embeddings e
 JOIN memories m ON m.id = e.source_id
 WHERE e.source_type = 'memory' AND e.source_id IN (SELECT value FROM json_each(:ids))
-  AND e.generation_id = :generation_id AND e.agent_id = :agent_id
-  AND m.agent_id = :agent_id AND m.is_deleted = 0 AND e.content_hash = m.content_hash
+  AND +e.generation_id = :generation_id AND +e.agent_id = :agent_id
+  AND +m.agent_id = :agent_id AND +m.is_deleted = 0 AND e.content_hash = m.content_hash
 """
 
 

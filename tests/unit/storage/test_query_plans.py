@@ -13,6 +13,7 @@ import pytest
 from signet_desktop.domain.recall import RecallFilters
 from signet_desktop.embedding.vectors import CANONICAL_ROWS
 from signet_desktop.recall.filters import filter_sql
+from signet_desktop.recall.rerank import PASSAGE_ROWS, PASSAGE_VECTORS
 from signet_desktop.recall.vector import CANDIDATE_ROWS
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.memories import GET_LIVE_BY_IDS
@@ -36,6 +37,11 @@ WHERE, _ = filter_sql("agent", RecallFilters())
         (session_rings_sql(2), "SEARCH c USING INDEX sqlite_autoindex_memories_1 (id=?)"),
         (CANONICAL_ROWS, "SEARCH embeddings USING INTEGER PRIMARY KEY (rowid=?)"),
         (CANDIDATE_ROWS.format(filters=WHERE), "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"),
+        (PASSAGE_ROWS, "SEARCH memories USING INDEX sqlite_autoindex_memories_1 (id=?)"),
+        (
+            PASSAGE_VECTORS,
+            "SEARCH e USING INDEX idx_embeddings_source (source_type=? AND source_id=?)",
+        ),
     ],
     ids=[
         "hydrate",
@@ -43,6 +49,8 @@ WHERE, _ = filter_sql("agent", RecallFilters())
         "passage-windows",
         "canonical-rows",
         "rescore-candidates",
+        "rerank-passages",
+        "rerank-passage-vectors",
     ],
 )
 def test_id_list_queries_seek_by_id(db: Database, sql: str, first_step: str) -> None:
