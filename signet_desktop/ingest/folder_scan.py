@@ -3,7 +3,9 @@
 Read-only by construction: files are opened `rb` and only stat'ed, read and hashed. The walk
 is bounded: symlinked directories are never entered (a symlink loop cannot recurse), a
 directory reached twice by (device, inode) is skipped, depth and file count are capped, and
-a symlinked file is read only when it resolves inside the root. Change detection is by
+a symlinked file is read only when it resolves inside the root, and credential stores
+(`safety/local_files.py`: `.ssh`, `.aws`, `.env*`...) are never entered or read: they are
+counted as skipped (`credential_store`). Change detection is by
 content hash; the (size, mtime) pair recorded beside it lets a rescan skip reading files
 that did not change, so a rescan of 1,000 files reads only the one that did.
 """
@@ -17,6 +19,8 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from signet_desktop.safety.local_files import is_credential_store
 
 DEFAULT_GLOBS = ("**/*.md", "**/*.markdown", "**/*.txt")
 DEFAULT_EXCLUDES = (".git/**", "node_modules/**", ".obsidian/**", ".trash/**")
@@ -55,7 +59,7 @@ class ScanRules:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file the scan left out, and why (too_large, binary, unreadable, outside_root)."""
+    """A file the scan left out, and why (too_large, binary, unreadable, credential_store)."""
 
     path: str
     reason: str
@@ -103,8 +107,12 @@ def _match(relative: str, pattern: str) -> bool:
     return pattern.startswith("**/") and fnmatch.fnmatchcase(relative, pattern[3:])
 
 
-def walk(root: Path, rules: ScanRules) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative POSIX path, stat) of every wanted regular file under `root`, bounded."""
+def walk(
+    root: Path, rules: ScanRules, refused: list[Skipped] | None = None
+) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative POSIX path, stat) of every wanted regular file under `root`, bounded;
+    credential stores met on the way are added to `refused`, never entered or yielded."""
+    refused = [] if refused is None else refused
     seen: set[tuple[int, int]] = set()
     stack: list[tuple[Path, str, int]] = [(root, "", 0)]
     resolved_root = root.resolve()
@@ -123,10 +131,17 @@ def walk(root: Path, rules: ScanRules) -> Iterator[tuple[str, os.stat_result]]:
             relative = f"{prefix}{entry.name}"
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_DEPTH and not rules.excluded(relative):
-                        stack.append((Path(entry.path), f"{relative}/", depth + 1))
+                    if depth >= MAX_DEPTH or rules.excluded(relative):
+                        continue
+                    if is_credential_store(PurePosixPath(relative)):
+                        refused.append(Skipped(f"{relative}/", "credential_store"))
+                        continue
+                    stack.append((Path(entry.path), f"{relative}/", depth + 1))
                     continue
                 if not rules.wants(relative):
+                    continue
+                if is_credential_store(PurePosixPath(relative)):
+                    refused.append(Skipped(relative, "credential_store"))
                     continue
                 if entry.is_symlink() and not _inside(Path(entry.path), resolved_root):
                     continue
@@ -174,7 +189,8 @@ def scan(root: Path, rules: ScanRules, cursor: Mapping[str, FileState]) -> ScanR
     states: dict[str, FileState] = {}
     unchanged = read = 0
     truncated = False
-    for n, (relative, info) in enumerate(walk(root, rules), start=1):
+    refused: list[Skipped] = []
+    for n, (relative, info) in enumerate(walk(root, rules, refused), start=1):
         truncated = n >= rules.max_files
         before = cursor.get(relative)
         if before is not None and (before.size, before.mtime_ns) == (
@@ -204,13 +220,14 @@ def scan(root: Path, rules: ScanRules, cursor: Mapping[str, FileState]) -> ScanR
         states[path] = cursor[path]
     if truncated:
         removed = []  # an incomplete walk cannot tell a deletion from a file it did not reach
+    # A credential store indexed before this rule is removed (not kept like an unreadable file).
     return ScanResult(
         added=tuple(added),
         changed=tuple(changed),
         removed=tuple(removed),
         unchanged=unchanged,
         states=states,
-        skipped=tuple(skipped),
+        skipped=(*skipped, *refused),
         truncated=truncated,
         read_files=read,
     )
