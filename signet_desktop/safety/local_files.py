@@ -128,7 +128,7 @@ def open_file(raw: object, roots: Sequence[Path], *, field: str = "path") -> Bin
     """
     given = given_path(raw, field=field)
     flags = os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC
-    fd = _open(given, flags, field)
+    fd = _open(given, flags, roots, field)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidInput(f"{field} is not a regular file", code="path_not_found")
@@ -143,7 +143,7 @@ def open_file(raw: object, roots: Sequence[Path], *, field: str = "path") -> Bin
 def open_dir(raw: object, roots: Sequence[Path], *, field: str = "path") -> Path:
     """The real path of a directory a caller with `roots` may read (checked as opened)."""
     given = given_path(raw, field=field)
-    fd = _open(given, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, field)
+    fd = _open(given, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, roots, field)
     try:
         real = descriptor_path(fd, given)
         check_real(given, real, roots, field=field)
@@ -152,14 +152,16 @@ def open_dir(raw: object, roots: Sequence[Path], *, field: str = "path") -> Path
         os.close(fd)
 
 
-def _open(given: Path, flags: int, field: str) -> int:
+def _open(given: Path, flags: int, roots: Sequence[Path], field: str) -> int:
     try:
         return os.open(given, flags)
-    except FileNotFoundError:
-        raise InvalidInput(f"{field} does not exist", code="path_not_found") from None
-    except NotADirectoryError:
-        raise InvalidInput(f"{field} is not a directory", code="path_not_found") from None
     except OSError as exc:
+        # Whether a path outside the caller's roots exists is not for the caller to learn.
+        check_real(given, given.resolve(), roots, field=field)
+        if isinstance(exc, FileNotFoundError):
+            raise InvalidInput(f"{field} does not exist", code="path_not_found") from None
+        if isinstance(exc, NotADirectoryError):
+            raise InvalidInput(f"{field} is not a directory", code="path_not_found") from None
         raise InvalidInput(
             f"{field} cannot be read: {exc.strerror or exc}", code="path_unreadable"
         ) from None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_desktop.domain.errors import Forbidden, InvalidInput, NotFound, SignetError
+from signet_desktop.domain.errors import Forbidden, NotFound, SignetError
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.evidence.canonical import CanonicalFile
 from signet_desktop.service.transcripts import TranscriptService, render_content
