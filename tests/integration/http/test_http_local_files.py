@@ -40,7 +40,11 @@ TABLES = (
     "source_import_runs",
     "session_transcripts",
 )
-KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUtc2VjcmV0\n-----END OPENSSH PRIVATE KEY-----\n"
+KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUtc2VjcmV0\n"
+    "-----END OPENSSH PRIVATE KEY-----\n"
+)
 SECRET = "sk-ant-api03-" + "Q" * 40
 NOTE = "Deploy notes: the billing service retries webhooks five times before alerting."
 
