@@ -20,6 +20,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from signet_desktop.domain.errors import SignetError
+from signet_desktop.safety import local_files
 from signet_desktop.safety.local_files import is_credential_store
 
 DEFAULT_GLOBS = ("**/*.md", "**/*.markdown", "**/*.txt")
@@ -28,6 +30,7 @@ MAX_DEPTH = 64
 MAX_FILES = 100_000
 MAX_PATTERNS = 32
 MAX_PATTERN_CHARS = 200
+_REFUSALS = {"path_not_allowed": "outside_root", "path_credential_store": "credential_store"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,9 @@ class ScanRules:
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     max_bytes: int = 10 * 1024 * 1024
     max_files: int = MAX_FILES
+    # Set: files are opened through safety/local_files.py and must really lie in these roots
+    # (a file swapped for a link out of them between the walk and the read is not read).
+    roots: tuple[Path, ...] | None = None
 
     def wants(self, relative: str) -> bool:
         return any(_match(relative, g) for g in self.globs) and not self.excluded(relative)
@@ -59,7 +65,8 @@ class ScanRules:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file the scan left out, and why (too_large, binary, unreadable, credential_store)."""
+    """A file the scan left out, and why (too_large, binary, unreadable, outside_root,
+    credential_store)."""
 
     path: str
     reason: str
@@ -163,12 +170,21 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def file_digest(path: Path, max_bytes: int) -> tuple[str | None, str | None]:
-    """(sha256, None) of a text file, else (None, reason): too_large, binary, unreadable."""
+def file_digest(
+    path: Path, max_bytes: int, roots: Sequence[Path] | None = None
+) -> tuple[str | None, str | None]:
+    """(sha256, None) of a text file, else (None, reason): too_large, binary, unreadable,
+    outside_root, credential_store (the last two only when `roots` are given)."""
     digest = hashlib.sha256()
     size = 0
     try:
-        with path.open("rb") as handle:
+        opened = path.open("rb") if roots is None else local_files.open_file(str(path), roots)
+    except SignetError as exc:
+        return None, _REFUSALS.get(exc.code, "unreadable")
+    except OSError:
+        return None, "unreadable"
+    try:
+        with opened as handle:
             while block := handle.read(1 << 20):
                 size += len(block)
                 if size > max_bytes:
@@ -201,7 +217,7 @@ def scan(root: Path, rules: ScanRules, cursor: Mapping[str, FileState]) -> ScanR
             unchanged += 1
             continue
         read += 1
-        digest, reason = file_digest(root / relative, rules.max_bytes)
+        digest, reason = file_digest(root / relative, rules.max_bytes, rules.roots)
         if digest is None:
             skipped.append(Skipped(relative, reason or "unreadable"))
             continue

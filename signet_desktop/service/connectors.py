@@ -258,6 +258,7 @@ class ConnectorService:
             globs=tuple(connector.config.get("globs") or folder_scan.DEFAULT_GLOBS),
             excludes=tuple(connector.config.get("excludes") or ()),
             max_bytes=self._documents.limits.max_content_bytes,
+            roots=(root,),  # each file is checked as opened: really inside the folder
         )
         previous = folder_scan.cursor_from_json(connector.cursor)
         # A full sync forgets the (size, mtime) shortcut, so every file is read and hashed.

@@ -152,3 +152,17 @@ def test_credential_stores_are_skipped_counted_and_dropped_from_the_cursor(tmp_p
                                                       "deep/.aws/"]  # fmt: skip
     assert {s.reason for s in result.skipped} == {"credential_store"}
     assert result.removed == (".netrc",)
+
+
+def test_with_roots_a_file_swapped_for_a_link_out_of_the_root_is_not_read(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(root, "a.md", "alpha")
+    write(outside, "secret.md", "secret")
+    rules = ScanRules(roots=(root.resolve(),))
+    assert folder_scan.file_digest(root / "a.md", rules.max_bytes, rules.roots)[1] is None
+    (root / "a.md").unlink()
+    (root / "a.md").symlink_to(outside / "secret.md")  # after the walk, before the read
+    assert folder_scan.file_digest(root / "a.md", rules.max_bytes, rules.roots) == (
+        None,
+        "outside_root",
+    )
