@@ -130,9 +130,9 @@ def open_file(raw: object, roots: Sequence[Path], *, field: str = "path") -> Bin
     flags = os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC
     fd = _open(given, flags, roots, field)
     try:
+        check_real(given, descriptor_path(fd, given), roots, field=field)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidInput(f"{field} is not a regular file", code="path_not_found")
-        check_real(given, descriptor_path(fd, given), roots, field=field)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -153,11 +153,13 @@ def open_dir(raw: object, roots: Sequence[Path], *, field: str = "path") -> Path
 
 
 def _open(given: Path, flags: int, roots: Sequence[Path], field: str) -> int:
+    # Checked before the open too: a path out of bounds is never opened (a device's open can
+    # act), and whether it exists is not for the caller to learn. The check that counts is
+    # the one after, on the descriptor.
+    check_real(given, given.resolve(), roots, field=field)
     try:
         return os.open(given, flags)
     except OSError as exc:
-        # Whether a path outside the caller's roots exists is not for the caller to learn.
-        check_real(given, given.resolve(), roots, field=field)
         if isinstance(exc, FileNotFoundError):
             raise InvalidInput(f"{field} does not exist", code="path_not_found") from None
         if isinstance(exc, NotADirectoryError):

@@ -111,3 +111,26 @@ def test_descriptor_path_is_the_opened_file(tmp_path: Path) -> None:
         assert local_files.descriptor_path(fd, tmp_path / "a") == (tmp_path / "b").resolve()
     finally:
         os.close(fd)
+
+
+def test_a_swap_between_the_pre_check_and_the_open_is_caught_on_the_descriptor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret", encoding="utf-8")
+    victim = root / "note.txt"
+    victim.write_text("note", encoding="utf-8")
+    real_open = os.open
+
+    def racing_open(path: object, flags: int, *args: object) -> int:
+        if Path(str(path)) == victim and not victim.is_symlink():  # the attacker wins here
+            victim.unlink()
+            victim.symlink_to(outside / "secret.txt")
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", racing_open)
+    with pytest.raises(Forbidden) as refused:
+        local_files.open_file(str(victim), [root])
+    assert refused.value.code == "path_not_allowed"
