@@ -128,6 +128,10 @@ def _requests(env: Env, path: Path) -> list[tuple[str, dict[str, Any]]]:
             {"session_id": "s2", "transcript_path": str(path / "t.jsonl")},
         ),
         (
+            "/api/hooks/claude-code/pre-compact",
+            {"session_id": "s4", "transcript_path": str(path / "t.jsonl")},
+        ),
+        (
             "/api/hooks/user-prompt-submit",
             {
                 "harness": "claude-code",
@@ -144,16 +148,30 @@ async def test_a_token_holder_without_roots_names_no_server_path(
 ) -> None:
     (without_roots.root / "t.jsonl").write_text("{}\n", encoding="utf-8")
     before = without_roots.counts()
-    for route, body in _requests(without_roots, without_roots.root)[:5]:
+    for route, body in _requests(without_roots, without_roots.root)[:-1]:
         reply = await remote.post(route, json=body)
         assert reply.status_code == 403, (route, reply.text)
         assert reply.json()["code"] == "path_not_allowed"
         assert "files.roots" in reply.json()["error"]
     # The prompt hook answers (it captures later, off its path) and captures nothing.
-    route, body = _requests(without_roots, without_roots.root)[5]
+    route, body = _requests(without_roots, without_roots.root)[-1]
     assert (await remote.post(route, json=body)).status_code == 200
     without_roots.service.transcripts.wait_live()
     assert without_roots.counts() == before
+
+
+async def test_hybrid_serves_the_loopback_user_as_local_and_a_peer_with_the_token_as_not(
+    without_roots: Env,
+) -> None:
+    app = create_app(
+        without_roots.service, HttpSettings(auth_token=TOKEN, trust_loopback_clients=True)
+    )
+    body = {"source_type": "file", "path": str(without_roots.root / "notes.md")}
+    async with make_client(app, client=("10.1.2.3", 50000), headers=BEARER) as peer:
+        refused = await peer.post("/api/documents", json=body)
+        assert refused.status_code == 403 and refused.json()["code"] == "path_not_allowed"
+    async with make_client(app) as loopback:
+        assert (await loopback.post("/api/documents", json=body)).status_code == 201
 
 
 async def test_the_local_user_reads_its_defaults_without_roots(
@@ -181,7 +199,7 @@ async def test_a_token_holder_reads_under_configured_roots_only(
     chunks = (await remote_with_roots.get(f"/api/documents/{created.json()['id']}/chunks")).json()
     assert NOTE in "".join(c["content"] for c in chunks["chunks"])
     before = with_roots.counts()
-    for route, body in _requests(with_roots, with_roots.outside)[:5]:
+    for route, body in _requests(with_roots, with_roots.outside)[:-1]:
         reply = await remote_with_roots.post(route, json=body)
         assert reply.status_code == 403 and reply.json()["code"] == "path_not_allowed", route
     # A symlink inside the root that leads out of it is refused at submit too.
