@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
 
 from signet_desktop.config.base import CamelConfigModel, ConfigModel
+from signet_desktop.config.files import FilesConfig
 from signet_desktop.config.inference import (
     InferenceAccount,
     InferenceConfig,
@@ -35,6 +36,7 @@ __all__ = [
     "DreamingConfig",
     "EmbeddingConfig",
     "EmbeddingProviderName",
+    "FilesConfig",
     "HooksConfig",
     "InferenceAccount",
     "InferenceConfig",
@@ -169,3 +171,4 @@ class SignetConfig(ConfigModel):
     auth: AuthConfig = AuthConfig()
     hooks: HooksConfig = HooksConfig()
     inference: InferenceConfig = InferenceConfig()
+    files: FilesConfig = FilesConfig()

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.sessions import Turn
+from signet_desktop.safety import local_files
 
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 # Codex repeats these as user messages at the start of every session; they are not talk.
@@ -31,33 +33,36 @@ class ParsedTranscript:
     skipped_lines: int
 
 
-def resolve_transcript_path(raw: object, roots: Sequence[Path]) -> Path:
-    """The transcript file `raw` names, if it is a regular file inside one of `roots`.
-
-    Symlinks are resolved first, so a link that leads out of the roots is refused.
-    """
+def check_transcript_path(raw: object) -> Path:
+    """`raw` as an absolute transcript path (`~` expanded), or InvalidInput."""
     if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
         raise InvalidInput("transcriptPath must be a file path", code="transcript_path_invalid")
     path = Path(raw).expanduser()
     if not path.is_absolute():
         raise InvalidInput("transcriptPath must be absolute", code="transcript_path_invalid")
-    resolved = path.resolve()
-    allowed = [root.resolve() for root in roots]
-    if not any(resolved.is_relative_to(root) for root in allowed):
+    return path
+
+
+def open_transcript(path: Path, roots: Sequence[Path]) -> BinaryIO:
+    """The transcript file, opened and then checked on its descriptor: inside `roots`, not a
+    credential store (Forbidden `path_not_allowed` / `path_credential_store`), a regular file
+    (`transcript_not_found`), at most MAX_TRANSCRIPT_BYTES (`transcript_too_large`)."""
+    try:
+        handle = local_files.open_file(str(path), roots, field="transcriptPath")
+    except InvalidInput as exc:
+        if exc.code == "path_invalid":
+            raise InvalidInput(exc.message, code="transcript_path_invalid") from None
         raise InvalidInput(
-            "transcriptPath is outside the allowed directories (home, harness directories, "
-            "the workspace)",
-            code="transcript_path_forbidden",
-        )
-    if not resolved.is_file():
-        raise InvalidInput("transcriptPath is not a readable file", code="transcript_not_found")
-    size = resolved.stat().st_size
+            "transcriptPath is not a readable file", code="transcript_not_found"
+        ) from None
+    size = os.fstat(handle.fileno()).st_size
     if size > MAX_TRANSCRIPT_BYTES:
+        handle.close()
         raise InvalidInput(
             f"transcript is {size / 2**20:.0f} MB; the limit is {MAX_TRANSCRIPT_BYTES // 2**20} MB",
             code="transcript_too_large",
         )
-    return resolved
+    return handle
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,43 +75,49 @@ class JsonlLines:
     complete_end: int  # bytes covered by lines that were read (a torn tail lies past it)
 
 
-def read_jsonl(path: Path) -> JsonlLines:
+def read_jsonl(source: Path | BinaryIO) -> JsonlLines:
     """Every line that is a JSON object, with offsets; blank lines are ignored."""
+    if isinstance(source, Path):
+        with source.open("rb") as handle:
+            return _read_lines(handle)
+    return _read_lines(source)
+
+
+def _read_lines(handle: BinaryIO) -> JsonlLines:
     records: list[dict[str, Any]] = []
     offsets: list[int] = []
     skipped = 0
     offset = 0
     end = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            start, offset = offset, offset + len(raw)
-            line = raw.strip()
-            if not line:
-                end = offset if raw.endswith(b"\n") else end
-                continue
-            try:
-                value = json.loads(line)
-            except ValueError:  # a torn last line of a live session, or garbage
-                skipped += 1
-                continue
-            if isinstance(value, dict):
-                records.append(value)
-                offsets.append(start)
-                end = offset
-            else:
-                skipped += 1
+    for raw in handle:
+        start, offset = offset, offset + len(raw)
+        line = raw.strip()
+        if not line:
+            end = offset if raw.endswith(b"\n") else end
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:  # a torn last line of a live session, or garbage
+            skipped += 1
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+            offsets.append(start)
+            end = offset
+        else:
+            skipped += 1
     return JsonlLines(records, offsets, skipped, end)
 
 
-def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+def read_records(source: Path | BinaryIO) -> tuple[list[dict[str, Any]], int]:
     """The JSON objects of a JSONL file and the number of lines that were not objects."""
-    lines = read_jsonl(path)
+    lines = read_jsonl(source)
     return lines.records, lines.skipped
 
 
-def parse_transcript(harness: str, path: Path) -> ParsedTranscript:
+def parse_transcript(harness: str, source: Path | BinaryIO) -> ParsedTranscript:
     """Turns of a harness's own transcript file (Claude Code or Codex layout)."""
-    records, skipped = read_records(path)
+    records, skipped = read_records(source)
     if harness == "codex":
         return ParsedTranscript(list(codex_turns(records)), skipped)
     return ParsedTranscript(list(claude_code_turns(records)), skipped)

@@ -3,7 +3,9 @@
 Read-only by construction: files are opened `rb` and only stat'ed, read and hashed. The walk
 is bounded: symlinked directories are never entered (a symlink loop cannot recurse), a
 directory reached twice by (device, inode) is skipped, depth and file count are capped, and
-a symlinked file is read only when it resolves inside the root. Change detection is by
+a symlinked file is read only when it resolves inside the root, and credential stores
+(`safety/local_files.py`: `.ssh`, `.aws`, `.env*`...) are never entered or read: they are
+counted as skipped (`credential_store`). Change detection is by
 content hash; the (size, mtime) pair recorded beside it lets a rescan skip reading files
 that did not change, so a rescan of 1,000 files reads only the one that did.
 """
@@ -18,12 +20,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from signet_desktop.domain.errors import SignetError
+from signet_desktop.safety import local_files
+from signet_desktop.safety.local_files import is_credential_store
+
 DEFAULT_GLOBS = ("**/*.md", "**/*.markdown", "**/*.txt")
 DEFAULT_EXCLUDES = (".git/**", "node_modules/**", ".obsidian/**", ".trash/**")
 MAX_DEPTH = 64
 MAX_FILES = 100_000
 MAX_PATTERNS = 32
 MAX_PATTERN_CHARS = 200
+_REFUSALS = {"path_not_allowed": "outside_root", "path_credential_store": "credential_store"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +52,9 @@ class ScanRules:
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     max_bytes: int = 10 * 1024 * 1024
     max_files: int = MAX_FILES
+    # Set: files are opened through safety/local_files.py and must really lie in these roots
+    # (a file swapped for a link out of them between the walk and the read is not read).
+    roots: tuple[Path, ...] | None = None
 
     def wants(self, relative: str) -> bool:
         return any(_match(relative, g) for g in self.globs) and not self.excluded(relative)
@@ -55,7 +65,8 @@ class ScanRules:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file the scan left out, and why (too_large, binary, unreadable, outside_root)."""
+    """A file the scan left out, and why (too_large, binary, unreadable, outside_root,
+    credential_store)."""
 
     path: str
     reason: str
@@ -103,8 +114,12 @@ def _match(relative: str, pattern: str) -> bool:
     return pattern.startswith("**/") and fnmatch.fnmatchcase(relative, pattern[3:])
 
 
-def walk(root: Path, rules: ScanRules) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative POSIX path, stat) of every wanted regular file under `root`, bounded."""
+def walk(
+    root: Path, rules: ScanRules, refused: list[Skipped] | None = None
+) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative POSIX path, stat) of every wanted regular file under `root`, bounded;
+    credential stores met on the way are added to `refused`, never entered or yielded."""
+    refused = [] if refused is None else refused
     seen: set[tuple[int, int]] = set()
     stack: list[tuple[Path, str, int]] = [(root, "", 0)]
     resolved_root = root.resolve()
@@ -123,10 +138,17 @@ def walk(root: Path, rules: ScanRules) -> Iterator[tuple[str, os.stat_result]]:
             relative = f"{prefix}{entry.name}"
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_DEPTH and not rules.excluded(relative):
-                        stack.append((Path(entry.path), f"{relative}/", depth + 1))
+                    if depth >= MAX_DEPTH or rules.excluded(relative):
+                        continue
+                    if is_credential_store(PurePosixPath(relative)):
+                        refused.append(Skipped(f"{relative}/", "credential_store"))
+                        continue
+                    stack.append((Path(entry.path), f"{relative}/", depth + 1))
                     continue
                 if not rules.wants(relative):
+                    continue
+                if is_credential_store(PurePosixPath(relative)):
+                    refused.append(Skipped(relative, "credential_store"))
                     continue
                 if entry.is_symlink() and not _inside(Path(entry.path), resolved_root):
                     continue
@@ -148,12 +170,21 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def file_digest(path: Path, max_bytes: int) -> tuple[str | None, str | None]:
-    """(sha256, None) of a text file, else (None, reason): too_large, binary, unreadable."""
+def file_digest(
+    path: Path, max_bytes: int, roots: Sequence[Path] | None = None
+) -> tuple[str | None, str | None]:
+    """(sha256, None) of a text file, else (None, reason): too_large, binary, unreadable,
+    outside_root, credential_store (the last two only when `roots` are given)."""
     digest = hashlib.sha256()
     size = 0
     try:
-        with path.open("rb") as handle:
+        opened = path.open("rb") if roots is None else local_files.open_file(str(path), roots)
+    except SignetError as exc:
+        return None, _REFUSALS.get(exc.code, "unreadable")
+    except OSError:
+        return None, "unreadable"
+    try:
+        with opened as handle:
             while block := handle.read(1 << 20):
                 size += len(block)
                 if size > max_bytes:
@@ -174,7 +205,8 @@ def scan(root: Path, rules: ScanRules, cursor: Mapping[str, FileState]) -> ScanR
     states: dict[str, FileState] = {}
     unchanged = read = 0
     truncated = False
-    for n, (relative, info) in enumerate(walk(root, rules), start=1):
+    refused: list[Skipped] = []
+    for n, (relative, info) in enumerate(walk(root, rules, refused), start=1):
         truncated = n >= rules.max_files
         before = cursor.get(relative)
         if before is not None and (before.size, before.mtime_ns) == (
@@ -185,7 +217,7 @@ def scan(root: Path, rules: ScanRules, cursor: Mapping[str, FileState]) -> ScanR
             unchanged += 1
             continue
         read += 1
-        digest, reason = file_digest(root / relative, rules.max_bytes)
+        digest, reason = file_digest(root / relative, rules.max_bytes, rules.roots)
         if digest is None:
             skipped.append(Skipped(relative, reason or "unreadable"))
             continue
@@ -204,13 +236,14 @@ def scan(root: Path, rules: ScanRules, cursor: Mapping[str, FileState]) -> ScanR
         states[path] = cursor[path]
     if truncated:
         removed = []  # an incomplete walk cannot tell a deletion from a file it did not reach
+    # A credential store indexed before this rule is removed (not kept like an unreadable file).
     return ScanResult(
         added=tuple(added),
         changed=tuple(changed),
         removed=tuple(removed),
         unchanged=unchanged,
         states=states,
-        skipped=tuple(skipped),
+        skipped=(*skipped, *refused),
         truncated=truncated,
         read_files=read,
     )

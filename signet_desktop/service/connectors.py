@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -34,10 +34,12 @@ from signet_desktop.domain.connectors import (
     SyncReport,
 )
 from signet_desktop.domain.documents import DocumentRequest
-from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
+from signet_desktop.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.ingest import folder_scan
 from signet_desktop.ingest.folder_scan import FileState, ScanRules
+from signet_desktop.safety import local_files
+from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.documents import DocumentService
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import connectors as rows
@@ -74,22 +76,24 @@ class ConnectorService:
         db: Database,
         documents: DocumentService,
         *,
-        allowed_roots: Sequence[Path] | None = None,
+        roots: FileRoots | None = None,
     ) -> None:
         self._db = db
         self._documents = documents
-        self._roots = tuple(allowed_roots or documents.limits.file_roots)
+        self._roots = roots or documents.limits.file_roots
         self._syncing: set[str] = set()
         self._reports: dict[str, SyncReport] = {}
         self._lock = threading.Lock()
 
     # -- registration ---------------------------------------------------------------------
 
-    def add_folder(self, agent_id: str, request: FolderRequest) -> Connector:
+    def add_folder(self, agent_id: str, request: FolderRequest, *, local: bool = True) -> Connector:
         """Register a folder; InvalidInput (nothing written) for a bad path or pattern,
-        Conflict when the agent already has a live connector on that folder."""
+        Forbidden for a folder outside the roots the caller may read (`local`: the machine's
+        own user) or in a credential store, Conflict when the agent already has a live
+        connector on that folder. Its syncs read with the same caller's roots."""
         agent_id = scope.check_agent_id(agent_id)
-        root = self._check_root(request.path)
+        root = local_files.open_dir(request.path, self._roots.for_caller(local))
         try:
             globs = folder_scan.check_patterns(request.globs, "glob") or folder_scan.DEFAULT_GLOBS
             excludes = folder_scan.check_patterns(request.excludes, "exclude")
@@ -103,6 +107,7 @@ class ConnectorService:
             "globs": list(globs),
             "excludes": list(excludes or folder_scan.DEFAULT_EXCLUDES),
             "watch": bool(request.watch),
+            "reader": "local" if local else "remote",
         }
         connector_id = f"con_{uuid.uuid4().hex[:16]}"
         with self._db.write() as conn:
@@ -240,13 +245,20 @@ class ConnectorService:
         return report
 
     def _apply(self, connector: Connector, *, full: bool) -> SyncReport:
-        root = Path(str(connector.config["path"]))
-        if not root.is_dir():
-            raise InvalidInput(f"{root} is not a readable folder", code="folder_missing")
+        local = _local(connector)
+        try:  # checked again at every sync: files.roots may have changed since
+            root = local_files.open_dir(
+                str(connector.config["path"]), self._roots.for_caller(local)
+            )
+        except InvalidInput:
+            raise InvalidInput(
+                f"{connector.config['path']} is not a readable folder", code="folder_missing"
+            ) from None
         rules = ScanRules(
             globs=tuple(connector.config.get("globs") or folder_scan.DEFAULT_GLOBS),
             excludes=tuple(connector.config.get("excludes") or ()),
             max_bytes=self._documents.limits.max_content_bytes,
+            roots=(root,),  # each file is checked as opened: really inside the folder
         )
         previous = folder_scan.cursor_from_json(connector.cursor)
         # A full sync forgets the (size, mtime) shortcut, so every file is read and hashed.
@@ -269,10 +281,10 @@ class ConnectorService:
             ops = self._tick(connector, states, ops)
         for path in changed:
             self._drop(connector, previous.get(path), CHANGE_REASON, errors)
-            states[path] = self._submit(connector, root, path, found[path], errors)
+            states[path] = self._submit(connector, root, path, found[path], errors, local)
             ops = self._tick(connector, states, ops)
         for path in added:
-            states[path] = self._submit(connector, root, path, found[path], errors)
+            states[path] = self._submit(connector, root, path, found[path], errors, local)
             ops = self._tick(connector, states, ops)
         self._save(connector, states)
         failed = sum(1 for s in states.values() if s.document_id is None)
@@ -298,6 +310,7 @@ class ConnectorService:
         relative: str,
         state: FileState,
         errors: builtins.list[str],
+        local: bool,
     ) -> FileState:
         request = DocumentRequest(
             source_type="file",
@@ -308,8 +321,8 @@ class ConnectorService:
             metadata={"connectorId": connector.id, "relativePath": relative},
         )
         try:
-            ticket = self._documents.submit(connector.agent_id, request)
-        except (InvalidInput, Conflict) as exc:
+            ticket = self._documents.submit(connector.agent_id, request, local=local)
+        except (InvalidInput, Conflict, Forbidden) as exc:
             errors.append(f"{relative}: {exc}")
             return state
         shared = False
@@ -374,22 +387,11 @@ class ConnectorService:
                 self._syncing.discard(connector.id)
         return DisconnectReport(connector.id, documents, chunks)
 
-    def _check_root(self, path: str) -> Path:
-        if not path or len(path) > 4096 or "\x00" in path:
-            raise InvalidInput("path is required", code="path_invalid")
-        given = Path(path).expanduser()
-        if not given.is_absolute():
-            raise InvalidInput("path must be absolute", code="path_invalid")
-        root = given.resolve()
-        if not any(root.is_relative_to(allowed.resolve()) for allowed in self._roots):
-            raise InvalidInput(
-                "the folder is outside the directories documents may be read from "
-                "(home, /tmp, the workspace)",
-                code="path_not_allowed",
-            )
-        if not root.is_dir():
-            raise InvalidInput(f"{root} is not a folder", code="path_not_found")
-        return root
+
+def _local(connector: Connector) -> bool:
+    """Was the connector registered by the local user? (A row from before the `reader` was
+    recorded counts as the local user's.)"""
+    return connector.config.get("reader") != "remote"
 
 
 class ConnectorWatcher:

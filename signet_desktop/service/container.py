@@ -141,7 +141,11 @@ def build_service(
     embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
     parts = build_embedding_parts(db, config, embedder, bus)
     transcripts = TranscriptService(
-        db, paths.root, allowed_roots=default_transcript_roots(), events=bus
+        db,
+        paths.root,
+        allowed_roots=default_transcript_roots(),
+        configured_roots=config.files.roots,
+        events=bus,
     )
     declared = [] if parts.worker is None else [embedding_worker.declaration(parts.worker)]
     declared.append(transcript_worker.declaration(TranscriptTtlWorker(transcripts)))
@@ -163,6 +167,7 @@ def build_service(
         pipeline_v2.documents,
         max_attempts=pipeline_v2.worker.max_retries,
         file_roots=default_file_roots(paths.root),
+        configured_roots=config.files.roots,
     )
     documents = DocumentService(db, memory_service, document_limits, events=bus)
     declared.append(document_worker.declaration(db, documents, pipeline_v2, events=bus))
@@ -251,6 +256,7 @@ def build_service(
             SignetWorkspaceImporter(follow=follow, own_database=paths.db_path),
         ),
         allowed_roots=default_transcript_roots(),
+        configured_roots=config.files.roots,
         events=bus,
     )
     return SignetService(

@@ -33,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 from signet_desktop.config.pipeline import DocumentsConfig, PipelineV2Config
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE, CHUNK_SOURCE_TYPE, JOB_TYPE, Document
+from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import DocumentFinished, DocumentProgress, EventSink
 from signet_desktop.ingest import extract as extraction
 from signet_desktop.ingest.chunking import Chunk, chunk_text
@@ -40,6 +41,7 @@ from signet_desktop.ingest.errors import SourceRejected
 from signet_desktop.ingest.fetch import FetchSettings, fetch
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import QueueWorker, WorkerSettings
+from signet_desktop.safety import local_files
 from signet_desktop.service.documents import DOCUMENT_ACTOR, DocumentService
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.memories import RememberRequest
@@ -128,7 +130,8 @@ class DocumentIngest:
 
     def _ingest(self, document: Document, job: jobs.Job) -> Mapping[str, Any]:
         self._advance(document, "extracting")
-        text = self._text(document)
+        # A file is read with the roots of whoever submitted it (the local user or a token).
+        text = self._text(document, local=job.payload.get("reader") != "remote")
         self._renew(job)
         self._faults.hit("extracted")
         chunks = chunk_text(text, self.settings.chunk_size, self.settings.chunk_overlap)
@@ -159,7 +162,7 @@ class DocumentIngest:
 
     # -- extracting -----------------------------------------------------------------------
 
-    def _text(self, document: Document) -> str:
+    def _text(self, document: Document, *, local: bool) -> str:
         """The document's text: stored already (given, or by an earlier attempt), else read."""
         stored = documents.raw_content(self._db.reader(), document.id)
         if stored is not None:
@@ -168,7 +171,7 @@ class DocumentIngest:
                     raise Cancelled
             self._progress(document, "chunking")
             return stored
-        body, media, charset, name = self._source(document)
+        body, media, charset, name = self._source(document, local)
         extracted = extraction.extract(body, media, charset=charset)
         title = extracted.title or (Path(name).name if name else None)
         with self._db.write() as conn:
@@ -185,7 +188,7 @@ class DocumentIngest:
         self._progress(document, "chunking")
         return extracted.text
 
-    def _source(self, document: Document) -> tuple[bytes, str, str | None, str | None]:
+    def _source(self, document: Document, local: bool) -> tuple[bytes, str, str | None, str | None]:
         """(bytes, media type, charset, file name) of a URL or file document."""
         url = document.source_url or ""
         if document.source_type == "url":
@@ -194,7 +197,8 @@ class DocumentIngest:
             return fetched.body, media, fetched.charset, None
         if document.source_type == "file":
             path = Path(unquote(urlsplit(url).path))
-            body = _read_file(path, self.settings.fetch.max_bytes)
+            roots = self._service.limits.file_roots.for_caller(local)
+            body = _read_file(path, roots, self.settings.fetch.max_bytes)
             return (
                 body,
                 extraction.media_type_of(body, document.content_type, path.name),
@@ -301,16 +305,20 @@ class DocumentIngest:
             )
 
 
-def _read_file(path: Path, limit: int) -> bytes:
+def _read_file(path: Path, roots: Sequence[Path], limit: int) -> bytes:
+    """The file's bytes, opened and then checked on the descriptor (roots, credential stores):
+    a file swapped for a symlink since the submit is refused, never read."""
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise SourceRejected(
-                f"{path.name} is {size:,} bytes; the limit is {limit:,} "
-                "(memory.pipelineV2.documents.maxContentBytes)"
-            )
-        with path.open("rb") as handle:
+        with local_files.open_file(str(path), roots) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise SourceRejected(
+                    f"{path.name} is {size:,} bytes; the limit is {limit:,} "
+                    "(memory.pipelineV2.documents.maxContentBytes)"
+                )
             body = handle.read(limit + 1)
+    except SignetError as exc:
+        raise SourceRejected(f"{exc.code}: {exc.message}") from None
     except OSError as exc:
         raise SourceRejected(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(body) > limit:

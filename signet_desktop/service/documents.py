@@ -22,7 +22,7 @@ import uuid
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -53,12 +53,13 @@ from signet_desktop.domain.events import (
 )
 from signet_desktop.domain.memory import Actor
 from signet_desktop.queue import jobs
+from signet_desktop.safety import local_files
+from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.memories import MemoryService
 from signet_desktop.storage import documents
 from signet_desktop.storage.database import Database
 
 MAX_URL_CHARS = 4096
-MAX_PATH_CHARS = 4096
 MAX_CHUNK_PAGE = 1000
 LOCK_STRIPES = 64
 DOCUMENT_ACTOR = Actor(changed_by="document-ingest", actor_type="system")
@@ -72,23 +73,29 @@ class DocumentLimits:
     chunk_size: int
     chunk_overlap: int
     max_attempts: int = jobs.DEFAULT_MAX_ATTEMPTS
-    file_roots: tuple[Path, ...] = ()
+    file_roots: FileRoots = field(default_factory=FileRoots)
 
     @classmethod
     def from_config(
-        cls, config: DocumentsConfig, *, max_attempts: int, file_roots: Sequence[Path]
+        cls,
+        config: DocumentsConfig,
+        *,
+        max_attempts: int,
+        file_roots: Sequence[Path],
+        configured_roots: Sequence[Path] = (),
     ) -> DocumentLimits:
+        """`file_roots` are the local user's defaults; `configured_roots` is `files.roots`."""
         return cls(
             max_content_bytes=config.max_content_bytes,
             chunk_size=config.chunk_size,
             chunk_overlap=config.chunk_overlap,
             max_attempts=max_attempts,
-            file_roots=tuple(Path(root).resolve() for root in file_roots),
+            file_roots=FileRoots.of(configured_roots, file_roots),
         )
 
 
 def default_file_roots(workspace: Path) -> tuple[Path, ...]:
-    """Where `source_type: file` paths may be: the home directory, /tmp and the workspace."""
+    """Where the local user's `file` paths may be: the home directory, /tmp, the workspace."""
     return (Path.home(), Path("/tmp"), workspace)
 
 
@@ -118,16 +125,20 @@ class DocumentService:
 
     # -- operations -----------------------------------------------------------------------
 
-    def submit(self, agent_id: str, request: DocumentRequest) -> DocumentTicket:
+    def submit(
+        self, agent_id: str, request: DocumentRequest, *, local: bool = True
+    ) -> DocumentTicket:
         """Queue a document for ingest; the existing one (`deduplicated`) for a repeat.
 
         Refuses (InvalidInput, nothing written): an unknown source type, empty or oversized
         text, text with NUL bytes, a URL that is not http(s), a file path that is relative,
-        missing, not a regular file or outside the allowed roots, a long title or big metadata.
+        missing or not a regular file, a long title or big metadata; (Forbidden) a file
+        outside the roots the caller may read (`local`: the machine's own user) or in a
+        credential store. The worker checks the file again as it opens it.
         """
         agent_id = scope.check_agent_id(agent_id)
         checked = self._check(request)
-        source_url, digest, content = _source_of(checked, self.limits)
+        source_url, digest, content = _source_of(checked, self.limits, local)
         connector = checked.connector_id
         if connector is not None and not documents.connector_exists(
             self._db.reader(), agent_id, connector
@@ -162,7 +173,7 @@ class DocumentService:
                 JOB_TYPE,
                 agent_id=agent_id,
                 document_id=document_id,
-                payload={"documentId": document_id},
+                payload={"documentId": document_id, "reader": "local" if local else "remote"},
                 max_attempts=self.limits.max_attempts,
             )
         self._events.publish(
@@ -291,7 +302,7 @@ class DocumentService:
 
 
 def _source_of(
-    request: DocumentRequest, limits: DocumentLimits
+    request: DocumentRequest, limits: DocumentLimits, local: bool
 ) -> tuple[str | None, str | None, str | None]:
     """(source_url, content hash, raw content) the submit stores, after checking the source."""
     if request.source_type == "text":
@@ -310,8 +321,9 @@ def _source_of(
         return None, hashlib.sha256(raw).hexdigest(), text
     if request.source_type == "url":
         return check_url(request.url), None, None
-    path = check_file(request.path, limits.file_roots)
-    return path.as_uri(), _file_hash(path, limits.max_content_bytes), None
+    roots = limits.file_roots.for_caller(local)
+    path = local_files.check_path(request.path, roots)
+    return path.as_uri(), _file_hash(path, roots, limits.max_content_bytes), None
 
 
 def check_url(url: str | None) -> str:
@@ -328,31 +340,13 @@ def check_url(url: str | None) -> str:
     return urlunsplit((parts.scheme.lower(), parts.netloc, parts.path or "/", parts.query, ""))
 
 
-def check_file(path: str | None, roots: Sequence[Path]) -> Path:
-    """An absolute path to a regular file, symlinks resolved, inside one of `roots`."""
-    if not path or len(path) > MAX_PATH_CHARS or "\x00" in path:
-        raise InvalidInput("path is required", code="path_invalid")
-    given = Path(path).expanduser()
-    if not given.is_absolute():
-        raise InvalidInput("path must be absolute", code="path_invalid")
-    resolved = given.resolve()
-    if not any(resolved.is_relative_to(root) for root in roots):
-        raise InvalidInput(
-            "path is outside the directories documents may be read from "
-            "(home, /tmp, the workspace)",
-            code="path_not_allowed",
-        )
-    if not resolved.is_file():
-        raise InvalidInput(f"{resolved} is not a regular file", code="path_not_found")
-    return resolved
-
-
-def _file_hash(path: Path, limit: int) -> str | None:
-    """sha256 of the file's bytes; None when it is over the limit (the worker says so)."""
+def _file_hash(path: Path, roots: Sequence[Path], limit: int) -> str | None:
+    """sha256 of the file's bytes (opened through the roots check); None when it is over the
+    limit (the worker says so)."""
     digest = hashlib.sha256()
     size = 0
     try:
-        with path.open("rb") as handle:
+        with local_files.open_file(str(path), roots) as handle:
             while block := handle.read(1 << 20):
                 size += len(block)
                 if size > limit:

@@ -40,11 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.domain import scope
-from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.errors import InvalidInput, SignetError
 from signet_desktop.domain.sources import ImportCounts, ImportFile, Source
 from signet_desktop.evidence import harness_history as history
 from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
 from signet_desktop.evidence.transcript_formats import MAX_TRANSCRIPT_BYTES
+from signet_desktop.safety import local_files
 from signet_desktop.service.imports import ImportJob
 from signet_desktop.service.transcript_worker import DEFAULT_IDLE_TTL_S
 from signet_desktop.service.transcripts import render_content
@@ -147,7 +148,12 @@ class HarnessHistoryImporter:
         if too_large:
             return
         faults.hit("file.inventoried")
-        staged = _stage(job, root / relative, relative, stat)
+        try:
+            staged = _stage(job, root / relative, relative, stat)
+        except SignetError as exc:  # outside the caller's roots or a credential store
+            with job.db.write() as conn:
+                self._file_row(conn, job, relative, "skipped", error=f"{exc.code}: {exc}"[:500])
+            return
         if staged is None:
             with job.db.write() as conn:
                 self._file_row(
@@ -431,7 +437,8 @@ def _stage(job: ImportJob, path: Path, relative: str, before: os.stat_result) ->
     temp = directory / f".{rel.name}.{uuid.uuid4().hex}.part"
     digest = hashlib.sha256()
     copied = 0
-    with path.open("rb") as src, temp.open("wb") as dst:
+    # Opened through the roots check: a file swapped for a link out of them is never copied.
+    with local_files.open_file(str(path), job.roots) as src, temp.open("wb") as dst:
         while chunk := src.read(COPY_CHUNK):
             digest.update(chunk)
             dst.write(chunk)

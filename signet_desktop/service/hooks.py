@@ -88,6 +88,7 @@ class HookContext:
     project: str | None = None
     runtime_path: str | None = None
     actor: Actor = field(default_factory=Actor)
+    local: bool = True  # the machine's own user: reads server paths under its default roots
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +350,7 @@ class HookService:
                 normalize_harness(ctx.harness),
                 transcript_path,
                 project=ctx.project,
+                local=ctx.local,
             )
         return result
 
@@ -459,6 +461,7 @@ class HookService:
                     transcript_path,
                     project=ctx.project,
                     complete=True,
+                    local=ctx.local,
                 )
             except InvalidInput as exc:
                 if exc.code != "transcript_not_found":

@@ -58,6 +58,8 @@ from signet_desktop.domain.sources import (
     check_source_id,
 )
 from signet_desktop.embedding.priority import lower_current_thread
+from signet_desktop.safety import local_files
+from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage import dreaming_evidence, graph_staleness
@@ -104,6 +106,7 @@ class ImportJob:
     counts: ImportCounts = field(default_factory=ImportCounts)
     lines_skipped: int = 0
     files_total: int | None = None  # set by the importer once it has listed its files
+    roots: tuple[Path, ...] = ()  # where the run may read: open files with local_files
     started: float = field(default_factory=time.monotonic)
     _last_progress: float = 0.0
 
@@ -151,6 +154,7 @@ class ImportService:
         *,
         importers: Sequence[Importer] = (),
         allowed_roots: Sequence[Path] = (),
+        configured_roots: Sequence[Path] = (),
         events: EventSink | None = None,
         faults: FaultPoints | None = None,
     ) -> None:
@@ -158,7 +162,8 @@ class ImportService:
         self._workspace = workspace
         self._transcripts = transcripts
         self._importers: dict[str, Importer] = {}
-        self._allowed = [workspace, *allowed_roots]
+        # `allowed_roots` are the local user's defaults; `configured_roots` is files.roots.
+        self._roots = FileRoots.of(configured_roots, [workspace, *allowed_roots])
         self._events = events or DiscardEvents()
         self._faults = faults or FaultPoints.from_env()
         self._lock = threading.Lock()
@@ -187,12 +192,18 @@ class ImportService:
         reimport: bool = False,
         triggered_by: str = "manual",
         wait: bool = False,
+        local: bool = True,
     ) -> ImportTicket:
-        """Register (or reuse) the source and start a run: on a thread, or here if `wait`."""
+        """Register (or reuse) the source and start a run: on a thread, or here if `wait`.
+
+        The root and every file the run reads must lie in the roots the caller may read
+        (`local`: the machine's own user) and outside credential stores (Forbidden)."""
         scope.check_agent_id(agent_id)
         importer = self._importer(kind)
-        root = self._root(importer, path)
+        roots = self._roots.for_caller(local)
+        root = self._root(importer, path, roots)
         job, created = self._open_run(agent_id, importer, root, reimport, triggered_by)
+        job.roots = roots
         ticket = ImportTicket(job.source.id, job.run_id, created)
         if wait:
             self._execute(importer, job)
@@ -216,7 +227,7 @@ class ImportService:
             )
         return self._importers[kind]
 
-    def _root(self, importer: Importer, path: str | None) -> Path:
+    def _root(self, importer: Importer, path: str | None, roots: Sequence[Path]) -> Path:
         if path is None or (isinstance(path, str) and not path.strip()):
             default = importer.default_root()
             if default is None:
@@ -228,18 +239,12 @@ class ImportService:
             candidate = Path(path).expanduser()
             if not candidate.is_absolute():
                 raise InvalidInput("path must be absolute", code="path_invalid")
-        resolved = candidate.resolve()
-        if not any(resolved.is_relative_to(root.resolve()) for root in self._allowed):
-            raise InvalidInput(
-                "path is outside the allowed directories (home, harness directories, the "
-                "workspace)",
-                code="path_forbidden",
-            )
+        resolved = local_files.check_path(str(candidate), roots)
         if not resolved.exists():
             raise InvalidInput(f"{resolved} does not exist", code="path_not_found")
         if resolved.is_relative_to((self._workspace / STAGING_DIR).resolve()):
             raise InvalidInput("path is inside the import staging area", code="path_forbidden")
-        return importer.check_root(resolved, self._allowed)
+        return importer.check_root(resolved, roots)
 
     def _open_run(
         self, agent_id: str, importer: Importer, root: Path, reimport: bool, triggered_by: str

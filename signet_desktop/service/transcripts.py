@@ -45,11 +45,13 @@ from signet_desktop.domain.sessions import (
 )
 from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
 from signet_desktop.evidence.transcript_formats import (
+    check_transcript_path,
+    open_transcript,
     parse_transcript,
-    resolve_transcript_path,
 )
 from signet_desktop.recall.expand import split_turns
 from signet_desktop.recall.sanitize import fts_match_expression
+from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.safety import policy_gate
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as rows
@@ -125,11 +127,13 @@ class TranscriptService:
         workspace: Path,
         *,
         allowed_roots: Sequence[Path] = (),
+        configured_roots: Sequence[Path] = (),
         events: EventSink | None = None,
     ) -> None:
         self._db = db
         self._root = workspace
-        self._roots = [workspace, *allowed_roots]
+        # `allowed_roots` are the local user's defaults; `configured_roots` is files.roots.
+        self._roots = FileRoots.of(configured_roots, [workspace, *allowed_roots])
         self._events = events or DiscardEvents()
         self._lock = threading.Lock()  # the daemon is the canonical files' only writer
         self._opened_at = utc_now()  # rows last written before this were left by a crash
@@ -149,11 +153,15 @@ class TranscriptService:
         *,
         project: str | None = None,
         complete: bool = False,
+        local: bool = True,
     ) -> CaptureOutcome:
-        """Read a harness's transcript file (inside the allowed roots) and capture it."""
+        """Read a harness's transcript file and capture it. The file is checked as opened:
+        inside the roots the caller may read (`local`: the machine's own user), never a
+        credential store (Forbidden otherwise)."""
         harness = normalize_harness(harness)
-        path = resolve_transcript_path(transcript_path, self._roots)
-        parsed = parse_transcript(harness, path)
+        path = check_transcript_path(transcript_path)
+        with open_transcript(path, self._roots.for_caller(local)) as handle:
+            parsed = parse_transcript(harness, handle)
         outcome = self.capture(
             agent_id, session_key, harness, parsed.turns, project=project, complete=complete
         )
@@ -241,6 +249,7 @@ class TranscriptService:
         transcript_path: str,
         *,
         project: str | None = None,
+        local: bool = True,
     ) -> bool:
         """Capture a live session's file on the background thread; False when one capture of
         the session is already waiting (it will read the file as it is by then) or one was
@@ -257,7 +266,7 @@ class TranscriptService:
             self._queued.add(key)
             self._last_live[key] = now
         try:
-            self._later.submit(self._live, key, harness, transcript_path, project)
+            self._later.submit(self._live, key, harness, transcript_path, project, local)
         except RuntimeError:  # shut down: the session's end will capture it
             with self._queued_lock:
                 self._queued.discard(key)
@@ -265,12 +274,19 @@ class TranscriptService:
         return True
 
     def _live(
-        self, key: SessionId, harness: str, transcript_path: str, project: str | None
+        self,
+        key: SessionId,
+        harness: str,
+        transcript_path: str,
+        project: str | None,
+        local: bool,
     ) -> None:
         with self._queued_lock:
             self._queued.discard(key)
         try:
-            self.capture_file(key[0], key[1], harness, transcript_path, project=project)
+            self.capture_file(
+                key[0], key[1], harness, transcript_path, project=project, local=local
+            )
         except Exception as exc:  # a live capture that fails leaves the session as it was
             log.info("live capture of a %s session skipped: %s", harness, exc)
 

@@ -55,6 +55,7 @@ from signet_desktop.embedding import vectors as vector_rows
 from signet_desktop.evidence import signet_db, signet_rows
 from signet_desktop.evidence.signet_db import SignetDatabase
 from signet_desktop.evidence.signet_rows import SignetMemory, SignetTranscript
+from signet_desktop.safety import local_files
 from signet_desktop.service.imports import ImportJob
 from signet_desktop.service.transcripts import content_turns
 from signet_desktop.service.vector_batches import VectorFollow
@@ -146,7 +147,7 @@ class SignetWorkspaceImporter:
         and not ours. The file is the source's root, so naming the workspace or its
         memories.db reaches the same source."""
         try:
-            database = signet_db.locate(path).resolve()
+            database = local_files.check_path(str(signet_db.locate(path)), allowed)
             if database == self._own:
                 raise InvalidInput("that is this workspace's own database", code="path_forbidden")
             with SignetDatabase(database):
@@ -157,10 +158,12 @@ class SignetWorkspaceImporter:
 
     def run(self, job: ImportJob) -> None:
         root = Path(job.source.root_path)
-        if signet_db.locate(root).resolve() == job.db.path.resolve():
+        # Checked again as the run starts (SQLite opens by path; the gap is this call to it).
+        located = local_files.check_path(str(signet_db.locate(root)), job.roots)
+        if located == job.db.path.resolve():
             raise InvalidInput("that is this workspace's own database", code="path_forbidden")
         report = ImportReport()
-        with SignetDatabase(root) as source_db:
+        with SignetDatabase(located) as source_db:
             report.schema = source_db.schema.to_json()
             _log_schema(source_db.schema)
             job.faults.hit("signet.opened")

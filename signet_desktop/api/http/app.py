@@ -8,6 +8,7 @@ from fastapi import FastAPI
 
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
 from signet_desktop.api.http.openapi import error_responses, install_openapi
+from signet_desktop.api.http.redaction import ReplyRedaction
 from signet_desktop.api.http.routes import (
     artifacts,
     connectors,
@@ -77,6 +78,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
     install_openapi(app)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.
+    app.add_middleware(ReplyRedaction)  # innermost: it reads the principal the gate names
     app.add_middleware(ErrorBoundary)
     app.add_middleware(RequestGate, settings=settings)
     return app

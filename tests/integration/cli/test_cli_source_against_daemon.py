@@ -56,7 +56,7 @@ def test_bad_folder_and_duplicate_send_an_error_and_write_nothing(
     daemon: CliDaemon, capsys: Capture, notes: Path
 ) -> None:
     code, _, err = daemon.cli(capsys, "source", "add", "folder", str(notes / "missing"))
-    assert code != 0 and "not a folder" in err
+    assert code != 0 and "does not exist" in err
     assert daemon.scalar("SELECT COUNT(*) FROM connectors") == 0
     code, _, _ = daemon.cli(capsys, "source", "add", "folder", str(notes), "--no-wait")
     assert code == 0

@@ -101,7 +101,7 @@ async def test_create_syncs_in_the_background_by_default(
         ({"provider": "gdrive", "path": "/tmp"}, 400, "provider_unsupported"),
         ({"provider": "filesystem"}, 400, "path_invalid"),
         ({"path": "relative"}, 400, "path_invalid"),
-        ({"path": "/etc"}, 400, "path_not_allowed"),
+        ({"path": "/etc"}, 403, "path_not_allowed"),
         ({"path": "/tmp/definitely-missing-folder-x"}, 400, "path_not_found"),
         ({"path": "/tmp", "globs": ["../x"]}, 400, "pattern_invalid"),
         ({"path": "/tmp", "globs": "*.md"}, 422, None),

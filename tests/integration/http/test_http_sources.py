@@ -109,7 +109,7 @@ async def test_import_follow_list_detail_and_sessions(client: httpx.AsyncClient)
     ("body", "status", "code"),
     [
         ({"kind": "opencode"}, 400, "kind_invalid"),
-        ({"kind": "claude-code", "path": "/etc"}, 400, "path_forbidden"),
+        ({"kind": "claude-code", "path": "/etc"}, 403, "path_not_allowed"),
         ({"kind": "claude-code", "path": "relative"}, 400, "path_invalid"),
         ({"kind": "claude-code", "agentId": "bad id!"}, 400, "agent_id_invalid"),
         ({"kind": "claude-code", "dryrun": True}, 422, None),  # unknown field refused

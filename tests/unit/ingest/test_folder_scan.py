@@ -135,3 +135,34 @@ def test_the_cursor_round_trips_and_a_damaged_one_is_empty() -> None:
     assert folder_scan.cursor_from_json(folder_scan.cursor_json(states)) == states
     assert folder_scan.cursor_from_json({"version": 9}) == {}
     assert folder_scan.cursor_from_json({"version": 1, "files": {"x": [1]}}) == {}
+
+
+def test_credential_stores_are_skipped_counted_and_dropped_from_the_cursor(tmp_path: Path) -> None:
+    write(tmp_path, "notes.md", "a note")
+    write(tmp_path, ".ssh/id_ed25519", "key")
+    write(tmp_path, "deep/.aws/credentials", "key")
+    write(tmp_path, "app/.env.local", "TOKEN=x")
+    write(tmp_path, ".netrc", "machine x password y")
+    rules = ScanRules(globs=("**/*",), excludes=())
+    # A cursor from before the rule still lists a credential file: it is removed now.
+    old = {".netrc": FileState(1, 1, "0" * 64, "doc_old")}
+    result = folder_scan.scan(tmp_path, rules, old)
+    assert list(result.states) == ["notes.md"]
+    assert sorted(s.path for s in result.skipped) == [".netrc", ".ssh/", "app/.env.local",
+                                                      "deep/.aws/"]  # fmt: skip
+    assert {s.reason for s in result.skipped} == {"credential_store"}
+    assert result.removed == (".netrc",)
+
+
+def test_with_roots_a_file_swapped_for_a_link_out_of_the_root_is_not_read(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(root, "a.md", "alpha")
+    write(outside, "secret.md", "secret")
+    rules = ScanRules(roots=(root.resolve(),))
+    assert folder_scan.file_digest(root / "a.md", rules.max_bytes, rules.roots)[1] is None
+    (root / "a.md").unlink()
+    (root / "a.md").symlink_to(outside / "secret.md")  # after the walk, before the read
+    assert folder_scan.file_digest(root / "a.md", rules.max_bytes, rules.roots) == (
+        None,
+        "outside_root",
+    )

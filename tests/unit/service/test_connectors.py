@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from signet_desktop.domain.documents import DocumentRequest
-from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
+from signet_desktop.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
 from signet_desktop.service.connectors import ConnectorWatcher, FolderRequest
 from signet_desktop.service.facade import SignetService
 from tests.support.documents import count, drain, make_service, make_worker
@@ -133,7 +133,7 @@ def test_bad_folders_and_patterns_write_nothing(service: SignetService, tmp_path
         FolderRequest(str(tmp_path), excludes=("/abs/**",)),
     ]
     for request in cases:
-        with pytest.raises(InvalidInput):
+        with pytest.raises((InvalidInput, Forbidden)):  # /etc: outside the roots, 403
             service.connectors.add_folder("default", request)
     assert count(service, "SELECT COUNT(*) FROM connectors") == 0
 
@@ -232,11 +232,11 @@ def test_a_sync_stopped_midway_is_completed_by_the_next_one(
     real_submit = service.documents.submit
     calls = {"n": 0}
 
-    def dying_submit(agent_id: str, request: DocumentRequest) -> object:
+    def dying_submit(agent_id: str, request: DocumentRequest, *, local: bool = True) -> object:
         calls["n"] += 1
         if calls["n"] == 1:  # the changed file: its old document is gone, the new not in
             raise RuntimeError("killed")
-        return real_submit(agent_id, request)
+        return real_submit(agent_id, request, local=local)
 
     monkeypatch.setattr(service.documents, "submit", dying_submit)
     with pytest.raises(RuntimeError):

@@ -11,7 +11,7 @@ import pytest
 
 from signet_desktop.api.views import event_json
 from signet_desktop.domain.documents import DocumentRequest
-from signet_desktop.domain.errors import InvalidInput, NotFound
+from signet_desktop.domain.errors import InvalidInput, NotFound, SignetError
 from signet_desktop.domain.events import DocumentFinished
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.provider import Vectors
@@ -100,7 +100,7 @@ def test_bad_requests_are_refused_and_write_nothing(
 ) -> None:
     service = make_service(tmp_path / "ws", config(maxContentBytes=2048))
     try:
-        with pytest.raises(InvalidInput) as refused:
+        with pytest.raises(SignetError) as refused:  # InvalidInput, Forbidden outside roots
             service.documents.submit("default", request_)
         assert refused.value.code == code
         assert count(service, "SELECT COUNT(*) FROM documents") == 0

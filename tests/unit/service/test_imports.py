@@ -14,7 +14,7 @@ from support.history_files import (
     write_codex_sessions,
 )
 
-from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
+from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, SignetError
 from signet_desktop.domain.events import Event, ImportFinished, ImportProgress
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
@@ -241,14 +241,14 @@ def test_bad_requests_write_nothing(env: Env, tmp_path: Path) -> None:
     outside.mkdir()
     cases = [
         ("opencode", str(projects), "kind_invalid"),
-        ("claude-code", str(outside), "path_forbidden"),
+        ("claude-code", str(outside), "path_not_allowed"),
         ("claude-code", str(env.home / "missing"), "path_not_found"),
         ("claude-code", "relative/path", "path_invalid"),
         ("claude-code", str(projects / "x\x00"), "path_invalid"),
         ("claude-code", str(next(projects.rglob("*.jsonl"))), "path_not_directory"),
     ]
     for kind, path, code in cases:
-        with pytest.raises(InvalidInput) as caught:
+        with pytest.raises(SignetError) as caught:
             env.imports.start("default", kind, path, wait=True)
         assert caught.value.code == code, (kind, path)
     with pytest.raises(InvalidInput):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_desktop.domain.errors import InvalidInput, NotFound
+from signet_desktop.domain.errors import Forbidden, NotFound, SignetError
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.evidence.canonical import CanonicalFile
 from signet_desktop.service.transcripts import TranscriptService, render_content
@@ -178,7 +178,7 @@ def test_transcripts_are_agent_scoped(service: TranscriptService) -> None:
     ("make", "code"),
     [
         (lambda tmp: "relative/path.jsonl", "transcript_path_invalid"),
-        (lambda tmp: str(tmp / "elsewhere" / "t.jsonl"), "transcript_path_forbidden"),
+        (lambda tmp: str(tmp / "elsewhere" / "t.jsonl"), "path_not_allowed"),
         (lambda tmp: str(tmp / "home" / "missing.jsonl"), "transcript_not_found"),
     ],
 )
@@ -188,7 +188,7 @@ def test_transcript_paths_outside_the_roots_are_refused(
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "t.jsonl").write_text("{}\n")
     (tmp_path / "home").mkdir(exist_ok=True)
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(SignetError) as raised:
         service.capture_file("default", "s1", "claude-code", make(tmp_path))  # type: ignore[operator]
     assert raised.value.code == code
     with pytest.raises(NotFound):
@@ -201,9 +201,9 @@ def test_a_symlink_out_of_the_roots_is_refused(service: TranscriptService, tmp_p
     link = tmp_path / "home" / "innocent.jsonl"
     link.parent.mkdir(parents=True)
     link.symlink_to(outside)
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(Forbidden) as raised:
         service.capture_file("default", "s1", "claude-code", str(link))
-    assert raised.value.code == "transcript_path_forbidden"
+    assert raised.value.code == "path_not_allowed"
 
 
 def test_partial_and_garbage_lines_of_a_live_transcript_are_skipped(

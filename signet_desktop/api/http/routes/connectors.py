@@ -26,6 +26,7 @@ from signet_desktop.api.connector_views import (
     health_json,
     sync_json,
 )
+from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import first_set, get_service, off_loop, resolve_agent
 from signet_desktop.domain.connectors import PROVIDER_FILESYSTEM
@@ -123,7 +124,10 @@ async def connector_create(
     """Register a folder (validated before anything is written) and start its first sync."""
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     service = get_service(request).connectors
-    connector = await off_loop(service.add_folder, agent_id, folder_request(body))
+    local = principal_of(request).local  # only the local user reads its default roots
+    connector = await off_loop(
+        partial(service.add_folder, agent_id, folder_request(body), local=local)
+    )
     if body.sync:
         await off_loop(service.sync_in_background, agent_id, connector.id)
     return JSONResponse({**connector_json(connector), "syncStarted": body.sync}, status_code=201)

@@ -24,6 +24,7 @@ from signet_desktop.api.document_views import (
     document_json,
     ticket_json,
 )
+from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import (
     first_set,
@@ -102,7 +103,13 @@ async def documents_submit(
 ) -> JSONResponse:
     """Queue a document; 201 with its id, or 200 `deduplicated` for one the agent has."""
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
-    ticket = await off_loop(get_service(request).documents.submit, agent_id, body.to_request())
+    submit = partial(
+        get_service(request).documents.submit,
+        agent_id,
+        body.to_request(),
+        local=principal_of(request).local,  # only the local user reads its default roots
+    )
+    ticket = await off_loop(submit)
     return JSONResponse(ticket_json(ticket), status_code=200 if ticket.deduplicated else 201)
 
 

@@ -8,6 +8,7 @@ with `x-signet-no-hooks: 1` gets the empty answer and writes nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Annotated, Any
 
@@ -35,6 +36,7 @@ from signet_desktop.api.http.hook_schemas import (
     SessionStartBody,
 )
 from signet_desktop.api.http.json_route import JsonBodyRoute
+from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.rendering import json_off_loop
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
 from signet_desktop.api.views import recall_json
@@ -67,16 +69,24 @@ MAX_OFFSET = 10_000_000
 
 
 def _context(request: Request, body: HookBody) -> HookContext:
-    return signet_context(
-        request.headers,
-        harness=body.harness,
-        agent_id=body.agent_id,
-        session_key=body.session_key,
-        session_id=body.session_id,
-        project=body.project,
-        runtime_path=body.runtime_path,
-        actor=resolve_actor(request, session_id=body.session_key or body.session_id),
+    return _with_caller(
+        request,
+        signet_context(
+            request.headers,
+            harness=body.harness,
+            agent_id=body.agent_id,
+            session_key=body.session_key,
+            session_id=body.session_id,
+            project=body.project,
+            runtime_path=body.runtime_path,
+            actor=resolve_actor(request, session_id=body.session_key or body.session_id),
+        ),
     )
+
+
+def _with_caller(request: Request, ctx: HookContext) -> HookContext:
+    # A transcriptPath is a server path: only the local user reads its default roots.
+    return replace(ctx, local=principal_of(request).local)
 
 
 def _require_harness(body: HookBody) -> None:
@@ -211,11 +221,14 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
 
 
 def _claude_context(request: Request, body: ClaudeCodeHookBody) -> HookContext:
-    return claude_code_context(
-        request.headers,
-        session_id=body.session_id,
-        cwd=body.cwd,
-        actor=resolve_actor(request, session_id=body.session_id),
+    return _with_caller(
+        request,
+        claude_code_context(
+            request.headers,
+            session_id=body.session_id,
+            cwd=body.cwd,
+            actor=resolve_actor(request, session_id=body.session_id),
+        ),
     )
 
 
@@ -262,6 +275,7 @@ async def claude_pre_compact(body: ClaudeCodeHookBody, request: Request) -> JSON
                 ctx.harness,
                 body.transcript_path,
                 project=ctx.project,
+                local=ctx.local,
             )
         )
     return JSONResponse({})

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
+from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.schemas import AgentParams, StrictBody
 from signet_desktop.api.http.scope import (
     first_set,
@@ -81,6 +82,7 @@ async def sources_import(
             body.path,
             reimport=body.reimport,
             triggered_by=actor.changed_by,
+            local=principal_of(request).local,  # only the local user reads its default roots
         )
     )
     return JSONResponse(import_ticket_json(ticket), status_code=202)
