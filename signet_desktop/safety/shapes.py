@@ -214,15 +214,49 @@ _INTO_REPLY = (
     r"\b(?:in|into|within|to|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:every\s+|each\s+"
     r"|all\s+)?(?:of\s+)?(?:your|the\s+assistant's)\s+(?:[\w-]+\s+)?"
 )
+_WORK = (
+    r"(?:responses?|repl(?:y|ies)|answers?|outputs?|solution|code|codebase|implementation"
+    r"|algorithm|program|script|elucidation|function)"
+)
+_TRANSFORM = (
+    r"(?:modify|enhance|augment|integrate|include|add|insert|incorporate|embed|append|apply"
+    r"|use|replace|substitute|shift|express|render|write|provide|encode|encrypt|translate"
+    r"|reverse|invert|format|mention|suggest|promote|spread|hint|weave|end|start|begin"
+    r"|prefix|conclude|sign|close|finish|scramble|jumble|rearrange|anagram|misspell|introduce"
+    r"|remove|group|combine|convert|tease|capitali[sz]e|uppercase|lowercase|split|pad)"
+)
+_SENTENCE = r"(?:[^.\n]|\.(?!\s))"  # up to the end of the sentence ("www.x.com" stays inside)
 REPLY_HIJACK: tuple[Rule, ...] = (
-    (  # "add the following code snippet in your response", "… featured in your code"
+    (  # "add the following code snippet in your response", "… blended into your algorithm"
         ("your",),
-        r"\b(?:following|below|subsequent|given)\s+(?:[\w-]+\s+){0,2}?(?:code|snippet|excerpt"
-        r"|block|line|sentence|statement|text|link|url|image)s?\b[^\n]{0,80}?"
-        + _INTO_REPLY
-        + r"(?:"
-        + _REPLY
-        + r"|code|implementation|program|script)\b",
+        r"\b(?:following|below|subsequent|given|this)\s+(?:[\w-]+\s+){0,2}?(?:code|snippet"
+        r"|excerpt|block|section|line|sentence|statement|link|url|image)s?\b[^\n]{0,80}?"
+        r"\b(?:your|the\s+assistant's)\s+(?:[\w-]+\s+){0,2}?" + _WORK + r"\b",
+    ),
+    (  # "Let your code assimilate the subsequent code snippet"
+        ("your",),
+        r"\byour\s+(?:code|solution|implementation|program|script)\b[^\n]{0,80}?\b(?:following"
+        r"|subsequent|below)\s+code\b",
+    ),
+    (  # "Don't hesitate to utilize the following code section: ```"
+        ("following", "subsequent", "below"),
+        r"\b(?:utili[sz]e|integrate|include|use|add|incorporate|employ|embed|merge|insert"
+        r"|leverage|adopt)\s+(?:[\w-]+\s+){0,2}?(?:the\s+)?(?:following|subsequent|below)\s+"
+        r"code\s+(?:section|block|snippet|excerpt)\s*:\s*```",
+    ),
+    (  # "Enhance your response by …", "Modify your answer to …", "Reply … in your reply"
+        ("your",),
+        r"(?:^|[.!?:;]\s+|\bcan\s+you\s+|\bplease\s+)"
+        + _TRANSFORM
+        + r"\b"
+        + _SENTENCE
+        + r"{0,120}?"
+        r"\byour\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|outputs?)\b",
+    ),
+    (  # "In your response, include …"
+        ("your",),
+        r"(?:^|[.!?:;]\s+)in\s+(?:every\s+|each\s+|all\s+)?(?:of\s+)?your\s+(?:[\w-]+\s+)?"
+        r"(?:responses?|repl(?:y|ies)|answers?|outputs?)\s*,?\s*" + _TRANSFORM + r"\b",
     ),
     (  # "add a sentence in your response that …", "integrate a line in your reply about …"
         ("your",),
