@@ -30,7 +30,7 @@ What is counted:
   do not make a plain-language instruction harmless, so those items are reported as reaching
   context, not as kept out.
 - **benign withheld** — benign notes the gate withholds (false positives); **verbatim** —
-  benign notes whose rendered text equals the note apart from the surrounding quotes;
+  benign notes whose text appears unchanged in what the projection renders;
   **commands kept** — backtick spans of the benign notes that survive byte for byte.
 
 The build before is the policy at `--before` (default `main`), read with `git show` and
@@ -213,7 +213,7 @@ def main() -> None:
     for build in builds:
         withheld = [t for t in notes if build.withheld(t)]
         shown = [t for t in notes if not build.withheld(t)]
-        verbatim = sum(build.render(t).startswith(f'- "{t}" (') for t in shown)
+        verbatim = sum(t in build.render(t) for t in shown)
         spans = [(t, s) for t in shown for s in _CODE.findall(t)]
         kept = sum(s in build.render(t) for t, s in spans)
         print(

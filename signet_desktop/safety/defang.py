@@ -59,7 +59,7 @@ _SHELL_WORDS = (
 )
 _SHELL = re.compile(
     r"(?<![\w`/.-])" + _SHELL_WORDS + r"\s[^`\n]*?(?:\|\s*\S|\$\(|`|>&?\s*/dev/|<\(|credential"
-    r"\.helper\s+\S*!)[^`\n]*?(?=$|\.(?:\s|$)|\s+(?:and|then|so|before|after)\s)",
+    r"\.helper\s+\S*!)[^`\n]*?(?=$|\.(?:\s|$)|\s+(?:and|then|to|so|before|after)\s)",
     re.IGNORECASE,
 )
 

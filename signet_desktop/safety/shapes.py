@@ -80,8 +80,8 @@ OVERRIDE: tuple[Rule, ...] = (
     # French: ignore(z) / oublie(z) / ne tiens pas compte de … les instructions précédentes
     (
         ("ignor", "oubli", "compte"),
-        r"\b(?:ignor(?:e|ez|er)|oubli(?:e|ez|er)|ne\s+tiens?\s+pas\s+compte\s+de"
-        r"|ne\s+tenez\s+pas\s+compte\s+de|fais\s+abstraction\s+de)\s+(?:(?:toutes?|tous|les"
+        r"\b(?:ignor(?:e|ez|er)|oubli(?:e|ez|er)|ne\s+tiens?\s+pas\s+compte(?:\s+de)?"
+        r"|ne\s+tenez\s+pas\s+compte(?:\s+de)?|fais\s+abstraction\s+de)\s+(?:(?:toutes?|tous|les"
         r"|des|vos|tes|ces|d'|l')\s*){0,3}(?:(?:pr[ée]c[ée]dent(?:e|es|s)?|ant[ée]rieur(?:e|es|s)?"
         r"|derni[èe]r(?:e|es|s)?)\s+)?(?:instructions?|consignes?|r[èe]gles|directives?|ordres"
         r"|t[âa]ches|messages?|indications)\b(?:\s+(?:pr[ée]c[ée]dentes?|ant[ée]rieures?"
