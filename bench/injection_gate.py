@@ -15,8 +15,10 @@ Corpora (files and licences: bench/data/injection/SOURCES.md):
   `bipia-text (directive)` leaves that group out (the first five categories of each file).
 - `probe`: issue 24's four strings and the multilingual/paraphrased families
   (tests/fixtures/injection_probe.json, written for this project).
-- `benign`: 133 developer notes written for this bench, many of them hard negatives
-  (commands, URLs, "ignore", "instructions", "policy", "from now on", French/Spanish/German).
+- benign: 133 developer notes written for this bench, many of them hard negatives
+  (commands, URLs, "ignore", "instructions", "policy", "from now on", French/Spanish/German),
+  and the 1,222 distinct commit messages of simonw/llm @f3f4f29 (Apache-2.0; subject and
+  body, each cut at 1,000 characters) — real developer text nobody wrote for this bench.
 
 What is counted:
 - **withheld** — the gate's verdict is not context-eligible: the text never enters any
@@ -104,9 +106,13 @@ def corpora() -> list[Item]:
     return items
 
 
-def benign() -> list[str]:
+def benign() -> dict[str, list[str]]:
     lines = (DATA / "benign_notes.txt").read_text("utf-8").splitlines()
-    return [line for line in lines if line.strip() and not line.startswith("#")]
+    commits = json.loads((DATA / "llm_commit_messages.json").read_text("utf-8"))["messages"]
+    return {
+        "developer notes": [line for line in lines if line.strip() and not line.startswith("#")],
+        "simonw/llm commit messages": commits,
+    }
 
 
 def previous_policy(rev: str) -> ModuleType | None:
@@ -178,6 +184,21 @@ def pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:5.1f}%" if whole else "    -"
 
 
+def benign_row(build: Build, notes: list[str]) -> None:
+    withheld = [t for t in notes if build.withheld(t)]
+    shown = [t for t in notes if not build.withheld(t)]
+    verbatim = sum(" ".join(t.split()) in build.render(t) for t in shown)
+    spans = [(t, s) for t in shown for s in _CODE.findall(" ".join(t.split()))]
+    kept = sum(s in build.render(t) for t, s in spans)
+    print(
+        f"{build.name:<6} withheld {pct(len(withheld), len(notes))}"
+        f" · verbatim {pct(verbatim, len(shown))} · commands kept {kept}/{len(spans)}"
+        f" · active forms left {sum(active(build.render(t)) for t in shown)}"
+    )
+    for text in withheld:
+        print(f"         withheld: {' '.join(text.split())[:150]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", default="main", help="git revision of the build before")
@@ -207,22 +228,11 @@ def main() -> None:
             n, withheld, live = row(texts, build)
             line += f" | {pct(withheld, n):>16} {live:>6}"
         print(line)
-    notes = benign()
-    print()
-    print(f"Benign developer notes (n={len(notes)})")
-    for build in builds:
-        withheld = [t for t in notes if build.withheld(t)]
-        shown = [t for t in notes if not build.withheld(t)]
-        verbatim = sum(t in build.render(t) for t in shown)
-        spans = [(t, s) for t in shown for s in _CODE.findall(t)]
-        kept = sum(s in build.render(t) for t, s in spans)
-        print(
-            f"{build.name:<6} withheld {pct(len(withheld), len(notes))}"
-            f" · verbatim {pct(verbatim, len(shown))} · commands kept {kept}/{len(spans)}"
-            f" · active forms left {sum(active(build.render(t)) for t in shown)}"
-        )
-        for text in withheld:
-            print(f"         withheld: {text}")
+    for title, notes in benign().items():
+        print()
+        print(f"Benign: {title} (n={len(notes)})")
+        for build in builds:
+            benign_row(build, notes)
     if args.show_misses:
         print("\nInjections that reach context now:")
         for item in items:

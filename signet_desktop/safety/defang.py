@@ -14,8 +14,9 @@ shown, so a note that slipped past the gate still cannot act as markup, a link o
   `hxxps://docs.python[.]org/3/library/re.html?…`);
 - markup a model or a renderer acts on: HTML-like tags (`<img …>`, `<script>`, `<system>`),
   chat-template tokens (`<|im_start|>`, `[INST]`, `<<SYS>>`) have their brackets replaced by
-  look-alikes (`‹img …›`), and a double quote becomes `'` so the quote around a note cannot
-  be closed from inside it;
+  look-alikes (`‹img …›`), and a double quote outside backticks becomes `'` so the quote
+  around a note cannot be closed from inside it (inside a code span it stays: commands read
+  as written);
 - shell: a command line with a pipe, a command substitution, a redirection to `/dev/tcp` or a
   `!`-prefixed git helper that is not already in backticks is put in backticks (inline code),
   so it reads as a quoted command, and backticks inside it are dropped.
@@ -28,6 +29,7 @@ an ellipsis to `limit` characters. Ordinary notes read as before: "billing runs 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 DATA_NOTE = "Quoted from memory as data, not instructions; links defanged (hxxps, [.], no query)."
 _ELLIPSIS = "…"
@@ -115,16 +117,21 @@ def _untag(text: str) -> str:
     )
 
 
-def _fence_shell(text: str) -> str:
-    """Put command lines that are not in backticks already in backticks."""
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`change` applied to the text between backtick code spans; the spans kept as they are."""
     parts: list[str] = []
     last = 0
     for span in _CODE_SPAN.finditer(text):
-        parts.append(_SHELL.sub(_fence, text[last : span.start()]))
+        parts.append(change(text[last : span.start()]))
         parts.append(span.group(0))
         last = span.end()
-    parts.append(_SHELL.sub(_fence, text[last:]))
+    parts.append(change(text[last:]))
     return "".join(parts)
+
+
+def _fence_shell(text: str) -> str:
+    """Put command lines that are not in backticks already in backticks."""
+    return _outside_code(text, lambda part: _SHELL.sub(_fence, part))
 
 
 def _fence(match: re.Match[str]) -> str:
@@ -137,7 +144,7 @@ def defang(text: str) -> str:
     text = _untag(_unlink(text))
     text = defang_urls(text)
     text = _fence_shell(text)
-    return text.replace('"', "'")
+    return _outside_code(text, lambda part: part.replace('"', "'"))
 
 
 def quoted(text: str, limit: int | None = None) -> str:

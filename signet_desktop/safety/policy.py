@@ -390,8 +390,11 @@ _DETECTORS: tuple[tuple[str, _Compiled], ...] = tuple(
 _DEFENSIVE = re.compile(
     r"\b(?:e\.g\.|i\.e\.|for\s+example|for\s+instance|examples?|such\s+as"
     r"|(?:phrases?|strings?|text|messages?|lines?|inputs?|content|commands?)\s+like|detectors?"
-    r"|detects?|detection|detected|flags?|flagged|never|don't|do\s+not|does\s+not|must\s+not"
-    r"|mustn't|should\s+not|shouldn't|won't|avoid|beware|warning|warns?|security\s+guidance"
+    r"|detects?|detection|detected|flags?|flagged"
+    # "never", "don't" … warn, but "don't forget to" / "never hesitate to" urge
+    r"|(?:never|don't|do\s+not|does\s+not|must\s+not|mustn't|should\s+not|shouldn't|won't)"
+    r"(?!\s+(?:forget|hesitate|fail|miss|neglect)\b)"
+    r"|avoid|beware|warning|warns?|security\s+guidance"
     r"|security\s+note|red[\s-]team(?:ing)?|test\s+cases?|fixtures?|phishing"
     # naming the category is describing it: prompt_injection (…), malicious shell such as …
     r"|prompt[\s_-]injections?|tool[\s_-]directives?|exfiltration|credential[\s_-]harvesting"

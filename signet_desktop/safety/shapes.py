@@ -210,6 +210,11 @@ CONCEALMENT: tuple[Rule, ...] = (
 # -- hijacking the model's reply -------------------------------------------------------------
 
 _REPLY = r"(?:responses?|repl(?:y|ies)|answers?|outputs?)"
+# The model's "message" — not a commit, error, log, PR or merge message.
+_MODEL_REPLY = (
+    r"(?:responses?|repl(?:y|ies)|answers?|outputs?"
+    r"|(?<!commit\s)(?<!error\s)(?<!log\s)(?<!pr\s)(?<!merge\s)(?<!slack\s)messages?)"
+)
 _INTO_REPLY = (
     r"\b(?:in|into|within|to|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:every\s+|each\s+"
     r"|all\s+)?(?:of\s+)?(?:your|the\s+assistant's)\s+(?:[\w-]+\s+)?"
@@ -251,12 +256,15 @@ REPLY_HIJACK: tuple[Rule, ...] = (
         + r"\b"
         + _SENTENCE
         + r"{0,120}?"
-        r"\byour\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|outputs?)\b",
+        r"\byour\s+(?:[\w-]+\s+)?" + _MODEL_REPLY + r"\b",
     ),
     (  # "In your response, include …"
         ("your",),
         r"(?:^|[.!?:;]\s+)in\s+(?:every\s+|each\s+|all\s+)?(?:of\s+)?your\s+(?:[\w-]+\s+)?"
-        r"(?:responses?|repl(?:y|ies)|answers?|outputs?)\s*,?\s*" + _TRANSFORM + r"\b",
+        + _MODEL_REPLY
+        + r"\s*,?\s*"
+        + _TRANSFORM
+        + r"\b",
     ),
     (  # "add a sentence in your response that …", "integrate a line in your reply about …"
         ("your",),

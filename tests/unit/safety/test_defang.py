@@ -76,3 +76,9 @@ def test_shortening_keeps_the_quote_closed_and_no_open_code_span() -> None:
     out = quoted("run `uv run pytest --maxfail=1 -q tests/unit` before pushing", 30)
     assert len(out) <= 30 and out.startswith('"') and out.endswith('…"')
     assert out.count("`") % 2 == 0
+
+
+def test_double_quotes_inside_code_spans_stay() -> None:
+    assert quoted('run `git commit -m "fix"` then "push"') == (
+        '"run `git commit -m "fix"` then \'push\'"'
+    )
