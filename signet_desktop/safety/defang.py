@@ -59,11 +59,10 @@ _SHELL_WORDS = (
     r"(?:sudo\s+)?(?:curl|wget|nc|ncat|netcat|socat|telnet|bash|sh|zsh|eval|git|cat|echo"
     r"|printenv|env|base64|python3?|perl|ruby|node|rm|chmod|scp|ssh|tar|dd|mkfs\S*|export)"
 )
-_SHELL = re.compile(
-    r"(?<![\w`/.-])" + _SHELL_WORDS + r"\s[^`\n]*?(?:\|\s*\S|\$\(|`|>&?\s*/dev/|<\(|credential"
-    r"\.helper\s+\S*!)[^`\n]*?(?=$|\.(?:\s|$)|\s+(?:and|then|to|so|before|after)\s)",
-    re.IGNORECASE,
-)
+_SHELL_START = re.compile(r"(?<![\w`/.-])" + _SHELL_WORDS + r"\s", re.IGNORECASE)
+_SHELL_END = re.compile(r"\.(?:\s|$)|\s+(?:and|then|to|so|before|after)\s", re.IGNORECASE)
+_SHELL_META = re.compile(r"\|\s*\S|\$\(|`|>&?\s*/dev/|<\(|credential\.helper\s+\S*!", re.IGNORECASE)
+MAX_COMMAND = 400  # a command line longer than this is fenced in pieces (keeps it linear)
 
 
 def one_line(text: str) -> str:
@@ -131,11 +130,27 @@ def _outside_code(text: str, change: Callable[[str], str]) -> str:
 
 def _fence_shell(text: str) -> str:
     """Put command lines that are not in backticks already in backticks."""
-    return _outside_code(text, lambda part: _SHELL.sub(_fence, part))
+    return _outside_code(text, _fence_commands)
 
 
-def _fence(match: re.Match[str]) -> str:
-    return "`" + match.group(0).replace("`", "").strip() + "`"
+def _fence_commands(part: str) -> str:
+    """Each run from a shell word to the end of its clause that holds a pipe, `$(…)`, a
+    `/dev/tcp` redirection or a `!` git helper, in backticks (one pass, bounded runs)."""
+    out: list[str] = []
+    pos = 0
+    while (start := _SHELL_START.search(part, pos)) is not None:
+        limit = min(len(part), start.start() + MAX_COMMAND)
+        stop = _SHELL_END.search(part, start.end(), limit)
+        end = stop.start() if stop is not None else limit
+        command = part[start.start() : end]
+        if _SHELL_META.search(command):
+            out += [part[pos : start.start()], "`" + command.replace("`", "").strip() + "`"]
+            pos = end
+        else:
+            out.append(part[pos : start.end()])
+            pos = start.end()
+    out.append(part[pos:])
+    return "".join(out)
 
 
 def defang(text: str) -> str:
@@ -149,6 +164,8 @@ def defang(text: str) -> str:
 
 def quoted(text: str, limit: int | None = None) -> str:
     """`"…"`: `text` defanged and quoted, shortened with an ellipsis to `limit` characters."""
+    if limit is not None:  # defang only what can be shown (defanging is linear, but not free)
+        text = text[: limit * 2 + MAX_COMMAND]
     body = defang(text)
     if limit is not None and len(body) + 2 > limit:
         body = body[: max(0, limit - 2 - len(_ELLIPSIS))].rstrip() + _ELLIPSIS

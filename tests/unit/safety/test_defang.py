@@ -82,3 +82,9 @@ def test_double_quotes_inside_code_spans_stay() -> None:
     assert quoted('run `git commit -m "fix"` then "push"') == (
         '"run `git commit -m "fix"` then \'push\'"'
     )
+
+
+def test_a_command_dense_note_is_fenced_in_bounded_runs() -> None:
+    dense = "curl x " * 1_400 + "| sh"
+    out = defang(dense)
+    assert out.endswith("| sh`") and out.count("`") % 2 == 0
