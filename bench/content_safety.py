@@ -1,4 +1,4 @@
-"""Content-safety scan rate at 10k memories (policy memory-content-safety-v1).
+"""Content-safety scan rate at 10k memories (policy memory-content-safety-v2).
 
     uv run python bench/content_safety.py [--memories 10000] [--transcripts 100] [--runs 5]
 

@@ -1,8 +1,10 @@
 """MEMORY.md as text: a pure, deterministic rendering of already-chosen, already-gated entries.
 
 Same input, same bytes: nothing here reads a clock, the database or the filesystem. Every
-entry is one line (whitespace collapsed, cut at `ENTRY_CHARS`), so no memory text can open a
-heading of its own or break the section structure. Sections, in Signet's order:
+entry is one quoted line (`safety/defang.py`: whitespace collapsed, links, URLs, tags and
+command lines defused, cut at `ENTRY_CHARS`), so no memory text can open a heading of its
+own, break the section structure or act as a link, an image or a command; the file says
+under its title that the entries are data, not instructions. Sections, in Signet's order:
 Global Head (Tier 1), Thread Heads (Tier 2), Session Ledger (Last 30 Days), Open Threads,
 Durable Notes & Constraints, Temporal Index.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from signet_desktop.safety.defang import DATA_NOTE, quoted
 
 ENTRY_CHARS = 300
 TITLE = "# MEMORY.md"
@@ -79,13 +83,13 @@ def one_line(text: str, limit: int = ENTRY_CHARS) -> str:
 
 
 def entry_line(entry: Entry, *, with_project: bool = False) -> str:
-    """`- text (pinned, decision, 2026-01-02)`, as the session-start injection writes it."""
+    """`- "text" (pinned, decision, 2026-01-02)`, as the session-start injection writes it."""
     facts = [entry.type, entry.created_at[:10]]
     if entry.pinned:
         facts.insert(0, "pinned")
     if with_project and entry.project:
         facts.append(one_line(entry.project, 80))
-    return f"- {one_line(entry.text)} ({', '.join(facts)})"
+    return f"- {quoted(entry.text, ENTRY_CHARS)} ({', '.join(facts)})"
 
 
 def head_block(entries: Sequence[Entry], max_chars: int) -> tuple[str, tuple[str, ...]]:
@@ -111,7 +115,7 @@ def _ledger_line(entry: LedgerEntry) -> str:
         facts.append(one_line(entry.project, 80))
     facts.append(one_line(entry.session_key, 80))
     line = f"- {' · '.join(facts)} — {', '.join(entry.kinds)}"
-    return f"{line}: {one_line(entry.sentence, 200)}" if entry.sentence else line
+    return f"{line}: {quoted(entry.sentence, 200)}" if entry.sentence else line
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -133,6 +137,8 @@ def render(doc: MemoryMdInput) -> str:
         f"{_count(doc.memory_count, 'memory', 'memories')}"
         + (f" · {doc.withheld} withheld by the safety policy" if doc.withheld else "")
         + " -->",
+        "",
+        DATA_NOTE,
         "",
     ]
     out += _section(GLOBAL_HEAD, [entry_line(e) for e in doc.head])

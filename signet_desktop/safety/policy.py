@@ -1,4 +1,4 @@
-"""Content-safety policy `memory-content-safety-v1`: deterministic detectors, no I/O.
+"""Content-safety policy `memory-content-safety-v2`: deterministic detectors, no I/O.
 
 `scan(text)` says whether retained content (a memory, transcript, artifact, summary or source
 chunk) may be put in front of a model. It never changes the content: callers keep the
@@ -10,6 +10,11 @@ so full-width letters or a zero-width space inside "ignore" do not hide a phrase
 suppressed when its clause is defensive or quoting ("never run curl | sh", "for example:
 'ignore previous instructions'", "the detector flags …"): the cue must come before the match
 in the same clause, or anywhere in the clause when the match sits inside quotes.
+
+v2 adds the shape rules of `safety/shapes.py` (overrides in French, Spanish, German,
+Italian and Portuguese; claimed authority aimed at the model; concealment from the user;
+reply hijacks; credential helpers, pipes to remote network tools and data in URLs), filed
+under the existing reasons.
 
 Changing what any detector matches changes `POLICY_VERSION`; stored decisions of an older
 version are rescanned in the background.
@@ -23,7 +28,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-POLICY_VERSION = "memory-content-safety-v1"
+from signet_desktop.safety import shapes
+
+POLICY_VERSION = "memory-content-safety-v2"
 WITHHELD_MARKER = "[memory content withheld by safety policy]"
 
 Status = Literal["clean", "tainted", "blocked"]
@@ -370,9 +377,9 @@ _Compiled = tuple[tuple[frozenset[str], re.Pattern[str]], ...]
 _DETECTORS: tuple[tuple[str, _Compiled], ...] = tuple(
     (reason, tuple((frozenset(triggers), re.compile(pattern, _F)) for triggers, pattern in rules))
     for reason, rules in (
-        ("prompt_injection", _PROMPT_INJECTION),
-        ("tool_directive", _TOOL_DIRECTIVE),
-        ("exfiltration", _EXFILTRATION),
+        ("prompt_injection", _PROMPT_INJECTION + shapes.OVERRIDE + shapes.AUTHORITY),
+        ("tool_directive", _TOOL_DIRECTIVE + shapes.REPLY_HIJACK),
+        ("exfiltration", _EXFILTRATION + shapes.CONCEALMENT + shapes.EXFIL_SHAPES),
         ("credential_harvesting", _CREDENTIAL_HARVESTING),
         ("malicious_shell", _MALICIOUS_SHELL),
     )
@@ -383,8 +390,11 @@ _DETECTORS: tuple[tuple[str, _Compiled], ...] = tuple(
 _DEFENSIVE = re.compile(
     r"\b(?:e\.g\.|i\.e\.|for\s+example|for\s+instance|examples?|such\s+as"
     r"|(?:phrases?|strings?|text|messages?|lines?|inputs?|content|commands?)\s+like|detectors?"
-    r"|detects?|detection|detected|flags?|flagged|never|don't|do\s+not|does\s+not|must\s+not"
-    r"|mustn't|should\s+not|shouldn't|won't|avoid|beware|warning|warns?|security\s+guidance"
+    r"|detects?|detection|detected|flags?|flagged"
+    # "never", "don't" … warn, but "don't forget to" / "never hesitate to" urge
+    r"|(?:never|don't|do\s+not|does\s+not|must\s+not|mustn't|should\s+not|shouldn't|won't)"
+    r"(?!\s+(?:forget|hesitate|fail|miss|neglect)\b)"
+    r"|avoid|beware|warning|warns?|security\s+guidance"
     r"|security\s+note|red[\s-]team(?:ing)?|test\s+cases?|fixtures?|phishing"
     # naming the category is describing it: prompt_injection (…), malicious shell such as …
     r"|prompt[\s_-]injections?|tool[\s_-]directives?|exfiltration|credential[\s_-]harvesting"

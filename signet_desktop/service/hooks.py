@@ -36,6 +36,7 @@ from signet_desktop.domain.sessions import (
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.transcript_channel import NAME as TRANSCRIPT
 from signet_desktop.recall.transcript_channel import TurnScope
+from signet_desktop.safety.defang import defang, quoted
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.entity_lookup import entity_memories
@@ -44,6 +45,7 @@ from signet_desktop.service.injection import (
     TURN_BLOCK_MIN_CHARS,
     Injection,
     bounded,
+    data_head,
     in_scope,
     render_injection,
     render_turns,
@@ -229,14 +231,10 @@ class HookService:
         in_head = set(head.memory_ids)
         chosen = [m for m in self._start_memories(ctx) if m.id not in in_head]
         recent = self._recent_context(ctx) if config.include_recent_context else ""
-        preamble_parts = []
+        preamble = ""
         if config.include_identity and identity.description:
-            preamble_parts.append(f"You are {identity.name}. {identity.description}")
-        if recent:
-            preamble_parts.append(recent)
-        preamble = bounded("\n\n".join(preamble_parts), budget // 3)
-        if head.text:
-            preamble = f"{preamble}\n\n{head.text}" if preamble else head.text
+            preamble = bounded(f"You are {identity.name}. {identity.description}", budget // 3)
+        data = "\n\n".join(part for part in (recent, head.text) if part)
         injection = render_injection(
             chosen,
             agent_id=ctx.agent_id,
@@ -244,11 +242,12 @@ class HookService:
             max_chars=budget,
             heading="Signet memory",
             preamble=preamble,
+            data=data,
             gate=self._gate,
         )
         text = injection.text
-        if not text and (head.text or recent):  # no memory to list: the head, recent context
-            text = f"## Signet memory\n{preamble}"
+        if not text and data:  # no memory to list: the head, recent context
+            text = data_head("Signet memory", preamble, data).rstrip("\n")
         self._record_injected(session, (*head.memory_ids, *injection.memory_ids))
         shown = set(injection.memory_ids)
         head_rows = memories.get_memories(self._db.reader(), ctx.agent_id, head.memory_ids)
@@ -257,10 +256,11 @@ class HookService:
         return SessionStartResult(identity, self._gated(ctx.agent_id, listed), recent, text)
 
     def _gated(self, agent_id: str, listed: list[Memory]) -> tuple[Memory, ...]:
-        """The listed memories as the safety gate lets them out (redacted; withheld dropped)."""
+        """The listed memories as the safety gate lets them out (redacted, defanged; withheld
+        dropped)."""
         texts = self._gate(agent_id, "memory", [(m.id, m.content) for m in listed])
         return tuple(
-            replace(m, content=text)
+            replace(m, content=defang(text))
             for m, text in zip(listed, texts, strict=True)
             if text != WITHHELD_MARKER
         )
@@ -311,7 +311,9 @@ class HookService:
         )[0]
         if tail == WITHHELD_MARKER:
             return ""
-        return bounded(f"Last session ({last.updated_at[:10]}): …{tail}", RECENT_CONTEXT_CHARS + 40)
+        return f"Last session ({last.updated_at[:10]}), its last words: " + quoted(
+            "…" + tail, RECENT_CONTEXT_CHARS
+        )
 
     def identity(self) -> Identity:
         """Name and description from the workspace's IDENTITY.md (first heading, first text)."""

@@ -10,6 +10,12 @@ text never exceeds `max_chars`, a memory that does not fit whole is shortened wi
 ellipsis or left out, and Claude Code's ~10,000-character context preview is never exceeded
 (`HARD_MAX_CHARS`). Callers pass only memories of the asking agent and project;
 `render_injection` checks that again and drops anything else.
+
+What is shown is shown as data (`safety/defang.py`): the block carries `DATA_NOTE` under its
+heading, every memory is one quoted line with its attribution after the quote
+(`- "…" (type, date)`), and links, URLs, HTML tags, chat-template tokens and command lines
+inside it are defused. Quoted turns get the same treatment. A memory shortened to fit its
+budget keeps its closing quote and attribution.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.domain.recall import TurnHit
+from signet_desktop.safety.defang import DATA_NOTE, defang, quoted
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.service.safety import PromptGate, policy_gate
 
@@ -55,17 +62,18 @@ def render_injection(
     max_chars: int,
     heading: str = "Relevant memories (Signet)",
     preamble: str = "",
+    data: str = "",
     gate: PromptGate = policy_gate,
 ) -> Injection:
     """A Markdown block of `memories` (best first) within `max_chars` (capped at 10,000).
 
-    Each memory is shown as `gate` returns it (redacted); one it withholds is left out.
+    Each memory is shown as `gate` returns it (redacted) and then defanged and quoted; one it
+    withholds is left out. `preamble` (the agent's own identity) comes before `DATA_NOTE`,
+    `data` (already quoted recent context and MEMORY.md's head) after it.
     """
     budget = max(0, min(max_chars, HARD_MAX_CHARS))
     lines: list[str] = []
-    head = f"## {heading}\n"
-    if preamble:
-        head += preamble.strip() + "\n"
+    head = data_head(heading, preamble, data)
     used = len(head)
     ids: list[str] = []
     shown = [m for m in memories if in_scope(m, agent_id, project)]
@@ -73,18 +81,28 @@ def render_injection(
     for memory, text in zip(shown, texts, strict=True):
         if text == WITHHELD_MARKER:
             continue
-        line = _line(memory, text)
         room = budget - used - 1
-        if len(line) > room:
-            if room < MIN_ITEM_CHARS:
-                break
-            line = line[: room - len(_ELLIPSIS)].rstrip() + _ELLIPSIS
+        suffix = _attribution(memory)
+        if room - len(suffix) - 2 < MIN_ITEM_CHARS:
+            break
+        line = f"- {quoted(text, room - len(suffix) - 2)}{suffix}"
         lines.append(line)
         used += len(line) + 1
         ids.append(memory.id)
     if not lines:
         return Injection("", ())
     return Injection(head + "\n".join(lines), tuple(ids))
+
+
+def data_head(heading: str, preamble: str = "", data: str = "") -> str:
+    """`## heading`, the preamble, `DATA_NOTE`, then already-quoted data (one per line)."""
+    head = f"## {heading}\n"
+    if preamble.strip():
+        head += preamble.strip() + "\n"
+    head += DATA_NOTE + "\n"
+    if data.strip():
+        head += data.strip() + "\n"
+    return head
 
 
 def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
@@ -118,12 +136,15 @@ def render_turns(turns: Sequence[TurnHit], *, max_chars: int) -> Injection:
 
 def _turn_line(turn: TurnHit, room: int) -> tuple[str, bool]:
     """`- "…" (role, session KEY on DATE)`, then a question's reply: `— assistant: "…"`;
-    the reply is shortened first to fit `room`, and left off when it cannot (the line, and
-    whether it holds the reply)."""
+    the reply is shortened first to fit `room`, and left off when it cannot; the turn's own
+    quote is shortened to fit too, down to `MIN_ITEM_CHARS` (the line, and whether it holds
+    the reply)."""
     when = f" on {turn.timestamp[:10]}" if turn.timestamp else ""
     reply = turn.reply
+    attribution = f" ({turn.role}, session {turn.session_key}{when})"
     own = TURN_QUOTE_CHARS // 2 if reply is not None else TURN_QUOTE_CHARS
-    line = f'- "{_quote(turn.excerpt, own)}" ({turn.role}, session {turn.session_key}{when})'
+    own = max(MIN_ITEM_CHARS, min(own, room - len(attribution) - 4))
+    line = f'- "{_quote(turn.excerpt, own)}"{attribution}'
     if reply is None:
         return line, False
     tail = f' — {reply.role}: "'
@@ -134,9 +155,11 @@ def _turn_line(turn: TurnHit, room: int) -> tuple[str, bool]:
 
 
 def _quote(text: str, chars: int) -> str:
-    quote = " ".join(text.replace('"', "'").split())
+    quote = defang(text)
     if len(quote) > chars:
         quote = quote[: chars - len(_ELLIPSIS)].rstrip() + _ELLIPSIS
+        if quote.count("`") % 2:  # a code span cut open would swallow the attribution
+            quote = quote.replace("`", "")
     return quote
 
 
@@ -149,9 +172,9 @@ def bounded(text: str, max_chars: int) -> str:
     return text[: max(0, budget - len(_ELLIPSIS))].rstrip() + _ELLIPSIS
 
 
-def _line(memory: Memory, content: str) -> str:
-    text = " ".join(content.split())
+def _attribution(memory: Memory) -> str:
+    """` (pinned, fact, 2026-01-02)`: what the memory is and when it was written."""
     facts = [memory.type, memory.created_at[:10]]
     if memory.pinned:
         facts.insert(0, "pinned")
-    return f"- {text} ({', '.join(facts)})"
+    return f" ({', '.join(facts)})"

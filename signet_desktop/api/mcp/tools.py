@@ -8,6 +8,12 @@ query string (a memory `id`, `memory_list`'s paging) is checked here, where JSON
 still known. Scope never comes from arguments: an `agentId` argument is ignored like any
 unknown one. Every refusal or failure is a tool error (`isError`) whose text is HTTP's error
 body `{"error", "code"}`; nothing here raises into the SDK.
+
+What `memory_search` and `session_search` put in front of the model is HTTP's body as data:
+a `note` (`safety/defang.py: DATA_NOTE`) and every recalled text (`results[].content`,
+`supplementary[].excerpt`, `hits[].excerpt`) defanged — links and images unmade, URLs inert,
+tags and command lines defused — so a recalled note cannot act as markup or a live link.
+HTTP's own body is unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 import mcp_types as types
 
 from signet_desktop.api.mcp.backend import Body, MemoryBackend, ToolFailure
+from signet_desktop.safety.defang import DATA_NOTE, defang
 
 logger = logging.getLogger("signet_desktop.api.mcp")
 
@@ -123,8 +130,26 @@ def _check_string(arguments: Arguments, name: str) -> None:
         raise invalid(name, "Input should be a valid string")
 
 
+_RECALLED = (("results", "content"), ("supplementary", "excerpt"), ("hits", "excerpt"))
+
+
+def as_data(text: str) -> str:
+    """A search body with its recalled texts defanged and the data note added."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(body, dict):
+        return text
+    for key, field in _RECALLED:
+        for item in body.get(key) or ():
+            if isinstance(item, dict) and isinstance(item.get(field), str):
+                item[field] = defang(item[field])
+    return json.dumps({"note": DATA_NOTE, **body}, ensure_ascii=False)
+
+
 async def _search(arguments: Arguments, backend: MemoryBackend) -> str:
-    return await backend.search(SEARCH.body(arguments))  # score_min wins over min_score
+    return as_data(await backend.search(SEARCH.body(arguments)))  # score_min wins over min_score
 
 
 async def _store(arguments: Arguments, backend: MemoryBackend) -> str:
@@ -153,7 +178,7 @@ async def _forget(arguments: Arguments, backend: MemoryBackend) -> str:
 
 
 async def _session_search(arguments: Arguments, backend: MemoryBackend) -> str:
-    return await backend.session_search(SESSION_SEARCH.body(arguments))
+    return as_data(await backend.session_search(SESSION_SEARCH.body(arguments)))
 
 
 async def _knowledge_list(arguments: Arguments, backend: MemoryBackend) -> str:

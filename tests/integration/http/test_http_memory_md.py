@@ -174,4 +174,4 @@ async def test_a_session_end_becomes_an_artifact_and_a_ledger_line(
     md = step(service, "memory-md")  # the first step rebuilds every agent
     assert md is True
     text = (tmp_path / "MEMORY.md").read_text()
-    assert "cc-9 — transcript: Move billing to Postgres 16." in text
+    assert 'cc-9 — transcript: "Move billing to Postgres 16."' in text

@@ -177,7 +177,7 @@ async def test_the_safety_route_is_agent_scoped(
     assert a["counts"] == {"clean": 1, "tainted": 0, "blocked": 1} and a["pending"] == 0
     assert a["reasons"] == {"exfiltration": 1, "prompt_injection": 1}
     assert b["counts"] == {"clean": 1, "tainted": 0, "blocked": 0} and b["reasons"] == {}
-    assert b["agentId"] == "b" and b["policyVersion"] == "memory-content-safety-v1"
+    assert b["agentId"] == "b" and b["policyVersion"] == "memory-content-safety-v2"
     signet_path = (await client.get("/api/analytics/memory-safety?agentId=a")).json()
     assert signet_path == a
     bad = await client.get("/api/diagnostics/memory-safety?agentId=no%20spaces")

@@ -11,6 +11,9 @@ import httpx
 from conftest import Daemon, ok, refused
 from mcp.client.session import ClientSession
 
+from signet_desktop.api.mcp.tools import as_data
+from signet_desktop.safety.defang import DATA_NOTE
+
 Open = Callable[[str | None], AbstractAsyncContextManager[ClientSession]]
 
 TOOL_NAMES = {
@@ -242,8 +245,11 @@ async def session_search_is_scoped_and_matches_http(
     async with open_session(agent) as session:
         found = ok(await session.call_tool("session_search", {"query": "ledger cockroachdb"}))
     assert [hit["sessionKey"] for hit in found["hits"]] == [f"{agent}-s1"]
-    assert found == expected
+    # HTTP's body as data: the note added, recalled text defanged (api/mcp/tools.py).
+    assert found["note"] == DATA_NOTE
+    assert found == json.loads(as_data(json.dumps(expected)))
     async with open_session(f"{agent}-other") as other:
         assert ok(await other.call_tool("session_search", {"query": "ledger cockroachdb"})) == {
-            "hits": []
+            "note": DATA_NOTE,
+            "hits": [],
         }

@@ -25,6 +25,7 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.recall.sanitize import fts_match_expression, query_tokens
+from signet_desktop.safety.defang import quoted
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.hooks import HookContext
@@ -137,8 +138,8 @@ def test_the_prompt_hook_injects_the_answer_first(
     context = HookContext(agent_id="default", harness="claude-code", session_key=question)
     injected = service.hooks.user_prompt_submit(context, question)
     assert injected.memory_count >= 1
-    first = injected.inject.splitlines()[1]  # under the heading
-    assert first.startswith(f"- {FACTS[answer]} ("), injected.inject
+    first = injected.inject.splitlines()[2]  # under the heading and the data note
+    assert first.startswith(f"- {quoted(FACTS[answer])} ("), injected.inject
 
 
 @pytest.mark.parametrize("prompt", UNRELATED)

@@ -1,4 +1,4 @@
-"""memory-content-safety-v1: every detector's true positives, and the engineering memories
+"""memory-content-safety-v2: every detector's true positives, and the engineering memories
 that look like them but are not (false positives matter as much: a withheld memory is lost
 to the agent)."""
 
@@ -251,7 +251,7 @@ def test_scan_is_deterministic_and_the_hash_is_exact() -> None:
     assert text_hash(text) == text_hash(text)
     assert text_hash(text) != text_hash(text + " ")
     assert text_hash("a\u200bb") != text_hash("ab")
-    assert POLICY_VERSION == "memory-content-safety-v1"
+    assert POLICY_VERSION == "memory-content-safety-v2"
 
 
 def test_long_text_is_scanned_whole() -> None:

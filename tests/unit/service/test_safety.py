@@ -59,7 +59,7 @@ def ledger_rows(service: SignetService) -> list[tuple[str, str, str, str, str]]:
     return [tuple(row) for row in rows]
 
 
-def bumped(version: str = "memory-content-safety-v2") -> SafetyPolicy:
+def bumped(version: str = "memory-content-safety-v3") -> SafetyPolicy:
     return SafetyPolicy(version, scan)
 
 
@@ -168,7 +168,7 @@ def test_session_summaries_are_swept_too(service: SignetService) -> None:
     assert service.safety.status("default").pending == 1
     assert service.safety.scan_pending("default", 10) == 1
     assert ledger_rows(service) == [
-        ("default", "summary", "sum1", "blocked", "memory-content-safety-v1")
+        ("default", "summary", "sum1", "blocked", "memory-content-safety-v2")
     ]
 
 
@@ -199,10 +199,10 @@ def test_a_version_bump_rescans_everything(service: SignetService) -> None:
     service.safety.scan_pending(None, 100)
     service.safety.set_policy(bumped())
     status = service.safety.status("default")
-    assert status.policy_version == "memory-content-safety-v2"
+    assert status.policy_version == "memory-content-safety-v3"
     assert status.stale == 3 and status.pending == 3 and sum(status.counts.values()) == 0
     assert service.safety.scan_pending(None, 100) == 3
-    assert {row[4] for row in ledger_rows(service)} == {"memory-content-safety-v2"}
+    assert {row[4] for row in ledger_rows(service)} == {"memory-content-safety-v3"}
     assert service.safety.status("default").stale == 0
 
 
@@ -283,7 +283,7 @@ def test_a_version_bump_during_a_rescan_ends_with_every_row_at_the_new_version(
         remember(service, f"memory {i}: the deploy runs at noon")
     safety.record_queued(100)
     switch = SwitchingPolicy(safety, bumped("memory-content-safety-v3"))
-    safety.set_policy(SafetyPolicy("memory-content-safety-v2", switch))
+    safety.set_policy(SafetyPolicy("memory-content-safety-v3", switch))
     worker = ContentSafetyWorker(safety, batch=10)
     for _ in range(20):
         worker.run_once()
