@@ -4,8 +4,7 @@
 -- stored: `secret_hash` is the SHA-256 (hex) of the whole bearer string, which is 256 bits of
 -- randomness, so a fast hash is enough and the gate finds a token by its hash alone.
 -- `permissions_json` is a non-empty array of read|write|admin; `agents_json` a non-empty array
--- of the agent ids the token may act for; `projects_json` NULL (any project) or a non-empty
--- array of project names. `kind` 'session' marks a token issued for one harness session
+-- of the agent ids the token may act for. `kind` 'session' marks a token issued for one harness session
 -- (its default lifetime is auth.sessionTokenTtlSeconds instead of auth.defaultTokenTtlSeconds).
 -- A token is never deleted: revocation sets `revoked_at`, so the row is the audit of what it
 -- could do. The table has no agent_id: a token names one or more agents and belongs to none.
@@ -21,9 +20,6 @@ CREATE TABLE api_tokens (
     agents_json TEXT NOT NULL
         CHECK (json_valid(agents_json) AND json_type(agents_json) = 'array'
                AND json_array_length(agents_json) >= 1),
-    projects_json TEXT
-        CHECK (projects_json IS NULL OR (json_valid(projects_json)
-               AND json_type(projects_json) = 'array' AND json_array_length(projects_json) >= 1)),
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL CHECK (expires_at > created_at),
     revoked_at TEXT

@@ -1,9 +1,9 @@
-"""Scoped API tokens: what one may do (permissions, agents, projects) and until when.
+"""Scoped API tokens: what one may do (permissions, agents) and until when.
 
 A token is a bearer string shown once at creation; only its SHA-256 is kept. Each token holds
 one or more of the permissions `read` (every read route and read-only MCP tool), `write`
 (mutations) and `admin` (pipeline, repair, maintenance, token routes), is bound to one or more
-agents (and optionally projects), and expires (`auth.defaultTokenTtlSeconds`, or
+agents, and expires (`auth.defaultTokenTtlSeconds`, or
 `auth.sessionTokenTtlSeconds` for a session token) unless revoked first.
 """
 
@@ -25,7 +25,6 @@ TokenKind = Literal["api", "session"]
 PERMISSIONS: tuple[TokenPermission, ...] = ("read", "write", "admin")
 TOKEN_PREFIX = "sgt_"
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-MAX_PROJECT_CHARS = 512
 MAX_BINDINGS = 64
 MIN_TTL_SECONDS = 60
 MAX_TTL_SECONDS = 31_536_000  # one year, as the auth.*TokenTtlSeconds bounds
@@ -40,7 +39,6 @@ class ApiToken:
     kind: TokenKind
     permissions: frozenset[TokenPermission]
     agents: frozenset[str]
-    projects: frozenset[str] | None
     created_at: str
     expires_at: str
     revoked_at: str | None = None
@@ -60,7 +58,6 @@ class TokenSpec:
     kind: TokenKind
     permissions: frozenset[TokenPermission]
     agents: frozenset[str]
-    projects: frozenset[str] | None
     ttl_seconds: int
 
 
@@ -116,31 +113,6 @@ def check_agents(values: Iterable[object]) -> frozenset[str]:
             f"agents: bind the token to 1-{MAX_BINDINGS} agents", code="token_agents_invalid"
         )
     return agents
-
-
-def check_projects(values: Iterable[object] | None) -> frozenset[str] | None:
-    """None (any project) or 1-64 printable project names."""
-    if values is None:
-        return None
-    projects: set[str] = set()
-    for value in values:
-        if (
-            not isinstance(value, str)
-            or not value.strip()
-            or not value.isprintable()
-            or (len(value) > MAX_PROJECT_CHARS)
-        ):
-            raise InvalidInput(
-                f"projects: each must be 1-{MAX_PROJECT_CHARS} printable characters",
-                code="token_projects_invalid",
-            )
-        projects.add(value)
-    if not projects or len(projects) > MAX_BINDINGS:
-        raise InvalidInput(
-            f"projects: name 1-{MAX_BINDINGS} projects, or leave it out for any project",
-            code="token_projects_invalid",
-        )
-    return frozenset(projects)
 
 
 def check_ttl(ttl_seconds: object) -> int:

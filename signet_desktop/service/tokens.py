@@ -20,7 +20,6 @@ from signet_desktop.domain.tokens import (
     check_agents,
     check_name,
     check_permissions,
-    check_projects,
     check_ttl,
     expiry,
     new_secret,
@@ -63,7 +62,6 @@ class TokenService:
         permissions: Iterable[object],
         agents: Iterable[object],
         *,
-        projects: Iterable[object] | None = None,
         ttl_seconds: object | None = None,
         session: bool = False,
     ) -> TokenSpec:
@@ -74,7 +72,6 @@ class TokenService:
             kind=kind,
             permissions=check_permissions(permissions),
             agents=check_agents(agents),
-            projects=check_projects(projects),
             ttl_seconds=self._ttl[kind] if ttl_seconds is None else check_ttl(ttl_seconds),
         )
 
@@ -88,7 +85,6 @@ class TokenService:
             kind=spec.kind,
             permissions=spec.permissions,
             agents=spec.agents,
-            projects=spec.projects,
             created_at=now,
             expires_at=expiry(now, spec.ttl_seconds),
         )
@@ -104,6 +100,13 @@ class TokenService:
     def list(self) -> list[ApiToken]:
         """Every token ever issued (never a secret), oldest first."""
         return rows.list_tokens(self._db.reader())
+
+    def get(self, ref: str) -> ApiToken:
+        """The token with this id, else this name; 404 `token_not_found` for neither."""
+        token = rows.token_by_ref(self._db.reader(), ref)
+        if token is None:
+            raise NotFound(f"no token with id or name {ref!r}", code="token_not_found")
+        return token
 
     def revoke(self, ref: str) -> ApiToken:
         """Revoke by id or name (idempotent); 404 `token_not_found` for neither."""

@@ -12,14 +12,11 @@ from typing import Any
 from signet_desktop.domain.tokens import ApiToken
 from signet_desktop.storage.connect import Connection
 
-COLUMNS = (
-    "id, name, kind, permissions_json, agents_json, projects_json, created_at, expires_at, "
-    "revoked_at"
-)
+COLUMNS = "id, name, kind, permissions_json, agents_json, created_at, expires_at, revoked_at"
 INSERT = """
 INSERT INTO api_tokens (id, name, secret_hash, kind, permissions_json, agents_json,
-                        projects_json, created_at, expires_at)
-VALUES (:id, :name, :hash, :kind, :permissions, :agents, :projects, :created_at, :expires_at)
+                        created_at, expires_at)
+VALUES (:id, :name, :hash, :kind, :permissions, :agents, :created_at, :expires_at)
 """
 BY_HASH = f"SELECT {COLUMNS} FROM api_tokens WHERE secret_hash = :hash"
 BY_REF = f"SELECT {COLUMNS} FROM api_tokens WHERE id = :ref OR name = :ref ORDER BY id = :ref DESC"
@@ -29,14 +26,12 @@ REVOKE = "UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at 
 
 
 def _token(row: Any) -> ApiToken:
-    projects = row["projects_json"]
     return ApiToken(
         id=row["id"],
         name=row["name"],
         kind=row["kind"],
         permissions=frozenset(json.loads(row["permissions_json"])),
         agents=frozenset(json.loads(row["agents_json"])),
-        projects=None if projects is None else frozenset(json.loads(projects)),
         created_at=row["created_at"],
         expires_at=row["expires_at"],
         revoked_at=row["revoked_at"],
@@ -54,7 +49,6 @@ def insert_token(conn: Connection, token: ApiToken, hash_: str) -> None:
             "kind": token.kind,
             "permissions": json.dumps(sorted(token.permissions)),
             "agents": json.dumps(sorted(token.agents)),
-            "projects": None if token.projects is None else json.dumps(sorted(token.projects)),
             "created_at": token.created_at,
             "expires_at": token.expires_at,
         },

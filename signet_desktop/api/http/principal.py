@@ -41,10 +41,6 @@ class Principal:
         """The caller may read or write this agent's data."""
         return self.agents is None or agent_id in self.agents
 
-    def may_use_project(self, project: str | None) -> bool:
-        """The caller may name this project (None: no project named, always allowed)."""
-        return self.projects is None or project is None or project in self.projects
-
     @property
     def only_agent(self) -> str | None:
         """The one agent a token is bound to (what it acts for when a request names none)."""

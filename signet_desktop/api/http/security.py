@@ -290,13 +290,12 @@ class RequestGate:
 
 
 def token_principal(token: ApiToken) -> Principal:
-    """The principal a live scoped token stands for: its permissions, agents and projects."""
+    """The principal a live scoped token stands for: its permissions and agents."""
     return Principal(
         name=f"token:{token.name}",
         local=False,
         permissions=token.permissions,
         agents=token.agents,
-        projects=token.projects,
         token_id=token.id,
     )
 

@@ -1,9 +1,13 @@
 """/api/tokens: issue, list and revoke scoped API tokens (admin only; docs/HTTP.md).
 
-`POST /api/tokens {name, permissions[], agents[], projects?[], ttlSeconds?, session?}` answers
+`POST /api/tokens {name, permissions[], agents[], ttlSeconds?, session?}` answers
 201 with the token and its `secret`, the only time the secret is ever shown. `GET /api/tokens`
 lists every token issued (state active|expired|revoked, never a secret). `DELETE
 /api/tokens/{id or name}` revokes one (idempotent); the row stays as the audit.
+
+A caller whose own token is bound to agents (a scoped admin token) manages only tokens
+within its own reach: it may issue one for a subset of its agents and permissions (a session
+token for its agent, say), and sees and revokes only tokens bound to its agents.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
+from signet_desktop.api.http.principal import Principal, principal_of
 from signet_desktop.api.http.schemas import Body
 from signet_desktop.api.http.scope import get_service, off_loop
+from signet_desktop.domain.errors import Forbidden, NotFound
 from signet_desktop.domain.tokens import MAX_TTL_SECONDS, MIN_TTL_SECONDS, ApiToken
 from signet_desktop.service.tokens import TokenService
 
@@ -31,7 +37,6 @@ class TokenBody(Body):
     name: str = Field(min_length=1, max_length=64)
     permissions: list[str] = Field(min_length=1, max_length=3)
     agents: list[str] = Field(min_length=1, max_length=64)
-    projects: list[str] | None = Field(None, min_length=1, max_length=64)
     ttl_seconds: int | None = Field(
         None,
         ge=MIN_TTL_SECONDS,
@@ -49,12 +54,16 @@ def token_json(token: ApiToken) -> dict[str, Any]:
         "kind": token.kind,
         "permissions": sorted(token.permissions),
         "agents": sorted(token.agents),
-        "projects": None if token.projects is None else sorted(token.projects),
         "createdAt": token.created_at,
         "expiresAt": token.expires_at,
         "revokedAt": token.revoked_at,
         "state": token.state(TokenService.now()),
     }
+
+
+def within_reach(principal: Principal, token: ApiToken) -> bool:
+    """The caller could have issued this token itself (every agent of it is the caller's)."""
+    return principal.agents is None or token.agents <= principal.agents
 
 
 @router.post("/api/tokens", operation_id="token_create", status_code=201)
@@ -65,10 +74,16 @@ async def token_create(body: TokenBody, request: Request) -> JSONResponse:
         body.name,
         body.permissions,
         body.agents,
-        projects=body.projects,
         ttl_seconds=body.ttl_seconds,
         session=body.session,
     )
+    principal = principal_of(request)
+    if principal.agents is not None and not spec.agents <= principal.agents:
+        raise Forbidden("a token may only issue tokens for its own agents",
+                        code="agent_not_allowed")  # fmt: skip
+    if not spec.permissions <= principal.permissions:
+        raise Forbidden("a token may only issue tokens with permissions it holds",
+                        code="permission_denied")  # fmt: skip
     issued = await off_loop(tokens.create, spec)
     return JSONResponse({**token_json(issued.token), "secret": issued.secret}, status_code=201)
 
@@ -77,11 +92,17 @@ async def token_create(body: TokenBody, request: Request) -> JSONResponse:
 async def token_list(request: Request) -> JSONResponse:
     """Every token issued, oldest first, without secrets."""
     found = await off_loop(get_service(request).tokens.list)
-    return JSONResponse({"tokens": [token_json(token) for token in found]})
+    principal = principal_of(request)
+    visible = [token_json(token) for token in found if within_reach(principal, token)]
+    return JSONResponse({"tokens": visible})
 
 
 @router.delete("/api/tokens/{token_ref}", operation_id="token_revoke")
 async def token_revoke(token_ref: TokenRef, request: Request) -> JSONResponse:
     """Revoke the token with this id or name; requests showing it get 401 `token_revoked`."""
-    revoked = await off_loop(partial(get_service(request).tokens.revoke, token_ref))
+    tokens = get_service(request).tokens
+    found = await off_loop(partial(tokens.get, token_ref))
+    if not within_reach(principal_of(request), found):
+        raise NotFound(f"no token with id or name {token_ref!r}", code="token_not_found")
+    revoked = await off_loop(partial(tokens.revoke, found.id))
     return JSONResponse({"token": token_json(revoked)})
