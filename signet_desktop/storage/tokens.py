@@ -21,7 +21,7 @@ VALUES (:id, :name, :hash, :kind, :permissions, :agents, :created_at, :expires_a
 BY_HASH = f"SELECT {COLUMNS} FROM api_tokens WHERE secret_hash = :hash"
 BY_REF = f"SELECT {COLUMNS} FROM api_tokens WHERE id = :ref OR name = :ref ORDER BY id = :ref DESC"
 NAME_TAKEN = "SELECT 1 FROM api_tokens WHERE name = :name"
-LIST = f"SELECT {COLUMNS} FROM api_tokens ORDER BY created_at, id"
+LIST = f"SELECT {COLUMNS} FROM api_tokens ORDER BY created_at, rowid"  # issue order
 REVOKE = "UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL"
 
 
