@@ -47,8 +47,11 @@ def resolve_agent(request: Request, explicit: str | None) -> str:
     if value is None:
         value = principal.only_agent or DEFAULT_AGENT_ID
     if not principal.may_act_for(value):
+        bound = ", ".join(sorted(principal.agents or ()))
         raise Forbidden(
-            f"this token may not act for agent {value[:128]!r}", code="agent_not_allowed"
+            f"this token may not act for agent {value[:128]!r}; it is bound to {bound} "
+            "(name one with agentId or x-signet-agent-id)",
+            code="agent_not_allowed",
         )
     return value
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 import re
 import uuid
 from urllib.parse import urlsplit
@@ -28,6 +29,8 @@ from signet_desktop.api.http.settings import (
 )
 from signet_desktop.domain.tokens import TOKEN_PREFIX, ApiToken
 from signet_desktop.service.tokens import TokenService
+
+log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "x-signet-request-id"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -108,8 +111,14 @@ class RequestGate:
             request_id = uuid.uuid4().hex
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
-        scoped = await self.scoped_token(headers)
-        refusal = self.check(scope, headers, scoped)
+        refusal: JSONResponse | None
+        try:
+            scoped = await self.scoped_token(headers)
+        except Exception:  # fail closed: a token we cannot look up opens nothing
+            log.exception("looking up a scoped token failed")
+            refusal = _refusal(503, "token store unavailable", "unavailable")
+        else:
+            refusal = self.check(scope, headers, scoped)
         if repeated:
             refusal = _refusal(
                 400, "repeated Host, Origin, Authorization or Content-Length", "bad_request"

@@ -290,6 +290,9 @@ async def test_tokens_work_where_their_scope_allows(service: SignetService) -> N
         assert denied.status_code == 403 and denied.json()["code"] == "permission_denied"
         other = await client.get("/api/memories", params={"agentId": B}, headers=read)
         assert other.status_code == 403 and other.json()["code"] == "agent_not_allowed"
+        # The event stream (left out of the sweep: it never ends) refuses B before streaming.
+        stream = await client.get("/api/events", params={"agentId": B}, headers=read)
+        assert stream.status_code == 403 and stream.json()["code"] == "agent_not_allowed"
 
         write = {"authorization": f"Bearer {secrets['write']}"}
         stored = await client.post("/api/memory/remember", json={"content": "by write"},

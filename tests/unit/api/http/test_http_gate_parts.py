@@ -166,3 +166,35 @@ def test_rate_limits_key_on_the_authenticated_caller_never_a_header() -> None:
     assert key(CONFIGURED_TOKEN) == "token:configured"
     assert key(LOCAL_USER, "127.0.0.1") == "peer:127.0.0.1"
     assert key(LOCAL_USER, "127.0.0.2") != key(LOCAL_USER, "127.0.0.1")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_token_store_failure_fails_closed() -> None:
+    """Hybrid on loopback would serve on trust; a token it cannot look up opens nothing."""
+
+    class Broken:
+        def find(self, secret: str) -> ApiToken | None:
+            raise RuntimeError("database is closed")
+
+    gate = RequestGate(
+        _app,
+        HttpSettings(auth_token="t", trust_loopback_clients=True),
+        tokens=Broken(),  # type: ignore[arg-type]
+    )
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:  # pragma: no cover - never read
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {**_scope("127.0.0.1"), "method": "GET", "headers": [
+        (b"host", b"127.0.0.1"), (b"authorization", b"Bearer sgt_unknowable")]}  # fmt: skip
+    await gate(scope, receive, send)  # type: ignore[arg-type]
+    assert sent[0]["status"] == 503
