@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import pytest
@@ -52,44 +52,50 @@ PROBE_BODY: dict[str, Any] = {
 READ_SIDE_EFFECTS = frozenset({"memory_search_telemetry", "umap_cache"})
 
 
+_TABLES: dict[int, list[str]] = {}
+
+
 def _scoped_tables(service: SignetService) -> list[str]:
-    conn = database_of(service).reader()
-    names = [
-        str(row[0])
-        for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        )
-    ]
-    return [
-        name
-        for name in names
-        if any(col[1] == "agent_id" for col in conn.execute(f"PRAGMA table_info({name})"))
-    ]
+    """Every table with an agent_id column (found once per service: migrations made them)."""
+    if id(service) not in _TABLES:
+        conn = database_of(service).reader()
+        names = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        _TABLES[id(service)] = [
+            name
+            for name in names
+            if any(col[1] == "agent_id" for col in conn.execute(f"PRAGMA table_info({name})"))
+        ]
+    return _TABLES[id(service)]
 
 
-def agent_rows(service: SignetService, agent: str, skip: frozenset[str] = frozenset()) -> str:
-    """A digest of every row of every agent-scoped table that belongs to `agent`."""
+class Snapshot(NamedTuple):
+    """Digests of agent A's rows (less read side effects), agent B's rows, and the tokens."""
+
+    a: str
+    b: str
+    tokens: str
+
+
+def snapshot(service: SignetService) -> Snapshot:
+    """What a refused call must not touch, as digests of every row it could change."""
     conn = database_of(service).reader()
-    digest = hashlib.sha256()
+    digests = {A: hashlib.sha256(), B: hashlib.sha256()}
     for table in _scoped_tables(service):
-        if table in skip:
-            continue
-        rows = conn.execute(f"SELECT * FROM {table} WHERE agent_id = ? ORDER BY 1", (agent,))
-        for row in rows:
-            digest.update(repr((table, tuple(row))).encode())
-    return digest.hexdigest()
-
-
-def everything(service: SignetService) -> str:
-    """A digest of both agents' rows and the token table (what a refused call must not touch)."""
-    conn = database_of(service).reader()
-    tokens = conn.execute("SELECT * FROM api_tokens ORDER BY id").fetchall()
-    return "|".join(
-        (
-            agent_rows(service, A, READ_SIDE_EFFECTS),
-            agent_rows(service, B),
-            repr([tuple(r) for r in tokens]),
+        rows = conn.execute(
+            f"SELECT * FROM {table} WHERE agent_id IN (:a, :b) ORDER BY 1", {"a": A, "b": B}
         )
+        for row in rows:
+            agent = row["agent_id"]
+            if agent == B or table not in READ_SIDE_EFFECTS:
+                digests[agent].update(repr((table, tuple(row))).encode())
+    tokens = conn.execute("SELECT * FROM api_tokens ORDER BY id").fetchall()
+    return Snapshot(
+        digests[A].hexdigest(), digests[B].hexdigest(), repr([tuple(r) for r in tokens])
     )
 
 
@@ -191,14 +197,22 @@ async def _probe_route(
         (bearer, {}, {k: v for k, v in PROBE_BODY.items() if k != "agentId"}),
     )
     for index, (headers, params, body) in enumerate(asks):
-        before_b, before_all = agent_rows(service, B), everything(service)
+        before = snapshot(service)
         has_body = method in ("POST", "PATCH", "PUT", "DELETE")
         response = await client.request(
             method, url, headers=headers, params=params, json=body if has_body else None
         )
+        if response.status_code == 422 and "extra_forbidden" in response.text:
+            # A strict route (our repair routes) refused the probe's other fields: ask again
+            # with the agent alone, so the handler itself is reached.
+            minimal = {"agentId": B} if index == 0 else {}
+            response = await client.request(
+                method, url, headers=headers, params=params, json=minimal
+            )
         where = f"{scope} {method} {path} ask {index}"
         _assert_no_b(response, where)
-        assert agent_rows(service, B) == before_b, f"{where}: changed agent B's rows"
+        after = snapshot(service)
+        assert after.b == before.b, f"{where}: changed agent B's rows"
         assert response.status_code != 500, f"{where}: {response.text}"
         if scope in ("expired", "revoked"):
             assert response.status_code == 401, where
@@ -209,11 +223,11 @@ async def _probe_route(
             assert response.status_code == 403, f"{where}: {response.text}"
             assert response.json()["code"] == "permission_denied", where
         if index == 0 and scope in ("read", "write", "admin") and needed in (allowed or {needed}):
-            # Named agent B: refused, or the route has no agent (daemon-wide) or B's object
-            # was simply not found from A's side.
-            assert response.status_code in (200, 201, 202, 400, 403, 404, 409, 422, 503), where
+            # Named agent B: refused (403), rate limited (429), bad input, or the route has no
+            # agent (daemon-wide state) or B's object was simply not found from A's side.
+            assert response.status_code in (200, 201, 202, 400, 403, 404, 409, 422, 429, 503), where
         if scope in ("read", "expired", "revoked"):
-            assert everything(service) == before_all, f"{where}: wrote without write permission"
+            assert after == before, f"{where}: wrote without write permission"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -227,7 +241,9 @@ async def test_no_scoped_token_reads_or_writes_beyond_its_scope_on_any_route(
     secrets = _issue(service)
     routes = routes_of(app)
     assert len(routes) >= 90  # the app's routes, found by enumeration
-    async with _serving(app), make_client(app) as client:
+    # `local` serves loopback only; in `team` and `hybrid` the token holder is a remote peer.
+    peer = ("127.0.0.1" if mode == "local" else "192.0.2.10", 50000)
+    async with _serving(app), make_client(app, client=peer) as client:
         for scope in SCOPES:
             for method, path in routes:
                 if scope == "admin" and (method, path) == ("DELETE", "/api/tokens/{token_ref}"):
@@ -255,14 +271,15 @@ async def _probe_mcp(
     bearer = {"authorization": f"Bearer {secret}"}
     for name, spec in TOOLS.items():
         for headers in ({**bearer, "x-signet-agent-id": B}, bearer):
-            before_b, before_all = agent_rows(service, B), everything(service)
+            before = snapshot(service)
             response = await _mcp_call(client, headers, name, arguments)
             where = f"{scope} MCP {name} {sorted(headers)}"
             _assert_no_b(response, where)
-            assert agent_rows(service, B) == before_b, f"{where}: changed agent B's rows"
+            after = snapshot(service)
+            assert after.b == before.b, f"{where}: changed agent B's rows"
             if scope in ("expired", "revoked"):
                 assert response.status_code == 401, where
-                assert everything(service) == before_all, where
+                assert after == before, where
                 continue
             assert response.status_code == 200, f"{where}: {response.text}"
             result = response.json()["result"]
@@ -272,7 +289,7 @@ async def _probe_mcp(
             elif "x-signet-agent-id" in headers:
                 assert result["isError"] and code == "agent_not_allowed", f"{where}: served B"
             if scope == "read":
-                assert everything(service) == before_all, f"{where}: wrote without write"
+                assert after == before, f"{where}: wrote without write"
 
 
 async def test_tokens_work_where_their_scope_allows(service: SignetService) -> None:
