@@ -35,6 +35,7 @@ from signet_desktop.cli import (
     session_commands,
     source_commands,
     status_commands,
+    token_commands,
 )
 from signet_desktop.cli.context import (
     CliContext,
@@ -60,6 +61,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     ontology_commands.register,
     knowledge_commands.register,
     dream_commands.register,
+    token_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
@@ -91,12 +93,14 @@ examples:
   signet repair queue requeue --apply
   signet import claude-code
   signet sources list
+  signet token create --name ci --agent default --permission read
 
 environment:
   SIGNET_DAEMON_URL   daemon base URL (overrides SIGNET_HOST/SIGNET_PORT)
   SIGNET_HOST         daemon host (default 127.0.0.1)
   SIGNET_PORT         daemon port (default 3850)
-  SIGNET_TOKEN        bearer token, when the daemon requires one (auth.token)
+  SIGNET_TOKEN        bearer token, when the daemon requires one (auth.token or a scoped
+                      token from `signet token create`)
   SIGNET_WORKSPACE    workspace directory for `signet doctor` (default ~/.agents)
 
 exit status: 0 ok, 1 failure, 2 bad input (or refused by the daemon), 3 daemon not running"""

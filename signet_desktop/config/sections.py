@@ -50,6 +50,8 @@ class AuthConfig(CamelConfigModel):
 
     mode: AuthMode = "local"
     token: SecretStr | None = None
+    # Lifetimes of scoped tokens (`signet token create`) issued without --ttl: API tokens,
+    # and session tokens (`--session`: one harness session's credential).
     default_token_ttl_seconds: int = Field(default=604_800, ge=60, le=31_536_000)
     session_token_ttl_seconds: int = Field(default=86_400, ge=60, le=31_536_000)
     rate_limits: RateLimitsConfig = RateLimitsConfig()

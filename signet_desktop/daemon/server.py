@@ -25,6 +25,13 @@ KEEP_ALIVE_SECONDS = 5
 REQUEST_READ_SECONDS = 10.0
 # Open connections beyond this are answered 503 (stalled ones count until their deadline).
 MAX_CONNECTIONS = 256
+# A connection no request has authenticated on yet (the request gate's verdict) must send a
+# request head within this; a token holder's client sends one at once.
+UNAUTHENTICATED_HEAD_SECONDS = 2.0
+# At most this many unauthenticated connections per peer address: one more evicts that
+# peer's oldest idle one (no request head yet), so an idle re-opener churns its own sockets
+# and never fills MAX_CONNECTIONS, while a fresh connection that sends a request is served.
+MAX_UNAUTHENTICATED_PER_PEER = 32
 MAX_HEADER_BYTES = 16 * 1024  # h11's own default, stated: a longer head is answered 400
 
 # The client has not finished sending its request: not started, or mid-headers, or mid-body.
@@ -32,7 +39,7 @@ _READING = (h11.IDLE, h11.SEND_BODY)
 
 
 class DeadlineH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for reading each request.
+    """uvicorn's h11 protocol with a deadline for reading each request, and fairness.
 
     uvicorn has no header or body read timeout: its keep-alive timer runs only between
     requests and stops at the first byte, and nothing at all runs before the first request,
@@ -41,32 +48,90 @@ class DeadlineH11Protocol(H11Protocol):
     the whole request must arrive within `read_timeout` seconds or the connection is closed.
     A slow handler or a long response (the event stream) is not affected: the deadline only
     looks at what the client still owes.
+
+    Until a request on it has been authenticated (the gate's `authenticated` in the request
+    scope), a connection is held to more: its request head must arrive within `head_timeout`,
+    and its peer may hold at most `peer_cap` such connections (the oldest idle one is closed
+    to make room), so idle sockets cannot spend the connection limit token holders need.
     """
 
     read_timeout: float = REQUEST_READ_SECONDS
+    head_timeout: float = UNAUTHENTICATED_HEAD_SECONDS
+    peer_cap: int = MAX_UNAUTHENTICATED_PER_PEER
     _read_deadline: asyncio.TimerHandle | None = None
+    _head_deadline: asyncio.TimerHandle | None = None
+    _authenticated: bool = False
+    _waiting_since: float = 0.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._arm_read_deadline()
+        self._waiting_since = self.loop.time()
+        if self._make_room():
+            self._arm_read_deadline()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        self._waiting_since = self.loop.time()
         self._arm_read_deadline()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_read_deadline()
         super().connection_lost(exc)
 
+    @property
+    def authenticated(self) -> bool:
+        """A request on this connection passed the gate's token (or trust) check."""
+        if not self._authenticated:
+            scope = getattr(self, "scope", None)
+            state = scope.get("state") if isinstance(scope, dict) else None
+            self._authenticated = isinstance(state, dict) and state.get("authenticated") is True
+        return self._authenticated
+
+    def idle_unauthenticated(self) -> bool:
+        """Unauthenticated and waiting for a request head (nothing of a request underway)."""
+        return (
+            not self.authenticated
+            and self.conn.their_state is h11.IDLE
+            and not self.transport.is_closing()
+            and (self.cycle is None or self.cycle.response_complete)
+        )
+
+    def _make_room(self) -> bool:
+        """Keep this peer within `peer_cap` unauthenticated connections; False if closed."""
+        peer = self.client[0] if self.client else None
+        others = [
+            c
+            for c in self.connections
+            if isinstance(c, DeadlineH11Protocol)
+            and c is not self
+            and (c.client[0] if c.client else None) == peer
+            and not c.authenticated
+            and not c.transport.is_closing()
+        ]
+        excess = len(others) + 1 - self.peer_cap
+        if excess <= 0:
+            return True
+        idle = sorted((c for c in others if c.idle_unauthenticated()), key=_waiting_since)
+        for connection in idle[:excess]:
+            connection.transport.close()
+        if len(idle) >= excess:
+            return True
+        self.transport.close()  # every other one is mid-request: this one waits its turn
+        return False
+
     def _arm_read_deadline(self) -> None:
         self._cancel_read_deadline()
-        if not self.transport.is_closing():
-            self._read_deadline = self.loop.call_later(self.read_timeout, self._read_overdue)
+        if self.transport.is_closing():
+            return
+        self._read_deadline = self.loop.call_later(self.read_timeout, self._read_overdue)
+        if not self.authenticated and self.head_timeout < self.read_timeout:
+            self._head_deadline = self.loop.call_later(self.head_timeout, self._head_overdue)
 
     def _cancel_read_deadline(self) -> None:
-        if self._read_deadline is not None:
-            self._read_deadline.cancel()
-            self._read_deadline = None
+        for timer in (self._read_deadline, self._head_deadline):
+            if timer is not None:
+                timer.cancel()
+        self._read_deadline = self._head_deadline = None
 
     def _read_overdue(self) -> None:
         self._read_deadline = None
@@ -74,12 +139,28 @@ class DeadlineH11Protocol(H11Protocol):
             # The gate waiting on this body then sees a disconnect and answers nothing.
             self.transport.close()
 
+    def _head_overdue(self) -> None:
+        self._head_deadline = None
+        if self.idle_unauthenticated():
+            self.transport.close()
 
-def deadline_protocol(read_timeout: float) -> type[DeadlineH11Protocol]:
-    """The protocol class with its own read deadline (tests use a short one)."""
-    if read_timeout <= 0:
-        raise ValueError("read_timeout must be positive")
-    return type("DeadlineH11Protocol", (DeadlineH11Protocol,), {"read_timeout": read_timeout})
+
+def _waiting_since(connection: DeadlineH11Protocol) -> float:
+    return connection._waiting_since
+
+
+def deadline_protocol(
+    read_timeout: float,
+    head_timeout: float = UNAUTHENTICATED_HEAD_SECONDS,
+    peer_cap: int = MAX_UNAUTHENTICATED_PER_PEER,
+) -> type[DeadlineH11Protocol]:
+    """The protocol class with its own deadlines and per-peer cap (tests use small ones)."""
+    if read_timeout <= 0 or head_timeout <= 0:
+        raise ValueError("read_timeout and head_timeout must be positive")
+    if peer_cap < 1:
+        raise ValueError("peer_cap must be at least 1")
+    attributes = {"read_timeout": read_timeout, "head_timeout": head_timeout, "peer_cap": peer_cap}
+    return type("DeadlineH11Protocol", (DeadlineH11Protocol,), attributes)
 
 
 def server_config(
@@ -89,12 +170,15 @@ def server_config(
     *,
     read_timeout: float = REQUEST_READ_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
+    head_timeout: float = UNAUTHENTICATED_HEAD_SECONDS,
+    peer_cap: int = MAX_UNAUTHENTICATED_PER_PEER,
 ) -> uvicorn.Config:
     """The uvicorn settings for the daemon: our logging, lifespan on, no server header.
 
     Forwarded headers are ignored: the real client address decides loopback trust. Each
     request must arrive within `read_timeout`, and past `max_connections` open connections
-    a request is answered 503, so stalled clients cannot pin the daemon.
+    a request is answered 503, so stalled clients cannot pin the daemon. Unauthenticated
+    connections get `head_timeout` for their request head and `peer_cap` per peer address.
     """
     return uvicorn.Config(
         app,
@@ -107,7 +191,7 @@ def server_config(
         proxy_headers=False,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-        http=deadline_protocol(read_timeout),
+        http=deadline_protocol(read_timeout, head_timeout, peer_cap),
         limit_concurrency=max_connections,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
     )

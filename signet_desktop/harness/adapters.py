@@ -49,11 +49,16 @@ def signet_context(
 
 
 def claude_code_context(
-    headers: Mapping[str, str], *, session_id: str | None, cwd: str | None, actor: Actor
+    headers: Mapping[str, str],
+    *,
+    session_id: str | None,
+    cwd: str | None,
+    actor: Actor,
+    agent_id: str | None = None,
 ) -> HookContext:
     """Claude Code's HTTP hook payload: its `session_id` and `cwd`; the legacy runtime path."""
     return HookContext(
-        agent_id=headers.get(AGENT_HEADER) or DEFAULT_AGENT_ID,
+        agent_id=agent_id or headers.get(AGENT_HEADER) or DEFAULT_AGENT_ID,
         harness=CLAUDE_CODE,
         session_key=session_id or headers.get(SESSION_HEADER) or None,
         project=cwd or None,

@@ -8,10 +8,10 @@ limit is refused before any of the body is read, and the body is read in a strea
 at the limit, so a server that lies or sends no length costs at most `max_bytes`. The whole
 fetch has one deadline (`timeout_s`), so a slow drip cannot hold the worker past it.
 
-The address check resolves the name before httpx connects, and httpx resolves it again: a
-name whose answer changes between the two (DNS rebinding) can slip past it. That is the
-limit of checking at this level; the default refusal still stops every plain link to a
-private address.
+Each hop's host is resolved once, by the check, and the connection goes to exactly the
+addresses it approved (`pinned.py`): httpx never resolves the name itself, so a DNS answer
+that changes between check and connect (rebinding) cannot reach a private address. The URL
+keeps its name, so the Host header, TLS SNI and certificate checks are the name's.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from signet_desktop.ingest.errors import FetchFailed, SourceRejected
+from signet_desktop.ingest.pinned import PinnedTransport, Pins
 
 ALLOWED_TYPES = (
     "text/",
@@ -79,20 +80,28 @@ def is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-def check_hop(url: str, settings: FetchSettings, resolver: Resolver) -> None:
-    """Refuse a hop that is not http(s) or (unless allowed) names a non-public address."""
+def check_hop(url: str, settings: FetchSettings, resolver: Resolver) -> tuple[str, int, list[str]]:
+    """Refuse a hop that is not http(s) or (unless allowed) names a non-public address.
+
+    Returns (host, port, addresses): the addresses the connection must use.
+    """
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise SourceRejected(f"refusing to fetch {_short(url)}: only http(s) URLs are fetched")
-    if settings.allow_private:
-        return
     port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-    for address in resolver(parts.hostname, port):
+    host = parts.hostname.lower().rstrip(".")
+    addresses = resolver(host, port)
+    if not addresses:
+        raise FetchFailed(f"cannot resolve {host}: no addresses")
+    if settings.allow_private:
+        return host, port, addresses
+    for address in addresses:
         if not is_public(address):
             raise SourceRejected(
                 f"refusing to fetch {_short(url)}: {parts.hostname} is a private, loopback or "
                 "link-local address (memory.pipelineV2.documents.allowPrivateNetworks)"
             )
+    return host, port, addresses
 
 
 def fetch(
@@ -102,28 +111,40 @@ def fetch(
     client: httpx.Client | None = None,
     resolver: Resolver = resolve,
 ) -> Fetched:
-    """GET `url` within `settings`; SourceRejected for what no retry fixes, else FetchFailed."""
+    """GET `url` within `settings`; SourceRejected for what no retry fixes, else FetchFailed.
+
+    Without `client`, connections go only to the addresses each hop's check approved; a
+    `client` given (tests: a mock transport) brings its own connections.
+    """
     deadline = time.monotonic() + settings.timeout_s
     own = client is None
+    pins: Pins = {}
     http = client or httpx.Client(
         timeout=httpx.Timeout(settings.timeout_s),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT, "Accept": "text/html, text/*;q=0.9, */*;q=0.5"},
         trust_env=False,
+        transport=PinnedTransport(pins),
     )
     try:
-        return _follow(http, url, settings, resolver, deadline)
+        return _follow(http, url, settings, resolver, deadline, pins)
     finally:
         if own:
             http.close()
 
 
 def _follow(
-    http: httpx.Client, url: str, settings: FetchSettings, resolver: Resolver, deadline: float
+    http: httpx.Client,
+    url: str,
+    settings: FetchSettings,
+    resolver: Resolver,
+    deadline: float,
+    pins: Pins,
 ) -> Fetched:
     seen = {url}
     for _ in range(settings.max_redirects + 1):
-        check_hop(url, settings, resolver)
+        host, port, addresses = check_hop(url, settings, resolver)
+        pins[(host, port)] = tuple(addresses)  # this hop connects to these, and only these
         try:
             with http.stream("GET", url, timeout=_remaining(deadline, url)) as response:
                 if response.status_code in REDIRECTS:

@@ -61,6 +61,7 @@ from signet_desktop.service.retention import MaintenanceWorker, RetentionService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.search_telemetry import SearchTelemetry
 from signet_desktop.service.status import StatusBoard
+from signet_desktop.service.tokens import TokenService
 from signet_desktop.service.transcript_worker import TranscriptTtlWorker
 from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
 from signet_desktop.service.vectors import EmbeddingVectors
@@ -281,4 +282,9 @@ def build_service(
         dreaming=dreaming_,
         knowledge=KnowledgeService(db, bus),
         inference=inference,
+        tokens=TokenService(
+            db,
+            default_ttl_seconds=config.auth.default_token_ttl_seconds,
+            session_ttl_seconds=config.auth.session_token_ttl_seconds,
+        ),
     )

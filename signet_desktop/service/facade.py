@@ -12,7 +12,8 @@ session history under memory/ and its index), `memory_md` (the MEMORY.md project
 retention/maintenance sweep and its recorded runs), `connectors` (folder sources kept in
 step with document ingest), `dreaming` (Dreaming passes: trigger, status, passes, one
 pass in full; docs/DREAMING.md), `inference` (the LLM provider per workload and its
-secret-free status; docs/INFERENCE.md); plus `events` (the bus,
+secret-free status; docs/INFERENCE.md), `tokens` (scoped API tokens: issue, list, revoke,
+authenticate); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -54,6 +55,7 @@ from signet_desktop.service.retention import RetentionService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
+from signet_desktop.service.tokens import TokenService
 from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
 from signet_desktop.storage.connect import VecStatus, sqlite_version
 from signet_desktop.storage.database import Database
@@ -110,6 +112,7 @@ class SignetService:
         knowledge: KnowledgeService | None = None,
         dreaming: DreamingService | None = None,
         inference: WorkloadProviders | None = None,
+        tokens: TokenService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -163,6 +166,7 @@ class SignetService:
         )
         # The LLM provider per workload (inference/workloads.py); none configured by default.
         self.inference = inference or WorkloadProviders(InferenceConfig())
+        self.tokens = tokens or TokenService(db)  # scoped API tokens (docs/HTTP.md)
         self._closed = False
 
     def ping(self) -> bool:

@@ -45,6 +45,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, "text/html; charset=utf-8", PAGE.encode())
         elif path == "/text":
             self._send(200, "text/plain", b"plain words for a document\n" * 20)
+        elif path == "/host":  # which name the client asked for (URL fetching pins addresses)
+            self._send(200, "text/plain", f"host={self.headers.get('Host')}".encode())
         elif path == "/big-declared":
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")

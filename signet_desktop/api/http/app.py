@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
 from signet_desktop.api.http.openapi import error_responses, install_openapi
+from signet_desktop.api.http.permissions import require_route_permission
 from signet_desktop.api.http.redaction import ReplyRedaction
 from signet_desktop.api.http.routes import (
     artifacts,
@@ -32,6 +33,7 @@ from signet_desktop.api.http.routes import (
     sources,
     status,
     telemetry,
+    tokens,
 )
 from signet_desktop.api.http.security import RequestGate
 from signet_desktop.api.http.settings import HttpSettings, check_bind
@@ -67,18 +69,24 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     app.state.shutting_down = False
     install_error_handlers(app)
     routers = (
-        health, status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
+        status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
         knowledge,
         ontology,
-        dream, inference,
+        dream, inference, tokens,
     )  # fmt: skip
+    # Every route but the public health probes checks its permission first (permissions.py).
+    app.include_router(health.router, responses=error_responses())
     for module in routers:
-        app.include_router(module.router, responses=error_responses())
+        app.include_router(
+            module.router,
+            responses=error_responses(),
+            dependencies=[Depends(require_route_permission)],
+        )
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
     install_openapi(app)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.
     app.add_middleware(ReplyRedaction)  # innermost: it reads the principal the gate names
     app.add_middleware(ErrorBoundary)
-    app.add_middleware(RequestGate, settings=settings)
+    app.add_middleware(RequestGate, settings=settings, tokens=service.tokens)
     return app

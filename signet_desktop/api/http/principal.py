@@ -22,7 +22,8 @@ class Principal:
 
     `local`: the machine's own user — a loopback caller served without a token (`local` mode,
     or `hybrid` on loopback). Only it may name server paths outside the configured roots.
-    `agents`/`projects`: None means every one.
+    `agents`/`projects`: None means every one. `token_id`: the scoped token's id (its
+    `api_tokens` row) when the caller showed one; rate limits count per token id.
     """
 
     name: str
@@ -30,6 +31,7 @@ class Principal:
     permissions: frozenset[Permission]
     agents: frozenset[str] | None = None
     projects: frozenset[str] | None = None
+    token_id: str | None = None
 
     def may(self, permission: Permission) -> bool:
         """The caller holds this permission."""
@@ -38,6 +40,13 @@ class Principal:
     def may_act_for(self, agent_id: str) -> bool:
         """The caller may read or write this agent's data."""
         return self.agents is None or agent_id in self.agents
+
+    @property
+    def only_agent(self) -> str | None:
+        """The one agent a token is bound to (what it acts for when a request names none)."""
+        if self.agents is not None and len(self.agents) == 1:
+            return next(iter(self.agents))
+        return None
 
 
 LOCAL_USER = Principal(name="local", local=True, permissions=ALL_PERMISSIONS)

@@ -1,9 +1,11 @@
-"""Per-actor rate limits on the destructive and administrative routes, as Signet applies them.
+"""Per-caller rate limits on the destructive and administrative routes, as Signet applies them.
 
-Signet limits forget, modify, batch forget, forced deletes and admin routes per actor in its
-`team` and `hybrid` modes (never in `local`), answering 429 with `Retry-After`. The actor is
-the token when the request shows one, else `x-signet-actor`, else "anonymous". Windows are
-fixed (Signet's sliding-window limiter resets per window too) and live in memory only.
+Signet limits forget, modify, batch forget, forced deletes and admin routes per caller in its
+`team` and `hybrid` modes (never in `local`), answering 429 with `Retry-After`. The caller is
+who the request gate authenticated (`security.rate_key`): a scoped token by its id, the
+configured `auth.token`, or else the peer address; never `x-signet-actor`, which a caller
+chooses freely (it stays attribution only). Windows are fixed (Signet's sliding-window limiter
+resets per window too) and live in memory only.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-# Bound on remembered (rule, actor) windows: an actor header is the caller's to choose.
+# Bound on remembered (rule, caller) windows: peers and tokens are many on a busy LAN.
 MAX_WINDOWS = 10_000
 _ACTOR_CHARS = 128
 _MEMORY_ID = re.compile(r"^/api/memory/[^/]+$")

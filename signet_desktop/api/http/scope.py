@@ -9,6 +9,8 @@ from typing import ParamSpec, TypeVar
 import anyio.to_thread
 from fastapi import Request
 
+from signet_desktop.api.http.principal import principal_of
+from signet_desktop.domain.errors import Forbidden
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.scope import make_actor
 from signet_desktop.service.facade import SignetService
@@ -30,14 +32,28 @@ def get_service(request: Request) -> SignetService:
 
 
 def resolve_agent(request: Request, explicit: str | None) -> str:
-    """`agentId` from the body/query, else the x-signet-agent-id header, else `default`.
+    """`agentId` from the body/query, else the x-signet-agent-id header, else the caller's
+    own agent: the one agent its scoped token is bound to, or `default`.
 
-    Only extracted here: the capability services validate it (`domain/scope.py`).
+    The one place an agent is taken from a request, so the one place a scoped token's agent
+    binding is enforced: naming an agent the caller may not act for is 403
+    `agent_not_allowed` (nothing read or written). The capability services validate the id
+    itself (`domain/scope.py`).
     """
     value = explicit
     if value is None:
         value = request.headers.get(AGENT_HEADER) or None
-    return DEFAULT_AGENT_ID if value is None else value
+    principal = principal_of(request)
+    if value is None:
+        value = principal.only_agent or DEFAULT_AGENT_ID
+    if not principal.may_act_for(value):
+        bound = ", ".join(sorted(principal.agents or ()))
+        raise Forbidden(
+            f"this token may not act for agent {value[:128]!r}; it is bound to {bound} "
+            "(name one with agentId or x-signet-agent-id)",
+            code="agent_not_allowed",
+        )
+    return value
 
 
 def resolve_actor(

@@ -10,24 +10,29 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 import re
 import uuid
 from urllib.parse import urlsplit
 
+import anyio.to_thread
 from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from signet_desktop.api.http.principal import CONFIGURED_TOKEN, LOCAL_USER
+from signet_desktop.api.http.principal import CONFIGURED_TOKEN, LOCAL_USER, Principal
 from signet_desktop.api.http.ratelimit import RateLimiter, retry_after, route_rules
 from signet_desktop.api.http.settings import (
     HttpSettings,
     is_wildcard_host,
     normalise_host,
 )
+from signet_desktop.domain.tokens import TOKEN_PREFIX, ApiToken
+from signet_desktop.service.tokens import TokenService
+
+log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "x-signet-request-id"
-ACTOR_HEADER = "x-signet-actor"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 PUBLIC_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
 # Headers the gate decides on: two copies could make it and the app disagree, so refuse them.
@@ -83,9 +88,12 @@ def _refusal(
 class RequestGate:
     """Refuses foreign Hosts, cross-site Origins, missing tokens and oversized bodies."""
 
-    def __init__(self, app: ASGIApp, settings: HttpSettings) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: HttpSettings, tokens: TokenService | None = None
+    ) -> None:
         self.app = app
         self.settings = settings
+        self.tokens = tokens
         self.allowed_hosts = set(LOOPBACK_NAMES)
         bind = normalise_host(settings.host)
         self.any_host = is_wildcard_host(settings.host)
@@ -103,7 +111,14 @@ class RequestGate:
             request_id = uuid.uuid4().hex
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
-        refusal = self.check(scope, headers)
+        refusal: JSONResponse | None
+        try:
+            scoped = await self.scoped_token(headers)
+        except Exception:  # fail closed: a token we cannot look up opens nothing
+            log.exception("looking up a scoped token failed")
+            refusal = _refusal(503, "token store unavailable", "unavailable")
+        else:
+            refusal = self.check(scope, headers, scoped)
         if repeated:
             refusal = _refusal(
                 400, "repeated Host, Origin, Authorization or Content-Length", "bad_request"
@@ -129,16 +144,21 @@ class RequestGate:
             return
         await self.app(scope, _replay(body, receive), send)
 
-    def check(self, scope: Scope, headers: dict[str, str]) -> JSONResponse | None:
+    def check(
+        self, scope: Scope, headers: dict[str, str], scoped: ApiToken | None = None
+    ) -> JSONResponse | None:
         """Host, then Origin, then bearer token; a response when the request is refused.
 
         A wildcard bind answers any Host only for a caller that must show the token: one
         served on trust alone (no token configured, or `hybrid` and on loopback) is what a
         DNS-rebinding page in a local browser looks like, so its Host must be ours. A
         cross-site Origin is refused whatever the method, so such a page can neither change
-        nor read anything.
+        nor read anything. A scoped token (`scoped`, found by the caller's bearer string)
+        names the principal even where trust alone would serve the caller: it never widens
+        what a caller may do, and an expired or revoked one is refused (401).
         """
-        presented = self.presents_token(headers)
+        configured = self.presents_token(headers)
+        presented = configured or scoped is not None
         on_trust = self.trusted_without_token(scope) and not presented
         host = split_host_header(headers.get("host", ""))
         host_free = self.any_host and not on_trust
@@ -147,18 +167,44 @@ class RequestGate:
         origin = headers.get("origin")
         if origin is not None and not self.origin_allowed(origin):
             return _refusal(403, "cross-site request refused", "origin_not_allowed")
+        if scoped is not None:
+            refusal = _token_refusal(scoped)
+            if refusal is not None:
+                return refusal
         authenticated = presented or on_trust
         scope["state"]["authenticated"] = authenticated
         if authenticated:
-            scope["state"]["principal"] = CONFIGURED_TOKEN if presented else LOCAL_USER
+            scope["state"]["principal"] = (
+                token_principal(scoped)
+                if scoped is not None
+                else CONFIGURED_TOKEN
+                if configured
+                else LOCAL_USER
+            )
         if not authenticated and scope.get("path") not in PUBLIC_PATHS:
             return _refusal(
                 401,
-                "unauthorized: send 'Authorization: Bearer <auth.token>'",
+                "unauthorized: send 'Authorization: Bearer <auth.token or a scoped token>'",
                 "unauthorized",
                 {"WWW-Authenticate": 'Bearer realm="signet"'},
             )
         return None
+
+    async def scoped_token(self, headers: dict[str, str]) -> ApiToken | None:
+        """The scoped token whose secret the caller shows (any state), or None.
+
+        Only a bearer string shaped like one of ours is looked up (off the event loop: it is
+        a database read); the configured `auth.token` never is.
+        """
+        if self.tokens is None:
+            return None
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
+        presented = presented.strip()
+        if scheme.lower() != "bearer" or not presented.startswith(TOKEN_PREFIX):
+            return None
+        if self.presents_token(headers):
+            return None
+        return await anyio.to_thread.run_sync(self.tokens.find, presented)
 
     def origin_allowed(self, origin: str) -> bool:
         """Only pages served from this machine's loopback (or the bind host) may mutate."""
@@ -191,7 +237,10 @@ class RequestGate:
     def rate_limited(
         self, scope: Scope, headers: dict[str, str], body: bytes
     ) -> JSONResponse | None:
-        """429 with Retry-After when this actor used up a limit of this route (team/hybrid)."""
+        """429 with Retry-After when this caller used up a limit of this route (team/hybrid).
+
+        The caller is who the gate authenticated (`rate_key`), never a header it chose.
+        """
         if self.limiter is None:
             return None
         rules = route_rules(
@@ -199,8 +248,7 @@ class RequestGate:
         )
         if not rules:
             return None
-        actor = "token" if self.presents_token(headers) else headers.get(ACTOR_HEADER, "")
-        exhausted = self.limiter.acquire(rules, f"actor:{actor}" if actor else "anonymous")
+        exhausted = self.limiter.acquire(rules, rate_key(scope))
         if exhausted is None:
             return None
         name, wait = exhausted
@@ -248,6 +296,43 @@ class RequestGate:
                     "invalid_utf8",
                 )
         return body, None
+
+
+def token_principal(token: ApiToken) -> Principal:
+    """The principal a live scoped token stands for: its permissions and agents."""
+    return Principal(
+        name=f"token:{token.name}",
+        local=False,
+        permissions=token.permissions,
+        agents=token.agents,
+        token_id=token.id,
+    )
+
+
+def _token_refusal(token: ApiToken) -> JSONResponse | None:
+    """401 `token_revoked` / `token_expired` for a token that no longer opens anything."""
+    state = token.state(TokenService.now())
+    if state == "active":
+        return None
+    when = token.revoked_at if state == "revoked" else token.expires_at
+    return _refusal(
+        401,
+        f"token {token.name!r} was {state} at {when}; create a new one (`signet token create`)",
+        f"token_{state}",
+        {"WWW-Authenticate": 'Bearer realm="signet", error="invalid_token"'},
+    )
+
+
+def rate_key(scope: Scope) -> str:
+    """Whom rate limits count against: the scoped token's id, the configured token, or the
+    peer address (the local user, or anyone the gate served on trust) — never a header."""
+    principal = scope.get("state", {}).get("principal")
+    if isinstance(principal, Principal) and principal.token_id is not None:
+        return f"token:{principal.token_id}"
+    if principal is CONFIGURED_TOKEN:
+        return "token:configured"
+    client = scope.get("client")
+    return f"peer:{client[0]}" if client else "peer:unknown"
 
 
 class _ClientGone(Exception):

@@ -15,8 +15,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from signet_desktop.api.mcp.backend import MemoryBackend
-from signet_desktop.api.mcp.tools import call_tool, tool_definitions
+from signet_desktop.api.mcp.backend import MemoryBackend, ToolFailure
+from signet_desktop.api.mcp.tools import call_tool, error_result, tool_definitions
 
 SERVER_NAME = "signet"
 INSTRUCTIONS = (
@@ -25,10 +25,18 @@ INSTRUCTIONS = (
 )
 
 BackendFor = Callable[[ServerRequestContext[Any, Any]], MemoryBackend]
+# Whether this caller may run this tool: None, or the refusal to answer with.
+Authorize = Callable[[ServerRequestContext[Any, Any], str], ToolFailure | None]
 
 
-def build_server(backend_for: BackendFor, *, version: str) -> Server[Any]:
-    """A server whose tool calls run over `backend_for(ctx)` (the caller's connection)."""
+def build_server(
+    backend_for: BackendFor, *, version: str, authorize: Authorize | None = None
+) -> Server[Any]:
+    """A server whose tool calls run over `backend_for(ctx)` (the caller's connection).
+
+    `authorize` (the daemon's /mcp: the caller's permission and agent binding) is asked
+    before each call; `signet-mcp` leaves it out, since the daemon's routes check its calls.
+    """
     definitions = tool_definitions()
 
     async def list_tools(
@@ -39,6 +47,9 @@ def build_server(backend_for: BackendFor, *, version: str) -> Server[Any]:
     async def run_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        refusal = None if authorize is None else authorize(ctx, params.name)
+        if refusal is not None:
+            return error_result(refusal.message, refusal.code)
         return await call_tool(params.name, params.arguments, backend_for(ctx))
 
     return Server(

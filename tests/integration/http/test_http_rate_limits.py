@@ -49,11 +49,14 @@ async def test_forget_beyond_the_limit_is_429_and_deletes_nothing(service: Signe
     assert memory_row(service, ids[2])["is_deleted"] == 0
 
 
-async def test_hybrid_limits_loopback_callers_per_actor(service: SignetService) -> None:
+async def test_hybrid_loopback_callers_cannot_reset_a_limit_by_renaming_themselves(
+    service: SignetService,
+) -> None:
+    """x-signet-actor is attribution only: every token-less caller on one peer shares a limit."""
     async with _client(service, "hybrid", modify=1) as client:
-        memory = await remember(client, "limited per actor")
+        memory = await remember(client, "limited per peer")
         path = f"/api/memory/{memory['id']}"
-        steps = (("alice", 200), ("alice", 429), ("bob", 200), ("", 200), ("", 429))
+        steps = (("alice", 200), ("alice", 429), ("bob", 429), ("", 429), ("carol-2", 429))
         for index, (actor, expected) in enumerate(steps):
             headers = {"x-signet-actor": actor} if actor else {}
             body = {"importance": 0.1 + index / 10, "reason": "r"}
@@ -61,6 +64,33 @@ async def test_hybrid_limits_loopback_callers_per_actor(service: SignetService) 
             assert response.status_code == expected, (actor, response.text)
             if expected == 429:
                 assert "retry-after" in response.headers
+    assert memory_row(service, memory["id"])["importance"] == pytest.approx(0.1)
+
+
+async def test_limits_count_per_peer_and_per_token(service: SignetService) -> None:
+    """Another peer, the configured token and each scoped token have their own windows."""
+    auth = AuthConfig.model_validate(
+        {"mode": "hybrid", "token": TOKEN, "rateLimits": {"modify": {"max": 1}}}
+    )
+    app = create_app(service, settings_from_auth(auth))
+    scoped = [
+        service.tokens.create(service.tokens.spec(f"t{i}", ["write", "read"], ["default"]))
+        for i in range(2)
+    ]
+    async with make_client(app) as local:
+        memory = await remember(local, "limited per identity")
+        path = f"/api/memory/{memory['id']}"
+        body = {"importance": 0.3, "reason": "r"}
+        assert (await local.patch(path, json=body)).status_code == 200
+        assert (await local.patch(path, json=body)).status_code == 429
+        for headers in [BEARER] + [{"authorization": f"Bearer {t.secret}"} for t in scoped]:
+            first = await local.patch(path, json=body, headers=headers)
+            again = await local.patch(
+                path, json=body, headers={**headers, "x-signet-actor": "someone-else"}
+            )
+            assert (first.status_code, again.status_code) == (200, 429), first.text
+    async with make_client(app, client=("127.0.0.2", 4000)) as other_peer:
+        assert (await other_peer.patch(path, json=body)).status_code == 200
 
 
 async def test_local_mode_applies_no_limit(service: SignetService) -> None:

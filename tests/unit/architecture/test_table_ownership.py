@@ -59,6 +59,7 @@ OWNERS: dict[str, str] = {
     "memory_vector_counts": "storage/counters.py",
     "maintenance_runs": "storage/maintenance_runs.py",
     "memory_search_telemetry": "storage/search_telemetry.py",
+    "api_tokens": "storage/tokens.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }

@@ -75,6 +75,8 @@ EXPECTED_TABLES = {
     "transcript_turns",
     "transcript_turns_fts",
     "transcript_turn_backfill",
+    # scoped API tokens (0015)
+    "api_tokens",
 }
 
 FTS_TABLES = (
@@ -98,6 +100,7 @@ UNSCOPED_TABLES = {
     "maintenance_runs",  # one row per retention run, which sweeps every agent
     "transcript_turns",  # rows of a session; scope comes from the session row they cascade from
     "transcript_turn_backfill",  # pending session rows (by seq); scope as above
+    "api_tokens",  # a token names its agents in agents_json (one or more), belongs to none
 } | {f"{fts}{suffix}" for fts in FTS_TABLES for suffix in FTS_SHADOW_SUFFIXES}
 
 

@@ -74,7 +74,7 @@ def _context(request: Request, body: HookBody) -> HookContext:
         signet_context(
             request.headers,
             harness=body.harness,
-            agent_id=body.agent_id,
+            agent_id=resolve_agent(request, body.agent_id or None),  # the token's binding holds
             session_key=body.session_key,
             session_id=body.session_id,
             project=body.project,
@@ -228,6 +228,7 @@ def _claude_context(request: Request, body: ClaudeCodeHookBody) -> HookContext:
             session_id=body.session_id,
             cwd=body.cwd,
             actor=resolve_actor(request, session_id=body.session_id),
+            agent_id=resolve_agent(request, None),  # the token's binding holds
         ),
     )
 
@@ -399,7 +400,7 @@ async def session_bypass(
     ctx = signet_context(
         request.headers,
         harness=body.harness or "unknown",
-        agent_id=body.agent_id,
+        agent_id=resolve_agent(request, body.agent_id or None),
         session_key=session_key,
         session_id=None,
         project=body.project,

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
-from signet_desktop.api.http.security import RequestGate, split_host_header
+from signet_desktop.api.http.principal import CONFIGURED_TOKEN, LOCAL_USER
+from signet_desktop.api.http.security import (
+    RequestGate,
+    rate_key,
+    split_host_header,
+    token_principal,
+)
 from signet_desktop.api.http.settings import (
     HttpSettings,
     InsecureBindError,
     check_bind,
     is_loopback_host,
 )
+from signet_desktop.domain.tokens import ApiToken
 
 
 async def _app(scope: object, receive: object, send: object) -> None:  # pragma: no cover
@@ -107,3 +117,84 @@ def test_the_gate_names_the_principal(
     assert refusal is None
     assert state["principal"].name == principal
     assert state["principal"].local is (principal == "local")
+
+
+def _token(**changes: object) -> ApiToken:
+    base = ApiToken(
+        id="tok-1", name="ci", kind="api", permissions=frozenset({"read"}),
+        agents=frozenset({"a"}), created_at="2026-01-01T00:00:00.000Z",
+        expires_at="2999-01-01T00:00:00.000Z",
+    )  # fmt: skip
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("token", "hybrid"), [(None, False), ("t", True), ("t", False)])
+def test_a_scoped_token_names_the_principal_in_every_mode(token: str | None, hybrid: bool) -> None:
+    """On loopback too, where trust alone would serve: the token narrows, never widens."""
+    gate = RequestGate(_app, HttpSettings(auth_token=token, trust_loopback_clients=hybrid))
+    scope = _scope("127.0.0.1")
+    assert gate.check(scope, {"host": "127.0.0.1"}, _token()) is None  # type: ignore[arg-type]
+    principal = scope["state"]["principal"]  # type: ignore[index]
+    assert principal.token_id == "tok-1" and not principal.local
+    assert principal.permissions == {"read"} and principal.agents == {"a"}
+    assert principal.only_agent == "a" and not principal.may("write")
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [({"revoked_at": "2026-01-02T00:00:00.000Z"}, "token_revoked"),
+     ({"expires_at": "2026-01-02T00:00:00.000Z"}, "token_expired"),
+     ({"expires_at": "2026-01-02T00:00:00.000Z", "revoked_at": "2026-01-01T10:00:00.000Z"},
+      "token_revoked")],
+)  # fmt: skip
+def test_an_expired_or_revoked_token_is_refused_even_on_trust(
+    changes: dict[str, object], code: str
+) -> None:
+    gate = RequestGate(_app, HttpSettings(auth_token="t", trust_loopback_clients=True))
+    scope = {**_scope("127.0.0.1"), "path": "/health"}
+    refusal = gate.check(scope, {"host": "127.0.0.1"}, _token(**changes))  # type: ignore[arg-type]
+    assert refusal is not None and refusal.status_code == 401
+    assert json.loads(bytes(refusal.body))["code"] == code
+    assert "principal" not in scope["state"]  # type: ignore[operator]
+
+
+def test_rate_limits_key_on_the_authenticated_caller_never_a_header() -> None:
+    def key(principal: object, peer: str = "10.0.0.7") -> str:
+        return rate_key({"client": (peer, 1), "state": {"principal": principal}})
+
+    assert key(token_principal(_token())) == "token:tok-1"
+    assert key(CONFIGURED_TOKEN) == "token:configured"
+    assert key(LOCAL_USER, "127.0.0.1") == "peer:127.0.0.1"
+    assert key(LOCAL_USER, "127.0.0.2") != key(LOCAL_USER, "127.0.0.1")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_token_store_failure_fails_closed() -> None:
+    """Hybrid on loopback would serve on trust; a token it cannot look up opens nothing."""
+
+    class Broken:
+        def find(self, secret: str) -> ApiToken | None:
+            raise RuntimeError("database is closed")
+
+    gate = RequestGate(
+        _app,
+        HttpSettings(auth_token="t", trust_loopback_clients=True),
+        tokens=Broken(),  # type: ignore[arg-type]
+    )
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:  # pragma: no cover - never read
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {**_scope("127.0.0.1"), "method": "GET", "headers": [
+        (b"host", b"127.0.0.1"), (b"authorization", b"Bearer sgt_unknowable")]}  # fmt: skip
+    await gate(scope, receive, send)  # type: ignore[arg-type]
+    assert sent[0]["status"] == 503
