@@ -14,6 +14,7 @@ from signet_desktop.api.http.schemas import Body
 
 MAX_TEXT = 200_000
 MAX_SUMMARY = 50_000
+MAX_COUNT = 2**53  # any count a JSON number holds exactly; beyond it is a 422
 
 
 def _alias(*names: str) -> Any:
@@ -51,7 +52,12 @@ class SessionEndBody(HookBody):
 
 class PreCompactionBody(HookBody):
     session_context: str | None = _alias("sessionContext", "session_context")
-    message_count: int | None = _alias("messageCount", "message_count")
+    message_count: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_COUNT,
+        validation_alias=AliasChoices("messageCount", "message_count"),
+    )
 
 
 class CompactionCompleteBody(HookBody):

@@ -21,6 +21,7 @@ from typing import Any
 import mcp_types as types
 
 from signet_desktop.api.mcp.backend import Body, MemoryBackend, ToolFailure
+from signet_desktop.domain.control_text import control_message, first_control
 
 logger = logging.getLogger("signet_desktop.api.mcp")
 
@@ -109,6 +110,9 @@ def memory_id(arguments: Arguments) -> str:
         raise invalid("id", f"String should have at most {MAX_ID_CHARS} characters")
     if "/" in value or value in (".", ".."):
         raise invalid("id", "must not contain '/' or be '.' or '..'")  # it would change the route
+    char = first_control(value, identifier=True)
+    if char is not None:
+        raise invalid("id", control_message(char, identifier=True))
     return value
 
 
