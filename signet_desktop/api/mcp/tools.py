@@ -26,6 +26,7 @@ from signet_desktop.domain.control_text import control_message, first_control
 logger = logging.getLogger("signet_desktop.api.mcp")
 
 MAX_ID_CHARS = 256  # as the HTTP path parameter
+MAX_QUERY_ARG_CHARS = 8192  # a query-string argument (a URL stays far below httpx's 64 KiB)
 Arguments = Mapping[str, Any]
 Runner = Callable[[Arguments, MemoryBackend], Awaitable[str]]
 
@@ -123,8 +124,14 @@ def _check_integer(arguments: Arguments, name: str) -> None:
 
 
 def _check_string(arguments: Arguments, name: str) -> None:
-    if name in arguments and not isinstance(arguments[name], str):
+    """A string argument that travels in the query string, so bounded as a URL is."""
+    if name not in arguments:
+        return
+    value = arguments[name]
+    if not isinstance(value, str):
         raise invalid(name, "Input should be a valid string")
+    if len(value) > MAX_QUERY_ARG_CHARS:
+        raise invalid(name, f"String should have at most {MAX_QUERY_ARG_CHARS} characters")
 
 
 async def _search(arguments: Arguments, backend: MemoryBackend) -> str:
