@@ -58,6 +58,7 @@ from signet_desktop.domain.sources import (
     check_source_id,
 )
 from signet_desktop.embedding.priority import lower_current_thread
+from signet_desktop.service import import_faults
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage import dreaming_evidence, graph_staleness
@@ -160,7 +161,7 @@ class ImportService:
         self._importers: dict[str, Importer] = {}
         self._allowed = [workspace, *allowed_roots]
         self._events = events or DiscardEvents()
-        self._faults = faults or FaultPoints.from_env()
+        self._faults = faults or import_faults.from_env()
         self._lock = threading.Lock()
         self._active: dict[str, tuple[threading.Thread | None, ImportJob]] = {}  # by source id
         for importer in importers:
