@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from conftest import SIGNET_MCP, Daemon
 
@@ -144,3 +145,37 @@ def test_lines_that_are_not_json_rpc_are_answered(raw: RawClient) -> None:
     error_of(raw.answer(), None, -32600)
     raw.send({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
     assert raw.answer()["result"]["tools"]  # still serving
+
+
+def test_streamable_http_answers_a_deep_message_too(daemon: Daemon) -> None:
+    """The daemon's `/mcp`: the SDK's parser refuses it as a parse error, with an answer."""
+    headers = {"accept": "application/json, text/event-stream"}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": "x", "m": nested(200)}},
+    }
+    reply = httpx.post(f"{daemon.url}/mcp", json=message, headers=headers, timeout=20)
+    assert reply.status_code == 400
+    assert reply.json()["error"]["code"] == -32700
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "name"),
+    [
+        ("memory_store", {"content": "a\u0000b"}, "content"),
+        ("memory_search", {"query": "x", "tags": ["ok", "\u001b[2J"]}, "tags.1"),
+        ("memory_get", {"id": "a\tb"}, "id"),
+        ("knowledge_list_entities", {"query": "\u0007"}, "q"),
+    ],
+)
+def test_control_characters_are_refused_by_name(
+    raw: RawClient, daemon: Daemon, tool: str, arguments: dict[str, Any], name: str
+) -> None:
+    before = daemon.counts()
+    answer = raw.call(20, tool, arguments)
+    body = json.loads(answer["result"]["content"][0]["text"])
+    assert answer["result"]["isError"] is True and body["code"] == "invalid_request", body
+    assert body["error"].startswith(f"invalid request: {name}: must not contain control")
+    assert daemon.counts() == before
