@@ -219,6 +219,8 @@ class DaemonClient:
             response = self._http.request(
                 method, path, params=dict(params or {}), content=content, headers=headers
             )
+        except httpx.InvalidURL as exc:  # e.g. a query string past httpx's 65,536 characters
+            raise DaemonResponseError(414, f"request not sent: {exc}", code="uri_too_long") from exc
         except httpx.TimeoutException as exc:
             raise DaemonUnreachable(self.base_url, _timeout_reason(exc), timed_out=True) from exc
         except httpx.TransportError as exc:

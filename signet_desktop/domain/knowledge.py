@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, ClassVar
 
+from signet_desktop.domain.control_text import control_message, first_control
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.events import Event
 
@@ -49,12 +50,18 @@ def check_entity_type(entity_type: str | None) -> str:
 
 
 def check_text(value: object, what: str, limit: int, *, code: str = "invalid_input") -> str:
-    """Non-blank text of at most `limit` characters, stripped."""
+    """Non-blank text of at most `limit` characters without control characters, stripped.
+
+    (SQLite's `length()` stops at NUL: a NUL-led alias failed the table's CHECK as a 500.)
+    """
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be non-empty text", code=code)
     text = value.strip()
     if len(text) > limit:
         raise InvalidInput(f"{what} is longer than {limit} characters", code=code)
+    char = first_control(text)
+    if char is not None:
+        raise InvalidInput(f"{what} {control_message(char)}", code=code)
     return text
 
 

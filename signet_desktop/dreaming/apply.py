@@ -13,13 +13,14 @@
    `dreaming_operations` in the batch that handled it.
 3. After commit: one `ontology.changed` event (when a sink is given).
 
-Fault point for crash tests: `SIGNET_APPLY_FAULT=after-batch:N` ends the process
-(`os._exit(137)`) right after batch N (1-based) committed.
+Fault points for crash tests (`storage/faults.py`): `SIGNET_APPLY_FAULT=<step>[:<n>]`
+SIGKILLs the process at the n-th hit of `<step>` within one apply: `operation.written` inside
+a batch's transaction after each operation's savepoint, `batch.logged` inside it after the
+batch's `dreaming_operations` rows, `batch.committed` after its commit (n = the batch).
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -53,10 +54,12 @@ from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.dreaming_operations import NewOperationRecord
+from signet_desktop.storage.faults import NO_FAULTS, FaultPoints
 
 __all__ = [
     "DEFAULT_CAPS",
     "FAULT_ENV",
+    "FAULT_STEPS",
     "ApplyCaps",
     "ApplyReport",
     "OperationResult",
@@ -68,6 +71,7 @@ __all__ = [
 ]
 
 FAULT_ENV = "SIGNET_APPLY_FAULT"
+FAULT_STEPS = ("operation.written", "batch.logged", "batch.committed")  # in the order hit
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +159,13 @@ def apply_operations(
     if dry_run:
         results = tuple(_dry(v) for v in verdicts)
         return ApplyReport(request_id, agent_id, pass_id, True, results, *whole)
-    writer = _Writer(db, agent_id, pass_id, request_id, actor, proposal_id)
+    faults = FaultPoints.from_variable(FAULT_ENV)
+    writer = _Writer(db, agent_id, pass_id, request_id, actor, proposal_id, faults)
     results_list: list[OperationResult] = []
     size = max(1, caps.batch_size)
-    for number, start in enumerate(range(0, len(verdicts), size), start=1):
+    for start in range(0, len(verdicts), size):
         results_list.extend(writer.batch(verdicts[start : start + size]))
-        _fault_after_batch(number)
+        faults.hit("batch.committed")
     report = ApplyReport(request_id, agent_id, pass_id, False, tuple(results_list), *whole)
     if events is not None and results_list:
         counts = report.counts
@@ -187,12 +192,6 @@ def _dry(verdict: OperationVerdict) -> OperationResult:
     return OperationResult(verdict.index, verdict.operation, status, verdict.code, verdict.reason)
 
 
-def _fault_after_batch(number: int) -> None:
-    value = os.environ.get(FAULT_ENV, "")
-    if value.startswith("after-batch:") and value.partition(":")[2].strip() == str(number):
-        os._exit(137)
-
-
 class _Writer:
     def __init__(
         self,
@@ -202,8 +201,10 @@ class _Writer:
         request_id: str,
         actor: str,
         proposal_id: str | None,
+        faults: FaultPoints = NO_FAULTS,
     ) -> None:
         self.db = db
+        self.faults = faults
         self.agent = agent_id
         self.pass_id = pass_id
         self.request_id = request_id
@@ -221,6 +222,7 @@ class _Writer:
                 if result.target_id is not None and result.status in ("applied", "skipped"):
                     self.made[result.index] = result.target_id
                 results.append(result)
+                self.faults.hit("operation.written")
             op_rows.append(
                 conn,
                 agent_id=self.agent,
@@ -232,6 +234,7 @@ class _Writer:
                     for v, r in zip(verdicts, results, strict=True)
                 ],
             )
+            self.faults.hit("batch.logged")
         return results
 
     def _one(self, conn: Connection, verdict: OperationVerdict) -> OperationResult:

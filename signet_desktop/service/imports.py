@@ -60,6 +60,7 @@ from signet_desktop.domain.sources import (
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.safety import local_files
 from signet_desktop.safety.local_files import FileRoots
+from signet_desktop.service import import_faults
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage import dreaming_evidence, graph_staleness
@@ -165,7 +166,7 @@ class ImportService:
         # `allowed_roots` are the local user's defaults; `configured_roots` is files.roots.
         self._roots = FileRoots.of(configured_roots, [workspace, *allowed_roots])
         self._events = events or DiscardEvents()
-        self._faults = faults or FaultPoints.from_env()
+        self._faults = faults or import_faults.from_env()
         self._lock = threading.Lock()
         self._active: dict[str, tuple[threading.Thread | None, ImportJob]] = {}  # by source id
         for importer in importers:

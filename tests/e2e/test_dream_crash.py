@@ -1,10 +1,13 @@
-"""The real daemon killed in the middle of a Dreaming pass's apply (the seam's own fault point
-`SIGNET_APPLY_FAULT=after-batch:1`): after a restart the pass is failed "interrupted", the
-first batch's operations are intact and attributed to it, and nothing of the second batch was
-written."""
+"""The real daemon SIGKILLed in the middle of a Dreaming pass's apply, at each of the seam's
+fault points (`SIGNET_APPLY_FAULT`, dreaming/apply.py): inside the first batch's transaction,
+between batches, inside the second. After a restart the database passes its integrity check
+and its vector mirror is whole, the acknowledged memory is there, the pass is failed
+"interrupted", every committed batch's operations are intact and attributed to it, nothing of
+the interrupted batch was written, and the next pass runs."""
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 import time
 from typing import Any
@@ -19,7 +22,7 @@ from tests.support.fake_llm import FakeLLM, call, reply, tool_reply
 pytestmark = pytest.mark.slow
 
 MEMORY = "The team moved to Lisbon in May and hired Ana, Bruno, Carla and Duarte."
-OPS = 15  # the seam writes batches of 10: the fault fires after the first
+OPS = 15  # the seam writes batches of 10, then 5
 
 
 def wait_for(client: httpx.Client, path: str, done: Any, timeout: float = 30.0) -> Any:
@@ -33,13 +36,23 @@ def wait_for(client: httpx.Client, path: str, done: Any, timeout: float = 30.0) 
     raise AssertionError(f"{path} never got there: {answer}")
 
 
+# (fault, operations left applied): the seam writes batches of 10.
+POINTS = [
+    ("operation.written:3", 0),  # inside batch 1
+    ("batch.logged:1", 0),  # inside batch 1, its log written, not committed
+    ("batch.committed:1", 10),  # between batches
+    ("operation.written:13", 10),  # inside batch 2
+]
+
+
+@pytest.mark.parametrize(("fault", "left"), POINTS)
 def test_a_daemon_killed_mid_apply_leaves_the_pass_interrupted(
-    launcher: Launcher, fake_llm: FakeLLM
+    launcher: Launcher, fake_llm: FakeLLM, fault: str, left: int
 ) -> None:
     workspace = launcher.tmp_path / "ws"
     workspace.mkdir()
     (workspace / "agent.yaml").write_text(dreaming_yaml(fake_llm.base_url), encoding="utf-8")
-    env = clean_env(launcher.home, SIGNET_APPLY_FAULT="after-batch:1")
+    env = clean_env(launcher.home, SIGNET_APPLY_FAULT=fault)
     daemon = launcher.start(*args_for(workspace), env=env)
     with httpx.Client(base_url=daemon.wait_listening(), timeout=10) as client:
         saved = client.post("/api/memory/remember", json={"content": MEMORY})
@@ -57,7 +70,8 @@ def test_a_daemon_killed_mid_apply_leaves_the_pass_interrupted(
         started = client.post("/api/dream/trigger", json={"mode": "incremental"})
         assert started.status_code == 202, started.text
         pass_id = started.json()["passId"]
-    assert daemon.proc.wait(60) == 137, daemon.stderr()  # the seam's fault point
+    assert daemon.proc.wait(60) == -signal.SIGKILL, daemon.stderr()  # the seam's fault point
+    memory_id = saved.json()["id"]
 
     restarted = launcher.start(*args_for(workspace))
     with httpx.Client(base_url=restarted.wait_listening(), timeout=10) as client:
@@ -65,10 +79,13 @@ def test_a_daemon_killed_mid_apply_leaves_the_pass_interrupted(
             client, f"/api/dream/passes/{pass_id}", lambda p: p["status"] != "running"
         )
         assert detail["status"] == "failed" and detail["error"] == "interrupted"
-        assert detail["mutations"]["applied"] == 10
+        assert detail["mutations"]["applied"] == left
         applied = [op for op in detail["operations"] if op["status"] == "applied"]
-        assert len(applied) == len(detail["operations"]) == 10
+        assert len(applied) == len(detail["operations"]) == left
         assert all(op["actor"] == f"dreaming:{pass_id}" for op in applied)
+        assert client.get(f"/api/memory/{memory_id}").status_code == 200  # acknowledged: kept
+        mirror = client.get("/api/embeddings/status").json()["mirror"]
+        assert mirror["enabled"] and mirror["missing"] == 0 == mirror["orphans"], mirror
         again = client.post("/api/dream/trigger", json={})  # the agent is free again
         assert again.status_code == 202, again.text
         wait_for(client, f"/api/dream/passes/{again.json()['passId']}",
@@ -76,13 +93,14 @@ def test_a_daemon_killed_mid_apply_leaves_the_pass_interrupted(
     assert restarted.signal() == 0
     conn = sqlite3.connect(workspace / "memory" / "memories.db")
     try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         names = [r[0] for r in conn.execute("SELECT name FROM entities ORDER BY name")]
-        assert names == sorted(f"Person {n}" for n in range(10))
+        assert names == sorted(f"Person {n}" for n in range(left))
         created_by = {r[0] for r in conn.execute("SELECT created_by FROM entities")}
-        assert created_by == {f"dreaming:{pass_id}"}
+        assert created_by == ({f"dreaming:{pass_id}"} if left else set())
         logged = conn.execute(
             "SELECT COUNT(*) FROM graph_mutations WHERE pass_id = ?", (pass_id,)
         ).fetchone()[0]
-        assert logged >= 10
+        assert logged == left
     finally:
         conn.close()

@@ -6,6 +6,7 @@ import dataclasses
 
 from fastapi import Depends, FastAPI
 
+from signet_desktop.api.http.control_params import refuse_control_parameters
 from signet_desktop.api.http.errors import ErrorBoundary, install_error_handlers
 from signet_desktop.api.http.openapi import error_responses, install_openapi
 from signet_desktop.api.http.permissions import require_route_permission
@@ -63,6 +64,8 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
         openapi_url="/openapi.json",
         # Signet's clients may omit Content-Type; their bodies are still JSON.
         strict_content_type=False,
+        # Path and query parameters with a control character are a 422 on every route.
+        dependencies=[Depends(refuse_control_parameters)],
     )
     app.state.service = service
     app.state.settings = settings

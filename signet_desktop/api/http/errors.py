@@ -134,7 +134,7 @@ def describe_validation(errors: Sequence[Any]) -> tuple[str, list[dict[str, str]
     for error in errors[:MAX_REPORTED_ERRORS]:
         loc = [str(part) for part in error.get("loc", ())]
         where = loc[0] if loc else "body"
-        path = ".".join(loc[1:]) or where
+        path = escape_text(".".join(loc[1:]) or where)
         kind = str(error.get("type", "invalid"))
         message = "unknown field" if kind == "extra_forbidden" else _plain(error.get("msg", kind))
         fields.append({"path": path, "in": where, "message": message, "type": kind})

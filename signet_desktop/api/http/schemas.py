@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -20,11 +20,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationError,
     WithJsonSchema,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from signet_desktop.api.http.unknown_fields import note_unknown
+from signet_desktop.domain.control_text import find_control
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.knowledge import parse_structured
 from signet_desktop.domain.memory import MemoryPatch
@@ -61,6 +64,19 @@ def check_json_text(data: Any) -> None:
             stack.extend((item, depth + 1) for pair in value.items() for item in pair)
         elif isinstance(value, list):
             stack.extend((item, depth + 1) for item in value)
+
+
+CONTROL_ERROR = "string_control_character"
+
+
+def refuse_control_characters(model: str, data: Any, skip: Iterable[str] = ()) -> None:
+    """Raise a ValidationError at the path of a control character in `data` (a 422 naming it)."""
+    found = find_control(data, skip)
+    if found is None:
+        return
+    error = PydanticCustomError(CONTROL_ERROR, found.message)
+    detail = InitErrorDetails(type=error, loc=found.loc, input=None)
+    raise ValidationError.from_exception_data(model, [detail])
 
 
 def normalise_timestamp(value: str) -> str:
@@ -106,14 +122,18 @@ def split_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 class Body(BaseModel):
-    """Base of JSON bodies: strict types, unknown fields ignored (and logged), no NaN/Infinity."""
+    """Base of JSON bodies: strict types, unknown fields ignored (and logged), no NaN/Infinity,
+    no control characters in any string or key (`domain/control_text.py`)."""
 
     model_config = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False, frozen=True)
+    # Top-level fields of raw text the core normalises itself (control characters dropped).
+    RAW_TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset()
 
     @model_validator(mode="before")
     @classmethod
     def _check_text(cls, data: Any) -> Any:
         check_json_text(data)
+        refuse_control_characters(cls.__name__, data, cls.RAW_TEXT_FIELDS)
         note_unknown(cls, data)
         return data
 
@@ -126,13 +146,15 @@ class StrictBody(Body):
 
 
 class Params(BaseModel):
-    """Base of query-string models: values arrive as strings, unknown parameters ignored."""
+    """Base of query-string models: values arrive as strings, unknown parameters ignored,
+    control characters refused (as over HTTP, for the MCP tools that build these directly)."""
 
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
 
     @model_validator(mode="before")
     @classmethod
     def _note_unknown(cls, data: Any) -> Any:
+        refuse_control_characters(cls.__name__, data)
         note_unknown(cls, data)
         return data
 

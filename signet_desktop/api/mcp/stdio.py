@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from signet_desktop import __version__
 from signet_desktop.client.daemon import DEFAULT_TIMEOUT_S, DaemonUrlError, resolve_daemon_url
@@ -99,10 +100,13 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
 def serve(url: str, *, agent: str | None, token: str | None, timeout: float) -> None:
     """Serve until stdin closes (imports the SDK: the slow part of starting)."""
     import anyio
+    import mcp_types as types
     from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
 
     from signet_desktop.api.mcp.daemon_backend import DaemonBackend
     from signet_desktop.api.mcp.server import build_server
+    from signet_desktop.api.mcp.stdin_guard import GuardedStdin
     from signet_desktop.client.daemon import DaemonClient
 
     client = DaemonClient(
@@ -112,8 +116,18 @@ def serve(url: str, *, agent: str | None, token: str | None, timeout: float) -> 
     backend = DaemonBackend(client)
     server = build_server(lambda ctx: backend, version=__version__)
 
+    stdin = GuardedStdin(sys.stdin.buffer)
+
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        # The guard reads stdin (no size or depth limit in the SDK's reader, and no answer to
+        # a line it cannot parse); the SDK still owns stdout.
+        async with stdio_server(stdin=cast(Any, stdin)) as (read_stream, write_stream):
+
+            async def reply(error: types.JSONRPCError) -> None:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await write_stream.send(SessionMessage(error))
+
+            stdin.attach(reply)
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:

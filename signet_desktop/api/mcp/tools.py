@@ -27,11 +27,13 @@ from typing import Any
 import mcp_types as types
 
 from signet_desktop.api.mcp.backend import Body, MemoryBackend, ToolFailure
+from signet_desktop.domain.control_text import control_message, first_control
 from signet_desktop.safety.defang import DATA_NOTE, defang
 
 logger = logging.getLogger("signet_desktop.api.mcp")
 
 MAX_ID_CHARS = 256  # as the HTTP path parameter
+MAX_QUERY_ARG_CHARS = 8192  # a query-string argument (a URL stays far below httpx's 64 KiB)
 Arguments = Mapping[str, Any]
 Runner = Callable[[Arguments, MemoryBackend], Awaitable[str]]
 
@@ -116,6 +118,9 @@ def memory_id(arguments: Arguments) -> str:
         raise invalid("id", f"String should have at most {MAX_ID_CHARS} characters")
     if "/" in value or value in (".", ".."):
         raise invalid("id", "must not contain '/' or be '.' or '..'")  # it would change the route
+    char = first_control(value, identifier=True)
+    if char is not None:
+        raise invalid("id", control_message(char, identifier=True))
     return value
 
 
@@ -126,8 +131,14 @@ def _check_integer(arguments: Arguments, name: str) -> None:
 
 
 def _check_string(arguments: Arguments, name: str) -> None:
-    if name in arguments and not isinstance(arguments[name], str):
+    """A string argument that travels in the query string, so bounded as a URL is."""
+    if name not in arguments:
+        return
+    value = arguments[name]
+    if not isinstance(value, str):
         raise invalid(name, "Input should be a valid string")
+    if len(value) > MAX_QUERY_ARG_CHARS:
+        raise invalid(name, f"String should have at most {MAX_QUERY_ARG_CHARS} characters")
 
 
 _RECALLED = (("results", "content"), ("supplementary", "excerpt"), ("hits", "excerpt"))

@@ -48,6 +48,9 @@ def _alias(*names: str) -> Any:
 class DocumentBody(Body):
     """POST /api/documents (Signet's snake_case; camelCase accepted too)."""
 
+    # A file's text as sent: the chunker drops its control characters (form feeds, NULs).
+    RAW_TEXT_FIELDS = frozenset({"content"})
+
     source_type: str = Field(validation_alias=_alias("source_type", "sourceType"), max_length=16)
     content: str | None = None
     url: str | None = Field(None, max_length=4096)
@@ -88,7 +91,7 @@ class ChunkParams(AgentParams):
     """GET /api/documents/{id}/chunks."""
 
     limit: int = Field(1000, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=2**53)
 
 
 class DeleteParams(AgentParams):

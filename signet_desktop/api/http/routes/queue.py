@@ -35,7 +35,8 @@ from signet_desktop.queue.repair import DEFAULT_MAX_BATCH, MAX_BATCH, MAX_IDS, R
 
 router = APIRouter(tags=["queue"])
 
-MAX_MS = 2**53
+# A century: `now - olderThanMs` must stay a date (2**53 ms overflowed into a 500).
+MAX_MS = 100 * 366 * 24 * 3600 * 1000
 REPAIR_RESPONSES: dict[int | str, dict[str, Any]] = {
     410: {"model": ErrorBody,
           "description": "summary_retired: Signet's summary queue does not exist here"},
