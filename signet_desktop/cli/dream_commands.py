@@ -1,14 +1,29 @@
-"""`signet dream status|trigger|passes|show|revert`: Dreaming passes through the daemon."""
+"""`signet dream status|trigger|passes|show|revert`: Dreaming passes through the daemon.
+
+`signet dream setup` is the one local command: it finds the agent harnesses on this machine
+and, with the user's consent, binds Dreaming to one in the workspace's agent.yaml.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import CliContext, CliUsageError, ExitCode, Subparsers, add_command
 from signet_desktop.cli.context import agent_and_json_options as scope_options
+from signet_desktop.config.inference_binding import (
+    BindingError,
+    BindingResult,
+    bind_memory_extraction,
+)
+from signet_desktop.config.workspace import WorkspacePaths, resolve_workspace
+from signet_desktop.inference import harness_discovery
+from signet_desktop.inference.harness_discovery import Harness
 
 MODES = ("incremental", "compact", "incremental-hygiene", "incremental-content")
 STATUSES = ("running", "completed", "failed", "cancelled")
@@ -18,7 +33,20 @@ EXAMPLES = """\
   signet dream passes --status failed
   signet dream show 3f2a…
   signet dream revert 3f2a… --dry-run
+  signet dream setup --list
+  signet dream setup --agent ~/.local/bin/claude --yes
 """
+SETUP_EXAMPLES = """\
+  signet dream setup                 # list, then ask before using Claude Code
+  signet dream setup --list          # only list what is installed
+  signet dream setup --yes           # agree without a prompt (scripts)
+  signet dream setup --agent /opt/claude/bin/claude --replace
+"""
+INSTALL_CLAUDE = "npm install -g @anthropic-ai/claude-code"
+RESTART_NOTE = (
+    "The daemon reads agent.yaml only when it starts: restart it (quit and reopen Signet"
+    " Desktop, or stop and start `signet-desktop --headless`) for Dreaming to use this."
+)
 
 
 def register(subparsers: Subparsers) -> None:
@@ -59,6 +87,38 @@ def register(subparsers: Subparsers) -> None:
     revert.add_argument("--dry-run", action="store_true", help="show what would change")
     for parser in (status, trigger, passes, show, revert):
         scope_options(parser)
+    _register_setup(commands)
+
+
+def _register_setup(commands: Subparsers) -> None:
+    setup = add_command(
+        commands,
+        "setup",
+        help="run Dreaming through your own agent harness (Claude Code); edits agent.yaml",
+        description="Find the agent harnesses installed here (claude, codex, opencode) and, when\n"
+        "you agree, bind Dreaming (inference.workloads.memoryExtraction) to an executor: acpx\n"
+        "target in the workspace's agent.yaml. Needs no running daemon.",
+        examples=SETUP_EXAMPLES,
+        handler=run_setup,
+        connects=False,
+    )
+    setup.add_argument(
+        "--agent",
+        metavar="claude|PATH",
+        help="the harness to use: a name found here, or the path of its binary",
+    )
+    setup.add_argument("--yes", action="store_true", help="agree without asking")
+    setup.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a memoryExtraction binding (or same-named target) set to something else",
+    )
+    setup.add_argument("--list", action="store_true", help="only list the harnesses found")
+    setup.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="workspace to configure (default: $SIGNET_WORKSPACE, $SIGNET_PATH, else ~/.agents)",
+    )
 
 
 def _params(args: argparse.Namespace, **extra: Any) -> dict[str, Any] | None:
@@ -199,4 +259,151 @@ def run_revert(args: argparse.Namespace, ctx: CliContext) -> int:
     with ctx.client(args) as client:
         answer = client.post(f"/api/dream/passes/{args.pass_id}/revert", body)
     ctx.print(output.to_json_text(answer) if args.json else revert_text(answer))
+    return ExitCode.OK
+
+
+def harness_lines(found: tuple[Harness, ...]) -> list[str]:
+    """One aligned line per harness: label, version, path, whether Dreaming can use it."""
+    rows = [
+        (
+            h.label,
+            h.version or "version unknown",
+            str(h.path),
+            "supported" if h.supported else "not supported by Dreaming yet",
+        )
+        for h in found
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return [
+        "  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3]
+        for row in rows
+    ]
+
+
+def _nothing_found(home: Path) -> str:
+    names = ", ".join(kind.name for kind in harness_discovery.KINDS)
+    places = ", ".join(harness_discovery.looked_in(home))
+    return (
+        f"No agent harness found: looked for {names} on PATH and in {places}.\n"
+        f"To dream through Claude Code, install it ({INSTALL_CLAUDE}), sign in once by"
+        " running `claude`, then run `signet dream setup` again."
+    )
+
+
+def _chosen(args: argparse.Namespace, found: tuple[Harness, ...]) -> Harness:
+    """The harness `--agent` names, else the first supported one found; CliUsageError if none."""
+    wanted = args.agent
+    if not wanted:
+        usable = [h for h in found if h.supported]
+        if not usable:
+            raise CliUsageError(
+                "no harness Dreaming supports was found; Dreaming runs through Claude Code"
+                f" for now ({INSTALL_CLAUDE})"
+            )
+        return usable[0]
+    if wanted in harness_discovery.KINDS_BY_NAME:
+        match = next((h for h in found if h.name == wanted), None)
+        if match is None:
+            raise CliUsageError(f"{wanted} was not found here; pass --agent PATH to its binary")
+        return match
+    if os.sep not in wanted and "/" not in wanted and not wanted.startswith("~"):
+        known = "|".join(harness_discovery.KINDS_BY_NAME)
+        raise CliUsageError(f"--agent takes {known} or the path of a harness binary")
+    inspected = harness_discovery.inspect(Path(os.path.expanduser(wanted)))
+    if inspected is None:
+        raise CliUsageError(f"{wanted} is not an executable file")
+    return inspected
+
+
+def _consented(args: argparse.Namespace, ctx: CliContext, harness: Harness) -> bool | None:
+    """True on --yes or a typed yes, False on anything else, None when no one can be asked."""
+    if args.yes:
+        return True
+    if not ctx.stdin.isatty():
+        return None
+    ctx.out.write(
+        f"Use {harness.label} ({harness.path}) for Dreaming? Each pass runs it headless and"
+        " spends your Claude subscription or API credit. [y/N] "
+    )
+    ctx.out.flush()
+    answer = ctx.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def setup_result_lines(result: BindingResult, harness: Harness) -> list[str]:
+    """What was written where, the backup, and when the daemon sees it."""
+    if result.action == "unchanged":
+        return [
+            f"{result.path} already sends Dreaming to {harness.label} ({harness.path});"
+            " nothing written.",
+            "(A daemon started before it was written needs a restart to use it.)",
+        ]
+    verb = {"created": "Created", "appended": "Added to", "merged": "Updated"}[result.action]
+    lines = [
+        f"{verb} {result.path}: inference.targets.{result.target} (executor acpx, agent"
+        f" {harness.path}) serves inference.workloads.memoryExtraction."
+    ]
+    if result.previous:
+        lines.append(f"Dreaming used {result.previous} before.")
+    if result.backup is not None:
+        lines.append(
+            f"The file was rewritten through YAML, which does not keep comments; the previous"
+            f" file is {result.backup}."
+        )
+    lines.append(RESTART_NOTE)
+    return lines
+
+
+def _yes_command(args: argparse.Namespace) -> str:
+    words = ["signet dream setup"]
+    if args.agent:
+        words.append(f"--agent {shlex.quote(args.agent)}")
+    if args.replace:
+        words.append("--replace")
+    if args.workspace:
+        words.append(f"--workspace {shlex.quote(args.workspace)}")
+    return " ".join([*words, "--yes"])
+
+
+def run_setup(args: argparse.Namespace, ctx: CliContext) -> int:
+    """List the harnesses here; with consent, bind memoryExtraction to the chosen one."""
+    path_var, home = harness_discovery.search_env(ctx.env)
+    found = harness_discovery.discover(path_var=path_var, home=home)
+    if found:
+        ctx.print("Agent harnesses found:")
+        ctx.print("\n".join(harness_lines(found)))
+    elif args.list or not args.agent:
+        ctx.print(_nothing_found(home))
+        return ExitCode.OK if args.list else ExitCode.FAILURE
+    if args.list:
+        return ExitCode.OK
+    harness = _chosen(args, found)
+    if harness.name not in harness_discovery.KINDS_BY_NAME:
+        raise CliUsageError(
+            f"{harness.path} is not a harness Dreaming knows: it tells them apart by file name,"
+            " and Claude Code's binary is named `claude`"
+        )
+    if not harness.supported:
+        raise CliUsageError(
+            f"{harness.label} ({harness.path}) is not supported by Dreaming yet; only Claude Code"
+            " is"
+        )
+    consent = _consented(args, ctx, harness)
+    if consent is None:
+        ctx.warn(
+            f"Not changed: there is no terminal to ask whether {harness.label} may run Dreaming"
+            " passes (each spends your Claude subscription or API credit). Run"
+            f" `{_yes_command(args)}` to agree."
+        )
+        return ExitCode.USAGE
+    if not consent:
+        ctx.print("Not changed.")
+        return ExitCode.FAILURE
+    paths = WorkspacePaths.for_root(resolve_workspace(args.workspace, ctx.env))
+    try:
+        result = bind_memory_extraction(paths, str(harness.path), replace=args.replace)
+    except BindingError as exc:  # refused (see --replace), unreadable, or would not load
+        ctx.warn(f"Not changed: {exc}")
+        return ExitCode.FAILURE
+    ctx.print("\n".join(setup_result_lines(result, harness)))
     return ExitCode.OK
