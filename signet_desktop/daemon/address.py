@@ -73,6 +73,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def connect_host(host: str) -> str:
+    """The address a process on this machine connects to for a daemon bound to `host`."""
+    bare = host.strip("[]")
+    if bare in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if bare == "::":
+        return "::1"
+    return bare
+
+
 def http_url(host: str, port: int) -> str:
     """`http://host:port`, bracketing IPv6 literals."""
     bare = host.strip("[]")

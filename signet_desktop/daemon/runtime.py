@@ -50,6 +50,7 @@ from signet_desktop.daemon.signals import (
 )
 from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import HostFactory, WorkerThreads
+from signet_desktop.dreaming.tool_sessions import DREAM_MCP_PATH
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.workers import WorkerHost
@@ -193,6 +194,10 @@ class DaemonRuntime:
         # Dreaming passes a kill left running: failed "interrupted", their operations kept.
         self._tasks.add("dreaming", self.service.dreaming.recover)
         self._host_workers(self.service)
+        # A harness Dreaming pass reaches its tools here (the loopback form of our address).
+        self.service.dreaming.serve_tools_at(
+            addresses.http_url(addresses.connect_host(self.host), self.port) + DREAM_MCP_PATH
+        )
         self._publish_runtime()
         self._app = self.options.app_factory(
             ServeContext(

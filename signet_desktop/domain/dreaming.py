@@ -180,6 +180,11 @@ class DreamingStatus:
     token_threshold: int
     state: DreamingState
     last_pass: DreamingPass | None
+    # Who runs the passes: "acpx:claude" with the harness binary, or an HTTP provider's name.
+    executor: str | None = None  # "acpx" | "http" (None: nothing configured)
+    runner: str | None = None  # provider name, e.g. "acpx:claude", "anthropic"
+    runner_model: str | None = None
+    harness: str | None = None  # acpx: the binary
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,10 @@ second trigger gets `PassAlreadyRunning`); `run` does the rest and always ends t
    provider error (timeout, 429 after retries, garbage) or an exhausted deadline fails it with
    the reason and backs the agent off. Operations applied before a failure stay: the apply
    seam attributed them to the pass as it wrote them.
+
+With `executor: acpx` the provider is a `HarnessAgent`: step 3 is the user's own harness
+running the loop (`dreaming/harness_pass.py`), its tool calls reaching this pass's tools
+through `/mcp/dream` and recorded the same way (`dreaming/tool_sessions.py`).
 """
 
 from __future__ import annotations
@@ -44,10 +48,20 @@ from signet_desktop.domain.events import DiscardEvents, EventSink
 from signet_desktop.domain.ontology import Attention
 from signet_desktop.dreaming import scheduler, sources
 from signet_desktop.dreaming.evidence import EvidenceWindow, build_window, estimate_tokens
+from signet_desktop.dreaming.harness_pass import HarnessFailed, HarnessResult, run_harness
 from signet_desktop.dreaming.runbook import Runbook, build_runbook
-from signet_desktop.dreaming.tools import GraphReads, NoGraph, PassTools, Seam, result_text
+from signet_desktop.dreaming.tool_sessions import ToolSession, ToolSessions
+from signet_desktop.dreaming.tools import (
+    GraphReads,
+    NoGraph,
+    PassTools,
+    Seam,
+    ToolOutcome,
+    result_text,
+)
 from signet_desktop.inference.errors import ProviderError
-from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
+from signet_desktop.inference.harness_agent import HarnessAgent
+from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest, ToolCall
 from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
@@ -94,6 +108,29 @@ class PassFailed(Exception):
     """The agent loop cannot go on; the message is the pass's error."""
 
 
+STOPPING = "cancelled: the daemon is stopping"
+CANCELLED_BY_PERSON = "cancelled: a person cancelled the pass"
+
+
+class Cancellation:
+    """Whether a running pass must stop: the daemon stopping, or a person cancelling it."""
+
+    def __init__(self, stopping: threading.Event, cancelled: threading.Event) -> None:
+        self.stopping = stopping
+        self.cancelled = cancelled
+
+    def is_set(self) -> bool:
+        return self.stopping.is_set() or self.cancelled.is_set()
+
+    @property
+    def summary(self) -> str:
+        return CANCELLED_BY_PERSON if self.cancelled.is_set() else STOPPING
+
+
+def _cancelled_summary(cancel: threading.Event | Cancellation | None) -> str:
+    return cancel.summary if isinstance(cancel, Cancellation) else STOPPING
+
+
 SeamFactory = Callable[[str, str], Seam]  # (agent_id, pass_id) -> the bound apply seam
 AttentionReads = Callable[[str, str, int], list[dict[str, Any]]]  # (agent, status, limit)
 
@@ -138,6 +175,16 @@ class PassRunner:
         self.limits = limits or PassLimits.from_config(config)
         self._now = now
         self._monotonic = monotonic
+        # Harness passes: the live passes' tools, and where the daemon serves them (set by the
+        # daemon once it listens; None in-process, where a harness pass cannot run).
+        self.tool_sessions = ToolSessions()
+        self.tools_url: str | None = None
+        self.harness_env: dict[str, str] | None = None  # None: the daemon's environment
+
+    @property
+    def harness_pid_dir(self) -> Path | None:
+        """Where running harnesses are noted, for start-up recovery after a kill."""
+        return None if self._workspace is None else self._workspace / ".daemon" / "harness"
 
     def _stored_attention(self, agent_id: str, status: str, limit: int) -> list[dict[str, Any]]:
         rows = attention_rows.list_attention(
@@ -176,7 +223,7 @@ class PassRunner:
         pass_id: str,
         provider: ChatProvider | None,
         *,
-        cancel: threading.Event | None = None,
+        cancel: threading.Event | Cancellation | None = None,
     ) -> DreamingPass:
         """Run a begun pass to its end and return the finished row (never raises for it)."""
         record = passes.get_pass(self._db.reader(), agent_id, pass_id)
@@ -193,10 +240,13 @@ class PassRunner:
                 summary = NO_NEW_EVIDENCE
             elif provider is None:
                 raise PassFailed("no inference provider is configured for Dreaming")
+            elif isinstance(provider, HarnessAgent):
+                tools = self._tools(agent_id, pass_id, window, runbook)
+                summary, status = self._harness(agent_id, pass_id, provider, window, tools, cancel)
             else:
                 tools = self._tools(agent_id, pass_id, window, runbook)
                 summary, status = self._loop(agent_id, pass_id, provider, window, tools, cancel)
-        except (ProviderError, PassFailed) as exc:
+        except (ProviderError, PassFailed, HarnessFailed) as exc:
             status, error = "failed", str(exc)
         except Exception as exc:  # a bug or a database error: the pass still ends
             log.exception("Dreaming pass %s failed", pass_id)
@@ -264,7 +314,7 @@ class PassRunner:
         provider: ChatProvider,
         window: EvidenceWindow,
         tools: PassTools,
-        cancel: threading.Event | None,
+        cancel: threading.Event | Cancellation | None,
     ) -> tuple[str, PassStatus]:
         limits = self.limits
         deadline = self._monotonic() + limits.timeout_s
@@ -275,7 +325,7 @@ class PassRunner:
         calls = 0
         for _turn in range(limits.max_turns):
             if cancel is not None and cancel.is_set():
-                return "cancelled: the daemon is stopping", "cancelled"
+                return _cancelled_summary(cancel), "cancelled"
             left = deadline - self._monotonic()
             if left <= 0:
                 raise PassFailed(f"pass timeout: {limits.timeout_s:g} s elapsed")
@@ -303,26 +353,94 @@ class PassRunner:
                 started = self._monotonic()
                 outcome = tools.call(call)
                 elapsed_ms = int((self._monotonic() - started) * 1000)
-                with self._db.write() as conn:
-                    passes.record_tool_call(
-                        conn,
-                        agent_id=agent_id,
-                        pass_id=pass_id,
-                        tool_call_id=call.id,
-                        tool_name=call.name,
-                        input_value=outcome.arguments,
-                        output_value=outcome.output,
-                        status=outcome.status,
-                        error=outcome.error,
-                        duration_ms=elapsed_ms,
-                    )
-                    if outcome.mutations != MutationCounts():
-                        passes.add_mutations(conn, pass_id, outcome.mutations)
+                self._record_call(agent_id, pass_id, call, outcome, elapsed_ms)
                 messages.append(ChatMessage.tool_result(call, result_text(outcome)))
         return (
             _summary(tools.runbook, "") + f" (stopped at the {limits.max_turns}-turn bound)",
             "completed",
         )
+
+    def _record_call(
+        self, agent_id: str, pass_id: str, call: ToolCall, outcome: ToolOutcome, elapsed_ms: int
+    ) -> None:
+        """Append one tool call to the pass's trace (and what its writers did)."""
+        with self._db.write() as conn:
+            passes.record_tool_call(
+                conn,
+                agent_id=agent_id,
+                pass_id=pass_id,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                input_value=outcome.arguments,
+                output_value=outcome.output,
+                status=outcome.status,
+                error=outcome.error,
+                duration_ms=elapsed_ms,
+            )
+            if outcome.mutations != MutationCounts():
+                passes.add_mutations(conn, pass_id, outcome.mutations)
+
+    def _harness(
+        self,
+        agent_id: str,
+        pass_id: str,
+        agent: HarnessAgent,
+        window: EvidenceWindow,
+        tools: PassTools,
+        cancel: threading.Event | Cancellation | None,
+    ) -> tuple[str, PassStatus]:
+        """The pass run by the user's harness, its tools served at `tools_url` meanwhile."""
+        if self.tools_url is None:
+            raise PassFailed(
+                f"{agent.label} reaches the pass's tools through the daemon's /mcp/dream, "
+                "which only a running daemon serves"
+            )
+
+        def record(call: ToolCall, outcome: ToolOutcome, elapsed_ms: int) -> None:
+            self._record_call(agent_id, pass_id, call, outcome, elapsed_ms)
+
+        session = ToolSession(tools, record, max_calls=self.limits.max_tool_calls)
+        token = self.tool_sessions.open(session)
+        try:
+            assert_provider_call_allowed("Dreaming harness pass")
+            result = run_harness(
+                agent,
+                system_prompt=SYSTEM_PROMPT + "\n\n" + tools.runbook.prompt_text(),
+                prompt="New evidence for this pass:\n\n" + window.prompt_text(),
+                tools_url=self.tools_url,
+                token=token,
+                timeout_s=self.limits.timeout_s,
+                max_turns=self.limits.max_turns,
+                refuse_tool=lambda name, arguments: session.refuse(
+                    name, arguments, f"{name} is not a tool of this pass; only Dreaming's are"
+                ),
+                cancel=cancel,
+                pid_dir=self.harness_pid_dir,
+                env=self.harness_env,
+            )
+        finally:
+            self.tool_sessions.close(token)  # a call after this is refused: the pass is over
+        self._record_harness(pass_id, result)
+        if result.status == "cancelled":
+            return _cancelled_summary(cancel), "cancelled"
+        return _summary(tools.runbook, result.summary), "completed"
+
+    def _record_harness(self, pass_id: str, result: HarnessResult) -> None:
+        usage = result.usage
+        with self._db.write() as conn:
+            passes.add_usage(
+                conn,
+                pass_id,
+                PassUsage(
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read,
+                    usage.cache_write,
+                    usage.cost_usd,
+                ),
+            )
+            if result.model:
+                passes.set_model(conn, pass_id, result.model)
 
     def _record_usage(self, pass_id: str, usage: Any, cost: float | None) -> None:
         with self._db.write() as conn:

@@ -6,7 +6,8 @@ A policy names its targets in `target`/`defaultTarget` and `targets` (in order: 
 ones are fallbacks, skipped when not configured); a target ref may carry a model
 (`local/qwen3:4b`). The target's `executor` picks the wire format:
 `anthropic`, or OpenAI-compatible (`openai-compatible`, `openai`, `openrouter`, `ollama`,
-`llama-cpp`, `lmstudio`, `vllm`; `pi` takes its account's provider). Anything not set says,
+`llama-cpp`, `lmstudio`, `vllm`; `pi` takes its account's provider); `acpx` runs the user's
+agent harness (`inference/harness_agent.py`: Dreaming only). Anything not set says,
 in a `ProviderNotConfigured`, which key to set. Nothing here does network I/O.
 """
 
@@ -26,6 +27,7 @@ from signet_desktop.inference.accounting import ModelPrice, Pricing
 from signet_desktop.inference.anthropic import AnthropicProvider
 from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.fallback import FallbackProvider
+from signet_desktop.inference.harness_agent import HarnessAgent, resolve_harness
 from signet_desktop.inference.openai_compat import OpenAICompatProvider
 from signet_desktop.inference.retry import RetryPolicy
 from signet_desktop.inference.secrets import resolve_secret
@@ -39,7 +41,7 @@ YAML_NAMES: dict[str, str] = {
     "session_synthesis": "sessionSynthesis",
     "interactive": "interactive",
 }
-Wire = Literal["openai-compatible", "anthropic"]
+Wire = Literal["openai-compatible", "anthropic", "acpx"]
 
 # Executor (or account provider) -> (wire format, label, default base URL or None).
 _BACKENDS: dict[str, tuple[Wire, str, str | None]] = {
@@ -73,6 +75,7 @@ class ResolvedTarget:
     model: str
     pricing: Pricing
     api_key: SecretStr | None = field(default=None, repr=False)
+    harness: HarnessAgent | None = None  # executor acpx: the harness that runs the pass
 
     @property
     def host(self) -> str:
@@ -175,13 +178,20 @@ def provider_for(
 
 
 def build_chain(resolution: Resolution, *, retry: RetryPolicy | None = None) -> ChatProvider:
-    """One provider, or a FallbackProvider over the resolution's targets in order."""
-    built = [build_provider(target, retry=retry) for target in resolution.targets]
+    """One provider, or a FallbackProvider over the resolution's targets in order (a harness
+    target first is used alone: it runs whole passes, which do not fall back mid-way)."""
+    first = resolution.targets[0]
+    if first.harness is not None:
+        return first.harness
+    usable = [target for target in resolution.targets if target.harness is None]
+    built = [build_provider(target, retry=retry) for target in usable]
     return built[0] if len(built) == 1 else FallbackProvider(built)
 
 
 def build_provider(resolved: ResolvedTarget, *, retry: RetryPolicy | None = None) -> ChatProvider:
     """The provider object for a resolved target."""
+    if resolved.harness is not None:
+        return resolved.harness
     if resolved.wire == "anthropic":
         return AnthropicProvider(
             model=resolved.model,
@@ -269,9 +279,17 @@ def _resolve_target(
         provider = (account.provider if account is not None else None) or ""
         executor = provider.strip().lower() or "openai-compatible"
     if executor == "acpx":
-        raise ProviderNotConfigured(
-            f"{where}: executor acpx runs an agent harness, which Signet Desktop does not; "
-            "use executor anthropic or openai-compatible (Ollama, llama.cpp, OpenRouter …)"
+        harness = resolve_harness(where, target.acpx, name, model or _default_model(target), env)
+        return ResolvedTarget(
+            workload=workload,
+            policy=policy,
+            target=name,
+            wire="acpx",
+            label=harness.name,
+            base_url="",
+            model=harness.model,
+            pricing=Pricing(),
+            harness=harness,
         )
     backend = _BACKENDS.get(executor)
     if backend is None:

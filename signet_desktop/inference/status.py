@@ -30,6 +30,8 @@ class WorkloadStatus:
     reason: str | None = None
     fallbacks: tuple[str, ...] = ()  # "target: provider model @ host", in order
     skipped: tuple[str, ...] = ()  # why a listed target cannot be used
+    executor: str | None = None  # "http" (a provider Signet calls) or "acpx" (a harness)
+    harness: str | None = None  # acpx: the harness binary that runs the passes
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +48,8 @@ class WorkloadStatus:
             "reason": self.reason,
             "fallbacks": list(self.fallbacks),
             "skipped": list(self.skipped),
+            "executor": self.executor,
+            "harness": self.harness,
         }
 
 
@@ -63,6 +67,18 @@ def workload_status(
         return WorkloadStatus(workload, configured=False, reason=exc.reason)
     resolved, *rest = resolution.targets
     pricing = resolved.pricing
+    harness = resolved.harness
+    if harness is not None:  # the harness reports its own usage and cost per pass
+        return WorkloadStatus(
+            workload,
+            configured=True,
+            provider=resolved.label,
+            model=resolved.model,
+            target=resolved.target,
+            policy=resolved.policy,
+            executor="acpx",
+            harness=harness.binary,
+        )
     return WorkloadStatus(
         workload,
         configured=True,
@@ -72,6 +88,7 @@ def workload_status(
         target=resolved.target,
         policy=resolved.policy,
         local=is_loopback(resolved.base_url),
+        executor="http",
         priced=pricing.price is not None or pricing.free,
         fallbacks=tuple(f"{t.target}: {t.label} {t.model} @ {t.host}" for t in rest),
         skipped=resolution.skipped,

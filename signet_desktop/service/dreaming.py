@@ -38,9 +38,12 @@ from signet_desktop.dreaming import scheduler
 from signet_desktop.dreaming.apply import PassSeam
 from signet_desktop.dreaming.apply_checks import ApplyCaps
 from signet_desktop.dreaming.graph_reads import StoredGraph
-from signet_desktop.dreaming.runner import PassRunner, mutation_counts
+from signet_desktop.dreaming.harness_pass import kill_leftovers
+from signet_desktop.dreaming.runner import Cancellation, PassRunner, mutation_counts
 from signet_desktop.dreaming.scheduler import AgentFacts, Decision, Pressure
+from signet_desktop.dreaming.tool_sessions import ToolSessions
 from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.harness_agent import HarnessAgent
 from signet_desktop.inference.types import ChatProvider
 from signet_desktop.queue import jobs
 from signet_desktop.storage import attention, dreaming_evidence, dreaming_operations
@@ -91,16 +94,34 @@ class DreamingService:
         self._lock = threading.Lock()
         self._recovered = False
         self._threads: dict[str, threading.Thread] = {}
+        self._cancels: dict[str, threading.Event] = {}  # a person's cancel, per running pass
         self.cancel = threading.Event()
+
+    # -- harness passes ----------------------------------------------------------------------
+
+    @property
+    def tool_sessions(self) -> ToolSessions:
+        """The live harness passes whose tools `/mcp/dream` serves."""
+        return self._runner.tool_sessions
+
+    def serve_tools_at(self, url: str, env: dict[str, str] | None = None) -> None:
+        """Where a harness reaches a pass's tools (the daemon's own `/mcp/dream`), set once
+        the daemon listens; `env` is the harness's environment (None: the daemon's)."""
+        self._runner.tools_url = url
+        self._runner.harness_env = env
 
     # -- start-up --------------------------------------------------------------------------
 
     def recover(self) -> int:
-        """Passes left running by a killed daemon become failed ("interrupted"); how many."""
+        """Passes left running by a killed daemon become failed ("interrupted"), and the
+        harnesses they ran are killed; how many passes."""
         with self._lock:
             if self._recovered:
                 return 0
             self._recovered = True
+            pid_dir = self._runner.harness_pid_dir
+            if pid_dir is not None and kill_leftovers(pid_dir):
+                log.warning("killed the harness processes a stopped daemon left running")
             with self._db.write() as conn:
                 found = passes.interrupt_running(conn, INTERRUPTED, scheduler.iso(self._now()))
                 for stale in found:
@@ -159,11 +180,32 @@ class DreamingService:
         provider: ChatProvider,
         cancel: threading.Event | None = None,
     ) -> DreamingPass:
+        mine = threading.Event()
+        with self._lock:
+            self._cancels[pass_id] = mine
         try:
-            return self._runner.run(agent_id, pass_id, provider, cancel=cancel or self.cancel)
+            return self._runner.run(
+                agent_id, pass_id, provider, cancel=Cancellation(cancel or self.cancel, mine)
+            )
         finally:
             with self._lock:
                 self._threads.pop(pass_id, None)
+                self._cancels.pop(pass_id, None)
+
+    def cancel_pass(self, agent_id: str, pass_id: str) -> None:
+        """Ask one running pass to stop (it ends `cancelled`; a harness is killed at once,
+        an HTTP provider's loop stops before its next turn). Operations applied stay."""
+        scope.check_agent_id(agent_id)
+        found = passes.get_pass(self._db.reader(), agent_id, pass_id)
+        if found is None:
+            raise NotFound(f"no Dreaming pass {pass_id!r}", code="not_found")
+        with self._lock:
+            event = self._cancels.get(pass_id)
+        if found.status != "running" or event is None:
+            raise Conflict(
+                f"pass {pass_id} is not running (it is {found.status})", code="pass_not_running"
+            )
+        event.set()
 
     def wait(self, pass_id: str, timeout: float = 30.0) -> bool:
         """Wait for a background pass of this process to end (tests, shutdown)."""
@@ -248,10 +290,12 @@ class DreamingService:
         scope.check_agent_id(agent_id)
         facts = self._facts(agent_id)
         configured, reason = True, None
+        provider: ChatProvider | None = None
         try:
-            self._provider()
+            provider = self._provider()
         except ProviderNotConfigured as exc:
             configured, reason = False, exc.reason
+        harness = provider if isinstance(provider, HarnessAgent) else None
         running = passes.running_pass_id(self._db.reader(), agent_id)
         idle, detail, until = self._idle(facts, configured, reason)
         last = passes.list_passes(self._db.reader(), agent_id, limit=1)
@@ -270,6 +314,10 @@ class DreamingService:
             token_threshold=self.config.token_threshold,
             state=facts.state,
             last_pass=last[0] if last else None,
+            executor=None if provider is None else "acpx" if harness else "http",
+            runner=None if provider is None else provider.name,
+            runner_model=None if provider is None else provider.model,
+            harness=None if harness is None else harness.binary,
         )
 
     def _idle(

@@ -21,6 +21,7 @@ from signet_desktop.config.pipeline import HintsConfig
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE
 from signet_desktop.domain.memory import Memory
 from signet_desktop.inference.errors import ProviderError, ProviderNotConfigured
+from signet_desktop.inference.harness_agent import HarnessAgent
 from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatRequest
 from signet_desktop.queue import jobs
 from signet_desktop.storage import hints as hint_rows
@@ -127,8 +128,15 @@ class HintService:
     # -- readiness ------------------------------------------------------------------------
 
     def provider(self) -> ChatProvider:
-        """The LLM for workload memory_extraction (ProviderNotConfigured when there is none)."""
-        return self._provider_source()
+        """The LLM for workload memory_extraction (ProviderNotConfigured when there is none,
+        or when it is an agent harness: a hint is not worth starting the user's agent)."""
+        provider = self._provider_source()
+        if isinstance(provider, HarnessAgent):
+            raise ProviderNotConfigured(
+                f"{provider.label} (executor acpx) runs Dreaming passes only; hints need an "
+                "HTTP provider"
+            )
+        return provider
 
     def idle_reason(self) -> str | None:
         """Why the worker cannot run (disabled, no LLM), or None when it can."""

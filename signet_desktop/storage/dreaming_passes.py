@@ -143,6 +143,14 @@ def set_context(
         )
 
 
+def set_model(conn: Connection, pass_id: str, model: str) -> None:
+    """The model the pass really ran (a harness reports it once it starts)."""
+    conn.execute(
+        "UPDATE dreaming_passes SET model = ?, updated_at = ? WHERE id = ?",
+        (model, utc_now(), pass_id),
+    )
+
+
 def add_usage(conn: Connection, pass_id: str, usage: PassUsage) -> None:
     """Add one provider call's usage to the running pass (recorded as each call returns)."""
     conn.execute(

@@ -4,7 +4,8 @@ Claude Code sends every model request to `ANTHROPIC_BASE_URL`; this server answe
 `POST /v1/messages` (streamed as server-sent events when the request asks, else one JSON body)
 and `POST /v1/messages/count_tokens`, and keeps every request body it received, so a test can
 assert on exactly what the model was shown: the system prompt, hook context and messages.
-The reply text comes from `reply(request_body)`; the default echoes a fixed sentence.
+The reply comes from `reply(request_body)`: a text, or a `ToolUse` (the model calls a tool,
+`stop_reason: tool_use`); the default echoes a fixed sentence.
 """
 
 from __future__ import annotations
@@ -18,11 +19,21 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Reply = Callable[[dict[str, Any]], str]
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A scripted model turn that calls one tool (Claude Code names MCP tools `mcp__S__T`)."""
+
+    name: str
+    input: dict[str, Any]
+    text: str = ""  # an optional text block before the call
+
+
+Reply = Callable[[dict[str, Any]], "str | ToolUse"]
 DEFAULT_REPLY = "Noted."
 
 
-def _default_reply(_body: dict[str, Any]) -> str:
+def _default_reply(_body: dict[str, Any]) -> str | ToolUse:
     return DEFAULT_REPLY
 
 
@@ -46,15 +57,33 @@ class ModelServer:
         return "\n".join(json.dumps(body, ensure_ascii=False) for body in self.message_requests())
 
 
-def _events(text: str, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    message_id = f"msg_{uuid.uuid4().hex[:24]}"
-    usage = {"input_tokens": 10, "output_tokens": max(1, len(text) // 4)}
+def _blocks(answer: str | ToolUse) -> list[dict[str, Any]]:
+    if isinstance(answer, str):
+        return [{"type": "text", "text": answer}]
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": answer.text}] if answer.text else []
+    call_id = f"toolu_{uuid.uuid4().hex[:24]}"
+    return [
+        *blocks,
+        {"type": "tool_use", "id": call_id, "name": answer.name, "input": answer.input},
+    ]
+
+
+def _stop_reason(answer: str | ToolUse) -> str:
+    return "end_turn" if isinstance(answer, str) else "tool_use"
+
+
+def _usage(blocks: list[dict[str, Any]]) -> dict[str, int]:
+    return {"input_tokens": 10, "output_tokens": max(1, len(json.dumps(blocks)) // 4)}
+
+
+def _events(answer: str | ToolUse, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    blocks = _blocks(answer)
     yield (
         "message_start",
         {
             "type": "message_start",
             "message": {
-                "id": message_id,
+                "id": f"msg_{uuid.uuid4().hex[:24]}",
                 "type": "message",
                 "role": "assistant",
                 "model": model,
@@ -65,44 +94,44 @@ def _events(text: str, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
             },
         },
     )
-    yield (
-        "content_block_start",
-        {
-            "type": "content_block_start",
-            "index": 0,
-            "content_block": {"type": "text", "text": ""},
-        },
-    )
-    yield (
-        "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "text_delta", "text": text},
-        },
-    )
-    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            start = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        yield (
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+        yield (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": index, "delta": delta},
+        )
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
     yield (
         "message_delta",
         {
             "type": "message_delta",
-            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-            "usage": usage,
+            "delta": {"stop_reason": _stop_reason(answer), "stop_sequence": None},
+            "usage": _usage(blocks),
         },
     )
     yield "message_stop", {"type": "message_stop"}
 
 
-def _message(text: str, model: str) -> dict[str, Any]:
+def _message(answer: str | ToolUse, model: str) -> dict[str, Any]:
+    blocks = _blocks(answer)
     return {
         "id": f"msg_{uuid.uuid4().hex[:24]}",
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
+        "content": blocks,
+        "stop_reason": _stop_reason(answer),
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": max(1, len(text) // 4)},
+        "usage": _usage(blocks),
     }
 
 
@@ -145,16 +174,16 @@ def _handler(server: ModelServer, reply: Reply, lock: threading.Lock) -> type:
                 self._send_json(404, {"type": "error", "error": {"type": "not_found_error"}})
                 return
             model = str(body.get("model") or "claude-sonnet-4-5")
-            text = reply(body)
+            answer = reply(body)
             if not body.get("stream"):
-                self._send_json(200, _message(text, model))
+                self._send_json(200, _message(answer, model))
                 return
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("connection", "close")
             self.end_headers()
-            for name, data in _events(text, model):
+            for name, data in _events(answer, model):
                 chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n"
                 self.wfile.write(chunk.encode("utf-8"))
             self.wfile.flush()

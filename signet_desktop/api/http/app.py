@@ -38,6 +38,7 @@ from signet_desktop.api.http.routes import (
 )
 from signet_desktop.api.http.security import RequestGate
 from signet_desktop.api.http.settings import HttpSettings, check_bind
+from signet_desktop.api.mcp.dream_endpoint import mount_dream_tools
 from signet_desktop.api.mcp.endpoint import mount_mcp
 from signet_desktop.service.facade import SignetService
 
@@ -87,6 +88,8 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
             dependencies=[Depends(require_route_permission)],
         )
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
+    # A harness pass's tools at /mcp/dream, for the holder of a live pass's secret only.
+    mount_dream_tools(app, service.dreaming.tool_sessions, settings.version)
     install_openapi(app)
     # Added last = outermost: the gate runs first and tags even the boundary's 500s.
     app.add_middleware(ReplyRedaction)  # innermost: it reads the principal the gate names

@@ -36,6 +36,7 @@ ADMIN_ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/api/artifacts/reindex"),
         ("POST", "/api/dream/trigger"),
         ("POST", "/api/dream/passes/{pass_id}/revert"),
+        ("POST", "/api/dream/passes/{pass_id}/cancel"),
         ("DELETE", "/api/telemetry/memory-search"),
         ("GET", "/api/tokens"),
         ("POST", "/api/tokens"),

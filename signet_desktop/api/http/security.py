@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 REQUEST_ID_HEADER = "x-signet-request-id"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 PUBLIC_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
+# Answered only for their own secret, not the API token: a harness pass's tools (its
+# `Authorization` carries the pass secret, `api/mcp/dream_endpoint.py`).
+SELF_AUTHENTICATED_PATHS = frozenset({"/mcp/dream"})
 # Headers the gate decides on: two copies could make it and the app disagree, so refuse them.
 SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-length"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -181,7 +184,8 @@ class RequestGate:
                 if configured
                 else LOCAL_USER
             )
-        if not authenticated and scope.get("path") not in PUBLIC_PATHS:
+        path = scope.get("path")
+        if not authenticated and path not in PUBLIC_PATHS | SELF_AUTHENTICATED_PATHS:
             return _refusal(
                 401,
                 "unauthorized: send 'Authorization: Bearer <auth.token or a scoped token>'",

@@ -16,7 +16,6 @@ from signet_desktop.cli.main import build_parser, run
 from signet_desktop.config.loader import load_config
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.inference import harness_discovery
-from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.registry import resolve_workload
 
 PROMPT = (
@@ -353,10 +352,6 @@ def test_the_registry_resolves_memory_extraction_to_the_acpx_target(env: Env) ->
     env.config_file(MERGE_BASE)
     assert env.signet("dream", "setup", "--yes")[0] == 0
     config = load_config(WorkspacePaths.for_root(env.workspace)).config
-    try:
-        resolved = resolve_workload(config.inference, "memory_extraction", env={})
-    except ProviderNotConfigured as exc:
-        # A registry without the acpx executor refuses it, naming the target it reached.
-        assert "inference.targets.claude-code" in exc.reason and "acpx" in exc.reason
-    else:
-        assert resolved.target == "claude-code"
+    resolved = resolve_workload(config.inference, "memory_extraction", env={})
+    assert (resolved.target, resolved.wire) == ("claude-code", "acpx")
+    assert resolved.harness is not None and resolved.harness.kind == "claude"

@@ -161,10 +161,10 @@ def test_secret_from_a_file_in_the_secrets_dir(tmp_path: Path) -> None:
             "anthropic needs an API key",
         ),
         (
-            "inference: {targets: {t: {executor: acpx, acpx: {agent: claude}}},"
+            "inference: {targets: {t: {executor: acpx, acpx: {agent: codex}}},"
             " workloads: {interactive: {target: t}}}",
             "interactive",
-            "executor acpx runs an agent harness",
+            "Codex does not run Dreaming passes yet",
         ),
         (
             "inference: {targets: {t: {executor: anthropic, account: gone, models: {a: {}}}},"

@@ -136,6 +136,8 @@ def test_status_lists_every_workload_without_secrets() -> None:
         "reason": None,
         "fallbacks": [],
         "skipped": [],
+        "executor": "http",
+        "harness": None,
     }
     assert second["configured"] is False
     assert "set inference.workloads.sessionSynthesis" in second["reason"]

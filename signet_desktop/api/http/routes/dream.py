@@ -95,3 +95,19 @@ async def dream_pass(
     agent_id = resolve_agent(request, params.agent_id)
     detail = await off_loop(get_service(request).dreaming.get_pass, agent_id, pass_id)
     return JSONResponse(pass_detail_json(detail))
+
+
+@router.post(
+    "/api/dream/passes/{pass_id}/cancel", operation_id="dream_pass_cancel", status_code=202,
+    responses={
+        404: {"model": ErrorBody, "description": "not_found: no such pass for this agent"},
+        409: {"model": ErrorBody, "description": "pass_not_running: it already ended"},
+    },
+)  # fmt: skip
+async def dream_pass_cancel(
+    pass_id: str, request: Request, params: Annotated[AgentParams, Query()]
+) -> JSONResponse:
+    """Stop a running pass; it ends `cancelled` (its applied operations stay)."""
+    agent_id = resolve_agent(request, params.agent_id)
+    await off_loop(get_service(request).dreaming.cancel_pass, agent_id, pass_id)
+    return JSONResponse({"passId": pass_id, "agentId": agent_id, "cancelling": True}, 202)

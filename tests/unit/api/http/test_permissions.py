@@ -19,6 +19,9 @@ class _Service:
 
     tokens = None
 
+    class dreaming:
+        tool_sessions = None
+
 
 def _routes() -> set[tuple[str, str]]:
     app = create_app(_Service(), HttpSettings())  # type: ignore[arg-type]

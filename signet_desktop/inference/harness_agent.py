@@ -1,0 +1,162 @@
+"""`executor: acpx`: a Dreaming pass run by the user's own agent harness, headless.
+
+The harness (Claude Code today) runs the agent loop itself against the model the user is
+logged in to; the daemon serves it Dreaming's tools over MCP for that one pass
+(`dreaming/harness_pass.py` runs it, `api/mcp/dream_endpoint.py` serves the tools). This
+module only says *which* harness and *how* it is started: the binary, the model, and the
+command line that leaves the harness no tool but the pass's (no shell, no files, no web, no
+hooks, no saved session).
+
+Wire chosen: Claude Code's own headless mode (`claude -p --output-format stream-json`), not the
+Agent Client Protocol through an npm bridge: it needs nothing installed beyond the harness the
+user has, its flags confine the tool surface (`--tools ""`, `--strict-mcp-config`), and its
+stream reports usage and cost per pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.types import ChatRequest, ChatResponse
+
+MCP_SERVER_NAME = "signet-dreaming"  # Claude Code names its tools mcp__signet-dreaming__<tool>
+MCP_TOOL_PREFIX = f"mcp__{MCP_SERVER_NAME}__"
+SUPPORTED = {"claude": "Claude Code"}
+KNOWN = {**SUPPORTED, "codex": "Codex", "opencode": "OpenCode", "gemini": "Gemini CLI"}
+# Where harness installers put their binaries when PATH (the tray's, a service's) lacks them.
+USUAL_PLACES = (
+    ".local/bin",
+    ".claude/local",
+    ".npm-global/bin",
+    ".bun/bin",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessAgent:
+    """The harness that runs Dreaming passes (not an HTTP chat provider: see `complete`)."""
+
+    kind: str  # "claude"
+    binary: str  # absolute path
+    target: str  # the inference target's name
+    configured_model: str | None = None  # None: the harness's own default
+
+    runs_agent_loop = True
+
+    @property
+    def name(self) -> str:
+        return f"acpx:{self.kind}"
+
+    @property
+    def model(self) -> str:
+        return self.configured_model or "harness default"
+
+    @property
+    def label(self) -> str:
+        return SUPPORTED.get(self.kind, self.kind)
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        """Single completions (prospective hints) do not run through a harness: each would
+        start the user's agent and spend their subscription for a few words."""
+        raise ProviderNotConfigured(
+            f"the target '{self.target}' runs {self.label} (executor acpx), which serves "
+            "Dreaming passes only; single completions need an HTTP provider"
+        )
+
+    def command(self, *, system_prompt: str, tools_url: str, token: str) -> list[str]:
+        """The argv of one pass; the evidence prompt goes to stdin."""
+        servers = {
+            MCP_SERVER_NAME: {
+                "type": "http",
+                "url": tools_url,
+                "headers": {"Authorization": f"Bearer {token}"},
+            }
+        }
+        argv = [
+            self.binary,
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            system_prompt,
+            "--tools",
+            "",  # no built-in tool: no shell, no file reads or edits, no web
+            "--mcp-config",
+            json.dumps({"mcpServers": servers}),
+            "--strict-mcp-config",  # none of the user's own MCP servers
+            "--allowedTools",
+            f"mcp__{MCP_SERVER_NAME}",
+            "--settings",
+            json.dumps({"disableAllHooks": True}),  # the pass is not a session to remember
+            "--no-session-persistence",
+        ]
+        if self.configured_model:
+            argv += ["--model", self.configured_model]
+        return argv
+
+
+def find_binary(agent: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The harness binary `agent` names (a name on PATH or in the usual places, or a path)."""
+    environ = os.environ if env is None else env
+    if "/" in agent or agent.startswith("~"):
+        path = Path(agent).expanduser()
+        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+    found = shutil.which(agent, path=environ.get("PATH", os.defpath))
+    if found:
+        return str(Path(found).absolute())
+    home = Path(environ.get("HOME") or Path.home())
+    for place in USUAL_PLACES:
+        candidate = home / place / agent
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def harness_kind(agent: str) -> str:
+    """`claude` for `claude`, `/opt/x/claude` or `claude.exe`; the name otherwise."""
+    name = Path(agent).name.lower()
+    return name.removesuffix(".exe").removesuffix(".cmd")
+
+
+def resolve_harness(
+    where: str,
+    acpx: Mapping[str, object] | None,
+    target: str,
+    model: str | None,
+    env: Mapping[str, str] | None = None,
+) -> HarnessAgent:
+    """The harness a target names in `acpx.agent`; ProviderNotConfigured says what to fix."""
+    agent = (acpx or {}).get("agent")
+    if not isinstance(agent, str) or not agent.strip():
+        raise ProviderNotConfigured(
+            f"{where}.acpx.agent: name the harness (claude) or its binary's path; "
+            "`signet dream setup` finds it and writes this for you"
+        )
+    agent = agent.strip()
+    kind = harness_kind(agent)
+    if kind not in SUPPORTED:
+        known = KNOWN.get(kind)
+        if known is not None:
+            raise ProviderNotConfigured(
+                f"{where}.acpx.agent: {known} does not run Dreaming passes yet; use claude "
+                "(Claude Code)"
+            )
+        raise ProviderNotConfigured(
+            f"{where}.acpx.agent: '{agent}' is not a harness Dreaming can run; use claude "
+            "(Claude Code) or the path of its binary"
+        )
+    binary = find_binary(agent, env)
+    if binary is None:
+        raise ProviderNotConfigured(
+            f"{where}.acpx.agent: {SUPPORTED[kind]} ('{agent}') was not found on this machine; "
+            "install it (npm install -g @anthropic-ai/claude-code) or set acpx.agent to the "
+            "path of its binary"
+        )
+    return HarnessAgent(kind=kind, binary=binary, target=target, configured_model=model)
