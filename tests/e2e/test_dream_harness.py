@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -162,3 +163,41 @@ def test_a_pass_through_real_claude_code_records_every_call_and_applies_only_the
     assert names == ["Billing"]
     assert sessions == 0  # hooks off in the pass: it is no session to remember
     assert "Traceback" not in daemon.stderr()
+
+
+def test_a_daemon_killed_mid_pass_leaves_no_harness_and_an_interrupted_pass(
+    launcher: Launcher, tmp_path: Path
+) -> None:
+    binary = claude_binary()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "agent.yaml").write_text(harness_yaml(binary), encoding="utf-8")
+    asked = threading.Event()
+
+    def stalls(body: dict[str, Any]) -> ToolUse | str:
+        asked.set()
+        time.sleep(20)  # the model "thinks" while the daemon dies
+        return "too late"
+
+    with model_server(stalls) as model:
+        daemon = start(launcher, workspace, model.url)
+        with httpx.Client(base_url=daemon.url, timeout=10) as client:
+            client.post("/api/memory/remember", json={"content": MEMORY})
+            pass_id = client.post("/api/dream/trigger", json={}).json()["passId"]
+        assert asked.wait(60), "Claude Code never asked the model"
+        assert harness_processes(binary) != []
+        daemon.proc.kill()
+        daemon.proc.wait(10)
+        deadline = time.monotonic() + 10
+        while harness_processes(binary) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert harness_processes(binary) == []  # it died with the daemon
+        again = start(launcher, workspace, model.url)
+        with httpx.Client(base_url=again.url, timeout=10) as client:
+            deadline = time.monotonic() + 30
+            detail = client.get(f"/api/dream/passes/{pass_id}").json()
+            while detail["status"] == "running" and time.monotonic() < deadline:
+                time.sleep(0.1)
+                detail = client.get(f"/api/dream/passes/{pass_id}").json()
+        assert (detail["status"], detail["error"]) == ("failed", "interrupted")
+        assert again.signal() == 0
