@@ -82,6 +82,8 @@ class FakeDreaming:
     configured: bool = True
     triggered: list[tuple[str, str]] = field(default_factory=list)
     asked: list[str] = field(default_factory=list)
+    running: str | None = None  # a running pass (through Claude Code)
+    cancelled: list[tuple[str, str]] = field(default_factory=list)
 
     def list_passes(
         self, agent_id: str, *, status: str | None = None, limit: int = 50
@@ -97,22 +99,40 @@ class FakeDreaming:
         raise NotFound(f"no Dreaming pass {pass_id!r} for this agent")
 
     def status(self, agent_id: str) -> DreamingStatus:
-        return DreamingStatus(
-            agent_id,
-            True,
-            self.configured,
-            None if self.configured else "inference.workloads unset",
-            None,
-            None,
-            "waiting for evidence",
-            None,
-            2,
-            1_500,
-            0,
-            100_000,
-            DreamingState(agent_id),
-            None,
+        return (
+            DreamingStatus(
+                agent_id,
+                True,
+                self.configured,
+                None if self.configured else "inference.workloads unset",
+                None,
+                None,
+                "waiting for evidence",
+                None,
+                2,
+                1_500,
+                0,
+                100_000,
+                DreamingState(agent_id),
+                None,
+                executor="acpx" if self.configured else None,
+                runner="acpx:claude" if self.configured else None,
+                harness="/home/me/.local/bin/claude" if self.configured else None,
+            )
+            if self.running is None
+            else replace(self._idle(agent_id), running_pass_id=self.running, idle=None)
         )
+
+    def _idle(self, agent_id: str) -> DreamingStatus:
+        kept, self.running = self.running, None
+        try:
+            return self.status(agent_id)
+        finally:
+            self.running = kept
+
+    def cancel_pass(self, agent_id: str, pass_id: str) -> None:
+        self.cancelled.append((agent_id, pass_id))
+        self.running = None
 
     def trigger(self, agent_id: str, mode: str = "incremental") -> str:
         if not self.configured:
@@ -219,6 +239,24 @@ def test_status_filter_and_run_a_pass(
     pane.run_button.click()
     settle(qt_loop, pane_context, until=lambda: "started" in pane.notice.text())
     assert fake.triggered == [("default", "compact")]
+
+
+def test_the_running_pass_says_who_runs_it_and_can_be_cancelled(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    fake = FakeDreaming(two_agents(), running="p-run")
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(fake))
+    settle(qt_loop, pane_context, until=lambda: pane.cancel_button.isEnabled())
+    assert not pane.run_button.isEnabled()
+    assert pane.state_label.text() == (
+        "A pass is running through Claude Code (/home/me/.local/bin/claude)…"
+    )
+    pane.cancel_button.click()
+    settle(qt_loop, pane_context, until=lambda: "being cancelled" in pane.notice.text())
+    assert fake.cancelled == [("default", "p-run")]
+    settle(qt_loop, pane_context, until=lambda: pane.run_button.isEnabled())
+    assert not pane.cancel_button.isEnabled()
+    assert pane.state_label.text().endswith("runs through Claude Code (/home/me/.local/bin/claude)")
 
 
 def test_run_is_disabled_with_the_reason_without_inference(

@@ -68,8 +68,9 @@ EMPTY_HINT = (
     "now with Run a pass. Each one is audited here, tool call by tool call."
 )
 NO_INFERENCE = (
-    "Dreaming needs an inference provider: set inference.workloads.memoryExtraction in "
-    "agent.yaml (an OpenAI-compatible server such as Ollama or llama.cpp, or Anthropic)."
+    "Dreaming needs a model: run `signet dream setup` to use your Claude Code, or set "
+    "inference.workloads.memoryExtraction in agent.yaml (an OpenAI-compatible server such as "
+    "Ollama or llama.cpp, or Anthropic)."
 )
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 INSPECTOR = "inspector"  # the actor of a revert started here
@@ -112,9 +113,16 @@ class DreamingPane(PaneWidget):
         self.run_button.setObjectName("dreamRun")
         self.run_button.setProperty("primary", True)
         self.run_button.clicked.connect(self.run_pass)
+        self.cancel_button = QPushButton("Cancel pass")
+        self.cancel_button.setObjectName("dreamCancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("No pass is running for this agent.")
+        self.cancel_button.clicked.connect(self.cancel_running)
+        self._running_pass: str | None = None
         header.addSpacing(12)
         header.addWidget(self.mode)
         header.addWidget(self.run_button)
+        header.addWidget(self.cancel_button)
         self.state_label = QLabel("")
         self.state_label.setObjectName("dreamState")
         self.state_label.setProperty("role", "muted")
@@ -376,6 +384,14 @@ class DreamingPane(PaneWidget):
         if status is None:
             return
         running = status.running_pass_id is not None
+        self._running_pass = status.running_pass_id
+        self.cancel_button.setEnabled(running)
+        self.cancel_button.setToolTip(
+            "Stop the running pass; what it applied so far stays (revert it if you wish)."
+            if running
+            else "No pass is running for this agent."
+        )
+        runner = _runner_text(status)
         can_run = status.inference_configured and not running
         self.run_button.setEnabled(can_run)
         self.run_button.setProperty("primary", can_run)  # a disabled button is not the accent
@@ -386,15 +402,16 @@ class DreamingPane(PaneWidget):
             self.run_button.setToolTip(f"{NO_INFERENCE} ({reason})")
             self.state_label.setText(NO_INFERENCE)
         elif running:
-            self.run_button.setToolTip("A pass is running for this agent; it ends on its own.")
-            self.state_label.setText("A pass is running…")
+            self.run_button.setToolTip("A pass is running for this agent; Cancel pass stops it.")
+            self.state_label.setText(f"A pass is running through {runner}…")
         else:
-            self.run_button.setToolTip("Start a pass of the chosen mode now.")
+            self.run_button.setToolTip(f"Start a pass of the chosen mode now ({runner}).")
             pending = (
                 f"{status.pending_sources} new source{'s' if status.pending_sources != 1 else ''}"
             )
             self.state_label.setText(
                 f"{status.detail} · {pending} · {fmt.compact(status.pending_tokens)} tokens waiting"
+                f" · runs through {runner}"
             )
 
     def _read_failed(self, exc: BaseException) -> None:
@@ -629,6 +646,25 @@ class DreamingPane(PaneWidget):
 
         self.context.tasks.call(dreaming.trigger, agent, mode, done=started, failed=refused)
 
+    def cancel_running(self) -> None:
+        """Cancel the shown agent's running pass (in the background)."""
+        dreaming, agent, pass_id = self.dreaming, self.agent_id, self._running_pass
+        if dreaming is None or pass_id is None:
+            return
+        self.cancel_button.setEnabled(False)
+
+        def cancelled(_answer: object) -> None:
+            self._say(f"Pass {fmt.short_ref(pass_id)} is being cancelled.")
+            self.refresh()
+
+        def refused(exc: BaseException) -> None:
+            self.banner.show_message(f"The pass was not cancelled: {_message(exc)}")
+            self.refresh()
+
+        self.context.tasks.call(
+            dreaming.cancel_pass, agent, pass_id, done=cancelled, failed=refused
+        )
+
     def revert_current(self) -> None:
         """Dry-run the revert of the shown pass, show it, revert only when confirmed."""
         revert = _reverter(self.context.service)
@@ -706,6 +742,17 @@ class DreamingPane(PaneWidget):
     def pass_ids(self) -> list[str]:
         """The passes in the timeline, top to bottom (tests)."""
         return [p.id for p in self.passes]
+
+
+def _runner_text(status: DreamingStatus) -> str:
+    """Who runs the passes, as a person reads it: "Claude Code (/path/claude)", "anthropic"."""
+    if status.executor == "acpx":
+        label = "Claude Code" if (status.runner or "").endswith(":claude") else status.runner
+        return f"{label} ({status.harness})"
+    if status.runner:
+        model = f" {status.runner_model}" if status.runner_model else ""
+        return f"{status.runner}{model}"
+    return "no model"
 
 
 def entity_names(service: object, agent_id: str, ids: set[str], most: int = 50) -> dict[str, str]:
