@@ -17,25 +17,23 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.harness_discovery import (
+    KINDS_BY_NAME,
+    HarnessKind,
+    candidates,
+    search_env,
+)
 from signet_desktop.inference.types import ChatRequest, ChatResponse
 
 MCP_SERVER_NAME = "signet-dreaming"  # Claude Code names its tools mcp__signet-dreaming__<tool>
 MCP_TOOL_PREFIX = f"mcp__{MCP_SERVER_NAME}__"
 SUPPORTED = {"claude": "Claude Code"}
 KNOWN = {**SUPPORTED, "codex": "Codex", "opencode": "OpenCode", "gemini": "Gemini CLI"}
-# Where harness installers put their binaries when PATH (the tray's, a service's) lacks them.
-USUAL_PLACES = (
-    ".local/bin",
-    ".claude/local",
-    ".npm-global/bin",
-    ".bun/bin",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,17 +101,15 @@ class HarnessAgent:
 
 
 def find_binary(agent: str, env: Mapping[str, str] | None = None) -> str | None:
-    """The harness binary `agent` names (a name on PATH or in the usual places, or a path)."""
+    """The harness binary `agent` names: a path, or a name on PATH or in the usual install
+    places (`inference/harness_discovery.py`, the same search `signet dream setup` makes)."""
     environ = os.environ if env is None else env
     if "/" in agent or agent.startswith("~"):
         path = Path(agent).expanduser()
         return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-    found = shutil.which(agent, path=environ.get("PATH", os.defpath))
-    if found:
-        return str(Path(found).absolute())
-    home = Path(environ.get("HOME") or Path.home())
-    for place in USUAL_PLACES:
-        candidate = home / place / agent
+    path_var, home = search_env(environ)
+    kind = KINDS_BY_NAME.get(agent) or HarnessKind(agent, agent, False)
+    for candidate in candidates(kind, path_var or os.defpath, home):
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return None
