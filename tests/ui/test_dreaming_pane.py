@@ -247,7 +247,7 @@ def test_the_running_pass_says_who_runs_it_and_can_be_cancelled(
     fake = FakeDreaming(two_agents(), running="p-run")
     pane = open_pane(qtbot, pane_context, qt_loop, Shim(fake))
     settle(qt_loop, pane_context, until=lambda: pane.cancel_button.isEnabled())
-    assert not pane.run_button.isEnabled()
+    assert not pane.run_button.isEnabled() and not pane.cancel_button.isHidden()
     assert pane.state_label.text() == (
         "A pass is running through Claude Code (/home/me/.local/bin/claude)…"
     )
@@ -255,7 +255,7 @@ def test_the_running_pass_says_who_runs_it_and_can_be_cancelled(
     settle(qt_loop, pane_context, until=lambda: "being cancelled" in pane.notice.text())
     assert fake.cancelled == [("default", "p-run")]
     settle(qt_loop, pane_context, until=lambda: pane.run_button.isEnabled())
-    assert not pane.cancel_button.isEnabled()
+    assert not pane.cancel_button.isEnabled() and pane.cancel_button.isHidden()
     assert pane.state_label.text().endswith("runs through Claude Code (/home/me/.local/bin/claude)")
 
 

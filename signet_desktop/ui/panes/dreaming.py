@@ -116,7 +116,7 @@ class DreamingPane(PaneWidget):
         self.cancel_button = QPushButton("Cancel pass")
         self.cancel_button.setObjectName("dreamCancel")
         self.cancel_button.setEnabled(False)
-        self.cancel_button.setToolTip("No pass is running for this agent.")
+        self.cancel_button.setVisible(False)  # shown while a pass runs
         self.cancel_button.clicked.connect(self.cancel_running)
         self._running_pass: str | None = None
         header.addSpacing(12)
@@ -386,10 +386,9 @@ class DreamingPane(PaneWidget):
         running = status.running_pass_id is not None
         self._running_pass = status.running_pass_id
         self.cancel_button.setEnabled(running)
+        self.cancel_button.setVisible(running)
         self.cancel_button.setToolTip(
             "Stop the running pass; what it applied so far stays (revert it if you wish)."
-            if running
-            else "No pass is running for this agent."
         )
         runner = _runner_text(status)
         can_run = status.inference_configured and not running
