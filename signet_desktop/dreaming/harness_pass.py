@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from signet_desktop.domain.dreaming import PassUsage
 from signet_desktop.inference.harness_agent import MCP_TOOL_PREFIX, HarnessAgent
 
 log = logging.getLogger(__name__)
@@ -44,21 +45,12 @@ class HarnessFailed(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class HarnessUsage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost_usd: float | None = None  # as the harness reports it; None: it did not
-
-
-@dataclass(frozen=True, slots=True)
 class HarnessResult:
     """How the harness ended: `completed` with its summary, or `cancelled`."""
 
     status: str  # completed | cancelled
     summary: str
-    usage: HarnessUsage
+    usage: PassUsage  # as the harness reported it (cost None: it did not)
     model: str | None
     turns: int
 
@@ -208,9 +200,9 @@ def _outcome(
     return HarnessResult("completed", summary, usage, stream.model, stream.turns)
 
 
-def _usage(result: dict[str, Any] | None) -> HarnessUsage:
+def _usage(result: dict[str, Any] | None) -> PassUsage:
     if result is None:
-        return HarnessUsage()
+        return PassUsage()
     raw = result.get("usage")
     usage = raw if isinstance(raw, dict) else {}
     cost = result.get("total_cost_usd")
@@ -219,7 +211,7 @@ def _usage(result: dict[str, Any] | None) -> HarnessUsage:
         value = usage.get(key)
         return value if isinstance(value, int) and value >= 0 else 0
 
-    return HarnessUsage(
+    return PassUsage(
         count("input_tokens"),
         count("output_tokens"),
         count("cache_read_input_tokens"),

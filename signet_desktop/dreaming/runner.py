@@ -426,19 +426,8 @@ class PassRunner:
         return _summary(tools.runbook, result.summary), "completed"
 
     def _record_harness(self, pass_id: str, result: HarnessResult) -> None:
-        usage = result.usage
         with self._db.write() as conn:
-            passes.add_usage(
-                conn,
-                pass_id,
-                PassUsage(
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    usage.cache_read,
-                    usage.cache_write,
-                    usage.cost_usd,
-                ),
-            )
+            passes.add_usage(conn, pass_id, result.usage)
             if result.model:
                 passes.set_model(conn, pass_id, result.model)
 

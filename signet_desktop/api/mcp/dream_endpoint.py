@@ -10,8 +10,6 @@ not asked for here, the pass secret stands in for it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -19,12 +17,11 @@ import mcp_types as types
 from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from signet_desktop.api.mcp.stateless import StatelessMcp, mount_stateless
 from signet_desktop.dreaming.tool_sessions import (
     DREAM_MCP_PATH,
     PassEnded,
@@ -46,7 +43,7 @@ def _tool(spec: Any) -> types.Tool:
     return types.Tool(name=spec.name, description=spec.description, input_schema=spec.parameters)
 
 
-class DreamToolsEndpoint:
+class DreamToolsEndpoint(StatelessMcp):
     """The ASGI app at /mcp/dream; `running()` is its lifetime (the app's lifespan)."""
 
     def __init__(self, sessions: ToolSessions, version: str) -> None:
@@ -68,26 +65,14 @@ class DreamToolsEndpoint:
                 return _error(str(exc))
             return await anyio.to_thread.run_sync(_run, session, params)
 
-        self.server: Server[Any] = Server(
+        server: Server[Any] = Server(
             MCP_SERVER_NAME,
             version=version,
             instructions=INSTRUCTIONS,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
         )
-        self.manager: StreamableHTTPSessionManager | None = None
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        manager = StreamableHTTPSessionManager(
-            app=self.server, stateless=True, json_response=True, security_settings=None
-        )
-        async with manager.run():
-            self.manager = manager
-            try:
-                yield
-            finally:
-                self.manager = None
+        super().__init__(server, "Dreaming tool endpoint")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
@@ -97,15 +82,7 @@ class DreamToolsEndpoint:
             refusal = JSONResponse({"error": str(exc), "code": "pass_ended"}, status_code=401)
             await refusal(scope, receive, send)
             return
-        manager = self.manager
-        if manager is None:
-            refusal = JSONResponse(
-                {"error": "the Dreaming tool endpoint is not running", "code": "unavailable"},
-                status_code=503,
-            )
-            await refusal(scope, receive, send)
-            return
-        await manager.handle_request(scope, receive, send)
+        await super().__call__(scope, receive, send)
 
 
 def _run(session: ToolSession, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -125,13 +102,5 @@ def _error(message: str) -> types.CallToolResult:
 def mount_dream_tools(app: FastAPI, sessions: ToolSessions, version: str) -> DreamToolsEndpoint:
     """Serve live passes' tools at /mcp/dream on `app`, with the app's lifespan."""
     endpoint = DreamToolsEndpoint(sessions, version)
-    app.router.routes.append(Route(DREAM_MCP_PATH, endpoint=endpoint))
-    previous = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with previous(application) as state, endpoint.running():
-            yield state
-
-    app.router.lifespan_context = lifespan
+    mount_stateless(app, DREAM_MCP_PATH, endpoint)
     return endpoint

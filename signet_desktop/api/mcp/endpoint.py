@@ -15,23 +15,18 @@ cannot be restarted). Without a lifespan, `/mcp` answers 503.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from signet_desktop.api.http.principal import Permission, principal_of
 from signet_desktop.api.http.scope import resolve_agent
 from signet_desktop.api.mcp.backend import MemoryBackend, ToolFailure
 from signet_desktop.api.mcp.facade_backend import Caller, FacadeBackend
 from signet_desktop.api.mcp.server import build_server
+from signet_desktop.api.mcp.stateless import StatelessMcp, mount_stateless
 from signet_desktop.api.mcp.tools import TOOLS
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.service.facade import SignetService
@@ -39,13 +34,13 @@ from signet_desktop.service.facade import SignetService
 MCP_PATH = "/mcp"
 
 
-class McpEndpoint:
+class McpEndpoint(StatelessMcp):
     """The ASGI app at /mcp; `running()` is its lifetime (entered by the app's lifespan)."""
 
     def __init__(self, service: SignetService, version: str) -> None:
         self.service = service
-        self.server = build_server(self.backend_for, version=version, authorize=self.authorize)
-        self.manager: StreamableHTTPSessionManager | None = None
+        server = build_server(self.backend_for, version=version, authorize=self.authorize)
+        super().__init__(server, "MCP endpoint")
 
     def backend_for(self, ctx: ServerRequestContext[Any, Any]) -> MemoryBackend:
         request = ctx.request if isinstance(ctx.request, Request) else None
@@ -70,40 +65,9 @@ class McpEndpoint:
             return ToolFailure(exc.message, exc.code)
         return None
 
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        manager = StreamableHTTPSessionManager(
-            app=self.server, stateless=True, json_response=True, security_settings=None
-        )
-        async with manager.run():
-            self.manager = manager
-            try:
-                yield
-            finally:
-                self.manager = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        manager = self.manager
-        if manager is None:
-            refusal = JSONResponse(
-                {"error": "the MCP endpoint is not running", "code": "unavailable"},
-                status_code=503,
-            )
-            await refusal(scope, receive, send)
-            return
-        await manager.handle_request(scope, receive, send)
-
 
 def mount_mcp(app: FastAPI, service: SignetService, version: str) -> McpEndpoint:
     """Serve the MCP tools at /mcp on `app`, started and stopped with the app's lifespan."""
     endpoint = McpEndpoint(service, version)
-    app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
-    previous = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with previous(application) as state, endpoint.running():
-            yield state
-
-    app.router.lifespan_context = lifespan
+    mount_stateless(app, MCP_PATH, endpoint)
     return endpoint
