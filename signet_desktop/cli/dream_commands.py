@@ -38,7 +38,7 @@ EXAMPLES = """\
 """
 SETUP_EXAMPLES = """\
   signet dream setup                 # list, then ask before using Claude Code
-  signet dream setup --agent codex   # Codex instead
+  signet dream setup --agent codex   # Codex instead (or --agent opencode)
   signet dream setup --list          # only list what is installed
   signet dream setup --yes           # agree without a prompt (scripts)
   signet dream setup --agent /opt/claude/bin/claude --replace
@@ -46,8 +46,13 @@ SETUP_EXAMPLES = """\
 INSTALL_CLAUDE = "npm install -g @anthropic-ai/claude-code"
 INSTALL_CODEX = "npm install -g @openai/codex"
 # What a pass spends, per harness, for the consent question
-SPENDS = {"claude": "Claude subscription or API credit", "codex": "ChatGPT plan or OpenAI credit"}
-TARGETS = {"claude": "claude-code", "codex": "codex"}  # inference.targets.<name> written
+INSTALL_OPENCODE = "npm install -g opencode-ai"
+SPENDS = {
+    "claude": "Claude subscription or API credit",
+    "codex": "ChatGPT plan or OpenAI credit",
+    "opencode": "model provider's credit or plan",
+}
+TARGETS = {"claude": "claude-code", "codex": "codex", "opencode": "opencode"}  # targets.<name>
 RESTART_NOTE = (
     "The daemon reads agent.yaml only when it starts: restart it (quit and reopen Signet"
     " Desktop, or stop and start `signet-desktop --headless`) for Dreaming to use this."
@@ -99,7 +104,8 @@ def _register_setup(commands: Subparsers) -> None:
     setup = add_command(
         commands,
         "setup",
-        help="run Dreaming through your own agent harness (Claude Code or Codex); edits agent.yaml",
+        help="run Dreaming through your own agent harness (Claude Code, Codex or OpenCode);"
+        " edits agent.yaml",
         description="Find the agent harnesses installed here (claude, codex, opencode) and, when\n"
         "you agree, bind Dreaming (inference.workloads.memoryExtraction) to an executor: acpx\n"
         "target in the workspace's agent.yaml. Needs no running daemon.",
@@ -291,8 +297,8 @@ def _nothing_found(home: Path) -> str:
     return (
         f"No agent harness found: looked for {names} on PATH and in {places}.\n"
         f"To dream through Claude Code, install it ({INSTALL_CLAUDE}) and sign in once by"
-        f" running `claude`; for Codex, {INSTALL_CODEX} and `codex login`. Then run"
-        " `signet dream setup` again."
+        f" running `claude`; for Codex, {INSTALL_CODEX} and `codex login`; for OpenCode,"
+        f" {INSTALL_OPENCODE} and `opencode auth login`. Then run `signet dream setup` again."
     )
 
 
@@ -304,7 +310,7 @@ def _chosen(args: argparse.Namespace, found: tuple[Harness, ...]) -> Harness:
         if not usable:
             raise CliUsageError(
                 "no harness Dreaming supports was found; Dreaming runs through Claude Code"
-                f" ({INSTALL_CLAUDE}) or Codex ({INSTALL_CODEX})"
+                f" ({INSTALL_CLAUDE}), Codex ({INSTALL_CODEX}) or OpenCode ({INSTALL_OPENCODE})"
             )
         return usable[0]
     if wanted in harness_discovery.KINDS_BY_NAME:
@@ -387,12 +393,12 @@ def run_setup(args: argparse.Namespace, ctx: CliContext) -> int:
     if harness.name not in harness_discovery.KINDS_BY_NAME:
         raise CliUsageError(
             f"{harness.path} is not a harness Dreaming knows: it tells them apart by file name,"
-            " and Claude Code's binary is named `claude`, Codex's `codex`"
+            " and Claude Code's binary is named `claude`, Codex's `codex`, OpenCode's `opencode`"
         )
     if not harness.supported:
         raise CliUsageError(
-            f"{harness.label} ({harness.path}) is not supported by Dreaming yet; Claude Code"
-            " and Codex are"
+            f"{harness.label} ({harness.path}) is not supported by Dreaming yet; Claude Code,"
+            " Codex and OpenCode are"
         )
     consent = _consented(args, ctx, harness)
     if consent is None:

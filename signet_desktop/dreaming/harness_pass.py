@@ -1,15 +1,15 @@
 """Run one Dreaming pass through the user's agent harness (`executor: acpx`), bounded.
 
-The harness (Claude Code or Codex) is started headless in an empty temporary folder with the
-pass's system prompt and runbook, the evidence window on stdin, and one MCP server: the
-daemon's `/mcp/dream`, which serves this pass's tools to the holder of its secret
+The harness (Claude Code, Codex or OpenCode) is started headless in an empty temporary
+folder with the pass's system prompt and runbook, the evidence window on stdin, and one MCP
+server: the daemon's `/mcp/dream`, which serves this pass's tools to the holder of its secret
 (`dreaming/tool_sessions.py`). Its structured output is read as it comes
 (`dreaming/harness_streams.py`): the model it ran, every tool it asked for (one the pass never
 gave it is recorded as refused), its turns, and its end with usage and cost as the harness
-reports them. The pass's bounds hold: at the deadline, on cancel or
-past the turn bound the harness's whole process group is killed; the harness dies with the
-daemon (a parent-death signal), and a pid file lets start-up recovery kill what a `kill -9`
-of the daemon left (`kill_leftovers`).
+reports them. The pass's bounds hold: at the deadline, on cancel or past the turn bound the
+harness's whole process group is killed; the harness dies with the daemon (a parent-death
+signal, and a watchdog for what it started), and a pid file lets start-up recovery kill what
+a `kill -9` of the daemon left (`kill_leftovers`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from signet_desktop.domain.dreaming import PassUsage
 from signet_desktop.dreaming.harness_streams import (
     ClaudeStream,
     CodexStream,
+    OpenCodeStream,
     RefuseTool,
     StreamReader,
     StreamState,
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 MAX_LINE_BYTES = 4 * 1024 * 1024  # one stream-json event; longer is garbage
 STDERR_TAIL = 2_000
 POLL_S = 0.2
+FORGET_TIMEOUT_S = 30.0
 PR_SET_PDEATHSIG = 1
 
 
@@ -83,7 +85,12 @@ def run_harness(
     """Run the harness to its end (or the pass's bounds); HarnessFailed says why it failed."""
     environ = env if env is not None else dict(os.environ)
     argv = agent.command(system_prompt=system_prompt, tools_url=tools_url, token=token, env=environ)
-    environ = {**environ, **agent.environment(token)}
+    environ = {
+        **environ,
+        **agent.environment(
+            system_prompt=system_prompt, tools_url=tools_url, token=token, env=environ
+        ),
+    }
     deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="signet-dream-") as cwd:
         try:
@@ -136,12 +143,41 @@ def run_harness(
                         pipe.close()
             if pid_file is not None:
                 pid_file.unlink(missing_ok=True)
+        if agent.kind == "opencode" and reader.state.session_id:
+            _forget_session(agent, reader.state.session_id, cwd, environ)
     return _outcome(agent, ended, reader.state, process.returncode, b"".join(stderr), timeout_s)
+
+
+def _forget_session(agent: HarnessAgent, session_id: str, cwd: str, env: dict[str, str]) -> None:
+    """OpenCode stores every run as a session: the pass's is no session of the user's."""
+    argv = [agent.binary, "session", "delete", session_id, "--pure"]
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        log.warning("cannot delete the OpenCode session %s of a Dreaming pass", session_id)
+        return
+    try:
+        if process.wait(timeout=FORGET_TIMEOUT_S) != 0:
+            log.warning("OpenCode did not delete the Dreaming pass's session %s", session_id)
+    except subprocess.TimeoutExpired:
+        log.warning("OpenCode took too long deleting the session %s; stopped", session_id)
+    finally:
+        _kill_group(process)
 
 
 def _reader(agent: HarnessAgent, refuse_tool: RefuseTool) -> StreamReader:
     if agent.kind == "codex":
         return CodexStream(refuse_tool, MCP_SERVER_NAME)
+    if agent.kind == "opencode":
+        return OpenCodeStream(refuse_tool, MCP_SERVER_NAME)
     return ClaudeStream(refuse_tool, MCP_TOOL_PREFIX)
 
 

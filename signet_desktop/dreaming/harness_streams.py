@@ -3,7 +3,9 @@
 Each harness reports its run as JSON lines on stdout: Claude Code as `stream-json` events
 (`system/init` with the model and MCP status, `assistant` turns, one `result` with usage and
 cost), Codex as `codex exec --json` events (`item.completed` items such as `mcp_tool_call`
-and `agent_message`, `turn.completed` with usage, `turn.failed` / `error`). A reader folds
+and `agent_message`, `turn.completed` with usage, `turn.failed` / `error`), OpenCode as
+`opencode run --format json` events (`step_start`, `tool_use`, `text`, `step_finish` with
+tokens and cost per step, `error`). A reader folds
 those lines into one `StreamState` the pass reads at the end; a line that is not an event is
 counted as garbage. A tool the pass never gave the harness is reported through `refuse`:
 Claude Code shows such a call in its stream, Codex only on stderr (`unsupported call: NAME`),
@@ -38,6 +40,7 @@ class StreamState:
     error: str | None = None  # ...with this error (its own words)
     summary: str = ""
     usage: PassUsage = field(default_factory=PassUsage)
+    session_id: str | None = None  # the harness's own session (OpenCode keeps one per run)
     garbage: list[str] = field(default_factory=list)
     garbage_count: int = 0
 
@@ -188,6 +191,74 @@ class CodexStream(StreamReader):
         if found := _CODEX_UNSUPPORTED.search(line):
             self.state.turns += 1
             self.refuse(found.group(1).decode("utf-8", "replace"), None)
+
+
+class OpenCodeStream(StreamReader):
+    """OpenCode's `opencode run --format json`: steps (one model request each), their tool
+    calls and texts, and per-step tokens and cost, summed here.
+
+    OpenCode prices a step from its model catalogue and reports 0 for a model it has no
+    price for; a pass whose steps all cost 0 records the cost as unknown, not as free.
+    """
+
+    def __init__(self, refuse: RefuseTool, mcp_server: str) -> None:
+        super().__init__(refuse)
+        self._prefix = f"{mcp_server}_"
+        self._cost = 0.0
+
+    def event(self, event: dict[str, Any]) -> None:
+        state = self.state
+        session = event.get("sessionID")
+        if isinstance(session, str) and state.session_id is None:
+            state.session_id = session
+        kind = event.get("type")
+        raw = event.get("part")
+        part = raw if isinstance(raw, dict) else {}
+        if kind == "step_start":
+            state.turns += 1
+        elif kind == "tool_use":
+            name = part.get("tool")
+            if isinstance(name, str) and not name.startswith(self._prefix):
+                tool_state = part.get("state")
+                arguments = tool_state.get("input") if isinstance(tool_state, dict) else None
+                self.refuse(name, arguments)
+        elif kind == "text":
+            text = part.get("text")
+            if isinstance(text, str) and text.strip():
+                state.summary = text.strip()
+        elif kind == "step_finish":
+            self._step(part)
+        elif kind == "error":
+            state.finished = True
+            state.error = _opencode_error(event.get("error"))
+
+    def _step(self, part: dict[str, Any]) -> None:
+        state = self.state
+        raw = part.get("tokens")
+        tokens = raw if isinstance(raw, dict) else {}
+        raw_cache = tokens.get("cache")
+        cache = raw_cache if isinstance(raw_cache, dict) else {}
+        cost = part.get("cost")
+        if isinstance(cost, int | float) and cost > 0:
+            self._cost += float(cost)
+        used = state.usage
+        state.usage = PassUsage(
+            used.input_tokens + _count(tokens, "input"),
+            used.output_tokens + _count(tokens, "output") + _count(tokens, "reasoning"),
+            used.cache_read + _count(cache, "read"),
+            used.cache_write + _count(cache, "write"),
+            self._cost if self._cost > 0 else None,
+        )
+        if part.get("reason") not in {"tool-calls", None}:
+            state.finished = True  # the last step: the model stopped
+
+
+def _opencode_error(error: object) -> str:
+    if not isinstance(error, dict):
+        return "error"
+    data = error.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    return str(message or error.get("name") or "error")[:500]
 
 
 def _count(usage: dict[str, Any], key: str) -> int:

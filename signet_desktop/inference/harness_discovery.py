@@ -43,7 +43,7 @@ class HarnessKind:
 KINDS: tuple[HarnessKind, ...] = (
     HarnessKind("claude", "Claude Code", True, (".claude/local/claude",)),
     HarnessKind("codex", "Codex", True),
-    HarnessKind("opencode", "OpenCode", False, (".opencode/bin/opencode",)),
+    HarnessKind("opencode", "OpenCode", True, (".opencode/bin/opencode",)),
 )
 KINDS_BY_NAME = {kind.name: kind for kind in KINDS}
 

@@ -6,8 +6,9 @@ The server answers both under `/v1` — `POST /v1/responses` and `POST /v1/chat/
 streamed as server-sent events when the request asks, else one JSON body — plus
 `GET /v1/models`, and keeps every request it received, so a test can assert on exactly what
 the model was shown: instructions, system prompts, injected context and messages. The reply
-comes from `reply(request_body)`: a text, or (Responses API only) a `FunctionCall` — the model
-calls a tool, as Codex expects it; the default is a fixed sentence.
+comes from `reply(request_body)`: a text, or a `FunctionCall` — the model calls a tool (in
+Responses items as Codex reads them, or streamed Chat Completions `tool_calls` as OpenCode
+reads them); the default is a fixed sentence.
 """
 
 from __future__ import annotations
@@ -161,8 +162,8 @@ def _responses_events(answer: Answer, model: str) -> Iterator[tuple[str, dict[st
     )
 
 
-def _chat_chunks(text: str, model: str) -> Iterator[dict[str, Any]]:
-    """The Chat Completions stream for one assistant message."""
+def _chat_chunks(answer: Answer, model: str) -> Iterator[dict[str, Any]]:
+    """The Chat Completions stream for one assistant message or one tool call."""
     base = {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion.chunk",
@@ -170,9 +171,20 @@ def _chat_chunks(text: str, model: str) -> Iterator[dict[str, Any]]:
         "model": model,
     }
     yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
-    yield {**base, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
-    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-    output = max(1, len(text) // 4)
+    if isinstance(answer, str):
+        delta: dict[str, Any] = {"content": answer}
+        finish = "stop"
+        output = max(1, len(answer) // 4)
+    else:
+        call = {
+            "index": 0,
+            "id": f"call_{uuid.uuid4().hex[:24]}",
+            "type": "function",
+            "function": {"name": answer.name, "arguments": json.dumps(answer.arguments)},
+        }
+        delta, finish, output = {"tool_calls": [call]}, "tool_calls", 20
+    yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
     usage = {"prompt_tokens": 10, "completion_tokens": output, "total_tokens": 10 + output}
     yield {**base, "choices": [], "usage": usage}
 
@@ -254,12 +266,12 @@ def _handler(server: ModelServer, reply: Reply, lock: threading.Lock) -> type:
                     self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                 self.wfile.flush()
                 return
-            text = answer if isinstance(answer, str) else ""  # tool calls: Responses only
             if not body.get("stream"):
+                text = answer if isinstance(answer, str) else ""  # streamed tool calls only
                 self._send_json(200, _chat_completion(text, model))
                 return
             self._start_stream()
-            for chunk in _chat_chunks(text, model):
+            for chunk in _chat_chunks(answer, model):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()

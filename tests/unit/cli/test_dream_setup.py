@@ -206,12 +206,11 @@ def test_unusable_agent_choices_are_refused(env: Env, argv: tuple[str, ...], mes
     assert not env.workspace.exists()
 
 
-def test_opencode_alone_is_listed_but_not_offered(env: Env) -> None:
-    env.harness("opencode", "1.18.33")
-    code, out, err = env.signet("dream", "setup", "--yes")
-    assert code == 2 and "not supported by Dreaming yet" in out
-    assert "no harness Dreaming supports was found" in err
-    assert not env.workspace.exists()
+def test_opencode_is_bound_under_its_own_target(env: Env) -> None:
+    opencode = env.harness("opencode", "1.18.33")
+    code, out, _ = env.signet("dream", "setup", "--yes")
+    assert code == 0 and "inference.targets.opencode (executor acpx" in out
+    assert bound(env) == ("opencode", "acpx", {"agent": str(opencode)})
 
 
 def test_codex_is_bound_under_its_own_target(env: Env) -> None:

@@ -146,8 +146,8 @@ def test_the_codex_command_leaves_it_no_tool_but_the_pass_s(tmp_path: Path) -> N
         "default_tools_approval_mode": "approve",
     }
     assert not any("sdp_T" in arg for arg in argv)  # the secret goes by environment
-    assert agent.environment("sdp_T")[TOKEN_ENV] == "sdp_T"
-    assert agent.environment("sdp_T")["SIGNET_NO_HOOKS"] == "1"
+    added = agent.environment(system_prompt=prompt, tools_url="http://x", token="sdp_T", env=env)
+    assert added[TOKEN_ENV] == "sdp_T" and added["SIGNET_NO_HOOKS"] == "1"
 
 
 def test_an_unreadable_codex_config_switches_nothing_off(tmp_path: Path) -> None:

@@ -192,9 +192,9 @@ def test_a_missing_harness_is_a_503_and_no_pass(db: Database, tmp_path: Path) ->
     assert not status.inference_configured and "was not found" in (status.inference_reason or "")
 
 
-def test_opencode_and_unknown_agents_are_refused_by_name() -> None:
-    with pytest.raises(ProviderNotConfigured, match="OpenCode does not run Dreaming passes yet"):
-        resolve_harness("t", {"agent": "opencode"}, "t", None)
+def test_gemini_and_unknown_agents_are_refused_by_name() -> None:
+    with pytest.raises(ProviderNotConfigured, match="Gemini CLI does not run Dreaming passes"):
+        resolve_harness("t", {"agent": "gemini"}, "t", None)
     with pytest.raises(ProviderNotConfigured, match=r"npm install -g @openai/codex"):
         resolve_harness("t", {"agent": "codex"}, "t", None, env={"PATH": "", "HOME": "/nowhere"})
     with pytest.raises(ProviderNotConfigured, match="'vim' is not a harness"):

@@ -42,7 +42,7 @@ def test_finds_each_harness_on_path_with_its_version(tmp_path: Path, home: Path)
     assert found == (
         Harness("claude", "Claude Code", bin_dir / "claude", "2.0.14 (Claude Code)", True),
         Harness("codex", "Codex", bin_dir / "codex", "codex-cli 0.46.0", True),
-        Harness("opencode", "OpenCode", bin_dir / "opencode", "0.15.2", False),
+        Harness("opencode", "OpenCode", bin_dir / "opencode", "0.15.2", True),
     )
 
 
