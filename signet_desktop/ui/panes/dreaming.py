@@ -68,11 +68,11 @@ EMPTY_HINT = (
     "now with Run a pass. Each one is audited here, tool call by tool call."
 )
 NO_INFERENCE = (
-    "Dreaming needs a model: run `signet dream setup` to use your Claude Code or Codex, or set "
-    "inference.workloads.memoryExtraction in agent.yaml (an OpenAI-compatible server such as "
-    "Ollama or llama.cpp, or Anthropic)."
+    "Dreaming needs a model: run `signet dream setup` to use your Claude Code, Codex or "
+    "OpenCode, or set inference.workloads.memoryExtraction in agent.yaml (an OpenAI-compatible "
+    "server such as Ollama or llama.cpp, or Anthropic)."
 )
-HARNESS_LABELS = {"claude": "Claude Code", "codex": "Codex"}  # runner acpx:<kind>
+HARNESS_LABELS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}  # acpx:<kind>
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 INSPECTOR = "inspector"  # the actor of a revert started here
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
