@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +172,7 @@ def test_truncated_lines_are_counted_and_the_rest_imported(env: Env) -> None:
     rel = f"{claude_slug('/home/dev/proj')}/{ids[0]}.jsonl"
     with (projects / rel).open("a") as handle:
         handle.write("not json at all\n")
+    os.utime(projects / rel, (time.time() - 3600, time.time() - 3600))  # a finished session
     ticket = env.imports.start("default", "claude-code", str(projects), wait=True)
     run = env.imports.run("default", ticket.run_id)
     assert run.status == "completed" and run.counts.records_imported == 2
