@@ -55,7 +55,7 @@ def run_account(conn: Connection, agent_id: str, run_id: str) -> RunAccount:
         if status == "pending" and str(reason or "").startswith(IN_PROGRESS):
             status = "in_progress"
         files[status] += n
-        if status != "imported" and reason:
+        if status not in ("imported", "in_progress") and reason:
             file_reasons[str(reason)] += n
     records: Counter[str] = Counter()
     for row in conn.execute(RECORDS_OF_RUN, params):
