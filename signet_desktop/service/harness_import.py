@@ -265,12 +265,13 @@ class HarnessHistoryImporter:
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         reader = job.db.reader()
         previous = rows.get_record(reader, job.source.agent_id, job.source.id, key)
-        if previous and previous.outcome == "imported" and previous.file_id not in (None, file.id):
+        elsewhere = previous.file_id if previous and previous.outcome == "imported" else None
+        if elsewhere not in (None, file.id) and self._still_there(job, elsewhere):
             why = "same session as another file"
             self._settle(job, f"file:{file.relative_path}", file, "duplicate", why, key)
             return FileOutcome("skipped", f"duplicate: {why}")
         if previous and previous.outcome == "imported" and previous.content_hash == digest:
-            self._unchanged(job, key, live)
+            self._unchanged(job, key, file, live)
             return FileOutcome("pending", IN_PROGRESS) if live else FileOutcome("imported")
         refused = self._refusal(job, key)
         if refused is not None:
@@ -306,9 +307,17 @@ class HarnessHistoryImporter:
         return "duplicate", why, "skipped"
 
     @staticmethod
-    def _unchanged(job: ImportJob, key: str, live: bool) -> None:
-        """The session as imported before: completed now if it was in progress and is quiet."""
+    def _still_there(job: ImportJob, file_id: str | None) -> bool:
+        """Does the file a record was imported from still exist (else it was renamed)?"""
+        relative = rows.file_path(job.db.reader(), file_id) if file_id else None
+        return relative is not None and (Path(job.source.root_path) / relative).is_file()
+
+    @staticmethod
+    def _unchanged(job: ImportJob, key: str, file: ImportFile, live: bool) -> None:
+        """The session as imported before (perhaps from the file's old name): completed now
+        if it was in progress and is quiet."""
         with job.db.write() as conn:
+            rows.move_record(conn, job.source.agent_id, job.source.id, key, file.id)
             if not live:
                 transcript_rows.complete_imported_transcript(
                     conn, job.source.agent_id, key, job.source.id
