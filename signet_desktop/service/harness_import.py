@@ -6,7 +6,9 @@ stays as it is (no conversation turns, a compaction or warm-up agent, the same s
 another file, a session the agent already has, too large); `pending` to be read again next
 run (a session still being written — imported as it is but not completed —, open in live
 capture, changed while copied); `failed` (outside the readable roots). A Claude Code
-subagent transcript is a session of its own whose `source_meta_json` names its parent.
+subagent transcript is a session of its own whose `source_meta_json` names its parent. A
+session is keyed by the ids in its records, so a renamed file continues its record (a second
+file of the same session, with the first still there, is a duplicate).
 
 Per file, in order (each step is a named fault point, `service/import_faults.py`):
 
@@ -131,45 +133,18 @@ class HarnessHistoryImporter:
     # -- one file ---------------------------------------------------------------------------
 
     def _file(self, job: ImportJob, root: Path, relative: str) -> None:
-        faults = job.faults
         try:
             stat = (root / relative).stat()
         except FileNotFoundError:
             return  # vanished between listing and reading
-        mtime = _iso_ns(stat.st_mtime_ns)
-        known = rows.get_file(job.db.reader(), job.source.id, relative)
-        if (
-            known is not None
-            and known.status in SETTLED
-            and (known.size_bytes, known.mtime)
-            == (
-                stat.st_size,
-                mtime,
-            )
-        ):
-            with job.db.write() as conn:
-                job.count(conn, ImportCounts(files_seen=1))
+        if not self._inventory(job, relative, stat):
             return
-        too_large = stat.st_size > MAX_TRANSCRIPT_BYTES
-        with job.db.write() as conn:
-            self._file_row(
-                conn,
-                job,
-                relative,
-                "skipped" if too_large else "pending",
-                size_bytes=stat.st_size,
-                mtime=mtime,
-                error=f"larger than {MAX_TRANSCRIPT_BYTES // 2**20} MB" if too_large else None,
-            )
-            job.count(conn, ImportCounts(files_seen=1, files_changed=1))
-        if too_large:
-            return
-        faults.hit("file.inventoried")
+        job.faults.hit("file.inventoried")
         age = self._clock() - stat.st_mtime  # before the copy: a write during it shows too
         staged = self._stage(job, root, relative, stat)
         if staged is None:
             return
-        faults.hit("file.staged")
+        job.faults.hit("file.staged")
         with job.db.write() as conn:
             row = self._file_row(
                 conn,
@@ -180,12 +155,11 @@ class HarnessHistoryImporter:
                 content_hash=staged.digest,
                 byte_offset=0,
             )
-        faults.hit("file.recorded")
+        job.faults.hit("file.recorded")
         session = self._reader(job.workspace / staged.relative, relative)
         job.lines_skipped += session.skipped_lines
-        live = age < self._live_window_s
-        outcome = self._session(job, row, session, staged, live)
-        if outcome.status == "pending" and outcome.reason == IN_PROGRESS:
+        outcome = self._session(job, row, session, staged, age < self._live_window_s)
+        if outcome.reason == IN_PROGRESS:
             outcome = FileOutcome("pending", f"{IN_PROGRESS}: written {max(age, 0):.0f} s ago")
         unreadable = session.skipped_lines
         with job.db.write() as conn:
@@ -198,7 +172,33 @@ class HarnessHistoryImporter:
                 error=outcome.reason
                 or (f"{unreadable} unreadable lines skipped" if unreadable else None),
             )
-        faults.hit("file.imported")
+        job.faults.hit("file.imported")
+
+    def _inventory(self, job: ImportJob, relative: str, stat: os.stat_result) -> bool:
+        """Count the file seen; True when it is to be read (new, changed or not settled)."""
+        mtime = _iso_ns(stat.st_mtime_ns)
+        known = rows.get_file(job.db.reader(), job.source.id, relative)
+        if (
+            known is not None
+            and known.status in SETTLED
+            and (known.size_bytes, known.mtime) == (stat.st_size, mtime)
+        ):
+            with job.db.write() as conn:
+                job.count(conn, ImportCounts(files_seen=1))
+            return False
+        too_large = stat.st_size > MAX_TRANSCRIPT_BYTES
+        with job.db.write() as conn:
+            self._file_row(
+                conn,
+                job,
+                relative,
+                "skipped" if too_large else "pending",
+                size_bytes=stat.st_size,
+                mtime=mtime,
+                error=f"larger than {MAX_TRANSCRIPT_BYTES // 2**20} MB" if too_large else None,
+            )
+            job.count(conn, ImportCounts(files_seen=1, files_changed=1))
+        return not too_large
 
     def _stage(
         self, job: ImportJob, root: Path, relative: str, stat: os.stat_result
