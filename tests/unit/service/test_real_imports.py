@@ -27,11 +27,13 @@ from support.real_files import (
 )
 
 from signet_desktop.domain.sources import ImportRun
+from signet_desktop.dreaming.sources import SourceReader
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.imports import ImportService
 from signet_desktop.service.transcripts import TranscriptService
 from signet_desktop.storage.database import Database, open_database
+from signet_desktop.storage.dreaming_evidence import pending_sources
 
 CLAUDE_FILES = {n.removeprefix("claude-code/"): e for n, e in EXPECTED.items() if "claude" in n}
 CODEX_FILES = {n.removeprefix("codex/"): e for n, e in EXPECTED.items() if n.startswith("codex/")}
@@ -148,6 +150,7 @@ def test_a_session_still_being_written_is_imported_in_progress_then_completed(
     assert env.rows(
         f"SELECT turn_count, completed_at FROM session_transcripts WHERE session_key = '{key}'"
     ) == [(5, None)]
+    assert not dreaming_sees(env, key)  # not Dreaming's evidence while it is being written
     earlier = time.time() - 3600
     os.utime(root / name, (earlier, earlier))  # the harness stopped writing
     again = env.run("codex", root)
@@ -157,6 +160,16 @@ def test_a_session_still_being_written_is_imported_in_progress_then_completed(
         f"SELECT completed_at FROM session_transcripts WHERE session_key = '{key}'"
     )
     assert completed[0][0] is not None
+    assert dreaming_sees(env, key)
+
+
+def dreaming_sees(env: Env, key: str) -> bool:
+    """Is the transcript among Dreaming's candidates, and may a quote cite it?"""
+    conn = env.db.reader()
+    listed = any(row[1] == key for row in pending_sources(conn, "default", 100))
+    loaded = SourceReader(conn, "default").load(f"transcript:{key}").ok
+    assert listed == loaded
+    return listed
 
 
 def test_a_renamed_session_file_is_the_same_session(env: Env) -> None:
