@@ -14,6 +14,7 @@ from signet_desktop.domain.sources import (
     ImportRun,
     ImportTicket,
     PurgeReport,
+    RunAccount,
     Source,
     SourceDetail,
 )
@@ -53,6 +54,18 @@ def import_run_json(run: ImportRun) -> dict[str, Any]:
         "startedAt": run.started_at,
         "finishedAt": run.finished_at,
         "filesTotal": run.files_total,
+        "account": None if run.account is None else account_json(run.account),
+    }
+
+
+def account_json(account: RunAccount) -> dict[str, Any]:
+    """Which files and sessions a run imported or left, and why (reason -> count)."""
+    return {
+        "files": {_camel(name): n for name, n in account.files.items()},
+        "fileReasons": dict(account.file_reasons),
+        "sessionReasons": dict(account.record_reasons),
+        "subagents": account.subagents,
+        "keptOut": dict(account.kept_out),
     }
 
 

@@ -3,8 +3,9 @@
 
 `import` posts /api/sources/import and follows the run (GET /api/sources/{id}/runs/{run})
 with a progress bar on stderr — files done of the total, sessions, turns and turns per
-second — until it finishes; `--no-wait` prints the ids and returns at once. `sources remove`
-previews with `--dry-run` (what would be purged), otherwise purges.
+second — until it finishes, then says what became of every file and session, with reasons;
+`--no-wait` prints the ids and returns at once. `sources remove ID` shows what would be purged
+and purges only when asked again with `--yes`.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ IMPORT_EXAMPLES = """\
 SOURCES_EXAMPLES = """\
   signet sources list
   signet sources show src_0123...
-  signet sources remove src_0123... --dry-run    # what would be purged
-  signet sources remove src_0123...
+  signet sources remove src_0123...              # what would be purged (nothing is)
+  signet sources remove src_0123... --yes        # purge it
 """
 
 
@@ -109,13 +110,19 @@ def _register_sources(subparsers: Subparsers) -> None:
     remove = add_command(
         commands,
         "remove",
-        help="purge what a source imported and remove it",
-        description="Deletes the source's imported sessions, staged copies and bookkeeping,\n"
-        "keeps a small tombstone, and marks graph rows derived from them unsupported.",
+        help="purge what a source imported and remove it (a preview unless --yes)",
+        description="Shows what removing the source would purge. With --yes it deletes the\n"
+        "source's imported sessions, staged copies and bookkeeping, keeps a small tombstone,\n"
+        "and marks graph rows derived from them unsupported. Importing the same root again\n"
+        "then needs --reimport.",
         handler=run_remove,
     )
     remove.add_argument("source_id", metavar="ID")
-    remove.add_argument("--dry-run", action="store_true", help="only report what would go")
+    confirm = remove.add_mutually_exclusive_group()
+    confirm.add_argument("--yes", action="store_true", help="purge (after the preview)")
+    confirm.add_argument(
+        "--dry-run", action="store_true", help="only the preview (the default without --yes)"
+    )
     remove.add_argument("--reason", help="why (kept on the tombstone)")
     agent_and_json_options(remove)
 
@@ -231,17 +238,49 @@ def workspace_summary_lines(source_id: str, run: Mapping[str, Any]) -> list[str]
 
 
 def run_summary_lines(source_id: str, run: Mapping[str, Any]) -> list[str]:
+    """What the run did with every file and session, with the reasons for what it left."""
     counts = run.get("counts", {})
+    account = run.get("account") or {}
+    subagents = int(account.get("subagents", 0))
+    of_them = f" ({subagents} of them subagent transcripts)" if subagents else ""
     lines = [
-        f"import {run.get('status')}: {counts.get('recordsImported', 0)} sessions imported, "
-        f"{counts.get('turnsImported', 0)} turns; {counts.get('recordsDuplicate', 0)} duplicate, "
-        f"{counts.get('recordsSkipped', 0)} skipped, {counts.get('recordsFailed', 0)} failed; "
-        f"{counts.get('filesSeen', 0)} files seen ({counts.get('filesChanged', 0)} new or changed)",
-        f"source {source_id} · run {run.get('id')}",
+        f"import {run.get('status')}: {counts.get('recordsImported', 0)} sessions imported"
+        f"{of_them}, {counts.get('turnsImported', 0)} turns; "
+        f"{counts.get('recordsDuplicate', 0)} duplicate, {counts.get('recordsSkipped', 0)} "
+        f"skipped, {counts.get('recordsFailed', 0)} failed",
+        files_line(counts, account.get("files", {})),
     ]
+    lines += _reasons("files left", account.get("fileReasons", {}))
+    lines += _reasons("sessions left", account.get("sessionReasons", {}))
+    lines += _reasons(
+        "messages kept out of turns (still in the staged copies)", account.get("keptOut", {})
+    )
+    lines.append(f"source {source_id} · run {run.get('id')}")
     if run.get("error"):
         lines.append(f"error: {run['error']}")
     return lines
+
+
+def files_line(counts: Mapping[str, Any], files: Mapping[str, int]) -> str:
+    """`files: 24 seen — 14 imported, 3 unchanged, 5 skipped, 2 in progress (read again next
+    run), 0 to retry, 0 failed`."""
+    seen, changed = int(counts.get("filesSeen", 0)), int(counts.get("filesChanged", 0))
+    parts = [
+        f"{files.get('imported', 0)} imported",
+        f"{seen - changed} unchanged",
+        f"{files.get('skipped', 0)} skipped",
+        f"{files.get('inProgress', 0)} in progress (read again next run)",
+        f"{files.get('pending', 0) + files.get('importing', 0)} to retry",
+        f"{files.get('failed', 0)} failed",
+    ]
+    return f"files: {seen} seen — " + ", ".join(parts)
+
+
+def _reasons(title: str, reasons: Mapping[str, int]) -> list[str]:
+    if not reasons:
+        return []
+    ordered = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+    return [f"  {title}: " + "; ".join(f"{n} {why}" for why, n in ordered)]
 
 
 def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -287,7 +326,9 @@ def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def run_remove(args: argparse.Namespace, ctx: CliContext) -> int:
-    params: dict[str, Any] = {"dryRun": "true" if args.dry_run else "false"}
+    """A preview of the purge; the purge itself only with --yes."""
+    purge = bool(args.yes)
+    params: dict[str, Any] = {"dryRun": "false" if purge else "true"}
     if args.reason:
         params["reason"] = args.reason
     with ctx.client(args) as client:
@@ -302,4 +343,6 @@ def run_remove(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.print("\n".join(output.table(("what", "count"), rows)))
     if answer.get("tombstoneId"):
         ctx.print(f"tombstone {answer['tombstoneId']}")
+    elif not args.dry_run:
+        ctx.print(f"nothing was purged; to purge: signet sources remove {args.source_id} --yes")
     return ExitCode.OK

@@ -1,8 +1,9 @@
 """`signet install <harness>`, `signet uninstall <harness>`, `signet install --status`.
 
 Each harness has one installer module (`harness/installers/`) that plans whole-file changes;
-this module prints the diff (`--dry-run`) or applies the plan (backup, atomic write), and
-shows per harness what is connected and whether the daemon answers.
+this module prints the diff (`--dry-run`) or applies the plan (one backup per file, atomic
+write, noted in the install ledger so an uninstall gives back the bytes it found), and shows
+per harness what is connected and whether the daemon answers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_com
 from signet_desktop.client.daemon import DaemonClient, DaemonResponseError, DaemonUnreachable
 from signet_desktop.harness.installers import claude_code, codex, opencode, probe
 from signet_desktop.harness.installers.files import (
+    BACKUP_SUFFIX,
     ConfigFileError,
     Locations,
     ManualEditRequired,
@@ -22,6 +24,7 @@ from signet_desktop.harness.installers.files import (
     apply,
     diff,
 )
+from signet_desktop.harness.installers.ledger import InstallLedger
 
 HARNESSES = ("claude-code", "codex", "opencode")
 ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "open-code": "opencode"}
@@ -64,9 +67,10 @@ def register(subparsers: Subparsers) -> None:
         "install",
         help="connect a harness (claude-code, codex, opencode): hooks and the MCP server",
         description="Merge Signet's hooks and MCP server into a harness's own config files.\n"
-        "Every changed file is backed up first (<file>.signet-backup-<UTC time>); your own\n"
-        "hooks and MCP servers stay. Every command is written as an absolute path, so the\n"
-        "harness finds it from its own PATH. --url (else SIGNET_DAEMON_URL, else\n"
+        "The first time a file changes it is backed up (<file>.signet-backup, one per file);\n"
+        "your own hooks, MCP servers, comments and layout stay. Every command is written as\n"
+        "an absolute path, so the harness finds it from its own PATH. --url (else\n"
+        "SIGNET_DAEMON_URL, else\n"
         "http://127.0.0.1:3850) is the daemon every hook, wrapper, plugin and MCP server calls.",
         examples=INSTALL_EXAMPLES,
         handler=run_install,
@@ -98,6 +102,9 @@ def register(subparsers: Subparsers) -> None:
         subparsers,
         "uninstall",
         help="disconnect a harness: remove exactly what `signet install` added",
+        description="A file nobody changed since `signet install` wrote it gets back the bytes\n"
+        "it had before (or is removed when install created it); a file changed since has\n"
+        "only Signet's entries taken out, in place, and its backup is kept.",
         examples=UNINSTALL_EXAMPLES,
         handler=run_uninstall,
     )
@@ -146,16 +153,31 @@ def run_install(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx,
         lambda: plan_install(args.harness, locations, url, args.http_hooks, wrapper),
         args.dry_run,
+        InstallLedger.of(locations),
     )
 
 
 def run_uninstall(args: argparse.Namespace, ctx: CliContext) -> int:
     """`signet uninstall`."""
     locations = Locations.from_env(ctx.env)
-    return _carry_out(ctx, lambda: plan_uninstall(args.harness, locations), args.dry_run)
+    ledger = InstallLedger.of(locations)
+    return _carry_out(
+        ctx,
+        lambda: ledger.restoring(plan_uninstall(args.harness, locations)),
+        args.dry_run,
+        ledger,
+        uninstall=True,
+    )
 
 
-def _carry_out(ctx: CliContext, make_plan: Callable[[], Plan], dry_run: bool) -> int:
+def _carry_out(
+    ctx: CliContext,
+    make_plan: Callable[[], Plan],
+    dry_run: bool,
+    ledger: InstallLedger,
+    *,
+    uninstall: bool = False,
+) -> int:
     try:
         plan = make_plan()
     except ConfigFileError as exc:
@@ -171,7 +193,8 @@ def _carry_out(ctx: CliContext, make_plan: Callable[[], Plan], dry_run: bool) ->
     if not plan.pending:
         ctx.print(f"{plan.harness}: nothing to change")
     else:
-        backups = {b.name.split(".signet-backup-")[0]: b for b in apply(plan)}
+        made = apply(plan, ledger, uninstall=uninstall)
+        backups = {b.name.removesuffix(BACKUP_SUFFIX): b for b in made}
         for change in plan.pending:
             verb = "removed" if change.after is None else "updated"
             if change.before is None:

@@ -70,6 +70,18 @@ COUNT_FIELDS = tuple(ImportCounts.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
+class RunAccount:
+    """What one run did with every file and session it read, by outcome and reason (read
+    from the file and record rows the run wrote, so it agrees with them after a crash)."""
+
+    files: Mapping[str, int] = field(default_factory=dict)  # imported, in_progress, skipped, …
+    file_reasons: Mapping[str, int] = field(default_factory=dict)  # why not imported
+    record_reasons: Mapping[str, int] = field(default_factory=dict)  # "duplicate: captured live"
+    subagents: int = 0  # subagent transcripts among the sessions imported
+    kept_out: Mapping[str, int] = field(default_factory=dict)  # messages that are not turns
+
+
+@dataclass(frozen=True, slots=True)
 class ImportRun:
     """One import attempt (`status` running|completed|failed|cancelled|interrupted)."""
 
@@ -83,6 +95,7 @@ class ImportRun:
     started_at: str
     finished_at: str | None
     files_total: int | None = None  # while running: files the importer found to go through
+    account: RunAccount | None = None  # filled by `ImportService.run`
 
 
 @dataclass(frozen=True, slots=True)

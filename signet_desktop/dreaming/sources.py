@@ -159,7 +159,7 @@ class SourceReader:
         row = transcript_rows.get_transcript(self._conn, self._agent, ref.source_id)
         if row is None:
             return self._missing(ref, self._other_agent(ref))
-        if row.source_id is None and row.completed_at is None:
+        if row.completed_at is None:  # live, or imported from a file still being written
             return _refused(
                 str(ref), ref, IN_PROGRESS, f"{ref} is in progress (only completed transcripts)"
             )

@@ -1,18 +1,23 @@
 """A harness's own session history on disk: where it lives, its files, one session per file.
 
 Claude Code keeps `~/.claude/projects/<cwd slug>/<session id>.jsonl` (`CLAUDE_CONFIG_DIR`
-moves `~/.claude`); subagent files (`agent-*.jsonl`, `<session>/subagents/`) are sidechains
-and not sessions of their own. Codex keeps `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`
-(`CODEX_HOME` moves `~/.codex`), whose first line (`session_meta`) names the session.
+moves `~/.claude`) and a subagent's transcript beside it: `<session id>/subagents/agent-
+<agent id>.jsonl` (older versions: `agent-<agent id>.jsonl` in the project directory). A
+subagent file is a session of its own, linked to its parent through the `sessionId` its
+records carry. Codex keeps `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (`CODEX_HOME` moves
+`~/.codex`) in one of two layouts (`codex_records`).
 
-Turns come from `transcript_formats` (the same turns and turn ids live capture makes, so an
-imported session and a captured one agree); each keeps the byte offset of the line it came
-from, so the staged copy's exact bytes are one seek away. Lines that do not parse (a torn
-last line of a live session, garbage) are counted, never fatal.
+A session is named by the file's own ids, never by its file name alone: Claude Code's
+`sessionId` (a renamed file keeps its session), Codex's `session_meta` id (or the bare
+header's). Turns come from `claude_code_records` / `codex_records` (the same turns and turn
+ids live capture makes); each keeps the byte offset of the line it came from, and every
+message record that is not a turn is counted by reason (`kept_out`). Lines that do not parse
+(a torn last line of a live session, garbage) are counted, never fatal.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -21,13 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from signet_desktop.domain.sessions import Turn
-from signet_desktop.evidence.transcript_formats import (
-    indexed_claude_code_turns,
-    indexed_codex_turns,
-    read_jsonl,
-)
+from signet_desktop.evidence import claude_code_records, codex_records
+from signet_desktop.evidence.transcript_formats import JsonlLines, read_jsonl
+from signet_desktop.evidence.turn_reading import TurnRead
 
 MAX_META_TEXT = 300
+WARMUP_PROMPT = "Warmup"  # Claude Code 2.0 sent this to each subagent type to warm its cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +44,10 @@ class HistoryTurn:
 
 @dataclass(frozen=True, slots=True)
 class HistorySession:
-    """One harness session read from one file."""
+    """One harness session read from one file.
+
+    `skip` names why the whole file is no conversation of its own (a compaction or warm-up
+    agent); `parent_session_id` links a subagent's transcript to the session that ran it."""
 
     session_id: str | None
     project: str | None
@@ -50,6 +57,9 @@ class HistorySession:
     lines: int = 0
     skipped_lines: int = 0
     complete_end: int = 0
+    kept_out: Counter[str] = field(default_factory=Counter)
+    parent_session_id: str | None = None
+    skip: str | None = None
 
 
 # -- where the history lives ---------------------------------------------------------------
@@ -66,13 +76,11 @@ def codex_root() -> Path:
 
 
 def claude_code_files(root: Path) -> Iterator[str]:
-    """Session files under a Claude Code projects root (relative, sorted; no subagents)."""
-    for path in sorted(root.rglob("*.jsonl")):
-        relative = path.relative_to(root)
-        if path.name.startswith("agent-") or "subagents" in relative.parts[:-1]:
-            continue
+    """Session and subagent files under a Claude Code projects root (relative, sorted: a
+    session's file comes before its `subagents/`)."""
+    for path in sorted(root.rglob("*.jsonl"), key=lambda found: found.as_posix()):
         if path.is_file() and not path.is_symlink():
-            yield relative.as_posix()
+            yield path.relative_to(root).as_posix()
 
 
 def codex_files(root: Path) -> Iterator[str]:
@@ -82,104 +90,133 @@ def codex_files(root: Path) -> Iterator[str]:
             yield path.relative_to(root).as_posix()
 
 
+def is_subagent_file(relative: str) -> bool:
+    """`agent-*.jsonl` (beside the sessions, or under `<session>/subagents/`)."""
+    return Path(relative).name.startswith("agent-")
+
+
 # -- one session per file ------------------------------------------------------------------
 
 
 def read_claude_code_session(path: Path, relative: str) -> HistorySession:
-    """A Claude Code session file: its id is the file name (the harness's session_id)."""
+    """A Claude Code session or subagent file, named by the ids its records carry."""
     lines = read_jsonl(path)
-    turns = [
-        HistoryTurn(turn, lines.offsets[index])
-        for index, turn in indexed_claude_code_turns(lines.records)
-    ]
-    types = Counter(str(r.get("type")) for r in lines.records)
-    first = _first(lines.records, "cwd")
-    models = sorted(
-        {
-            str(r["message"]["model"])
-            for r in lines.records
-            if isinstance(r.get("message"), dict) and r["message"].get("model")
-        }
-    )[:8]
-    ids = Counter(str(r["sessionId"]) for r in lines.records if r.get("sessionId"))
-    session_id = Path(relative).stem or (ids.most_common(1)[0][0] if ids else None)
-    meta = {
+    records = lines.records
+    subagent = is_subagent_file(relative)
+    read = claude_code_records.read_turns(records, subagent=subagent)
+    ids = [str(r["sessionId"]) for r in records if isinstance(r.get("sessionId"), str)]
+    first = _first(records, "cwd")
+    meta: dict[str, Any] = {
         "harness": "claude-code",
         "cwd": _short(first),
-        "gitBranch": _short(_first(lines.records, "gitBranch")),
-        "version": _short(_first(lines.records, "version")),
-        "models": models,
-        "lineTypes": dict(types.most_common(12)),
-        "sidechainLines": sum(1 for r in lines.records if r.get("isSidechain")),
+        "gitBranch": _short(_first(records, "gitBranch")),
+        "version": _short(_first(records, "version")),
+        "models": _claude_models(records),
+        "lineTypes": dict(Counter(str(r.get("type")) for r in records).most_common(12)),
+        "sidechainLines": sum(1 for r in records if r.get("isSidechain")),
         "summary": _short(
-            next((r.get("summary") for r in lines.records if r.get("type") == "summary"), None)
+            next((r.get("summary") for r in records if r.get("type") == "summary"), None)
         ),
-        "otherSessionIds": sorted(k for k in ids if k != session_id)[:8],
     }
-    return HistorySession(
-        session_id=session_id,
-        project=first if isinstance(first, str) else None,
-        turns=turns,
-        started_at=_first(lines.records, "timestamp"),
-        meta=meta,
-        lines=len(lines.records),
-        skipped_lines=lines.skipped,
-        complete_end=lines.complete_end,
-    )
+    parent = skip = None
+    if subagent:
+        agent = _first(records, "agentId") or Path(relative).stem.removeprefix("agent-")
+        parent = ids[0] if ids else None
+        session_id = f"{parent}/agent-{agent}" if parent else None
+        meta["agentId"] = _short(agent)
+        skip = _subagent_skip(str(agent), records, read)
+    else:
+        session_id = claude_session_id(Path(relative).stem, ids)
+        meta["otherSessionIds"] = sorted(set(ids) - {session_id})[:8]
+    return _session(session_id, first, read, records, lines, meta, parent, skip)
+
+
+def claude_session_id(stem: str, ids: list[str]) -> str | None:
+    """The session a Claude Code file holds: its file name when its records say so (a resumed
+    session's copied lines carry older ids), else the id its last record carries (a renamed
+    file), else the file name (records without ids)."""
+    if not ids or stem in ids:
+        return stem or None
+    return ids[-1]
+
+
+def _subagent_skip(agent: str, records: list[dict[str, Any]], read: TurnRead) -> str | None:
+    if agent.startswith("acompact"):
+        return "compaction agent (a summary of its parent session's own turns)"
+    first_user = next((t.turn.text for t in read.turns if t.turn.role == "user"), None)
+    if first_user == WARMUP_PROMPT:
+        return "warm-up agent (Claude Code's cache warm-up, no task)"
+    return None
 
 
 def read_codex_session(path: Path, relative: str) -> HistorySession:
-    """A Codex rollout: its id is `session_meta.payload.id` (else the file name's uuid)."""
+    """A Codex rollout in either layout: its id is `session_meta.id` (the bare header's id in
+    the older layout), else the file name's uuid."""
     lines = read_jsonl(path)
-    turns = [
-        HistoryTurn(turn, lines.offsets[index])
-        for index, turn in indexed_codex_turns(lines.records)
-    ]
-    session_meta: dict[str, Any] = next(
-        (
-            r["payload"]
-            for r in lines.records
-            if r.get("type") == "session_meta" and isinstance(r.get("payload"), dict)
-        ),
-        {},
-    )
-    contexts = [
-        r["payload"]
-        for r in lines.records
-        if r.get("type") == "turn_context" and isinstance(r.get("payload"), dict)
-    ]
-    session_id = session_meta.get("id") if isinstance(session_meta.get("id"), str) else None
+    records = lines.records
+    read = codex_records.read_turns(records)
+    described = codex_records.session_meta(records)
+    session_id = _str(described.get("id"))
     if session_id is None:
         stem = Path(relative).stem
         session_id = stem[-36:] if len(stem) >= 36 else None
-    cwd = session_meta.get("cwd") if isinstance(session_meta.get("cwd"), str) else None
-    items = Counter(
-        str(r["payload"].get("type"))
-        for r in lines.records
-        if r.get("type") == "response_item" and isinstance(r.get("payload"), dict)
-    )
+    cwd = _str(described.get("cwd"))
+    typed = [codex_records.item(record) for record in records]
+    contexts = [payload for kind, payload in typed if kind == "turn_context"]
+    items = Counter(str(payload.get("type")) for kind, payload in typed if kind == "response_item")
     meta = {
         "harness": "codex",
+        "layout": codex_records.layout(records),
         "cwd": _short(cwd),
-        "originator": _short(session_meta.get("originator")),
-        "cliVersion": _short(session_meta.get("cli_version")),
-        "source": _short(session_meta.get("source")),
+        "originator": _short(described.get("originator")),
+        "cliVersion": _short(described.get("cli_version")),
+        "source": _short(described.get("source")),
         "models": sorted({str(c["model"]) for c in contexts if c.get("model")})[:8],
         "responseItems": dict(items.most_common(12)),
     }
-    return HistorySession(
-        session_id=session_id,
-        project=cwd,
-        turns=turns,
-        started_at=_str(session_meta.get("timestamp")) or _first(lines.records, "timestamp"),
-        meta=meta,
-        lines=len(lines.records),
-        skipped_lines=lines.skipped,
-        complete_end=lines.complete_end,
-    )
+    started = _str(described.get("timestamp")) or _first(records, "timestamp")
+    session = _session(session_id, cwd, read, records, lines, meta, None, None)
+    return dataclasses.replace(session, started_at=started)
 
 
 SessionReader = Callable[[Path, str], HistorySession]
+
+
+def _session(
+    session_id: str | None,
+    project: object,
+    read: TurnRead,
+    records: list[dict[str, Any]],
+    lines: JsonlLines,
+    meta: dict[str, Any],
+    parent: str | None,
+    skip: str | None,
+) -> HistorySession:
+    meta["keptOut"] = dict(read.kept_out)
+    if parent is not None:
+        meta["parentSessionId"] = _short(parent)
+    return HistorySession(
+        session_id=session_id,
+        project=project if isinstance(project, str) else None,
+        turns=[HistoryTurn(t.turn, lines.offsets[t.index]) for t in read.turns],
+        started_at=_first(records, "timestamp"),
+        meta=meta,
+        lines=len(records),
+        skipped_lines=lines.skipped,
+        complete_end=lines.complete_end,
+        kept_out=read.kept_out,
+        parent_session_id=parent,
+        skip=skip,
+    )
+
+
+def _claude_models(records: list[dict[str, Any]]) -> list[str]:
+    found = {
+        str(r["message"]["model"])
+        for r in records
+        if isinstance(r.get("message"), dict) and r["message"].get("model")
+    }
+    return sorted(found)[:8]
 
 
 def _first(records: list[dict[str, Any]], key: str) -> Any:

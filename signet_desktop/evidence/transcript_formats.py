@@ -2,13 +2,13 @@
 
 Claude Code and Codex write one JSON object per line and append while a session is live, so
 a last line may be torn: a line that does not parse is skipped and counted, never fatal.
-Tool calls, tool results, thinking and bookkeeping lines are not conversation and stay out
-(the spec keeps raw tool traces out of the semantic projection).
+Tool calls, tool results, thinking, bookkeeping lines and the harness's own records
+(`claude_code_records`, `codex_records`) are not conversation and stay out (the spec keeps
+raw tool traces out of the semantic projection).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -18,11 +18,11 @@ from typing import Any, BinaryIO
 
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.sessions import Turn
+from signet_desktop.evidence import claude_code_records, codex_records
+from signet_desktop.evidence.turn_reading import text_of, turn_id
 from signet_desktop.safety import local_files
 
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
-# Codex repeats these as user messages at the start of every session; they are not talk.
-_CODEX_BOILERPLATE = ("<environment_context>", "<user_instructions>", "<permissions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,62 +124,14 @@ def parse_transcript(harness: str, source: Path | BinaryIO) -> ParsedTranscript:
 
 
 def claude_code_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
-    """User and assistant text of a Claude Code session (main thread; sidechains left out)."""
-    return (turn for _, turn in indexed_claude_code_turns(records))
+    """User and assistant text of a Claude Code session (main thread; sidechains and the
+    harness's own records left out: `claude_code_records`)."""
+    return (found.turn for found in claude_code_records.read_turns(records).turns)
 
 
-def indexed_claude_code_turns(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, Turn]]:
-    """`claude_code_turns` with the index of the record each turn came from."""
-    for index, record in enumerate(records):
-        if record.get("type") not in ("user", "assistant") or record.get("isSidechain"):
-            continue
-        message = record.get("message")
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role") or record.get("type")
-        text = _text_of(message.get("content"), ("text",))
-        if role not in ("user", "assistant") or not text:
-            continue
-        turn_id = record.get("uuid")
-        yield (
-            index,
-            Turn(
-                turn_id=str(turn_id) if turn_id else _turn_id(index, role, text),
-                role=role,
-                text=text,
-                timestamp=_str_or_none(record.get("timestamp")),
-            ),
-        )
-
-
-def codex_turns(records: Iterable[dict[str, Any]]) -> Iterator[Turn]:
-    """User and assistant messages of a Codex rollout (boilerplate and tool calls left out)."""
-    return (turn for _, turn in indexed_codex_turns(records))
-
-
-def indexed_codex_turns(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, Turn]]:
-    """`codex_turns` with the index of the record each turn came from."""
-    for index, record in enumerate(records):
-        payload = record.get("payload")
-        if record.get("type") != "response_item" or not isinstance(payload, dict):
-            continue
-        if payload.get("type") != "message":
-            continue
-        role = payload.get("role")
-        text = _text_of(payload.get("content"), ("input_text", "output_text", "text"))
-        if role not in ("user", "assistant") or not text:
-            continue
-        if role == "user" and text.lstrip().startswith(_CODEX_BOILERPLATE):
-            continue
-        yield (
-            index,
-            Turn(
-                turn_id=_turn_id(index, role, text),
-                role=role,
-                text=text,
-                timestamp=_str_or_none(record.get("timestamp")),
-            ),
-        )
+def codex_turns(records: Sequence[dict[str, Any]]) -> Iterator[Turn]:
+    """User and assistant messages of a Codex rollout, either layout (`codex_records`)."""
+    return (found.turn for found in codex_records.read_turns(records).turns)
 
 
 def message_turns(messages: object) -> list[Turn]:
@@ -192,29 +144,7 @@ def message_turns(messages: object) -> list[Turn]:
     for index, item in enumerate(messages):
         if not isinstance(item, dict):
             continue
-        role, text = item.get("role"), _text_of(item.get("content"), ("text",))
+        role, text = item.get("role"), text_of(item.get("content"), ("text",))
         if role in ("user", "assistant") and text:
-            turns.append(Turn(_turn_id(index, str(role), text), str(role), text))
+            turns.append(Turn(turn_id(index, str(role), text), str(role), text))
     return turns
-
-
-def _text_of(content: object, kinds: tuple[str, ...]) -> str:
-    if isinstance(content, str):
-        return content.strip()
-    if not isinstance(content, list):
-        return ""
-    parts = [
-        str(block.get("text", "")).strip()
-        for block in content
-        if isinstance(block, dict) and block.get("type") in kinds
-    ]
-    return "\n\n".join(part for part in parts if part)
-
-
-def _turn_id(index: int, role: str, text: str) -> str:
-    digest = hashlib.sha256(f"{index}\x00{role}\x00{text}".encode()).hexdigest()
-    return digest[:24]
-
-
-def _str_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None

@@ -1,9 +1,20 @@
 """Claude Code and Codex history as import sources: one record per session file.
 
+Every file listed is read once per change and ends in one state with its reason
+(`source_import_files.status` / `last_error`): `imported`; `skipped` for good while the file
+stays as it is (no conversation turns, a compaction or warm-up agent, the same session as
+another file, a session the agent already has, too large); `pending` to be read again next
+run (a session still being written — imported as it is but not completed —, open in live
+capture, changed while copied); `failed` (outside the readable roots). A Claude Code
+subagent transcript is a session of its own whose `source_meta_json` names its parent. A
+session is keyed by the ids in its records, so a renamed file continues its record (a second
+file of the same session, with the first still there, is a duplicate).
+
 Per file, in order (each step is a named fault point, `service/import_faults.py`):
 
-1. `file.inventoried` — stat the file; unchanged since it was imported (size, mtime): done.
-   Else its `source_import_files` row says `pending` with the size and mtime seen.
+1. `file.inventoried` — stat the file; unchanged since it was settled (imported or skipped;
+   same size and mtime): done. Else its `source_import_files` row says `pending` with the
+   size and mtime seen.
 2. `file.staged` — copy it into `memory/imports/<source_id>/<relative>.<sha256[:16]>.jsonl`
    (temp, fsync, rename, read-only): immutable evidence, named by content. If the file
    changed while it was copied (size, mtime, bytes copied), the copy is dropped and the file
@@ -17,9 +28,9 @@ Per file, in order (each step is a named fault point, `service/import_faults.py`
    replay looks for its lines from there; `canonical.torn` / `canonical.appended` — the turns
    the database does not have are appended, tagged with the source and their staged offset,
    none that a killed attempt already appended; `record.finalised` — one transaction: the
-   completed `session_transcripts` row (source_id, source_record_id = the harness session id,
-   bounded source_meta_json), the file's committed offset, the record `imported`, the run's
-   counters.
+   `session_transcripts` row (source_id, source_record_id = the harness session id, bounded
+   source_meta_json; completed unless the file was written in the last `live_window_s`), the
+   file's committed offset, the record `imported`, the run's counters.
 5. `file.imported` — the file's row says where parsing stopped (byte_offset) and how many
    lines could not be read.
 
@@ -32,7 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import uuid
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -45,7 +56,7 @@ from signet_desktop.domain.sources import ImportCounts, ImportFile, Source
 from signet_desktop.evidence import harness_history as history
 from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
 from signet_desktop.evidence.transcript_formats import MAX_TRANSCRIPT_BYTES
-from signet_desktop.safety import local_files
+from signet_desktop.service.import_staging import Staged, stage
 from signet_desktop.service.imports import ImportJob
 from signet_desktop.service.transcript_worker import DEFAULT_IDLE_TTL_S
 from signet_desktop.service.transcripts import render_content
@@ -54,20 +65,22 @@ from signet_desktop.storage import sources as rows
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as transcript_rows
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.import_accounts import IN_PROGRESS
 from signet_desktop.storage.transcript_turns import TurnRow
 
 MAX_META_JSON = 16_384
 MAX_PROJECT_CHARS = 1024
-COPY_CHUNK = 1 << 20
+# A file written this recently may still be growing: imported as it is, not completed.
+LIVE_WINDOW_S = 300.0
+SETTLED = ("imported", "skipped")  # unchanged on disk since: not read again
 
 
 @dataclass(frozen=True, slots=True)
-class Staged:
-    """A staged copy: its path under the workspace, sha256 and size."""
+class FileOutcome:
+    """Where a file ends (`source_import_files.status`) and why."""
 
-    relative: str
-    digest: str
-    size: int
+    status: str  # imported | skipped | pending | failed
+    reason: str | None = None
 
 
 class HarnessHistoryImporter:
@@ -80,11 +93,15 @@ class HarnessHistoryImporter:
         root: Callable[[], Path],
         files: Callable[[Path], Iterator[str]],
         reader: history.SessionReader,
+        live_window_s: float = LIVE_WINDOW_S,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._kind = kind
         self._root = root
         self._files = files
         self._reader = reader
+        self._live_window_s = live_window_s
+        self._clock = clock
 
     @property
     def kind(self) -> str:
@@ -116,51 +133,18 @@ class HarnessHistoryImporter:
     # -- one file ---------------------------------------------------------------------------
 
     def _file(self, job: ImportJob, root: Path, relative: str) -> None:
-        source, faults = job.source, job.faults
         try:
             stat = (root / relative).stat()
         except FileNotFoundError:
             return  # vanished between listing and reading
-        mtime = _iso_ns(stat.st_mtime_ns)
-        known = rows.get_file(job.db.reader(), source.id, relative)
-        unchanged = (
-            known is not None
-            and known.status == "imported"
-            and known.size_bytes == stat.st_size
-            and known.mtime == mtime
-        )
-        if unchanged:
-            with job.db.write() as conn:
-                job.count(conn, ImportCounts(files_seen=1))
+        if not self._inventory(job, relative, stat):
             return
-        too_large = stat.st_size > MAX_TRANSCRIPT_BYTES
-        with job.db.write() as conn:
-            row = self._file_row(
-                conn,
-                job,
-                relative,
-                "skipped" if too_large else "pending",
-                size_bytes=stat.st_size,
-                mtime=mtime,
-                error=f"larger than {MAX_TRANSCRIPT_BYTES // 2**20} MB" if too_large else None,
-            )
-            job.count(conn, ImportCounts(files_seen=1, files_changed=1))
-        if too_large:
-            return
-        faults.hit("file.inventoried")
-        try:
-            staged = _stage(job, root / relative, relative, stat)
-        except SignetError as exc:  # outside the caller's roots or a credential store
-            with job.db.write() as conn:
-                self._file_row(conn, job, relative, "skipped", error=f"{exc.code}: {exc}"[:500])
-            return
+        job.faults.hit("file.inventoried")
+        age = self._clock() - stat.st_mtime  # before the copy: a write during it shows too
+        staged = self._stage(job, root, relative, stat)
         if staged is None:
-            with job.db.write() as conn:
-                self._file_row(
-                    conn, job, relative, "pending", error="changed while importing; next run"
-                )
             return
-        faults.hit("file.staged")
+        job.faults.hit("file.staged")
         with job.db.write() as conn:
             row = self._file_row(
                 conn,
@@ -171,25 +155,74 @@ class HarnessHistoryImporter:
                 content_hash=staged.digest,
                 byte_offset=0,
             )
-        faults.hit("file.recorded")
+        job.faults.hit("file.recorded")
         session = self._reader(job.workspace / staged.relative, relative)
         job.lines_skipped += session.skipped_lines
-        outcome = self._record(job, row, session, staged)
-        status = {"imported": "imported", "duplicate": "imported", "unchanged": "imported"}
+        outcome = self._session(job, row, session, staged, age < self._live_window_s)
+        if outcome.reason == IN_PROGRESS:
+            outcome = FileOutcome("pending", f"{IN_PROGRESS}: written {max(age, 0):.0f} s ago")
+        unreadable = session.skipped_lines
         with job.db.write() as conn:
             self._file_row(
                 conn,
                 job,
                 relative,
-                status.get(outcome, "skipped" if outcome == "skipped" else "failed"),
+                outcome.status,
                 byte_offset=session.complete_end,
-                error=(
-                    f"{session.skipped_lines} unreadable lines skipped"
-                    if session.skipped_lines
-                    else None
-                ),
+                error=outcome.reason
+                or (f"{unreadable} unreadable lines skipped" if unreadable else None),
             )
-        faults.hit("file.imported")
+        job.faults.hit("file.imported")
+
+    def _inventory(self, job: ImportJob, relative: str, stat: os.stat_result) -> bool:
+        """Count the file seen; True when it is to be read (new, changed or not settled)."""
+        mtime = _iso_ns(stat.st_mtime_ns)
+        known = rows.get_file(job.db.reader(), job.source.id, relative)
+        if (
+            known is not None
+            and known.status in SETTLED
+            and (known.size_bytes, known.mtime) == (stat.st_size, mtime)
+        ):
+            with job.db.write() as conn:
+                job.count(conn, ImportCounts(files_seen=1))
+            return False
+        too_large = stat.st_size > MAX_TRANSCRIPT_BYTES
+        with job.db.write() as conn:
+            self._file_row(
+                conn,
+                job,
+                relative,
+                "skipped" if too_large else "pending",
+                size_bytes=stat.st_size,
+                mtime=mtime,
+                error=f"larger than {MAX_TRANSCRIPT_BYTES // 2**20} MB" if too_large else None,
+            )
+            job.count(conn, ImportCounts(files_seen=1, files_changed=1))
+        return not too_large
+
+    def _stage(
+        self, job: ImportJob, root: Path, relative: str, stat: os.stat_result
+    ) -> Staged | None:
+        """The staged copy, or None with the file's row saying why there is none."""
+        try:
+            staged = stage(
+                root / relative,
+                relative,
+                stat,
+                staging_root=job.staging_root,
+                workspace=job.workspace,
+                roots=job.roots,
+            )
+        except SignetError as exc:  # outside the caller's roots or a credential store
+            with job.db.write() as conn:
+                self._file_row(conn, job, relative, "failed", error=f"{exc.code}: {exc}"[:500])
+            return None
+        if staged is None:
+            with job.db.write() as conn:
+                self._file_row(
+                    conn, job, relative, "pending", error="changed while importing; next run"
+                )
+        return staged
 
     @staticmethod
     def _file_row(
@@ -207,11 +240,17 @@ class HarnessHistoryImporter:
 
     # -- one record (a session) -------------------------------------------------------------
 
-    def _record(
-        self, job: ImportJob, file: ImportFile, session: history.HistorySession, staged: Staged
-    ) -> str:
-        source = job.source
-        agent_id = source.agent_id
+    def _session(
+        self,
+        job: ImportJob,
+        file: ImportFile,
+        session: history.HistorySession,
+        staged: Staged,
+        live: bool,
+    ) -> FileOutcome:
+        """Import the file's session (or say why not); where the file ends."""
+        if session.skip is not None:
+            return FileOutcome("skipped", session.skip)
         record_id = session.session_id or f"file:{file.relative_path}"
         try:
             key = scope.check_session_key(session.session_id) if session.session_id else None
@@ -219,44 +258,71 @@ class HarnessHistoryImporter:
             key = None
         if key is None or not session.turns:
             why = "no conversation turns" if key else "no usable session id"
-            return self._settle(job, record_id, file, "skipped", why)
+            self._settle(job, record_id, file, "skipped", why)
+            return FileOutcome("skipped", why)
         turns = [t.turn for t in session.turns]
         content = render_content(turns)
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         reader = job.db.reader()
-        previous = rows.get_record(reader, agent_id, source.id, key)
-        if previous and previous.outcome == "imported" and previous.file_id not in (None, file.id):
-            return self._settle(
-                job,
-                f"file:{file.relative_path}",
-                file,
-                "duplicate",
-                "same session as another file",
-                key,
-            )
+        previous = rows.get_record(reader, job.source.agent_id, job.source.id, key)
+        elsewhere = previous.file_id if previous and previous.outcome == "imported" else None
+        if elsewhere not in (None, file.id) and self._still_there(job, elsewhere):
+            why = "same session as another file"
+            self._settle(job, f"file:{file.relative_path}", file, "duplicate", why, key)
+            return FileOutcome("skipped", f"duplicate: {why}")
         if previous and previous.outcome == "imported" and previous.content_hash == digest:
-            with job.db.write() as conn:
-                job.count(conn, ImportCounts(records_seen=1))
-            return "unchanged"
-        live = live_rows.get_session(reader, agent_id, key)
-        if live is not None and live.ended_at is None and _recent(live.last_seen_at):
-            return self._settle(job, key, file, "skipped", "open in live capture", key)
-        existing = transcript_rows.transcript_source(reader, agent_id, key)
-        if existing is not None and (existing.source_id, existing.source_record_id) != (
-            source.id,
-            key,
-        ):
-            why = (
-                "captured live"
-                if existing.source_id is None
-                else f"imported by {existing.source_id}"
-            )
-            return self._settle(job, key, file, "duplicate", why, key)
+            self._unchanged(job, key, file, live)
+            return FileOutcome("pending", IN_PROGRESS) if live else FileOutcome("imported")
+        refused = self._refusal(job, key)
+        if refused is not None:
+            outcome, why, status = refused
+            self._settle(job, key, file, outcome, why, key)
+            return FileOutcome(status, why if outcome == "skipped" else f"{outcome}: {why}")
+        existing = transcript_rows.transcript_source(reader, job.source.agent_id, key)
         committed = existing.turn_count if existing else 0
         if len(turns) < committed:
-            return self._settle(job, key, file, "skipped", "fewer turns than imported", key)
-        self._append_and_finalise(job, file, session, staged, key, content, digest, committed)
-        return "imported"
+            why = "fewer turns than imported"
+            self._settle(job, key, file, "skipped", why, key)
+            return FileOutcome("skipped", why)
+        self._append_and_finalise(
+            job, file, session, staged, key, content, digest, committed, complete=not live
+        )
+        return FileOutcome("pending", IN_PROGRESS) if live else FileOutcome("imported")
+
+    def _refusal(self, job: ImportJob, key: str) -> tuple[str, str, str] | None:
+        """(record outcome, reason, file status) when the agent has this session already or
+        live capture holds it open; None when it is this source's to import."""
+        reader = job.db.reader()
+        agent_id = job.source.agent_id
+        live = live_rows.get_session(reader, agent_id, key)
+        if live is not None and live.ended_at is None and _recent(live.last_seen_at):
+            return "skipped", "open in live capture; next run", "pending"
+        existing = transcript_rows.transcript_source(reader, agent_id, key)
+        if existing is None or (existing.source_id, existing.source_record_id) == (
+            job.source.id,
+            key,
+        ):
+            return None
+        why = "captured live" if existing.source_id is None else f"imported by {existing.source_id}"
+        return "duplicate", why, "skipped"
+
+    @staticmethod
+    def _still_there(job: ImportJob, file_id: str | None) -> bool:
+        """Does the file a record was imported from still exist (else it was renamed)?"""
+        relative = rows.file_path(job.db.reader(), file_id) if file_id else None
+        return relative is not None and (Path(job.source.root_path) / relative).is_file()
+
+    @staticmethod
+    def _unchanged(job: ImportJob, key: str, file: ImportFile, live: bool) -> None:
+        """The session as imported before (perhaps from the file's old name): completed now
+        if it was in progress and is quiet."""
+        with job.db.write() as conn:
+            rows.move_record(conn, job.source.agent_id, job.source.id, key, file.id)
+            if not live:
+                transcript_rows.complete_imported_transcript(
+                    conn, job.source.agent_id, key, job.source.id
+                )
+            job.count(conn, ImportCounts(records_seen=1))
 
     def _append_and_finalise(
         self,
@@ -268,6 +334,8 @@ class HarnessHistoryImporter:
         content: str,
         digest: str,
         committed: int,
+        *,
+        complete: bool,
     ) -> None:
         source, faults = job.source, job.faults
         harness = self._kind
@@ -319,6 +387,7 @@ class HarnessHistoryImporter:
                     source_record_id=key,
                     source_meta_json=meta,
                     created_at=session.started_at,
+                    complete=complete,
                 )
                 # Recallable the moment the import commits: the turns in the same transaction.
                 turn_rows.index_turns(
@@ -429,41 +498,6 @@ def bounded_meta(session: history.HistorySession, staged: Staged, relative: str)
     return text
 
 
-def _stage(job: ImportJob, path: Path, relative: str, before: os.stat_result) -> Staged | None:
-    """Copy `path` into the source's staging area; None when it changed while copying."""
-    rel = Path(relative)
-    directory = job.staging_root / rel.parent
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temp = directory / f".{rel.name}.{uuid.uuid4().hex}.part"
-    digest = hashlib.sha256()
-    copied = 0
-    # Opened through the roots check: a file swapped for a link out of them is never copied.
-    with local_files.open_file(str(path), job.roots) as src, temp.open("wb") as dst:
-        while chunk := src.read(COPY_CHUNK):
-            digest.update(chunk)
-            dst.write(chunk)
-            copied += len(chunk)
-        dst.flush()
-        os.fsync(dst.fileno())
-    after = path.stat()
-    if (
-        copied != before.st_size
-        or after.st_size != before.st_size
-        or after.st_mtime_ns != before.st_mtime_ns
-    ):
-        temp.unlink(missing_ok=True)
-        return None
-    hexdigest = digest.hexdigest()
-    final = directory / f"{rel.stem}.{hexdigest[:16]}{rel.suffix}"
-    if final.exists():  # the same bytes, staged by an earlier (perhaps killed) run
-        temp.unlink()
-    else:
-        os.chmod(temp, 0o400)
-        os.replace(temp, final)
-        _fsync_dir(directory)
-    return Staged(final.relative_to(job.workspace).as_posix(), hexdigest, copied)
-
-
 def _present_ordinals(canonical: CanonicalFile, offset: int, source: Source, key: str) -> set[int]:
     """Ordinals of this record's lines a killed attempt already appended (past `offset`)."""
     return {
@@ -485,14 +519,6 @@ def _write_torn(canonical: CanonicalFile, turns: Sequence[CanonicalTurn]) -> Non
         handle.write(data[: max(1, len(data) // 2 + 7)])
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _iso_ns(ns: int) -> str:

@@ -25,7 +25,8 @@ bounded tombstone and mark derived graph rows unsupported.
   consumption/review rows, graph staleness) runs for every kind.
 
 Re-importing a removed root is refused with 409 `source_removed` unless the request says
-`reimport: true`: the removal was deliberate, so bringing its evidence back must be too. A
+`reimport: true` (`signet import … --reimport`): the removal was deliberate, so bringing its
+evidence back must be too. A
 re-import registers a new source (a new `source_id`); the tombstone stays as the audit.
 """
 
@@ -63,7 +64,7 @@ from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service import import_faults
 from signet_desktop.service.import_faults import FaultPoints
 from signet_desktop.service.transcripts import TranscriptService
-from signet_desktop.storage import dreaming_evidence, graph_staleness
+from signet_desktop.storage import dreaming_evidence, graph_staleness, import_accounts
 from signet_desktop.storage import sources as rows
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as transcript_rows
@@ -257,8 +258,9 @@ class ImportService:
             if source is None:
                 if rows.tombstones_at(conn, agent_id, importer.kind, root_text) and not reimport:
                     raise Conflict(
-                        f"a {importer.kind} source at {root_text} was removed; "
-                        "ask again with reimport to bring its history back",
+                        f"a {importer.kind} source at {root_text} was removed; import it "
+                        'again with --reimport (over HTTP: "reimport": true) to bring its '
+                        "history back as a new source",
                         code="source_removed",
                     )
                 source = rows.insert_source(
@@ -391,10 +393,15 @@ class ImportService:
         return SourceDetail(found, rows.list_runs(conn, agent_id, found.id, limit=runs), totals)
 
     def run(self, agent_id: str, run_id: str) -> ImportRun:
+        """A run with its counters and its account (which files and sessions, and why)."""
         scope.check_agent_id(agent_id)
-        found = rows.get_run(self._db.reader(), agent_id, check_run_id(run_id))
+        conn = self._db.reader()
+        found = rows.get_run(conn, agent_id, check_run_id(run_id))
         if found is None:
             raise NotFound(f"no import run {run_id!r}", code="run_not_found")
+        found = dataclasses.replace(
+            found, account=import_accounts.run_account(conn, agent_id, found.id)
+        )
         with self._lock:
             entry = self._active.get(found.source_id)
         if entry is not None and entry[1].run_id == found.id:

@@ -63,7 +63,7 @@ SELECT 'transcript' AS kind, session_key AS source_id,
        COALESCE(content_hash, updated_at) AS revision,
        COALESCE(completed_at, updated_at) AS at, content AS text
   FROM session_transcripts
- WHERE agent_id = :a AND (completed_at IS NOT NULL OR source_id IS NOT NULL)
+ WHERE agent_id = :a AND completed_at IS NOT NULL
    AND length(content) > 0
 UNION ALL
 SELECT 'memory', id, 'v' || version, created_at, content

@@ -274,6 +274,14 @@ def upsert_file(
     return found
 
 
+def file_path(conn: Connection, file_id: str) -> str | None:
+    """The relative path of a file row (None: no such row)."""
+    row = conn.execute(
+        "SELECT relative_path FROM source_import_files WHERE id = :id", {"id": file_id}
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def staged_paths(conn: Connection, agent_id: str, source_id: str) -> list[str]:
     rows = conn.execute(
         "SELECT staged_path FROM source_import_files "
@@ -409,6 +417,23 @@ def settle_record(
             "run": run_id,
             "err": error,
             "now": now,
+        },
+    )
+
+
+def move_record(
+    conn: Connection, agent_id: str, source_id: str, source_record_id: str, file_id: str
+) -> None:
+    """A record's session now lives in another file (the harness renamed or moved it)."""
+    conn.execute(
+        "UPDATE source_import_records SET file_id = :file, updated_at = :now "
+        "WHERE agent_id = :a AND source_id = :src AND source_record_id = :rec",
+        {
+            "file": file_id,
+            "now": utc_now(),
+            "a": agent_id,
+            "src": source_id,
+            "rec": source_record_id,
         },
     )
 

@@ -249,16 +249,18 @@ def save_imported_transcript(
     source_record_id: str,
     source_meta_json: str,
     created_at: str | None,
+    complete: bool = True,
 ) -> None:
-    """Insert or update a completed imported transcript (only a row of the same source)."""
+    """Insert or update an imported transcript (only a row of the same source); completed
+    unless `complete` is False (a session its harness may still be writing)."""
     now = utc_now()
     conn.execute(
         """
         INSERT INTO session_transcripts (session_key, agent_id, content, harness, project,
             created_at, updated_at, completed_at, content_hash, turn_count, source_id,
             source_record_id, source_meta_json)
-        VALUES (:k, :a, :content, :h, :p, COALESCE(:created, :now), :now, :now, :hash, :turns,
-            :src, :rec, :meta)
+        VALUES (:k, :a, :content, :h, :p, COALESCE(:created, :now), :now,
+            CASE WHEN :complete THEN :now END, :hash, :turns, :src, :rec, :meta)
         ON CONFLICT (agent_id, session_key) DO UPDATE SET
             content = excluded.content,
             updated_at = excluded.updated_at,
@@ -282,8 +284,21 @@ def save_imported_transcript(
             "src": source_id,
             "rec": source_record_id,
             "meta": source_meta_json,
+            "complete": 1 if complete else 0,
         },
     )
+
+
+def complete_imported_transcript(
+    conn: Connection, agent_id: str, session_key: str, source_id: str
+) -> bool:
+    """Mark a source's in-progress imported transcript completed (its file is at rest)."""
+    cursor = conn.execute(
+        "UPDATE session_transcripts SET completed_at = :now, updated_at = :now "
+        "WHERE agent_id = :a AND session_key = :k AND source_id = :src AND completed_at IS NULL",
+        {"now": utc_now(), "a": agent_id, "k": session_key, "src": source_id},
+    )
+    return bool(cursor.rowcount)
 
 
 def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from support.history_files import write_claude_project, write_codex_sessions
+from support.real_files import CLAUDE_ROOT, copy_history
 
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.import_faults import ENV, STEPS, FaultPoints
@@ -161,6 +162,15 @@ def clean_codex(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return clean_import(tmp_path_factory.mktemp("clean-codex"), "codex")
 
 
+@pytest.fixture(scope="module")
+def clean_real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    base = tmp_path_factory.mktemp("clean-real")
+    root = base / "ws"
+    (root / "memory").mkdir(parents=True)
+    import_in_process(root, copy_history(CLAUDE_ROOT, base / "home" / "real"))
+    return evidence(root)
+
+
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_kill_at_any_step_then_a_rerun_equals_a_clean_import(
     tmp_path: Path, fault: str, clean: dict[str, Any]
@@ -175,10 +185,27 @@ def test_a_killed_codex_import_reruns_to_a_clean_one(
     kill_rerun_and_compare(tmp_path, fault, "codex", clean_codex)
 
 
-def kill_rerun_and_compare(tmp_path: Path, fault: str, kind: str, clean: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "fault", ["file.staged:3", "record.pending:4", "canonical.torn:6", "record.finalised:8"]
+)
+def test_a_killed_import_of_real_files_reruns_to_a_clean_one(
+    tmp_path: Path, fault: str, clean_real: dict[str, Any]
+) -> None:
+    """Real Claude Code files, subagents and skipped agents among them (tests/fixtures/real)."""
+    projects = copy_history(CLAUDE_ROOT, tmp_path / "home" / "real")
+    kill_rerun_and_compare(tmp_path, fault, "claude-code", clean_real, projects)
+
+
+def kill_rerun_and_compare(
+    tmp_path: Path,
+    fault: str,
+    kind: str,
+    clean: dict[str, Any],
+    projects: Path | None = None,
+) -> None:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
-    projects = history(tmp_path, kind)
+    projects = projects or history(tmp_path, kind)
     child = subprocess.run(
         [sys.executable, "-c", CHILD, str(root), str(projects), kind],
         capture_output=True,

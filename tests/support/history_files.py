@@ -10,7 +10,9 @@ calls, encrypted reasoning) and event_msg lines.
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -122,12 +124,19 @@ def claude_session_lines(
     return lines
 
 
-def write_jsonl(path: Path, lines: list[dict[str, Any]], *, torn_tail: bool = False) -> Path:
+def write_jsonl(
+    path: Path, lines: list[dict[str, Any]], *, torn_tail: bool = False, age_s: float = 3600.0
+) -> Path:
+    """Write the lines; the file's mtime is set `age_s` back (0: now, a session still being
+    written), as a harness's finished session files are."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(json.dumps(line) + "\n" for line in lines)
     if torn_tail:
         text += '{"type": "assistant", "uuid": "torn", "message": {"role": "assis'
     path.write_text(text, encoding="utf-8")
+    if age_s:
+        moment = time.time() - age_s
+        os.utime(path, (moment, moment))
     return path
 
 
@@ -138,8 +147,10 @@ def write_claude_project(
     *,
     cwd: str = "/home/dev/proj",
     torn_tail_on: int | None = None,
+    warmup_agent: bool = False,
 ) -> list[str]:
-    """`sessions` session files under `projects/<slug>/`; their session ids."""
+    """`sessions` session files under `projects/<slug>/`; their session ids. `warmup_agent`
+    adds Claude Code 2.0's warm-up subagent file beside them (a file, not a session)."""
     ids = []
     for n in range(sessions):
         session_id = str(uuid.uuid5(uuid.NAMESPACE_DNS, f"{cwd}/{n}"))
@@ -149,13 +160,42 @@ def write_claude_project(
             claude_session_lines(session_id, exchanges, cwd=cwd, day=1 + n % 27),
             torn_tail=torn_tail_on == n,
         )
-    # a subagent transcript: a sidechain, not a session of its own
-    if sessions:
+    # Claude Code 2.0 warmed each subagent type up with a "Warmup" prompt: a file, no session
+    if sessions and warmup_agent:
         write_jsonl(
             projects / claude_slug(cwd) / f"agent-{ids[0][:8]}.jsonl",
-            claude_session_lines(ids[0], 1, cwd=cwd),
+            claude_subagent_lines(ids[0], ids[0][:8], ["Warmup"], cwd=cwd),
         )
     return ids
+
+
+def claude_subagent_lines(
+    parent: str, agent_id: str, prompts: list[str], *, cwd: str = "/home/dev/proj"
+) -> list[dict[str, Any]]:
+    """A subagent's transcript: sidechain lines carrying the parent's `sessionId` and the
+    subagent's `agentId`, one prompt and one answer per item of `prompts`."""
+    lines: list[dict[str, Any]] = []
+    common = {
+        "isSidechain": True,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": parent,
+        "version": "2.1.39",
+        "agentId": agent_id,
+    }
+    for i, prompt in enumerate(prompts):
+        user = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{parent}/{agent_id}/u{i}"))
+        lines.append(
+            {**common, "type": "user", "uuid": user, "timestamp": stamp(2 * i),
+             "message": {"role": "user", "content": prompt}}
+        )  # fmt: skip
+        lines.append(
+            {**common, "type": "assistant", "timestamp": stamp(2 * i + 1),
+             "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{parent}/{agent_id}/a{i}")),
+             "message": {"role": "assistant", "model": "claude-haiku-4-5",
+                         "content": [{"type": "text", "text": f"Subagent found {i}."}]}}
+        )  # fmt: skip
+    return lines
 
 
 def codex_rollout_lines(session_id: str, exchanges: int, *, cwd: str = "/home/dev/cx") -> list:

@@ -2,10 +2,11 @@
 
 An installer never writes while it decides: it reads the harness's files, builds a `Plan` of
 `FileChange`s (whole new texts; JSON files edited in place by `json_edit`, so only what
-changes is rewritten), and `apply` then backs each existing file up
-(`<name>.signet-backup-<UTC stamp>`) and replaces it atomically (temp file in the same
-directory, same mode, `os.replace`). `--dry-run` prints `diff(plan)` instead. A file that does
-not parse raises `ConfigFileError` with its path and the parser's message; nothing is written.
+changes is rewritten), and `apply` then keeps one backup per file (`<name>.signet-backup`:
+the file as Signet first found it, `ledger.py`) and replaces it atomically (temp file in the
+same directory, same mode, `os.replace`). `--dry-run` prints `diff(plan)` instead. A file that
+does not parse raises `ConfigFileError` with its path and the parser's message; nothing is
+written.
 """
 
 from __future__ import annotations
@@ -17,16 +18,15 @@ import shutil
 import stat
 import sys
 import tempfile
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 from signet_desktop.harness.installers.json_edit import JsoncError, loads, patched
 
-BACKUP_SUFFIX = ".signet-backup-"
+BACKUP_SUFFIX = ".signet-backup"
 DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"  # the daemon when no --url is given
 NEW_FILE_MODE = 0o600
 
@@ -200,30 +200,61 @@ def diff(plan: Plan) -> str:
     return "".join(chunks)
 
 
-def backup_name(path: Path, now: float | None = None) -> Path:
-    """`settings.json.signet-backup-20261201T120000Z` (a suffix when that name is taken)."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
-    candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}{stamp}")
-    counter = 1
-    while candidate.exists():
-        counter += 1
-        candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}{stamp}-{counter}")
-    return candidate
+def backup_path(path: Path) -> Path:
+    """`settings.json.signet-backup`: the one backup of a file."""
+    return path.with_name(path.name + BACKUP_SUFFIX)
 
 
-def apply(plan: Plan, now: float | None = None) -> list[Path]:
-    """Back up and write every pending change; returns the backups made."""
+class WriteLog(Protocol):
+    """What `apply` tells about the user files it writes (`ledger.InstallLedger`)."""
+
+    def knows(self, path: Path) -> bool: ...
+
+    def untouched(self, change: FileChange) -> bool: ...
+
+    def wrote(self, change: FileChange) -> None: ...
+
+    def forget(self, path: Path) -> None: ...
+
+    def save(self) -> None: ...
+
+
+def apply(plan: Plan, log: WriteLog | None = None, *, uninstall: bool = False) -> list[Path]:
+    """Back up and write every pending change; returns the backups made.
+
+    A file gets one backup: made the first time Signet changes it (an install with no
+    `log` entry for it starts afresh and refreshes it), never one per run, and none for an
+    uninstall that gives back what Signet found. With a `log`, an install records what it
+    wrote and an uninstall forgets the file, dropping the backup once the file holds exactly
+    its bytes again."""
     backups = []
     for change in plan.pending:
         target = change.path.resolve() if change.path.is_symlink() else change.path
+        backup = backup_path(change.path)
         if change.backup and change.before is not None and target.exists():
-            backup = backup_name(change.path, now)
-            shutil.copy2(target, backup)
-            backups.append(backup)
+            if log is None:
+                wanted = not backup.exists()
+            elif uninstall:
+                wanted = not log.untouched(change) and not backup.exists()
+            else:
+                wanted = not log.knows(change.path) or not backup.exists()
+            if wanted:
+                shutil.copy2(target, backup)
+                backups.append(backup)
         if change.after is None:
             target.unlink(missing_ok=True)
         else:
             write_atomic(target, change.after, change.mode)
+        if log is None or not change.backup:
+            continue
+        if uninstall:
+            log.forget(change.path)
+            if change.after is not None and read_text(backup) == change.after:
+                backup.unlink()
+        else:
+            log.wrote(change)
+    if log is not None:
+        log.save()
     return backups
 
 

@@ -26,6 +26,8 @@ def test_import_shows_progress_then_a_summary(daemon: CliDaemon, capsys: Capture
     code, out, err = daemon.cli(capsys, "import", "claude-code")
     assert code == 0, err
     assert out.startswith("import completed: 3 sessions imported, 12 turns; 0 duplicate")
+    assert "files: 3 seen — 3 imported, 0 unchanged, 0 skipped, 0 in progress" in out
+    assert "messages kept out of turns (still in the staged copies): 3 sidechain" in out
     assert "files" in err and "turns/s" in err  # the progress line (stderr is not a TTY)
     code, out, _ = daemon.cli(capsys, "import", "claude-code", "--json")
     run = json.loads(out)
@@ -40,12 +42,19 @@ def test_sources_list_show_and_remove(daemon: CliDaemon, capsys: Capture) -> Non
     assert code == 0 and "3 imported; 12 turns; 0 unreadable lines skipped" in out
     code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"], "--dry-run")
     assert code == 0 and "would purge" in out and "session_transcripts" in out
-    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"])
+    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"])  # a preview first
+    assert code == 0 and out.startswith(f"{source['id']}: would purge")
+    assert f"to purge: signet sources remove {source['id']} --yes" in out
+    code, out, _ = daemon.cli(capsys, "sources", "list", "--json")
+    assert [s["id"] for s in json.loads(out)["sources"]] == [source["id"]]  # nothing went
+    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"], "--yes")
     assert code == 0 and "purged" in out and "tombstone stb_" in out
     code, out, _ = daemon.cli(capsys, "sources", "list")
     assert out.startswith("no sources yet")
     code, _, err = daemon.cli(capsys, "import", "claude-code")
-    assert code == 2 and "source_removed" in err
+    assert code == 2 and "source_removed" in err and "--reimport" in err
+    code, out, err = daemon.cli(capsys, "import", "claude-code", "--reimport")
+    assert code == 0 and "3 sessions imported" in out, err
 
 
 def test_bad_input_exits_2(daemon: CliDaemon, capsys: Capture, tmp_path: Path) -> None:

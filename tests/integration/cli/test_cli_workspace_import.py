@@ -73,7 +73,10 @@ def test_removing_the_source_previews_then_purges_the_memories(
     (source,) = json.loads(out)["sources"]
     code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"], "--dry-run")
     assert code == 0 and "memories" in out and "session_transcripts" in out
-    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"])
+    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"])  # still a preview
+    assert code == 0 and "would purge" in out and "--yes" in out
+    assert daemon.scalar("SELECT COUNT(*) FROM memories") > 0
+    code, out, _ = daemon.cli(capsys, "sources", "remove", source["id"], "--yes")
     assert code == 0 and "tombstone stb_" in out
     assert daemon.scalar("SELECT COUNT(*) FROM memories") == 0
     assert (tmp_path / ".agents" / "memory" / "memories.db").exists()  # Signet's file stays

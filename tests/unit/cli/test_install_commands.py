@@ -54,8 +54,11 @@ def test_install_then_again_then_uninstall(home: Path) -> None:
     code, out, _ = signet(home, "install", "claude-code", "--url", "http://127.0.0.1:4000")
     assert code == 0 and "claude-code: nothing to change" in out
     code, out, _ = signet(home, "uninstall", "claude-code")
-    assert code == 0 and "updated" in out and "(backup settings.json.signet-backup-" in out
-    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+    settings = home / ".claude" / "settings.json"
+    assert code == 0 and f"removed {settings}" in out  # install created it: it goes
+    assert f"{settings}: given back as it was before install" in out
+    assert not settings.exists() and not (home / ".claude.json").exists()
+    assert sorted(p.name for p in home.rglob("*.signet-backup")) == []
 
 
 def test_an_invalid_settings_file_is_reported_with_its_path_and_kept(home: Path) -> None:
@@ -78,6 +81,23 @@ def test_jsonc_with_comments_is_installed_keeping_every_comment(home: Path) -> N
     assert text.startswith('{\n  // mine\n  "theme": "x",\n  "plugin": [')
     code, _, _ = signet(home, "uninstall", "opencode")
     assert code == 0 and path.read_text() == '{\n  // mine\n  "theme": "x"\n}\n'
+
+
+def test_opencode_jsonc_round_trip_keeps_its_bytes_and_one_backup(home: Path) -> None:
+    """Comments, empty containers, a trailing comma and no final newline: all come back."""
+    path = home / ".config" / "opencode" / "opencode.jsonc"
+    path.parent.mkdir(parents=True)
+    text = '{\n  /* mine */\n  "mcp": {}, // none yet\n  "plugin": [],\n}'
+    path.write_text(text)
+    for _ in range(2):
+        code, out, err = signet(home, "install", "opencode")
+        assert code == 0, err
+    assert "/* mine */" in path.read_text() and "// none yet" in path.read_text()
+    assert [p.name for p in path.parent.glob("*.signet-backup")] == ["opencode.jsonc.signet-backup"]
+    code, out, _ = signet(home, "uninstall", "opencode")
+    assert code == 0 and f"{path}: given back as it was before install" in out
+    assert path.read_bytes() == text.encode()
+    assert list(path.parent.glob("*.signet-backup")) == []
 
 
 def test_bad_usage(home: Path) -> None:

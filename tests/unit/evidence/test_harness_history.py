@@ -16,7 +16,8 @@ from support.history_files import (
 
 from signet_desktop.evidence import harness_history as history
 from signet_desktop.evidence.transcript_formats import parse_transcript
-from signet_desktop.service.harness_import import Staged, bounded_meta
+from signet_desktop.service.harness_import import bounded_meta
+from signet_desktop.service.import_staging import Staged
 
 
 def test_roots_follow_the_harness_environment(
@@ -32,14 +33,18 @@ def test_roots_follow_the_harness_environment(
     assert history.codex_root() == tmp_path / "x" / "sessions"
 
 
-def test_subagent_files_and_symlinks_are_not_sessions(tmp_path: Path) -> None:
+def test_subagent_files_follow_their_session_and_symlinks_are_left_out(tmp_path: Path) -> None:
     ids = write_claude_project(tmp_path, sessions=2, exchanges=1)
     slug = claude_slug("/home/dev/proj")
     write_jsonl(tmp_path / slug / ids[0] / "subagents" / "agent-1.jsonl", [{"type": "user"}])
     (tmp_path / slug / "link.jsonl").symlink_to(tmp_path / slug / f"{ids[0]}.jsonl")
-    assert list(history.claude_code_files(tmp_path)) == sorted(
-        f"{slug}/{session}.jsonl" for session in ids
-    )
+    first, second = sorted(ids)
+    assert list(history.claude_code_files(tmp_path)) == [
+        f"{slug}/{first}.jsonl",
+        *([f"{slug}/{first}/subagents/agent-1.jsonl"] if first == ids[0] else []),
+        f"{slug}/{second}.jsonl",
+        *([f"{slug}/{second}/subagents/agent-1.jsonl"] if second == ids[0] else []),
+    ]
 
 
 def test_a_claude_code_session_matches_live_capture_turns(tmp_path: Path) -> None:

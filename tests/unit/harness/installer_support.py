@@ -20,4 +20,4 @@ def put(fixture: str, target: Path) -> Path:
 
 
 def backups(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*.signet-backup-*"))
+    return sorted(directory.glob("*.signet-backup"))

@@ -171,7 +171,7 @@ def test_uninstall_takes_out_the_block_and_the_script_and_keeps_the_users_lines(
     apply(codex.plan_uninstall(locations))
     assert zshrc.read_text() == "# mine\nalias gs='git status'\n"
     assert not codex_wrapper.wrapper_path(locations).exists()
-    assert len(backups(home)) == 2  # .zshrc before install and before uninstall
+    assert len(backups(home)) == 1  # one backup of .zshrc, not one per run
     assert codex.plan_uninstall(locations).pending == ()
 
 

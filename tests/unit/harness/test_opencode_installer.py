@@ -1,4 +1,4 @@
-"""OpenCode installer: plugin file, `plugin` and `mcp.signet` registration, JSONC refusal."""
+"""OpenCode installer: plugin file, `plugin` and `mcp.signet` registration, JSONC in place."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_jsonc_with_comments_is_edited_in_place_and_uninstall_restores_its_bytes
     assert opencode.plan_install(locations).pending == ()  # a reinstall changes nothing
     apply(opencode.plan_uninstall(locations))
     assert path.read_text() == text  # byte for byte
-    assert len(backups(path.parent)) == 2  # one per write, never one per no-op run
+    assert len(backups(path.parent)) == 1  # one per file, never one per run
 
 
 def test_invalid_json_is_reported_and_never_written(locations: Locations) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +172,7 @@ def test_truncated_lines_are_counted_and_the_rest_imported(env: Env) -> None:
     rel = f"{claude_slug('/home/dev/proj')}/{ids[0]}.jsonl"
     with (projects / rel).open("a") as handle:
         handle.write("not json at all\n")
+    os.utime(projects / rel, (time.time() - 3600, time.time() - 3600))  # a finished session
     ticket = env.imports.start("default", "claude-code", str(projects), wait=True)
     run = env.imports.run("default", ticket.run_id)
     assert run.status == "completed" and run.counts.records_imported == 2
@@ -232,6 +235,13 @@ def test_a_live_session_is_a_duplicate_or_skipped_never_a_second_session(env: En
         env.db.reader().execute("SELECT source_record_id, outcome FROM source_import_records")
     )
     assert outcomes == {ids[0]: "duplicate", ids[1]: "skipped", ids[2]: "imported"}
+    with env.db.write() as conn:  # the live session ends without capturing a transcript
+        hook_sessions.end_session(conn, "default", ids[1])
+    again = env.imports.run(
+        "default", env.imports.start("default", "claude-code", str(projects), wait=True).run_id
+    )
+    assert again.counts.files_changed == 1 and again.counts.records_imported == 1  # retried
+    assert env.transcripts.get("default", ids[1]).source_id == ticket.source_id
 
 
 def test_bad_requests_write_nothing(env: Env, tmp_path: Path) -> None:
