@@ -29,7 +29,8 @@ from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
-from signet_desktop.inference.workloads import WorkloadProviders
+from signet_desktop.inference.secret_store import SecretStore
+from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.cited_sources import CitedSources
 from signet_desktop.service.connectors import ConnectorService
@@ -53,6 +54,7 @@ from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.retention import RetentionService
 from signet_desktop.service.safety import ContentSafetyService
+from signet_desktop.service.secrets import SecretService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
 from signet_desktop.service.tokens import TokenService
@@ -113,6 +115,7 @@ class SignetService:
         dreaming: DreamingService | None = None,
         inference: WorkloadProviders | None = None,
         tokens: TokenService | None = None,
+        secrets: SecretService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -167,6 +170,8 @@ class SignetService:
         # The LLM provider per workload (inference/workloads.py); none configured by default.
         self.inference = inference or WorkloadProviders(InferenceConfig())
         self.tokens = tokens or TokenService(db)  # scoped API tokens (docs/HTTP.md)
+        # Named values for the providers, never shown (`<workspace>/.secrets/`, docs/HTTP.md).
+        self.secrets = secrets or SecretService(SecretStore(secrets_dir_for(root)))
         self._closed = False
 
     def ping(self) -> bool:
