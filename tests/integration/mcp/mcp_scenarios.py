@@ -165,6 +165,7 @@ async def agents_are_isolated(open_session: Open, daemon: Daemon) -> None:
         for tool, arguments in [
             ("memory_get", {"id": memory_id}),
             ("memory_modify", {"id": memory_id, "reason": "mine", "importance": 0.1}),
+            ("memory_modify", {"id": memory_id, "reason": "mine", "content": "bob's now"}),
             ("memory_forget", {"id": memory_id, "reason": "mine"}),
         ]:
             assert refused(await bob.call_tool(tool, arguments))["code"] == "not_found"
@@ -180,6 +181,10 @@ async def agents_are_isolated(open_session: Open, daemon: Daemon) -> None:
     assert daemon.memory(memory_id) == row
     smuggled_row = daemon.memory(smuggled["id"])
     assert smuggled_row is not None and smuggled_row["agent_id"] == "bob"
+    async with open_session("alice") as alice:  # the owner edits its content (as in Signet)
+        edit = {"id": memory_id, "reason": "fix", "content": "alice's recipe uses sumac"}
+        assert ok(await alice.call_tool("memory_modify", edit))["contentChanged"] is True
+    assert (daemon.memory(memory_id) or {})["content"] == "alice's recipe uses sumac"
 
 
 async def errors_match_http(open_session: Open, daemon: Daemon) -> None:
