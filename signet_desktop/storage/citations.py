@@ -16,12 +16,23 @@ from typing import Any
 
 from signet_desktop.storage.connect import Connection
 
+# An evidence item names the memory when its source_ref parses as `memory:<id>` the way the
+# apply seam parses it (dreaming/sources.py: parse_ref: kind case-insensitive, both trimmed).
+_REF = "json_extract(e.value, '$.source_ref')"
+_NAMES_MEMORY = (
+    f"(lower(trim(substr({_REF}, 1, instr({_REF}, ':') - 1))) = 'memory'"
+    f" AND trim(substr({_REF}, instr({_REF}, ':') + 1)) = :memory)"
+)
 # The quotes of a row's evidence items [{quote, source_ref}] that name the memory.
-_QUOTES = """COALESCE((SELECT json_group_array(COALESCE(json_extract(e.value, '$.quote'), ''))
-          FROM json_each({table}.proposal_evidence) e
-          WHERE json_extract(e.value, '$.source_ref') = :ref), '[]')"""
-_CITES = """EXISTS (SELECT 1 FROM json_each({table}.proposal_evidence) e
-               WHERE json_extract(e.value, '$.source_ref') = :ref)"""
+_QUOTES = (
+    "COALESCE((SELECT json_group_array(COALESCE(json_extract(e.value, '$.quote'), ''))"
+    " FROM json_each({table}.proposal_evidence) e WHERE " + _NAMES_MEMORY + "), '[]')"
+)
+# A LIKE on the raw JSON first (cheap, a superset), then the exact check on parsed items.
+_CITES = (
+    "{table}.proposal_evidence LIKE :like AND EXISTS (SELECT 1"
+    " FROM json_each({table}.proposal_evidence) e WHERE " + _NAMES_MEMORY + ")"
+)
 
 CITING_CLAIMS = f"""
 SELECT id, {_QUOTES.format(table="entity_attributes")} AS quotes FROM entity_attributes
@@ -68,7 +79,10 @@ def _quotes(value: Any) -> tuple[str, ...]:
 def citing_rows(conn: Connection, agent_id: str, memory_id: str) -> list[Citation]:
     """Every active claim, link and entity of the agent citing this memory, one per row
     (an entity both sourced from and mentioned by it comes once, with both texts)."""
-    params = {"agent": agent_id, "memory": memory_id, "ref": f"memory:{memory_id}"}
+    # JSON escapes non-ASCII, quotes and backslashes: such an id skips the prefilter.
+    plain = memory_id.isascii() and '"' not in memory_id and "\\" not in memory_id
+    params = {"agent": agent_id, "memory": memory_id,
+              "like": f"%{memory_id}%" if plain else "%"}  # fmt: skip
     found: dict[str, Citation] = {}
     for kind, sql in QUERIES:
         for row in conn.execute(sql, params).fetchall():

@@ -217,3 +217,32 @@ def test_batch_edits_content_per_item(db: Database) -> None:
     ]
     assert items[1].duplicate_of == a.id and items[2].current_version == 2
     assert service.get("default", b.id).content == "beta text"
+
+
+def test_quotes_are_checked_per_row_as_the_apply_seam_checks_them(db: Database) -> None:
+    from signet_desktop.domain.knowledge import Evidence
+
+    service, knowledge = MemoryService(db), KnowledgeService(db)
+    text = "Billing calls the Ledger API for refunds. Payroll runs on Fridays."
+    memory = service.remember(RememberRequest(content=text), ACTOR).memory
+    billing, _ = knowledge.create_entity("default", "Billing", actor=ACTOR)
+    ledger, _ = knowledge.create_entity("default", "Ledger", actor=ACTOR)
+    # A link citing a sentence the edit removes (with a ref spelled as the seam also accepts),
+    # a claim citing one it keeps, and one citing another memory: only the link is flagged.
+    link, _ = knowledge.create_link(
+        "default", billing.id, ledger.id, "calls", actor=ACTOR,
+        evidence=[Evidence("Billing calls the Ledger API", f" Memory: {memory.id} ")],
+    )  # fmt: skip
+    knowledge.add_claim(
+        "default", billing.id, "payroll on fridays", actor=ACTOR, aspect="schedule",
+        evidence=[Evidence("Payroll runs on Fridays.", f"memory:{memory.id}")],
+    )  # fmt: skip
+    other = service.remember(RememberRequest(content="Billing is old"), ACTOR).memory
+    knowledge.add_claim(
+        "default", billing.id, "old", actor=ACTOR, aspect="age",
+        evidence=[Evidence("Billing is old", f"memory:{other.id}")],
+    )  # fmt: skip
+    change = edit(service, memory.id, "Payroll runs on Fridays.")
+    assert change.flagged == (f"link:{link.id}",)
+    missing = rows(db, "SELECT details_json FROM dreaming_attention")[0][0]
+    assert "Billing calls the Ledger API" in missing
