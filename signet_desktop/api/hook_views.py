@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
+from signet_desktop.domain.sessions import HookSession, SessionTranscript, TranscriptHit, Turn
 from signet_desktop.service.hooks import (
     CompactionResult,
     PreCompactionResult,
@@ -112,6 +112,34 @@ def transcript_json(row: SessionTranscript, *, content: bool = True) -> dict[str
     if content:
         body["content"] = row.content
     return body
+
+
+def session_page_json(
+    rows: Sequence[SessionTranscript], total: int, limit: int, offset: int
+) -> dict[str, Any]:
+    """GET /api/sessions (and the MCP resource `memory://sessions/recent`)."""
+    return {
+        "sessions": [transcript_json(row, content=False) for row in rows],
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+def turns_json(session_key: str, turns: Sequence[Turn]) -> dict[str, Any]:
+    """GET /api/sessions/{key}/transcript (and `memory://sessions/{key}/transcript`)."""
+    return {
+        "sessionKey": session_key,
+        "turns": [
+            {"id": t.turn_id, "role": t.role, "text": t.text, "timestamp": t.timestamp}
+            for t in turns
+        ],
+    }
+
+
+def bypass_json(session: HookSession) -> dict[str, Any]:
+    """POST /api/sessions/{key}/bypass (and MCP `session_bypass`)."""
+    return {"sessionKey": session.session_key, "bypassed": session.bypassed}
 
 
 def session_hits_json(hits: Sequence[TranscriptHit]) -> dict[str, Any]:

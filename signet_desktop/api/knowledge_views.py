@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from signet_desktop.domain.expansion import Expansion
 from signet_desktop.domain.knowledge import (
     Alias,
     Aspect,
@@ -184,4 +185,57 @@ def structured_json(outcome: StructuredOutcome | None) -> dict[str, Any] | None:
         "entities_linked": outcome.entities_linked,
         "claims_written": outcome.claims_written,
         "hints_written": outcome.hints_written,
+    }
+
+
+def expansion_json(expansion: Expansion) -> dict[str, Any]:
+    """POST /api/knowledge/expand (MCP `knowledge_expand`): Signet's shape, plus the budget
+    spent (`budget`) and whether the walk was cut short (`traversal`)."""
+    entity = expansion.entity
+    return {
+        "entity": {
+            "id": entity.id,
+            "name": entity.name,
+            "type": entity.entity_type,
+            "description": entity.description,
+        },
+        "constraints": [
+            {"entityName": c.entity_name, "content": c.content, "importance": c.importance}
+            for c in expansion.constraints
+        ],
+        "aspects": [
+            {
+                "name": aspect.name,
+                "weight": aspect.weight,
+                "attributes": [
+                    {
+                        "content": claim.content,
+                        "kind": claim.kind,
+                        "importance": claim.importance,
+                        "confidence": claim.confidence,
+                    }
+                    for claim in aspect.claims
+                ],
+            }
+            for aspect in expansion.aspects
+        ],
+        "dependencies": [
+            {
+                "target": link.target,
+                "targetId": link.target_id,
+                "type": link.dependency_type,
+                "strength": link.strength,
+            }
+            for link in expansion.dependencies
+        ],
+        "memoryCount": expansion.memory_count,
+        "memories": [
+            {"id": m.id, "content": m.content, "tokens": m.tokens} for m in expansion.memories
+        ],
+        "budget": {
+            "maxTokens": expansion.max_tokens,
+            "usedTokens": expansion.used_tokens,
+            "omitted": expansion.omitted,
+        },
+        "traversal": {"partial": bool(expansion.reasons), "reasons": list(expansion.reasons)},
     }

@@ -38,11 +38,21 @@ EXAMPLES = """\
 """
 SETUP_EXAMPLES = """\
   signet dream setup                 # list, then ask before using Claude Code
+  signet dream setup --agent codex   # Codex instead (or --agent opencode)
   signet dream setup --list          # only list what is installed
   signet dream setup --yes           # agree without a prompt (scripts)
   signet dream setup --agent /opt/claude/bin/claude --replace
 """
 INSTALL_CLAUDE = "npm install -g @anthropic-ai/claude-code"
+INSTALL_CODEX = "npm install -g @openai/codex"
+# What a pass spends, per harness, for the consent question
+INSTALL_OPENCODE = "npm install -g opencode-ai"
+SPENDS = {
+    "claude": "Claude subscription or API credit",
+    "codex": "ChatGPT plan or OpenAI credit",
+    "opencode": "model provider's credit or plan",
+}
+TARGETS = {"claude": "claude-code", "codex": "codex", "opencode": "opencode"}  # targets.<name>
 RESTART_NOTE = (
     "The daemon reads agent.yaml only when it starts: restart it (quit and reopen Signet"
     " Desktop, or stop and start `signet-desktop --headless`) for Dreaming to use this."
@@ -94,7 +104,8 @@ def _register_setup(commands: Subparsers) -> None:
     setup = add_command(
         commands,
         "setup",
-        help="run Dreaming through your own agent harness (Claude Code); edits agent.yaml",
+        help="run Dreaming through your own agent harness (Claude Code, Codex or OpenCode);"
+        " edits agent.yaml",
         description="Find the agent harnesses installed here (claude, codex, opencode) and, when\n"
         "you agree, bind Dreaming (inference.workloads.memoryExtraction) to an executor: acpx\n"
         "target in the workspace's agent.yaml. Needs no running daemon.",
@@ -104,7 +115,7 @@ def _register_setup(commands: Subparsers) -> None:
     )
     setup.add_argument(
         "--agent",
-        metavar="claude|PATH",
+        metavar="claude|codex|PATH",
         help="the harness to use: a name found here, or the path of its binary",
     )
     setup.add_argument("--yes", action="store_true", help="agree without asking")
@@ -285,8 +296,9 @@ def _nothing_found(home: Path) -> str:
     places = ", ".join(harness_discovery.looked_in(home))
     return (
         f"No agent harness found: looked for {names} on PATH and in {places}.\n"
-        f"To dream through Claude Code, install it ({INSTALL_CLAUDE}), sign in once by"
-        " running `claude`, then run `signet dream setup` again."
+        f"To dream through Claude Code, install it ({INSTALL_CLAUDE}) and sign in once by"
+        f" running `claude`; for Codex, {INSTALL_CODEX} and `codex login`; for OpenCode,"
+        f" {INSTALL_OPENCODE} and `opencode auth login`. Then run `signet dream setup` again."
     )
 
 
@@ -298,7 +310,7 @@ def _chosen(args: argparse.Namespace, found: tuple[Harness, ...]) -> Harness:
         if not usable:
             raise CliUsageError(
                 "no harness Dreaming supports was found; Dreaming runs through Claude Code"
-                f" for now ({INSTALL_CLAUDE})"
+                f" ({INSTALL_CLAUDE}), Codex ({INSTALL_CODEX}) or OpenCode ({INSTALL_OPENCODE})"
             )
         return usable[0]
     if wanted in harness_discovery.KINDS_BY_NAME:
@@ -323,7 +335,7 @@ def _consented(args: argparse.Namespace, ctx: CliContext, harness: Harness) -> b
         return None
     ctx.out.write(
         f"Use {harness.label} ({harness.path}) for Dreaming? Each pass runs it headless and"
-        " spends your Claude subscription or API credit. [y/N] "
+        f" spends your {SPENDS.get(harness.name, 'subscription or API credit')}. [y/N] "
     )
     ctx.out.flush()
     answer = ctx.stdin.readline()
@@ -381,18 +393,19 @@ def run_setup(args: argparse.Namespace, ctx: CliContext) -> int:
     if harness.name not in harness_discovery.KINDS_BY_NAME:
         raise CliUsageError(
             f"{harness.path} is not a harness Dreaming knows: it tells them apart by file name,"
-            " and Claude Code's binary is named `claude`"
+            " and Claude Code's binary is named `claude`, Codex's `codex`, OpenCode's `opencode`"
         )
     if not harness.supported:
         raise CliUsageError(
-            f"{harness.label} ({harness.path}) is not supported by Dreaming yet; only Claude Code"
-            " is"
+            f"{harness.label} ({harness.path}) is not supported by Dreaming yet; Claude Code,"
+            " Codex and OpenCode are"
         )
     consent = _consented(args, ctx, harness)
     if consent is None:
         ctx.warn(
             f"Not changed: there is no terminal to ask whether {harness.label} may run Dreaming"
-            " passes (each spends your Claude subscription or API credit). Run"
+            f" passes (each spends your {SPENDS.get(harness.name, 'subscription or API credit')})."
+            " Run"
             f" `{_yes_command(args)}` to agree."
         )
         return ExitCode.USAGE
@@ -401,7 +414,12 @@ def run_setup(args: argparse.Namespace, ctx: CliContext) -> int:
         return ExitCode.FAILURE
     paths = WorkspacePaths.for_root(resolve_workspace(args.workspace, ctx.env))
     try:
-        result = bind_memory_extraction(paths, str(harness.path), replace=args.replace)
+        result = bind_memory_extraction(
+            paths,
+            str(harness.path),
+            target=TARGETS.get(harness.name, "claude-code"),
+            replace=args.replace,
+        )
     except BindingError as exc:  # refused (see --replace), unreadable, or would not load
         ctx.warn(f"Not changed: {exc}")
         return ExitCode.FAILURE

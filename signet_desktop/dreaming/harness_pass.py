@@ -1,14 +1,15 @@
 """Run one Dreaming pass through the user's agent harness (`executor: acpx`), bounded.
 
-The harness is started headless in an empty temporary folder with the pass's system prompt
-and runbook, the evidence window on stdin, and one MCP server: the daemon's `/mcp/dream`,
-which serves this pass's tools to the holder of its secret (`dreaming/tool_sessions.py`).
-Its stream-json output is read as it comes: the model it ran, every tool it asked for (one
-the pass never gave it is recorded as refused), its turns, and its final result with usage
-and cost as the harness reports them. The pass's bounds hold: at the deadline, on cancel or
-past the turn bound the harness's whole process group is killed; the harness dies with the
-daemon (a parent-death signal), and a pid file lets start-up recovery kill what a `kill -9`
-of the daemon left (`kill_leftovers`).
+The harness (Claude Code, Codex or OpenCode) is started headless in an empty temporary
+folder with the pass's system prompt and runbook, the evidence window on stdin, and one MCP
+server: the daemon's `/mcp/dream`, which serves this pass's tools to the holder of its secret
+(`dreaming/tool_sessions.py`). Its structured output is read as it comes
+(`dreaming/harness_streams.py`): the model it ran, every tool it asked for (one the pass never
+gave it is recorded as refused), its turns, and its end with usage and cost as the harness
+reports them. The pass's bounds hold: at the deadline, on cancel or past the turn bound the
+harness's whole process group is killed; the harness dies with the daemon (a parent-death
+signal, and a watchdog for what it started), and a pid file lets start-up recovery kill what
+a `kill -9` of the daemon left (`kill_leftovers`).
 """
 
 from __future__ import annotations
@@ -24,19 +25,27 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 from signet_desktop.domain.dreaming import PassUsage
-from signet_desktop.inference.harness_agent import MCP_TOOL_PREFIX, HarnessAgent
+from signet_desktop.dreaming.harness_streams import (
+    ClaudeStream,
+    CodexStream,
+    OpenCodeStream,
+    RefuseTool,
+    StreamReader,
+    StreamState,
+)
+from signet_desktop.inference.harness_agent import MCP_SERVER_NAME, MCP_TOOL_PREFIX, HarnessAgent
 
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 4 * 1024 * 1024  # one stream-json event; longer is garbage
 STDERR_TAIL = 2_000
 POLL_S = 0.2
+FORGET_TIMEOUT_S = 30.0
 PR_SET_PDEATHSIG = 1
 
 
@@ -53,21 +62,6 @@ class HarnessResult:
     usage: PassUsage  # as the harness reported it (cost None: it did not)
     model: str | None
     turns: int
-
-
-@dataclass(slots=True)
-class _Stream:
-    """What has been read from the harness's stdout so far."""
-
-    model: str | None = None
-    tools_connected: bool | None = None
-    turns: int = 0
-    result: dict[str, Any] | None = None
-    garbage: list[str] = field(default_factory=list)
-    garbage_count: int = 0
-
-
-RefuseTool = Callable[[str, object], None]  # (tool name, input) -> recorded as refused
 
 
 class Cancel(Protocol):
@@ -89,14 +83,21 @@ def run_harness(
     env: dict[str, str] | None = None,
 ) -> HarnessResult:
     """Run the harness to its end (or the pass's bounds); HarnessFailed says why it failed."""
-    argv = agent.command(system_prompt=system_prompt, tools_url=tools_url, token=token)
+    environ = env if env is not None else dict(os.environ)
+    argv = agent.command(system_prompt=system_prompt, tools_url=tools_url, token=token, env=environ)
+    environ = {
+        **environ,
+        **agent.environment(
+            system_prompt=system_prompt, tools_url=tools_url, token=token, env=environ
+        ),
+    }
     deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="signet-dream-") as cwd:
         try:
             process = subprocess.Popen(
                 argv,
                 cwd=cwd,
-                env=env if env is not None else dict(os.environ),
+                env=environ,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -107,42 +108,82 @@ def run_harness(
             message = f"{agent.label} could not be started ({agent.binary}): {exc}"
             raise HarnessFailed(message) from None
         pid_file = _write_pid(pid_dir, process.pid, agent.binary)
-        stream = _Stream()
+        watchdog = _start_watchdog(process.pid)
+        reader = _reader(agent, refuse_tool)
         stderr: list[bytes] = []
-        readers = [
+        threads = [
             threading.Thread(
-                target=_read_stream,
-                args=(process.stdout, stream, refuse_tool),
+                target=_read_stdout,
+                args=(process.stdout, reader),
                 name="harness-stdout",
                 daemon=True,
             ),
             threading.Thread(
-                target=_read_tail, args=(process.stderr, stderr), name="harness-stderr", daemon=True
+                target=_read_stderr,
+                args=(process.stderr, reader, stderr),
+                name="harness-stderr",
+                daemon=True,
             ),
             threading.Thread(
                 target=_feed, args=(process.stdin, prompt), name="harness-stdin", daemon=True
             ),
         ]
-        for reader in readers:
-            reader.start()
+        for thread in threads:
+            thread.start()
         try:
-            ended = _wait(process, stream, deadline, max_turns, cancel)
+            ended = _wait(process, reader.state, deadline, max_turns, cancel)
         finally:
             _kill_group(process)
-            for reader in readers:
-                reader.join(timeout=5)
+            _stop_watchdog(watchdog)
+            for thread in threads:
+                thread.join(timeout=5)
             for pipe in (process.stdin, process.stdout, process.stderr):
                 with contextlib.suppress(OSError, ValueError):
                     if pipe is not None:
                         pipe.close()
             if pid_file is not None:
                 pid_file.unlink(missing_ok=True)
-    return _outcome(agent, ended, stream, process.returncode, b"".join(stderr), timeout_s)
+        if agent.kind == "opencode" and reader.state.session_id:
+            _forget_session(agent, reader.state.session_id, cwd, environ)
+    return _outcome(agent, ended, reader.state, process.returncode, b"".join(stderr), timeout_s)
+
+
+def _forget_session(agent: HarnessAgent, session_id: str, cwd: str, env: dict[str, str]) -> None:
+    """OpenCode stores every run as a session: the pass's is no session of the user's."""
+    argv = [agent.binary, "session", "delete", session_id, "--pure"]
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        log.warning("cannot delete the OpenCode session %s of a Dreaming pass", session_id)
+        return
+    try:
+        if process.wait(timeout=FORGET_TIMEOUT_S) != 0:
+            log.warning("OpenCode did not delete the Dreaming pass's session %s", session_id)
+    except subprocess.TimeoutExpired:
+        log.warning("OpenCode took too long deleting the session %s; stopped", session_id)
+    finally:
+        _kill_group(process)
+
+
+def _reader(agent: HarnessAgent, refuse_tool: RefuseTool) -> StreamReader:
+    if agent.kind == "codex":
+        return CodexStream(refuse_tool, MCP_SERVER_NAME)
+    if agent.kind == "opencode":
+        return OpenCodeStream(refuse_tool, MCP_SERVER_NAME)
+    return ClaudeStream(refuse_tool, MCP_TOOL_PREFIX)
 
 
 def _wait(
     process: subprocess.Popen[bytes],
-    stream: _Stream,
+    stream: StreamState,
     deadline: float,
     max_turns: int,
     cancel: Cancel | None,
@@ -165,12 +206,12 @@ def _wait(
 def _outcome(
     agent: HarnessAgent,
     ended: str,
-    stream: _Stream,
+    stream: StreamState,
     returncode: int | None,
     stderr: bytes,
     timeout_s: float,
 ) -> HarnessResult:
-    usage = _usage(stream.result)
+    usage = stream.usage
     if ended == "timeout":
         raise HarnessFailed(f"pass timeout: {timeout_s:g} s elapsed ({agent.label} was stopped)")
     if ended == "cancelled":
@@ -183,101 +224,40 @@ def _outcome(
             stream.model,
             stream.turns,
         )
-    result = stream.result
-    if result is None:
-        told = _tail(stderr) or "; ".join(stream.garbage) or "nothing"
+    if not stream.finished:
+        told = stream.error or _tail(stderr) or "; ".join(stream.garbage) or "nothing"
         raise HarnessFailed(
             f"{agent.label} ended without a result (exit {returncode}; "
             f"{stream.garbage_count} unreadable output lines): {told}"
         )
-    text = result.get("result")
-    if result.get("is_error") or result.get("subtype") != "success":
-        reason = text if isinstance(text, str) and text.strip() else result.get("subtype")
-        raise HarnessFailed(f"{agent.label} reported an error: {str(reason)[:500]}")
+    if stream.error is not None:
+        raise HarnessFailed(f"{agent.label} reported an error: {stream.error}")
     if stream.tools_connected is False:
         raise HarnessFailed(f"{agent.label} could not connect to the pass's tools (/mcp/dream)")
-    summary = text.strip() if isinstance(text, str) else ""
-    return HarnessResult("completed", summary, usage, stream.model, stream.turns)
-
-
-def _usage(result: dict[str, Any] | None) -> PassUsage:
-    if result is None:
-        return PassUsage()
-    raw = result.get("usage")
-    usage = raw if isinstance(raw, dict) else {}
-    cost = result.get("total_cost_usd")
-
-    def count(key: str) -> int:
-        value = usage.get(key)
-        return value if isinstance(value, int) and value >= 0 else 0
-
-    return PassUsage(
-        count("input_tokens"),
-        count("output_tokens"),
-        count("cache_read_input_tokens"),
-        count("cache_creation_input_tokens"),
-        float(cost) if isinstance(cost, int | float) and cost >= 0 else None,
-    )
+    return HarnessResult("completed", stream.summary, usage, stream.model, stream.turns)
 
 
 # -- the stream ------------------------------------------------------------------------------
 
 
-def _read_stream(pipe: IO[bytes] | None, stream: _Stream, refuse_tool: RefuseTool) -> None:
+def _read_stdout(pipe: IO[bytes] | None, reader: StreamReader) -> None:
     if pipe is None:
         return
     with contextlib.suppress(OSError, ValueError):
         while line := pipe.readline(MAX_LINE_BYTES):
-            _take(line, stream, refuse_tool)
+            reader.take(line)
 
 
-def _take(line: bytes, stream: _Stream, refuse_tool: RefuseTool) -> None:
-    """Fold one stream-json line into `stream` (a line that is not an event is counted)."""
-    if not line.strip():
-        return
-    try:
-        event = json.loads(line)
-    except ValueError:
-        event = None
-    if not isinstance(event, dict):
-        stream.garbage_count += 1
-        if len(stream.garbage) < 3:
-            stream.garbage.append(line[:200].decode("utf-8", "replace").strip())
-        return
-    kind = event.get("type")
-    if kind == "system" and event.get("subtype") == "init":
-        model = event.get("model")
-        stream.model = model if isinstance(model, str) else None
-        servers = event.get("mcp_servers")
-        if isinstance(servers, list):
-            stream.tools_connected = any(
-                isinstance(s, dict) and s.get("status") == "connected" for s in servers
-            )
-    elif kind == "assistant":
-        stream.turns += 1
-        message = event.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            name = block.get("name")
-            if isinstance(name, str) and not name.startswith(MCP_TOOL_PREFIX):
-                try:
-                    refuse_tool(name, block.get("input"))
-                except Exception:  # recording must not stop the reader
-                    log.exception("recording a refused harness tool call failed")
-    elif kind == "result":
-        stream.result = event
-
-
-def _read_tail(pipe: IO[bytes] | None, into: list[bytes]) -> None:
+def _read_stderr(pipe: IO[bytes] | None, reader: StreamReader, tail: list[bytes]) -> None:
+    """Stderr line by line to the reader, keeping its last few KB for an error message."""
     if pipe is None:
         return
     with contextlib.suppress(OSError, ValueError):
-        while chunk := pipe.read(65_536):
-            into.append(chunk)
-            while sum(len(c) for c in into) > 4 * STDERR_TAIL and len(into) > 1:
-                into.pop(0)
+        while line := pipe.readline(MAX_LINE_BYTES):
+            reader.take_stderr(line)
+            tail.append(line)
+            while sum(len(c) for c in tail) > 4 * STDERR_TAIL and len(tail) > 1:
+                tail.pop(0)
 
 
 def _feed(pipe: IO[bytes] | None, prompt: str) -> None:
@@ -299,6 +279,44 @@ def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when the thread that started it dies (the daemon)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+# Run by the watchdog: kill the harness's process group when the daemon's end of its stdin
+# closes without saying "done" (the daemon was killed). The parent-death signal reaches only
+# the harness's first process; this reaches what it started (Codex's npm launcher on Node 20
+# starts the native binary as a child, which would otherwise outlive the daemon).
+_WATCHDOG = """\
+import os, signal, sys
+if sys.stdin.buffer.read() != b"done":
+    try:
+        os.killpg(int(sys.argv[1]), signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(pgid)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not in the harness's group, nor killed with the daemon's
+        )
+    except OSError:
+        log.warning("cannot start the harness watchdog; start-up recovery still kills leftovers")
+        return None
+
+
+def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
+    if watchdog is None or watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        watchdog.stdin.write(b"done")
+        watchdog.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        watchdog.wait(timeout=5)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -333,7 +351,7 @@ def kill_leftovers(pid_dir: Path) -> int:
         except (OSError, ValueError, KeyError, TypeError):
             path.unlink(missing_ok=True)
             continue
-        if _is_harness(pid, binary):
+        if _is_harness(pid, binary) or _group_runs_harness(pid, binary):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
                 killed += 1
@@ -349,3 +367,15 @@ def _is_harness(pid: int, binary: str) -> bool:
         return False
     name = Path(binary).name.encode()
     return any(Path(part.decode("utf-8", "replace")).name.encode() == name for part in cmdline)
+
+
+def _group_runs_harness(pgid: int, binary: str) -> bool:
+    """A process of the harness's group (its first process gone) still runs the harness."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and _is_harness(int(stat.parent.name), binary):
+                return True
+        except (OSError, ValueError, IndexError):
+            continue
+    return False

@@ -1,16 +1,19 @@
 """`executor: acpx`: a Dreaming pass run by the user's own agent harness, headless.
 
-The harness (Claude Code today) runs the agent loop itself against the model the user is
-logged in to; the daemon serves it Dreaming's tools over MCP for that one pass
+The harness (Claude Code, Codex or OpenCode) runs the agent loop itself against the model
+the user is logged in to; the daemon serves it Dreaming's tools over MCP for that one pass
 (`dreaming/harness_pass.py` runs it, `api/mcp/dream_endpoint.py` serves the tools). This
 module only says *which* harness and *how* it is started: the binary, the model, and the
 command line that leaves the harness no tool but the pass's (no shell, no files, no web, no
 hooks, no saved session).
 
-Wire chosen: Claude Code's own headless mode (`claude -p --output-format stream-json`), not the
-Agent Client Protocol through an npm bridge: it needs nothing installed beyond the harness the
-user has, its flags confine the tool surface (`--tools ""`, `--strict-mcp-config`), and its
-stream reports usage and cost per pass.
+Wire chosen: each harness's own headless mode (`claude -p --output-format stream-json`,
+`codex exec --json` in `inference/harness_codex.py`, `opencode run --format json` in
+`inference/harness_opencode.py`), not the Agent Client Protocol through an
+npm bridge: it needs nothing installed beyond the harness the user has, its flags confine the
+tool surface (`--tools ""`, `--strict-mcp-config`; Codex's `--disable` features; an OpenCode
+agent whose only tools are the pass's), and its stream reports usage (and cost, where the
+harness prices it) per pass.
 """
 
 from __future__ import annotations
@@ -22,25 +25,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signet_desktop.inference.errors import ProviderNotConfigured
+from signet_desktop.inference.harness_codex import TOKEN_ENV, codex_command
 from signet_desktop.inference.harness_discovery import (
     KINDS_BY_NAME,
     HarnessKind,
     candidates,
     search_env,
 )
+from signet_desktop.inference.harness_opencode import opencode_command, opencode_environment
 from signet_desktop.inference.types import ChatRequest, ChatResponse
 
 MCP_SERVER_NAME = "signet-dreaming"  # Claude Code names its tools mcp__signet-dreaming__<tool>
 MCP_TOOL_PREFIX = f"mcp__{MCP_SERVER_NAME}__"
-SUPPORTED = {"claude": "Claude Code"}
-KNOWN = {**SUPPORTED, "codex": "Codex", "opencode": "OpenCode", "gemini": "Gemini CLI"}
+SUPPORTED = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
+KNOWN = {**SUPPORTED, "gemini": "Gemini CLI"}
+INSTALL = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "opencode": "npm install -g opencode-ai",
+}
+# Signet's own hook wrappers run the harness untouched with these (the pass is no session)
+NO_HOOKS_ENV = {"SIGNET_NO_HOOKS": "1", "SIGNET_BYPASS": "1"}
 
 
 @dataclass(frozen=True, slots=True)
 class HarnessAgent:
     """The harness that runs Dreaming passes (not an HTTP chat provider: see `complete`)."""
 
-    kind: str  # "claude"
+    kind: str  # "claude" | "codex" | "opencode"
     binary: str  # absolute path
     target: str  # the inference target's name
     configured_model: str | None = None  # None: the harness's own default
@@ -67,8 +79,39 @@ class HarnessAgent:
             "Dreaming passes only; single completions need an HTTP provider"
         )
 
-    def command(self, *, system_prompt: str, tools_url: str, token: str) -> list[str]:
+    def environment(
+        self, *, system_prompt: str, tools_url: str, token: str, env: Mapping[str, str]
+    ) -> dict[str, str]:
+        """What the pass adds to the harness's environment (Codex reads its secret here,
+        OpenCode its whole config layer)."""
+        if self.kind == "codex":
+            return {**NO_HOOKS_ENV, TOKEN_ENV: token}
+        if self.kind == "opencode":
+            layer = opencode_environment(
+                server=MCP_SERVER_NAME,
+                system_prompt=system_prompt,
+                tools_url=tools_url,
+                token=token,
+                env=env,
+            )
+            return {**NO_HOOKS_ENV, **layer}
+        return dict(NO_HOOKS_ENV)
+
+    def command(
+        self, *, system_prompt: str, tools_url: str, token: str, env: Mapping[str, str]
+    ) -> list[str]:
         """The argv of one pass; the evidence prompt goes to stdin."""
+        if self.kind == "opencode":
+            return opencode_command(self.binary, model=self.configured_model)
+        if self.kind == "codex":
+            return codex_command(
+                self.binary,
+                server=MCP_SERVER_NAME,
+                system_prompt=system_prompt,
+                tools_url=tools_url,
+                model=self.configured_model,
+                env=env,
+            )
         servers = {
             MCP_SERVER_NAME: {
                 "type": "http",
@@ -132,7 +175,8 @@ def resolve_harness(
     agent = (acpx or {}).get("agent")
     if not isinstance(agent, str) or not agent.strip():
         raise ProviderNotConfigured(
-            f"{where}.acpx.agent: name the harness (claude) or its binary's path; "
+            f"{where}.acpx.agent: name the harness (claude, codex or opencode) or its binary's "
+            "path; "
             "`signet dream setup` finds it and writes this for you"
         )
     agent = agent.strip()
@@ -142,17 +186,16 @@ def resolve_harness(
         if known is not None:
             raise ProviderNotConfigured(
                 f"{where}.acpx.agent: {known} does not run Dreaming passes yet; use claude "
-                "(Claude Code)"
+                "(Claude Code), codex (Codex) or opencode (OpenCode)"
             )
         raise ProviderNotConfigured(
             f"{where}.acpx.agent: '{agent}' is not a harness Dreaming can run; use claude "
-            "(Claude Code) or the path of its binary"
+            "(Claude Code), codex (Codex), opencode (OpenCode) or the path of one's binary"
         )
     binary = find_binary(agent, env)
     if binary is None:
         raise ProviderNotConfigured(
             f"{where}.acpx.agent: {SUPPORTED[kind]} ('{agent}') was not found on this machine; "
-            "install it (npm install -g @anthropic-ai/claude-code) or set acpx.agent to the "
-            "path of its binary"
+            f"install it ({INSTALL[kind]}) or set acpx.agent to the path of its binary"
         )
     return HarnessAgent(kind=kind, binary=binary, target=target, configured_model=model)

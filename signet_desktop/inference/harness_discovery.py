@@ -27,6 +27,7 @@ HOME_DIRS = (".local/bin", ".npm-global/bin", ".bun/bin")
 SYSTEM_DIRS: tuple[Path, ...] = (Path("/usr/local/bin"),)
 
 VersionRunner = Callable[[Path, float], str | None]
+WRAPPER_MARK = b"installed by `signet install "  # in every wrapper script's header
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +42,8 @@ class HarnessKind:
 
 KINDS: tuple[HarnessKind, ...] = (
     HarnessKind("claude", "Claude Code", True, (".claude/local/claude",)),
-    HarnessKind("codex", "Codex", False),
-    HarnessKind("opencode", "OpenCode", False, (".opencode/bin/opencode",)),
+    HarnessKind("codex", "Codex", True),
+    HarnessKind("opencode", "OpenCode", True, (".opencode/bin/opencode",)),
 )
 KINDS_BY_NAME = {kind.name: kind for kind in KINDS}
 
@@ -112,15 +113,30 @@ def _executable(path: Path) -> bool:
 
 
 def candidates(kind: HarnessKind, path_var: str | None, home: Path) -> list[Path]:
-    """Where `kind` may be, in the order tried: PATH, then the usual install places."""
+    """Where `kind` may be, in the order tried: PATH, then the usual install places.
+
+    Signet's own `codex` wrapper (`signet install codex`) is passed over: it is the user's
+    Codex plus session hooks, and a Dreaming pass is no session."""
     found: list[Path] = []
-    on_path = shutil.which(kind.name, path=path_var) if path_var else None
-    if on_path:
-        found.append(Path(os.path.abspath(on_path)))
+    for folder in (path_var or "").split(os.pathsep) if path_var else ():
+        on_path = shutil.which(kind.name, path=folder) if folder else None
+        if on_path and not is_signet_wrapper(Path(on_path)):
+            found.append(Path(os.path.abspath(on_path)))
+            break
     found.extend(home / extra for extra in kind.home_paths)
     found.extend(home / folder / kind.name for folder in HOME_DIRS)
     found.extend(folder / kind.name for folder in SYSTEM_DIRS)
     return found
+
+
+def is_signet_wrapper(path: Path) -> bool:
+    """The file is a hook wrapper Signet's installer wrote (a script that names it)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and WRAPPER_MARK in head
 
 
 def looked_in(home: Path) -> list[str]:

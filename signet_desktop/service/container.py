@@ -20,6 +20,7 @@ from signet_desktop.recall.graph_recall import (
     dampening_stages,
     graph_boost_stages,
     graph_channels,
+    traversal_bounds,
 )
 from signet_desktop.recall.hints import HintChannel
 from signet_desktop.recall.query_vectors import RecentQueryVectors
@@ -45,6 +46,7 @@ from signet_desktop.service.dreaming import build_dreaming
 from signet_desktop.service.dreaming_worker import DreamingWorker
 from signet_desktop.service.embedding_worker import EmbeddingWorker
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
+from signet_desktop.service.entity_expand import EntityExpansion
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
@@ -290,6 +292,9 @@ def build_service(
         ontology=OntologyService(db, workspace=paths.root, events=bus),
         dreaming=dreaming_,
         knowledge=KnowledgeService(db, bus),
+        expansion=EntityExpansion(
+            db, traversal_bounds(pipeline_v2.traversal), gate=safety.prompt_texts
+        ),
         inference=inference,
         tokens=TokenService(
             db,

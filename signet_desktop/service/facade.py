@@ -13,7 +13,8 @@ retention/maintenance sweep and its recorded runs), `connectors` (folder sources
 step with document ingest), `dreaming` (Dreaming passes: trigger, status, passes, one
 pass in full; docs/DREAMING.md), `inference` (the LLM provider per workload and its
 secret-free status; docs/INFERENCE.md), `tokens` (scoped API tokens: issue, list, revoke,
-authenticate); plus `events` (the bus,
+authenticate), `expansion` (one entity's structure and evidence, `knowledge_expand`),
+`feedback` (agents' ratings of recalled memories); plus `events` (the bus,
 in-process), `stream` (scoped subscriptions for outside readers) and `status()` / `ping()` /
 `close()` for the process.
 """
@@ -41,7 +42,9 @@ from signet_desktop.service.documents import (
 )
 from signet_desktop.service.dreaming import DreamingService, build_dreaming
 from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
+from signet_desktop.service.entity_expand import EntityExpansion
 from signet_desktop.service.events import EventBus
+from signet_desktop.service.feedback import FeedbackService
 from signet_desktop.service.harness_import import claude_code_importer, codex_importer
 from signet_desktop.service.hooks import HookService
 from signet_desktop.service.imports import ImportService
@@ -115,6 +118,7 @@ class SignetService:
         dreaming: DreamingService | None = None,
         inference: WorkloadProviders | None = None,
         tokens: TokenService | None = None,
+        expansion: EntityExpansion | None = None,
         secrets: SecretService | None = None,
     ) -> None:
         self._db = db
@@ -170,6 +174,9 @@ class SignetService:
         # The LLM provider per workload (inference/workloads.py); none configured by default.
         self.inference = inference or WorkloadProviders(InferenceConfig())
         self.tokens = tokens or TokenService(db)  # scoped API tokens (docs/HTTP.md)
+        # One entity expanded (knowledge_expand) and agents' ratings of recalled memories.
+        self.expansion = expansion or EntityExpansion(db, gate=self.safety.prompt_texts)
+        self.feedback = FeedbackService(db)
         # Named values for the providers, never shown (`<workspace>/.secrets/`, docs/HTTP.md).
         self.secrets = secrets or SecretService(SecretStore(secrets_dir_for(root)))
         self._closed = False

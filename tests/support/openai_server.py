@@ -6,7 +6,9 @@ The server answers both under `/v1` — `POST /v1/responses` and `POST /v1/chat/
 streamed as server-sent events when the request asks, else one JSON body — plus
 `GET /v1/models`, and keeps every request it received, so a test can assert on exactly what
 the model was shown: instructions, system prompts, injected context and messages. The reply
-text comes from `reply(request_body)`; the default is a fixed sentence.
+comes from `reply(request_body)`: a text, or a `FunctionCall` — the model calls a tool (in
+Responses items as Codex reads them, or streamed Chat Completions `tool_calls` as OpenCode
+reads them); the default is a fixed sentence.
 """
 
 from __future__ import annotations
@@ -21,12 +23,23 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Reply = Callable[[dict[str, Any]], str]
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """A scripted Responses turn that calls one tool (Codex names MCP tools by server)."""
+
+    name: str
+    arguments: dict[str, Any]
+    namespace: str | None = None  # Codex groups an MCP server's tools as `mcp__<server>`
+
+
+Answer = str | FunctionCall
+Reply = Callable[[dict[str, Any]], Answer]
 DEFAULT_REPLY = "Noted."
 MODEL_PATHS = ("/v1/responses", "/v1/chat/completions")
 
 
-def _default_reply(_body: dict[str, Any]) -> str:
+def _default_reply(_body: dict[str, Any]) -> Answer:
     return DEFAULT_REPLY
 
 
@@ -62,16 +75,33 @@ def _usage_responses(text: str) -> dict[str, Any]:
     }
 
 
-def _response(text: str, model: str, response_id: str, item_id: str) -> dict[str, Any]:
+def _response(answer: Answer, model: str, response_id: str, item_id: str) -> dict[str, Any]:
+    text = answer if isinstance(answer, str) else json.dumps(answer.arguments)
     return {
         "id": response_id,
         "object": "response",
         "created_at": int(time.time()),
         "status": "completed",
         "model": model,
-        "output": [_output_message(text, item_id)],
+        "output": [_output_item(answer, item_id)],
         "usage": _usage_responses(text),
     }
+
+
+def _output_item(answer: Answer, item_id: str) -> dict[str, Any]:
+    if isinstance(answer, str):
+        return _output_message(answer, item_id)
+    item = {
+        "type": "function_call",
+        "id": item_id,
+        "call_id": f"call_{item_id[3:]}",
+        "name": answer.name,
+        "arguments": json.dumps(answer.arguments),
+        "status": "completed",
+    }
+    if answer.namespace is not None:
+        item["namespace"] = answer.namespace
+    return item
 
 
 def _output_message(text: str, item_id: str) -> dict[str, Any]:
@@ -84,13 +114,25 @@ def _output_message(text: str, item_id: str) -> dict[str, Any]:
     }
 
 
-def _responses_events(text: str, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The Responses API stream for one assistant message: created, the item, completed."""
+def _responses_events(answer: Answer, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The Responses API stream for one output item: created, the item, completed."""
     response_id = f"resp_{uuid.uuid4().hex[:24]}"
-    item_id = f"msg_{uuid.uuid4().hex[:24]}"
-    pending = {**_response(text, model, response_id, item_id), "status": "in_progress"}
+    item_id = f"{'msg' if isinstance(answer, str) else 'fc'}_{uuid.uuid4().hex[:24]}"
+    pending = {**_response(answer, model, response_id, item_id), "status": "in_progress"}
     pending["output"] = []
     yield "response.created", {"type": "response.created", "response": pending}
+    if not isinstance(answer, str):
+        done = _output_item(answer, item_id)
+        added = {"type": "response.output_item.added", "output_index": 0}
+        yield "response.output_item.added", {**added, "item": {**done, "arguments": ""}}
+        yield (
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": 0, "item": done},
+        )
+        completed = _response(answer, model, response_id, item_id)
+        yield "response.completed", {"type": "response.completed", "response": completed}
+        return
+    text = answer
     item = {**_output_message(text, item_id), "status": "in_progress", "content": []}
     yield (
         "response.output_item.added",
@@ -120,8 +162,8 @@ def _responses_events(text: str, model: str) -> Iterator[tuple[str, dict[str, An
     )
 
 
-def _chat_chunks(text: str, model: str) -> Iterator[dict[str, Any]]:
-    """The Chat Completions stream for one assistant message."""
+def _chat_chunks(answer: Answer, model: str) -> Iterator[dict[str, Any]]:
+    """The Chat Completions stream for one assistant message or one tool call."""
     base = {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion.chunk",
@@ -129,9 +171,20 @@ def _chat_chunks(text: str, model: str) -> Iterator[dict[str, Any]]:
         "model": model,
     }
     yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
-    yield {**base, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
-    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-    output = max(1, len(text) // 4)
+    if isinstance(answer, str):
+        delta: dict[str, Any] = {"content": answer}
+        finish = "stop"
+        output = max(1, len(answer) // 4)
+    else:
+        call = {
+            "index": 0,
+            "id": f"call_{uuid.uuid4().hex[:24]}",
+            "type": "function",
+            "function": {"name": answer.name, "arguments": json.dumps(answer.arguments)},
+        }
+        delta, finish, output = {"tool_calls": [call]}, "tool_calls", 20
+    yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
     usage = {"prompt_tokens": 10, "completion_tokens": output, "total_tokens": 10 + output}
     yield {**base, "choices": [], "usage": usage}
 
@@ -202,22 +255,23 @@ def _handler(server: ModelServer, reply: Reply, lock: threading.Lock) -> type:
                 self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
                 return
             model = str(body.get("model") or "scripted-model")
-            text = reply(body)
+            answer = reply(body)
             if path == "/v1/responses":
                 if not body.get("stream"):
                     item = f"msg_{uuid.uuid4().hex[:24]}"
-                    self._send_json(200, _response(text, model, f"resp_{item[4:]}", item))
+                    self._send_json(200, _response(answer, model, f"resp_{item[4:]}", item))
                     return
                 self._start_stream()
-                for name, data in _responses_events(text, model):
+                for name, data in _responses_events(answer, model):
                     self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                 self.wfile.flush()
                 return
             if not body.get("stream"):
+                text = answer if isinstance(answer, str) else ""  # streamed tool calls only
                 self._send_json(200, _chat_completion(text, model))
                 return
             self._start_stream()
-            for chunk in _chat_chunks(text, model):
+            for chunk in _chat_chunks(answer, model):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()

@@ -23,7 +23,13 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories import RememberRequest
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext, discover_panes
-from signet_desktop.ui.panes.dreaming import EMPTY_HINT, NO_INFERENCE, PANE, DreamingPane
+from signet_desktop.ui.panes.dreaming import (
+    EMPTY_HINT,
+    NO_INFERENCE,
+    PANE,
+    DreamingPane,
+    _runner_text,
+)
 from signet_desktop.ui.tasks import TaskRunner
 from tests.support.dream_config import dreaming_config
 from tests.support.fake_llm import FakeLLM, call, reply, tool_reply
@@ -475,3 +481,16 @@ def test_without_inference_run_is_disabled_with_the_reason(
     assert pane.stack.currentWidget() is pane.empty
     assert not pane.run_button.isEnabled()
     assert pane.state_label.text() == NO_INFERENCE
+
+
+@pytest.mark.parametrize(
+    ("runner", "harness", "shown"),
+    [
+        ("acpx:claude", "/usr/bin/claude", "Claude Code (/usr/bin/claude)"),
+        ("acpx:codex", "/opt/codex", "Codex (/opt/codex)"),
+        ("acpx:opencode", "/opt/opencode", "OpenCode (/opt/opencode)"),
+    ],
+)
+def test_each_harness_is_named_as_a_person_knows_it(runner: str, harness: str, shown: str) -> None:
+    status = replace(FakeDreaming(two_agents()).status("default"), runner=runner, harness=harness)
+    assert _runner_text(status) == shown

@@ -18,6 +18,7 @@ from signet_desktop.api.http.routes import (
     dream,
     embeddings,
     events,
+    feedback,
     health,
     hooks,
     inference,
@@ -76,7 +77,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
     routers = (
         status, memory, memories, embeddings, projection, pipeline, events, hooks, safety,
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
-        knowledge,
+        knowledge, feedback,
         ontology,
         dream, inference, tokens, secrets,
     )  # fmt: skip

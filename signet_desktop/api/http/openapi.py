@@ -75,6 +75,9 @@ EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
     "ontology_proposal_apply": (409,),
     "ontology_proposal_reject": (409,),
     "ontology_apply": (409,),
+    # no such entity by that name / a rated memory the agent does not have
+    "knowledge_expand": (404,),
+    "memory_feedback": (404,),
 }
 TOKEN_FREE_PREFIX = "/health"  # answered without a token: never 401
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}

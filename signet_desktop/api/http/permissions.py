@@ -19,7 +19,7 @@ from signet_desktop.domain.errors import Forbidden
 
 # POST routes that search and change nothing a caller could see as a write.
 READ_POSTS: frozenset[str] = frozenset(
-    {"/api/memory/recall", "/api/hooks/recall", "/api/sessions/search"}
+    {"/api/memory/recall", "/api/hooks/recall", "/api/sessions/search", "/api/knowledge/expand"}
 )
 # (method, path template) of the daemon-wide operations.
 ADMIN_ROUTES: frozenset[tuple[str, str]] = frozenset(

@@ -29,9 +29,10 @@ class MemoryBackend(Protocol):
 
     Bodies are the routes' own (`POST /api/memory/recall`, `POST /api/memory/remember`,
     `PATCH`/`DELETE /api/memory/{id}`, the query of `GET /api/memories`,
-    `POST /api/sessions/search`) without any scope
-    field: who is asking belongs to the backend (its connection), never to tool arguments.
-    Raises ToolFailure for every refusal.
+    `POST /api/memory/feedback`, `POST /api/sessions/search`, `POST
+    /api/sessions/{key}/bypass`, `POST /api/knowledge/expand`) without any scope field: who
+    is asking belongs to the backend (its connection), never to tool arguments. Raises
+    ToolFailure for every refusal.
     """
 
     async def search(self, body: Body) -> str: ...
@@ -46,10 +47,21 @@ class MemoryBackend(Protocol):
 
     async def forget(self, memory_id: str, body: Body) -> str: ...
 
+    async def feedback(self, body: Body) -> str: ...
+
     async def session_search(self, body: Body) -> str: ...
+
+    async def session_bypass(self, session_key: str, body: Body) -> str: ...
+
+    # The resources: the query of `GET /api/sessions`, `GET /api/sessions/{key}/transcript`.
+    async def sessions(self, params: Body) -> str: ...
+
+    async def session_transcript(self, session_key: str) -> str: ...
 
     # The knowledge graph: the query of `GET /api/knowledge/entities` and of
     # `GET /api/knowledge/entities/{id}`.
     async def knowledge_entities(self, params: Body) -> str: ...
 
     async def knowledge_entity(self, entity_id: str, params: Body) -> str: ...
+
+    async def knowledge_expand(self, body: Body) -> str: ...

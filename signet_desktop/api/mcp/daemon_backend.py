@@ -28,6 +28,10 @@ def _memory_path(memory_id: str) -> str:
     return f"/api/memory/{quote(memory_id, safe='')}"
 
 
+def _session_path(session_key: str) -> str:
+    return f"/api/sessions/{quote(session_key, safe='')}"
+
+
 class DaemonBackend:
     """The memory routes over HTTP; the blocking client runs in a worker thread."""
 
@@ -64,8 +68,23 @@ class DaemonBackend:
     async def forget(self, memory_id: str, body: Body) -> str:
         return await self._call(lambda: self.client.delete(_memory_path(memory_id), body))
 
+    async def feedback(self, body: Body) -> str:
+        return await self._call(lambda: self.client.post("/api/memory/feedback", body))
+
     async def session_search(self, body: Body) -> str:
         return await self._call(lambda: self.client.post("/api/sessions/search", body))
+
+    async def session_bypass(self, session_key: str, body: Body) -> str:
+        path = f"{_session_path(session_key)}/bypass"
+        return await self._call(lambda: self.client.post(path, body))
+
+    async def sessions(self, params: Body) -> str:
+        query: Mapping[str, Any] = dict(params)
+        return await self._call(lambda: self.client.get("/api/sessions", query))
+
+    async def session_transcript(self, session_key: str) -> str:
+        path = f"{_session_path(session_key)}/transcript"
+        return await self._call(lambda: self.client.get(path))
 
     async def knowledge_entities(self, params: Body) -> str:
         query: Mapping[str, Any] = dict(params)
@@ -75,3 +94,6 @@ class DaemonBackend:
         path = f"/api/knowledge/entities/{quote(entity_id, safe='')}"
         query: Mapping[str, Any] = dict(params)
         return await self._call(lambda: self.client.get(path, query))
+
+    async def knowledge_expand(self, body: Body) -> str:
+        return await self._call(lambda: self.client.post("/api/knowledge/expand", body))

@@ -15,11 +15,18 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
-from signet_desktop.api.hook_views import session_hits_json
+from signet_desktop.api.feedback_views import feedback_json
+from signet_desktop.api.hook_views import (
+    bypass_json,
+    session_hits_json,
+    session_page_json,
+    turns_json,
+)
 from signet_desktop.api.http.errors import describe_validation, escape_text
 from signet_desktop.api.http.rendering import encode_json
-from signet_desktop.api.http.routes.hooks import SessionSearchBody
-from signet_desktop.api.http.routes.knowledge import DetailParams
+from signet_desktop.api.http.routes.feedback import FeedbackBody
+from signet_desktop.api.http.routes.hooks import BypassBody, SessionSearchBody
+from signet_desktop.api.http.routes.knowledge import DetailParams, ExpandBody
 from signet_desktop.api.http.routes.knowledge import ListParams as EntityListParams
 from signet_desktop.api.http.schemas import (
     ForgetBody,
@@ -35,7 +42,11 @@ from signet_desktop.api.http.scope import (
     off_loop,
     resolve_agent,
 )
-from signet_desktop.api.knowledge_views import entity_detail_json, entity_page_json
+from signet_desktop.api.knowledge_views import (
+    entity_detail_json,
+    entity_page_json,
+    expansion_json,
+)
 from signet_desktop.api.mcp.backend import Body, ToolFailure
 from signet_desktop.api.views import (
     change_json,
@@ -49,12 +60,15 @@ from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.scope import make_actor
 from signet_desktop.service.facade import SignetService
+from signet_desktop.service.hooks import HookContext
 
 MCP_ACTOR = "mcp"  # changed_by when the client names no actor (x-signet-actor)
 MCP_ACTOR_TYPE = "agent"
 
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_SESSION_HITS = 10
+DEFAULT_SESSION_PAGE = 50  # GET /api/sessions' default
+UNKNOWN_HARNESS = "unknown"  # a bypass names no harness (as the route without one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +198,54 @@ class FacadeBackend:
             return session_hits_json(hits)
 
         return await self._run(work)
+
+    async def feedback(self, body: Body) -> str:
+        parsed = parse(FeedbackBody, body)
+        agent_id, key = self.caller.agent_id, parsed.session_key or ""
+        feedback = self.service.feedback
+        return await self._run(lambda: feedback_json(feedback.rate(agent_id, key, parsed.feedback)))
+
+    async def session_bypass(self, session_key: str, body: Body) -> str:
+        parsed = parse(BypassBody, body)
+        ctx = HookContext(
+            agent_id=self.caller.agent_id,
+            harness=UNKNOWN_HARNESS,
+            session_key=session_key,
+            actor=self.caller.make_actor(),
+        )
+        hooks = self.service.hooks
+        return await self._run(lambda: bypass_json(hooks.set_bypass(ctx, parsed.enabled)))
+
+    async def sessions(self, params: Body) -> str:
+        limit = int(params.get("limit", DEFAULT_SESSION_PAGE))
+        agent_id, transcripts = self.caller.agent_id, self.service.transcripts
+
+        def work() -> Any:
+            listing = transcripts.sessions(agent_id, limit=limit)
+            return session_page_json(listing.rows, listing.total, limit, 0)
+
+        return await self._run(work)
+
+    async def session_transcript(self, session_key: str) -> str:
+        agent_id, transcripts = self.caller.agent_id, self.service.transcripts
+        return await self._run(
+            lambda: turns_json(session_key, transcripts.turns(agent_id, session_key))
+        )
+
+    async def knowledge_expand(self, body: Body) -> str:
+        parsed = parse(ExpandBody, body)
+        agent_id, expansion = self.caller.agent_id, self.service.expansion
+        return await self._run(
+            lambda: expansion_json(
+                expansion.expand(
+                    agent_id,
+                    parsed.entity,
+                    aspect=parsed.aspect,
+                    question=parsed.question,
+                    max_tokens=parsed.max_tokens,
+                )
+            )
+        )
 
     async def knowledge_entities(self, params: Body) -> str:
         query = parse(EntityListParams, params, "query")

@@ -25,9 +25,11 @@ EXIT_USAGE = 2
 DESCRIPTION = """\
 Signet memory tools for MCP clients, over stdio.
 
-Serves memory_search, memory_store, memory_get, memory_list, memory_modify and
-memory_forget. Each call goes to the running Signet Desktop daemon over HTTP; when the daemon
-is down, calls answer with a tool error saying how to start it, and this server stays up."""
+Serves Signet's memory tools (memory_search, memory_store, memory_get, memory_list,
+memory_modify, memory_forget, memory_feedback, session_search, session_bypass,
+knowledge_list_entities, knowledge_get_entity, knowledge_expand), the memory:// resources and
+two prompts. Each call goes to the running Signet Desktop daemon over HTTP; when the daemon is
+down, calls answer with a tool error saying how to start it, and this server stays up."""
 
 EPILOG = """\
 connect a harness (it starts signet-mcp itself; `signet install <harness>` writes these with

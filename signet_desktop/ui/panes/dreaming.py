@@ -68,10 +68,11 @@ EMPTY_HINT = (
     "now with Run a pass. Each one is audited here, tool call by tool call."
 )
 NO_INFERENCE = (
-    "Dreaming needs a model: run `signet dream setup` to use your Claude Code, or set "
-    "inference.workloads.memoryExtraction in agent.yaml (an OpenAI-compatible server such as "
-    "Ollama or llama.cpp, or Anthropic)."
+    "Dreaming needs a model: run `signet dream setup` to use your Claude Code, Codex or "
+    "OpenCode, or set inference.workloads.memoryExtraction in agent.yaml (an OpenAI-compatible "
+    "server such as Ollama or llama.cpp, or Anthropic)."
 )
+HARNESS_LABELS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}  # acpx:<kind>
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 INSPECTOR = "inspector"  # the actor of a revert started here
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
@@ -746,7 +747,8 @@ class DreamingPane(PaneWidget):
 def _runner_text(status: DreamingStatus) -> str:
     """Who runs the passes, as a person reads it: "Claude Code (/path/claude)", "anthropic"."""
     if status.executor == "acpx":
-        label = "Claude Code" if (status.runner or "").endswith(":claude") else status.runner
+        kind = (status.runner or "").rpartition(":")[2]
+        label = HARNESS_LABELS.get(kind, status.runner)
         return f"{label} ({status.harness})"
     if status.runner:
         model = f" {status.runner_model}" if status.runner_model else ""

@@ -63,11 +63,12 @@ class Daemon:
             "is_deleted": bool(is_deleted),
         }
 
-    def counts(self) -> tuple[int, int]:
-        """(memories, history rows): what a refused call must leave unchanged."""
+    def counts(self) -> tuple[int, int, int]:
+        """(memories, history rows, feedback rows): what a refused call must leave unchanged."""
         return (
             self.rows("SELECT COUNT(*) FROM memories")[0][0],
             self.rows("SELECT COUNT(*) FROM memory_history")[0][0],
+            self.rows("SELECT COUNT(*) FROM memory_feedback")[0][0],
         )
 
     def history(self, memory_id: str) -> list[tuple[str, str, str]]:

@@ -23,9 +23,12 @@ TOOL_NAMES = {
     "memory_list",
     "memory_modify",
     "memory_forget",
+    "memory_feedback",
     "session_search",
+    "session_bypass",
     "knowledge_list_entities",
     "knowledge_get_entity",
+    "knowledge_expand",
 }
 
 # (tool, arguments, code, start of the message): each refused before anything is written.
@@ -53,7 +56,12 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str, str]] = [
     ("session_search", {}, "query_required", "query is required"),
     ("session_search", {"query": "x", "limit": "5"}, "invalid_request", "invalid request: limit"),
     ("session_search", {"query": "x", "limit": 50}, "bad_limit", "limit must be 1..20"),
-    ("memory_remember", {"content": "x"}, "unknown_tool", "unknown tool: memory_remember"),
+    ("memory_feedback", {"ratings": {"x": 1}}, "session_required", "sessionKey is required"),
+    ("memory_feedback", {"session_key": "s", "ratings": {"x": 9}}, "ratings_invalid", "rating"),
+    ("memory_feedback", {"session_key": "s", "ratings": {"x": 1}}, "not_found", "no such memory"),
+    ("session_bypass", {"session_key": "s"}, "invalid_request", "invalid request: enabled"),
+    ("knowledge_expand", {}, "entity_required", "entity is required"),
+    ("knowledge_expand", {"entity_name": "x", "max_tokens": 0}, "invalid_request", "invalid"),
 ]
 
 

@@ -147,6 +147,21 @@ def test_lines_that_are_not_json_rpc_are_answered(raw: RawClient) -> None:
     assert raw.answer()["result"]["tools"]  # still serving
 
 
+def test_calls_that_find_no_tool_are_invalid_params(raw: RawClient, daemon: Daemon) -> None:
+    """The MCP spec's protocol errors: an unknown tool, or params that do not fit `tools/call`."""
+    before = daemon.counts()
+    assert error_of(raw.call(11, "nope", {}), 11, -32602) == "Unknown tool: nope"
+    for request_id, params in enumerate(
+        ({"name": "memory_store", "arguments": ["content"]}, {"arguments": {}}), start=12
+    ):
+        raw.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        error_of(raw.answer(), request_id, -32602)
+    raw.send({"jsonrpc": "2.0", "id": 14, "method": "resources/read",
+              "params": {"uri": "memory://memories/no-such-id"}})  # fmt: skip
+    assert "not found" in error_of(raw.answer(), 14, -32602)
+    assert daemon.counts() == before
+
+
 def test_streamable_http_answers_a_deep_message_too(daemon: Daemon) -> None:
     """The daemon's `/mcp`: the SDK's parser refuses it as a parse error, with an answer."""
     headers = {"accept": "application/json, text/event-stream"}

@@ -12,6 +12,8 @@ import pytest
 from conftest import Daemon, ok, refused, stdio_session
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 pytestmark = pytest.mark.anyio
 
@@ -72,3 +74,21 @@ async def test_a_revoked_token_opens_nothing_over_stdio(daemon: Daemon) -> None:
         gone = await session.call_tool("memory_store", {"content": "after revocation"})
         assert refused(gone)["code"] == "token_revoked"
     assert daemon.counts() == before
+
+
+async def test_resources_and_prompts_hold_to_the_tokens_agent_over_http(daemon: Daemon) -> None:
+    secret = _issue(daemon, "mcp-http-resources", ["read"], "mcp-scoped-res")
+    bearer = {"authorization": f"Bearer {secret}"}
+    async with _http(daemon.url, bearer) as session:  # its one agent
+        recent = await session.read_resource("memory://memories/recent")
+        prompt = await session.get_prompt("recall_before_starting", {"topic": "anything"})
+    assert recent.contents and prompt.messages
+    async with _http(daemon.url, {**bearer, "x-signet-agent-id": "default"}) as session:
+        for read in (
+            session.read_resource("memory://memories/recent"),
+            session.get_prompt("recall_before_starting", {"topic": "anything"}),
+        ):
+            with pytest.raises(MCPError) as refused:
+                await read
+            assert refused.value.code == INVALID_PARAMS
+            assert refused.value.data == {"code": "agent_not_allowed"}

@@ -60,6 +60,7 @@ OWNERS: dict[str, str] = {
     "maintenance_runs": "storage/maintenance_runs.py",
     "memory_search_telemetry": "storage/search_telemetry.py",
     "api_tokens": "storage/tokens.py",
+    "memory_feedback": "storage/feedback.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
 }

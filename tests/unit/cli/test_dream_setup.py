@@ -38,6 +38,7 @@ class Env:
         self.workspace = tmp_path / "workspace"
         self.home.mkdir()
         self.bin.mkdir()
+        self.path = str(self.bin)
 
     @property
     def yaml(self) -> Path:
@@ -62,7 +63,7 @@ class Env:
     def signet(self, *argv: str, stdin: io.StringIO | None = None) -> tuple[int, str, str]:
         env = {
             "HOME": str(self.home),
-            "PATH": str(self.bin),
+            "PATH": self.path,
             "SIGNET_WORKSPACE": str(self.workspace),
         }
         out, err = io.StringIO(), io.StringIO()
@@ -103,7 +104,7 @@ def test_list_shows_what_was_found_and_writes_nothing(env: Env) -> None:
     assert out.splitlines() == [
         "Agent harnesses found:",
         f"  Claude Code  2.0.14 (Claude Code)  {claude}  supported",
-        f"  Codex        codex-cli 0.46.0      {codex}   not supported by Dreaming yet",
+        f"  Codex        codex-cli 0.46.0      {codex}   supported",
     ]
     assert not env.workspace.exists()
 
@@ -189,7 +190,6 @@ def test_agent_path_found_when_nothing_is_on_path(env: Env, tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (("--agent", "codex"), "Codex"),
         (("--agent", "opencode"), "opencode was not found here"),
         (("--agent", "aider"), "--agent takes claude|codex|opencode or the path"),
         (("--agent", "/nonexistent/claude"), "/nonexistent/claude is not an executable file"),
@@ -206,12 +206,32 @@ def test_unusable_agent_choices_are_refused(env: Env, argv: tuple[str, ...], mes
     assert not env.workspace.exists()
 
 
-def test_codex_alone_is_listed_but_not_offered(env: Env) -> None:
-    env.harness("codex", "codex-cli 0.46.0")
-    code, out, err = env.signet("dream", "setup", "--yes")
-    assert code == 2 and "not supported by Dreaming yet" in out
-    assert "no harness Dreaming supports was found" in err
-    assert not env.workspace.exists()
+def test_opencode_is_bound_under_its_own_target(env: Env) -> None:
+    opencode = env.harness("opencode", "1.18.33")
+    code, out, _ = env.signet("dream", "setup", "--yes")
+    assert code == 0 and "inference.targets.opencode (executor acpx" in out
+    assert bound(env) == ("opencode", "acpx", {"agent": str(opencode)})
+
+
+def test_codex_is_bound_under_its_own_target(env: Env) -> None:
+    codex = env.harness("codex", "codex-cli 0.171.0")
+    code, out, _ = env.signet("dream", "setup", "--agent", "codex", "--yes")
+    assert code == 0 and "inference.targets.codex (executor acpx" in out
+    assert bound(env) == ("codex", "acpx", {"agent": str(codex)})
+
+
+def test_signets_own_codex_wrapper_is_passed_over_for_the_real_codex(
+    env: Env, tmp_path: Path
+) -> None:
+    wrappers = tmp_path / "signet-bin"
+    wrappers.mkdir()
+    wrapper = wrappers / "codex"
+    wrapper.write_text("#!/bin/sh\n# Codex with Signet: installed by `signet install codex`\n")
+    wrapper.chmod(0o755)
+    real = env.harness("codex", "codex-cli 0.171.0")
+    env.path = f"{wrappers}:{env.path}"
+    code, out, _ = env.signet("dream", "setup", "--list")
+    assert code == 0 and str(real) in out and str(wrapper) not in out
 
 
 # Writing agent.yaml

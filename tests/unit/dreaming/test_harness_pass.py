@@ -192,9 +192,11 @@ def test_a_missing_harness_is_a_503_and_no_pass(db: Database, tmp_path: Path) ->
     assert not status.inference_configured and "was not found" in (status.inference_reason or "")
 
 
-def test_codex_and_unknown_agents_are_refused_by_name() -> None:
-    with pytest.raises(ProviderNotConfigured, match="Codex does not run Dreaming passes yet"):
-        resolve_harness("t", {"agent": "codex"}, "t", None)
+def test_gemini_and_unknown_agents_are_refused_by_name() -> None:
+    with pytest.raises(ProviderNotConfigured, match="Gemini CLI does not run Dreaming passes"):
+        resolve_harness("t", {"agent": "gemini"}, "t", None)
+    with pytest.raises(ProviderNotConfigured, match=r"npm install -g @openai/codex"):
+        resolve_harness("t", {"agent": "codex"}, "t", None, env={"PATH": "", "HOME": "/nowhere"})
     with pytest.raises(ProviderNotConfigured, match="'vim' is not a harness"):
         resolve_harness("t", {"agent": "vim"}, "t", None)
     with pytest.raises(ProviderNotConfigured, match=r"acpx\.agent: name the harness"):
@@ -203,7 +205,7 @@ def test_codex_and_unknown_agents_are_refused_by_name() -> None:
 
 def test_the_command_gives_the_harness_no_tool_but_the_pass_s() -> None:
     argv = agent("/opt/claude").command(
-        system_prompt="S", tools_url="http://x/mcp/dream", token="T"
+        system_prompt="S", tools_url="http://x/mcp/dream", token="T", env={}
     )
     assert argv[argv.index("--tools") + 1] == ""
     assert "--strict-mcp-config" in argv and "--no-session-persistence" in argv
@@ -257,3 +259,34 @@ def test_threads_left_by_cancel_do_not_leak(db: Database, tmp_path: Path) -> Non
         pass_id = svc.trigger("a")
         assert svc.wait(pass_id, 30)
     assert threading.active_count() <= before + 1
+
+
+def test_start_up_kills_what_a_harness_started_after_its_first_process_died(
+    tmp_path: Path,
+) -> None:
+    """Codex's npm launcher on Node 20 starts the native `codex` as a child: when the daemon
+    is killed, the launcher dies with it and the native binary lives on in the group."""
+    marker = f"{time.time_ns() % 10**9}"
+    native = tmp_path / "native" / "codex"
+    native.parent.mkdir()
+    native.write_text(f"#!/bin/sh\nsleep 7{marker}\n", encoding="utf-8")
+    native.chmod(0o755)
+    launcher = tmp_path / "bin" / "codex"
+    launcher.parent.mkdir()
+    launcher.write_text(f"#!/bin/sh\n{native} &\nexit 0\n", encoding="utf-8")
+    launcher.chmod(0o755)
+    leader = subprocess.Popen([str(launcher)], start_new_session=True)
+    assert leader.wait(5) == 0
+    deadline = time.monotonic() + 5
+    while not alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert alive(marker) != []
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    record = {"pid": leader.pid, "binary": str(launcher)}
+    (pid_dir / f"{leader.pid}.pid").write_text(json.dumps(record))
+    assert kill_leftovers(pid_dir) == 1
+    deadline = time.monotonic() + 5
+    while alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert alive(marker) == []

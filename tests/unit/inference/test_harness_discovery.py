@@ -41,8 +41,8 @@ def test_finds_each_harness_on_path_with_its_version(tmp_path: Path, home: Path)
     found = discover(path_var=str(bin_dir), home=home)
     assert found == (
         Harness("claude", "Claude Code", bin_dir / "claude", "2.0.14 (Claude Code)", True),
-        Harness("codex", "Codex", bin_dir / "codex", "codex-cli 0.46.0", False),
-        Harness("opencode", "OpenCode", bin_dir / "opencode", "0.15.2", False),
+        Harness("codex", "Codex", bin_dir / "codex", "codex-cli 0.46.0", True),
+        Harness("opencode", "OpenCode", bin_dir / "opencode", "0.15.2", True),
     )
 
 

@@ -161,10 +161,10 @@ def test_secret_from_a_file_in_the_secrets_dir(tmp_path: Path) -> None:
             "anthropic needs an API key",
         ),
         (
-            "inference: {targets: {t: {executor: acpx, acpx: {agent: codex}}},"
+            "inference: {targets: {t: {executor: acpx, acpx: {agent: gemini}}},"
             " workloads: {interactive: {target: t}}}",
             "interactive",
-            "Codex does not run Dreaming passes yet",
+            "Gemini CLI does not run Dreaming passes yet",
         ),
         (
             "inference: {targets: {t: {executor: anthropic, account: gone, models: {a: {}}}},"

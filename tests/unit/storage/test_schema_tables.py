@@ -77,6 +77,8 @@ EXPECTED_TABLES = {
     "transcript_turn_backfill",
     # scoped API tokens (0015)
     "api_tokens",
+    # agents' ratings of recalled memories (0016)
+    "memory_feedback",
 }
 
 FTS_TABLES = (

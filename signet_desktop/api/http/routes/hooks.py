@@ -16,13 +16,16 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from signet_desktop.api.hook_views import (
+    bypass_json,
     compaction_complete_json,
     pre_compaction_json,
     prompt_submit_json,
     session_end_json,
     session_hits_json,
+    session_page_json,
     session_start_json,
     transcript_json,
+    turns_json,
 )
 from signet_desktop.api.http.hook_schemas import (
     ClaudeCodeHookBody,
@@ -322,14 +325,7 @@ async def sessions_list(
             offset=offset,
         )
     )
-    return JSONResponse(
-        {
-            "sessions": [transcript_json(row, content=False) for row in listing.rows],
-            "total": listing.total,
-            "limit": limit,
-            "offset": offset,
-        }
-    )
+    return JSONResponse(session_page_json(listing.rows, listing.total, limit, offset))
 
 
 @router.get("/api/sessions/{session_key}", operation_id="session_get")
@@ -352,15 +348,7 @@ async def session_transcript(
     """The session's retained turns from its canonical JSONL, in order."""
     transcripts = get_service(request).transcripts
     turns = await off_loop(transcripts.turns, resolve_agent(request, agent_id), session_key)
-    return JSONResponse(
-        {
-            "sessionKey": session_key,
-            "turns": [
-                {"id": t.turn_id, "role": t.role, "text": t.text, "timestamp": t.timestamp}
-                for t in turns
-            ],
-        }
-    )
+    return JSONResponse(turns_json(session_key, turns))
 
 
 class SessionSearchBody(HookBody):
@@ -408,4 +396,4 @@ async def session_bypass(
         actor=resolve_actor(request),
     )
     session = await off_loop(get_service(request).hooks.set_bypass, ctx, body.enabled)
-    return JSONResponse({"sessionKey": session.session_key, "bypassed": session.bypassed})
+    return JSONResponse(bypass_json(session))

@@ -2,11 +2,13 @@
 
 Reads: `GET /api/knowledge/entities` (q, type, status, limit, offset), `GET
 /api/knowledge/entities/{id}` (aspects with claims and their history, links both ways,
-mentions with the memory's provenance), `GET /api/knowledge/stats`. Writes (explicit
-operations, each logged in `graph_mutations` with the actor): `POST /api/knowledge/entities`,
-`.../{id}/aliases|aspects|claims|archive|rename`, `POST /api/knowledge/links` and
-`.../links/{id}/archive`, `POST /api/knowledge/claims/{id}/archive`. Another agent's id is a
-404. A malformed body (an unknown entity type, an oversized field) is a 422.
+mentions with the memory's provenance), `GET /api/knowledge/stats`, `POST
+/api/knowledge/expand` (one entity by name, Signet's shape, `service/entity_expand.py`).
+Writes (explicit operations, each logged in `graph_mutations` with the actor): `POST
+/api/knowledge/entities`, `.../{id}/aliases|aspects|claims|archive|rename`, `POST
+/api/knowledge/links` and `.../links/{id}/archive`, `POST /api/knowledge/claims/{id}/archive`.
+Another agent's id is a 404. A malformed body (an unknown entity type, an oversized field) is
+a 422.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from signet_desktop.api.knowledge_views import (
     entity_detail_json,
     entity_json,
     entity_page_json,
+    expansion_json,
     stats_json,
 )
 from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.expansion import DEFAULT_MAX_TOKENS, MAX_QUESTION_CHARS, MAX_TOKENS
 from signet_desktop.domain.knowledge import (
     CLAIM_KINDS,
     ENTITY_STATUSES,
@@ -197,6 +201,29 @@ class DetailParams(AgentParams):
     )
 
 
+class ExpandBody(Body):
+    """POST /api/knowledge/expand: Signet's `{entity, aspect, question, maxTokens}`."""
+
+    entity: str | None = Field(
+        None,
+        max_length=MAX_NAME_CHARS,
+        validation_alias=AliasChoices("entity", "entity_name", "entityName"),
+    )
+    aspect: str | None = Field(
+        None,
+        max_length=MAX_ASPECT_CHARS,
+        validation_alias=AliasChoices("aspect", "aspect_filter", "aspectFilter"),
+    )
+    question: str | None = Field(None, max_length=MAX_QUESTION_CHARS)
+    max_tokens: int = Field(
+        DEFAULT_MAX_TOKENS,
+        ge=1,
+        le=MAX_TOKENS,
+        validation_alias=AliasChoices("maxTokens", "max_tokens"),
+    )
+    agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
+
+
 def _who(request: Request, body: WriteBody | None, params: AgentParams) -> tuple[str, Actor]:
     body = body or WriteBody.model_validate({})
     agent = resolve_agent(request, first_set(body.agent_id, params.agent_id))
@@ -251,6 +278,24 @@ async def knowledge_stats(
     service = get_service(request).knowledge
     found = await off_loop(service.stats, resolve_agent(request, params.agent_id))
     return JSONResponse(stats_json(found))
+
+
+@router.post("/api/knowledge/expand", operation_id="knowledge_expand")
+async def knowledge_expand(body: ExpandBody, request: Request) -> JSONResponse:
+    """One entity by name: constraints, aspects and claims, links, and the memories the graph
+    reaches from it within `maxTokens` (a read: it changes nothing)."""
+    expansion = get_service(request).expansion
+    found = await off_loop(
+        partial(
+            expansion.expand,
+            resolve_agent(request, body.agent_id),
+            body.entity,
+            aspect=body.aspect,
+            question=body.question,
+            max_tokens=body.max_tokens,
+        )
+    )
+    return JSONResponse(expansion_json(found))
 
 
 # --- writes ---------------------------------------------------------------------------------
