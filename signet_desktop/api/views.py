@@ -87,6 +87,8 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "access_count": memory.access_count,
         "last_accessed": memory.last_accessed,
         "embedding_model": memory.embedding_model,
+        "confidence": memory.confidence,
+        "extraction_status": memory.extraction_status,
     }
 
 
@@ -182,11 +184,19 @@ def change_json(status: str, change: MemoryChange) -> dict[str, Any]:
 def modify_json(change: MemoryChange) -> dict[str, Any]:
     """PATCH /api/memory/{id}: `updated`, or `no_changes` when every value was already so.
 
-    `embedded` says whether this change embedded new content (only a content change does).
+    `contentChanged` as Signet's; `embedded` is true when the new content's vector was
+    stored with the change; `vectorStatus` (a content change only; else null) says what
+    became of it, as remember's does (`pending`: it follows the write). `flaggedForReview`
+    counts derived rows that cited the old text and are now up for Dreaming's review.
     """
     status = "updated" if change.changed else "no_changes"
-    content_changed = "content" in change.changed
-    return {**change_json(status, change), "contentChanged": content_changed, "embedded": False}
+    return {
+        **change_json(status, change),
+        "contentChanged": "content" in change.changed,
+        "embedded": change.vector == "stored",
+        "vectorStatus": change.vector,
+        "flaggedForReview": len(change.flagged),
+    }
 
 
 def recover_json(change: MemoryChange) -> dict[str, Any]:
@@ -202,7 +212,13 @@ def item_json(item: ItemOutcome) -> dict[str, Any]:
     if item.new_version is not None:
         body["newVersion"] = item.new_version
     if item.status in {"updated", "no_changes"}:
-        body.update(contentChanged="content" in item.changed, embedded=False)
+        body.update(
+            contentChanged="content" in item.changed,
+            embedded=item.vector == "stored",
+            vectorStatus=item.vector,
+        )
+    if item.duplicate_of is not None:
+        body["duplicateMemoryId"] = item.duplicate_of
     if item.error is not None:
         body["error"] = item.error
     return body

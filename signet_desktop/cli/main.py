@@ -32,6 +32,7 @@ from signet_desktop.cli import (
     memory_md_commands,
     ontology_commands,
     repair_commands,
+    secret_commands,
     session_commands,
     source_commands,
     status_commands,
@@ -62,6 +63,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     knowledge_commands.register,
     dream_commands.register,
     token_commands.register,
+    secret_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).

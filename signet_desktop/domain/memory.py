@@ -65,6 +65,11 @@ class Memory:
     access_count: int
     last_accessed: str | None
     embedding_model: str | None
+    # Signet's columns, shown as stored: `confidence` (1.0 unless an import brought another
+    # value) and `extraction_status` (`none` unless an import brought another; a content
+    # edit resets it to `none`, as Signet's modify does).
+    confidence: float = 1.0
+    extraction_status: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +129,15 @@ class MemoryChange:
     """A lifecycle change: the memory as it is now, its version before, and what changed.
 
     `changed` names the fields a modify changed (empty: nothing changed, the version stays).
+    A content change also says what became of the vector (`vector`: stored, pending, queued
+    or none, as remember's `vectorStatus`) and which derived rows it flagged for review.
     """
 
     memory: Memory
     previous_version: int
     changed: tuple[str, ...] = ()
+    vector: str | None = None
+    flagged: tuple[str, ...] = ()
 
     @property
     def new_version(self) -> int:
@@ -190,6 +199,8 @@ class ItemOutcome:
     new_version: int | None = None
     changed: tuple[str, ...] = ()
     error: str | None = None
+    vector: str | None = None  # a content change: what became of the vector
+    duplicate_of: str | None = None  # duplicate_content_hash: the live memory holding it
 
 
 @dataclass(frozen=True, slots=True)

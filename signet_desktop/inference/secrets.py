@@ -1,9 +1,10 @@
 """Resolve an API key written as a reference: `$secret:NAME`, `${VAR}` or `$VAR`.
 
 `$secret:NAME` (Signet's form) is looked up as the environment variable `SIGNET_SECRET_NAME`,
-then `NAME`, then the file `<secrets_dir>/NAME` (first line). `${VAR}` / `$VAR` read the
-environment. Any other value is the key itself. Values stay `SecretStr` throughout; errors
-name the reference and where to set it, never a value.
+then `NAME`, then the file `<secrets_dir>/NAME` (first line): the default agent's secret as
+`signet secret put` / `POST /api/secrets/NAME` store it (inference/secret_store.py).
+`${VAR}` / `$VAR` read the environment. Any other value is the key itself. Values stay
+`SecretStr` throughout; errors name the reference and where to set it, never a value.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ def resolve_secret(
         from_file = _read_secret_file(secrets_dir, name)
         if from_file:
             return SecretStr(from_file)
-        where = f" or write it to {secrets_dir / name}" if secrets_dir is not None else ""
+        where = (
+            f", or store it with `signet secret put {name}` (the file {secrets_dir / name})"
+            if secrets_dir is not None
+            else ""
+        )
         raise ProviderNotConfigured(
             f"{key_path} refers to $secret:{name}, which is not set; "
             f"export {env_name(name)} (or {name}){where}"

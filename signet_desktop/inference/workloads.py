@@ -44,6 +44,7 @@ class WorkloadProviders:
         self._secrets_dir = secrets_dir
         self._retry = retry
         self._built: dict[str, ChatProvider] = {}
+        self._retired: list[ChatProvider] = []
         self._lock = threading.Lock()
 
     def get(self, workload: str) -> ChatProvider:
@@ -65,10 +66,18 @@ class WorkloadProviders:
         """`inference_status` for this config (secret-free, JSON-able)."""
         return inference_status(self._config, env=self._env, secrets_dir=self._secrets_dir)
 
+    def refresh(self) -> None:
+        """Build providers again on next use (a `$secret:` value changed). The built ones are
+        kept until `close`: a running pass may still hold one."""
+        with self._lock:
+            self._retired.extend(self._built.values())
+            self._built = {}
+
     def close(self) -> None:
         """Close every built provider's connections."""
         with self._lock:
-            built, self._built = list(self._built.values()), {}
+            built, self._built = [*self._retired, *self._built.values()], {}
+            self._retired = []
         for provider in built:
             close = getattr(provider, "close", None)
             if callable(close):

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.events import EventSink
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.embedding.registry import build_embedder
 from signet_desktop.embedding.tracker import EmbeddingTracker
+from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine, default_channels
@@ -62,6 +64,7 @@ from signet_desktop.service.recall import RecallService
 from signet_desktop.service.retention import MaintenanceWorker, RetentionService
 from signet_desktop.service.safety import ContentSafetyService
 from signet_desktop.service.search_telemetry import SearchTelemetry
+from signet_desktop.service.secrets import SecretService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.tokens import TokenService
 from signet_desktop.service.transcript_worker import TranscriptTtlWorker
@@ -178,7 +181,13 @@ def build_service(
     declared.append(retention.declaration(MaintenanceWorker(retention_)))
     connectors_ = ConnectorService(db, documents)
     declared.append(connectors.declaration(ConnectorWatcher(connectors_)))
-    inference = WorkloadProviders(config.inference, secrets_dir=secrets_dir_for(paths.root))
+    secrets_dir = secrets_dir_for(paths.root)
+    inference = WorkloadProviders(config.inference, secrets_dir=secrets_dir)
+    # agent.yaml's `$secret:NAME` reads the default agent's secrets: a change rebuilds providers.
+    secrets = SecretService(
+        SecretStore(secrets_dir),
+        on_change=lambda agent_id: inference.refresh() if agent_id == DEFAULT_AGENT_ID else None,
+    )
     dreaming_ = build_dreaming(
         db,
         config.memory.dreaming,
@@ -292,4 +301,5 @@ def build_service(
             default_ttl_seconds=config.auth.default_token_ttl_seconds,
             session_ttl_seconds=config.auth.session_token_ttl_seconds,
         ),
+        secrets=secrets,
     )

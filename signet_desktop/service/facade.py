@@ -30,7 +30,8 @@ from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
-from signet_desktop.inference.workloads import WorkloadProviders
+from signet_desktop.inference.secret_store import SecretStore
+from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.service.artifacts import ArtifactService
 from signet_desktop.service.cited_sources import CitedSources
 from signet_desktop.service.connectors import ConnectorService
@@ -56,6 +57,7 @@ from signet_desktop.service.projection import ProjectionService
 from signet_desktop.service.recall import RecallService
 from signet_desktop.service.retention import RetentionService
 from signet_desktop.service.safety import ContentSafetyService
+from signet_desktop.service.secrets import SecretService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
 from signet_desktop.service.tokens import TokenService
@@ -117,6 +119,7 @@ class SignetService:
         inference: WorkloadProviders | None = None,
         tokens: TokenService | None = None,
         expansion: EntityExpansion | None = None,
+        secrets: SecretService | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -174,6 +177,8 @@ class SignetService:
         # One entity expanded (knowledge_expand) and agents' ratings of recalled memories.
         self.expansion = expansion or EntityExpansion(db, gate=self.safety.prompt_texts)
         self.feedback = FeedbackService(db)
+        # Named values for the providers, never shown (`<workspace>/.secrets/`, docs/HTTP.md).
+        self.secrets = secrets or SecretService(SecretStore(secrets_dir_for(root)))
         self._closed = False
 
     def ping(self) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from signet_desktop.config.pipeline import PipelineV2Config
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE
-from signet_desktop.domain.events import Event, EventSink, MemoryCreated
+from signet_desktop.domain.events import Event, EventSink, MemoryCreated, MemoryUpdated
 from signet_desktop.inference.errors import (
     ProviderNotConfigured,
     ProviderRateLimited,
@@ -93,16 +93,23 @@ class HintsWorker:
     # -- the bus --------------------------------------------------------------------------
 
     def notice(self, event: Event) -> None:
-        """Bus handler: remember a new memory for hints (cheap; on the publisher's thread)."""
-        if not isinstance(event, MemoryCreated) or event.agent_id is None:
+        """Bus handler: remember a new memory, or one whose content was edited (its old hints
+        were dropped with the edit), for hints (cheap; on the publisher's thread)."""
+        if isinstance(event, MemoryCreated):
+            if event.memory_type == CHUNK_MEMORY_TYPE:
+                return
+            memory_id = event.memory_id
+        elif isinstance(event, MemoryUpdated) and "content" in event.changed:
+            memory_id = event.memory_id  # an edited chunk: the job's eligibility skips it
+        else:
             return
-        if event.memory_type == CHUNK_MEMORY_TYPE or not self.service.config.enabled:
+        if event.agent_id is None or not self.service.config.enabled:
             return
         if self._checked and self._reason is not None:
             return  # idle (no LLM): the next start's backfill scan finds it
         with self._lock:
             if len(self._noticed) < MAX_NOTICED:
-                self._noticed[(event.agent_id, event.memory_id)] = None
+                self._noticed[(event.agent_id, memory_id)] = None
             # else: the backfill scan would find it; the next process start does
         self._wake.set()
 

@@ -18,7 +18,6 @@ from signet_desktop.domain.events import (
     MemoryCreated,
     MemoryDeleted,
     MemoryRecovered,
-    MemoryUpdated,
 )
 from signet_desktop.domain.knowledge import KnowledgeChanged, StructuredOutcome, StructuredPayload
 from signet_desktop.domain.memory import (
@@ -38,6 +37,7 @@ from signet_desktop.domain.memory import (
 )
 from signet_desktop.service import memory_batches as batches
 from signet_desktop.service import memory_rules as rules
+from signet_desktop.service.memory_edits import MemoryEditor
 from signet_desktop.service.mention_linking import link_mentions
 from signet_desktop.service.ports import MemoryVectors
 from signet_desktop.service.structured_remember import apply_structured
@@ -148,6 +148,7 @@ class MemoryService:
         self._vectors = vectors
         self._follow = follow
         self._events: EventSink = events or DiscardEvents()
+        self._editor = MemoryEditor(db, vectors, follow, self._events)
 
     def remember(self, request: RememberRequest, actor: Actor) -> RememberOutcome:
         """Store a memory unless it duplicates a live one (sourceId, idempotencyKey, content).
@@ -361,52 +362,17 @@ class MemoryService:
         if_version: int | None,
         actor: Actor,
     ) -> MemoryChange:
-        """Change tags, importance or pinned (episodic content and type are immutable).
-
-        Nothing changed (every value already as asked): no write, `changed` is empty.
-        """
-        scope.check_agent_id(agent_id)
-        scope.check_actor(actor)
-        reason = rules.require_reason(reason)
-        fields = rules.patch_fields(patch)
-        with self._db.write() as conn:
-            change = self._modify_in(conn, agent_id, memory_id, fields, reason, if_version, actor)
-        self._publish_updates((change,))
-        return change
+        """Change content, type, tags, importance or pinned (service/memory_edits.py)."""
+        return self._editor.modify(
+            agent_id, memory_id, patch, reason=reason, if_version=if_version, actor=actor
+        )
 
     def modify_batch(
         self, agent_id: str, patches: Sequence[BatchPatch], *, reason: str | None, actor: Actor
     ) -> tuple[ItemOutcome, ...]:
-        """Apply up to MAX_BATCH patches in one transaction (Signet's POST /api/memory/modify).
-
-        Every patch is validated before anything is written: one bad patch (no reason, an
-        empty or invalid patch, a repeated id) refuses the whole batch. A memory's state
-        (missing, another agent's, a version conflict, immutable content) only fails its own
-        item, which reports Signet's status; the others apply.
-        """
-        scope.check_agent_id(agent_id)
-        scope.check_actor(actor)
-        prepared = rules.prepare_patches(patches, reason)
-        outcomes: list[ItemOutcome] = []
-        changes: list[MemoryChange] = []
-        with self._db.write() as conn:
-            for item, fields, item_reason in prepared:
-                try:
-                    change = self._modify_in(
-                        conn, agent_id, item.id, fields, item_reason, item.if_version, actor
-                    )
-                except (NotFound, Conflict) as refused:
-                    outcomes.append(_refused_item(item.id, refused))
-                    continue
-                status = "updated" if change.changed else "no_changes"
-                outcomes.append(
-                    ItemOutcome(
-                        item.id, status, change.previous_version, change.new_version, change.changed
-                    )
-                )
-                changes.append(change)
-        self._publish_updates(changes)
-        return tuple(outcomes)
+        """Signet's POST /api/memory/modify: every patch validated first, then one
+        transaction where a memory's state fails only its own item (memory_edits.py)."""
+        return self._editor.modify_batch(agent_id, patches, reason=reason, actor=actor)
 
     def forget(
         self,
@@ -495,7 +461,7 @@ class MemoryService:
         with self._db.write() as conn:
             memory = memories.get_memory(conn, agent_id, memory_id)
             if memory is None:
-                raise NotFound(f"memory {memory_id} not found", code="not_found")
+                raise NotFound(f"memory {memory_id} not found", details={"id": memory_id})
             if not memory.is_deleted:
                 raise Conflict(
                     "memory is not deleted", code="not_deleted", details=rules.state(memory)
@@ -535,46 +501,9 @@ class MemoryService:
         if not 1 <= limit <= MAX_HISTORY_LIMIT:
             raise InvalidInput(f"limit must be 1..{MAX_HISTORY_LIMIT}", code="bad_limit")
         conn = self._db.reader()
-        if memories.get_memory(conn, agent_id, memory_id) is None:
-            raise NotFound(f"memory {memory_id} not found")
+        if memories.get_memory(conn, agent_id, memory_id) is None:  # Signet: {error, memoryId}
+            raise NotFound(f"memory {memory_id} not found", details={"memory_id": memory_id})
         return history.list_events(conn, agent_id, memory_id, limit)
-
-    def _modify_in(
-        self,
-        conn: Connection,
-        agent_id: str,
-        memory_id: str,
-        fields: Mapping[str, Any],
-        reason: str,
-        if_version: int | None,
-        actor: Actor,
-    ) -> MemoryChange:
-        memory = self._require_live(conn, agent_id, memory_id)
-        rules.check_version(memory, if_version)
-        if memory.memory_kind == "episodic" and ("content" in fields or "type" in fields):
-            raise Conflict(
-                "episodic memories are evidence: content and type cannot be changed; "
-                "forget it and remember the corrected text instead",
-                code="episodic_content_immutable",
-                details=rules.state(memory),
-            )
-        changed = {k: v for k, v in fields.items() if getattr(memory, k) != v}
-        if not changed:
-            return MemoryChange(memory, memory.version)
-        memories.update_memory_fields(conn, memory, changed, actor=actor.changed_by)
-        history.record_event(
-            conn,
-            memory_id=memory_id,
-            agent_id=agent_id,
-            event="modified",
-            actor=actor,
-            reason=reason,
-            old_content=memory.content,
-            new_content=changed.get("content", memory.content),
-            metadata={"changed": sorted(changed), "before": rules.before(memory, changed)},
-        )
-        updated = self._require(conn, agent_id, memory_id)
-        return MemoryChange(updated, memory.version, tuple(sorted(changed)))
 
     def _forget_in(
         self, conn: Connection, memory: Memory, *, reason: str, force: bool, actor: Actor
@@ -593,18 +522,6 @@ class MemoryService:
         deleted = self._require(conn, memory.agent_id, memory.id)
         return MemoryChange(deleted, memory.version)
 
-    def _publish_updates(self, changes: Iterable[MemoryChange]) -> None:
-        for change in changes:
-            if change.changed:
-                self._events.publish(
-                    MemoryUpdated(
-                        agent_id=change.memory.agent_id,
-                        memory_id=change.memory.id,
-                        version=change.new_version,
-                        changed=change.changed,
-                    )
-                )
-
     def _publish_deletes(self, changes: Iterable[MemoryChange]) -> None:
         for change in changes:
             self._events.publish(
@@ -617,14 +534,8 @@ class MemoryService:
 
     def _require(self, conn: Connection, agent_id: str, memory_id: str) -> Memory:
         memory = memories.get_memory(conn, agent_id, memory_id)
-        if memory is None:
-            raise NotFound(f"memory {memory_id} not found")
-        return memory
-
-    def _require_live(self, conn: Connection, agent_id: str, memory_id: str) -> Memory:
-        memory = self._require(conn, agent_id, memory_id)
-        if memory.is_deleted:
-            raise NotFound(f"memory {memory_id} not found")
+        if memory is None:  # Signet's body: {id, status: "not_found", error}
+            raise NotFound(f"memory {memory_id} not found", details={"id": memory_id})
         return memory
 
 
@@ -642,11 +553,6 @@ def check_browse(query: BrowseQuery) -> BrowseQuery:
         who=checks.check_text_field("who", query.who),
         project=checks.check_text_field("project", query.project),
     )
-
-
-def _refused_item(memory_id: str, refused: NotFound | Conflict) -> ItemOutcome:
-    current = refused.details.get("current_version")
-    return ItemOutcome(memory_id, refused.code, current, error=refused.message)
 
 
 def _deduped(existing: Memory) -> RememberOutcome:

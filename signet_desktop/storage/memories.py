@@ -17,7 +17,7 @@ MEMORY_COLUMNS = (
     "id, agent_id, type, content, content_hash, importance, pinned, tags, who, project, scope, "
     "visibility, memory_kind, source_type, source_id, idempotency_key, session_id, metadata, "
     "created_at, updated_at, updated_by, version, is_deleted, deleted_at, access_count, "
-    "last_accessed, embedding_model"
+    "last_accessed, embedding_model, confidence, extraction_status"
 )
 
 INSERT_MEMORY = """
@@ -49,6 +49,13 @@ FIND_BY_HASH = f"""
 SELECT {MEMORY_COLUMNS} FROM memories
 WHERE agent_id = :agent_id AND visibility = :visibility AND COALESCE(scope, '') = :scope
   AND content_hash = :hash AND is_deleted = 0 LIMIT 1
+"""
+
+# The same rule, for a content edit: another live row of the scope with the new hash.
+FIND_CLASH = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND visibility = :visibility AND COALESCE(scope, '') = :scope
+  AND content_hash = :hash AND is_deleted = 0 AND id <> :id LIMIT 1
 """
 
 GET_MEMORY = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = :agent_id AND id = :id"
@@ -128,6 +135,8 @@ def row_to_memory(row: Any) -> Memory:
         access_count=int(row["access_count"]),
         last_accessed=row["last_accessed"],
         embedding_model=row["embedding_model"],
+        confidence=float(row["confidence"]),
+        extraction_status=row["extraction_status"],
     )
 
 
@@ -153,6 +162,22 @@ def find_duplicate(conn: Connection, new: NewMemory) -> Memory | None:
             "visibility": new.visibility,
             "scope": new.scope or "",
             "hash": content_hash(new.content),
+        },
+    ).fetchone()
+    return row_to_memory(row) if row else None
+
+
+def find_content_clash(conn: Connection, memory: Memory, new_content: str) -> Memory | None:
+    """Another live memory of `memory`'s scope (agent, visibility, scope) whose content
+    `new_content` would duplicate (the live-content uniqueness rule)."""
+    row = conn.execute(
+        FIND_CLASH,
+        {
+            "agent_id": memory.agent_id,
+            "visibility": memory.visibility,
+            "scope": memory.scope or "",
+            "hash": content_hash(new_content),
+            "id": memory.id,
         },
     ).fetchone()
     return row_to_memory(row) if row else None
@@ -261,7 +286,15 @@ def update_memory_fields(
     assignments = [f"{name} = :{name}" for name in sorted(fields)]
     params: dict[str, Any] = dict(fields)
     if "content" in fields:
-        assignments += ["normalized_content = :normalized_content", "content_hash = :content_hash"]
+        # What was derived from the old text is void: extraction starts over (Signet resets
+        # it the same way) and the model is set again when the new vector is stored.
+        assignments += [
+            "normalized_content = :normalized_content",
+            "content_hash = :content_hash",
+            "extraction_status = 'none'",
+            "extraction_model = NULL",
+            "embedding_model = NULL",
+        ]
         params["normalized_content"] = normalize_content(fields["content"])
         params["content_hash"] = content_hash(fields["content"])
     if "tags" in fields:

@@ -32,6 +32,7 @@ from signet_desktop.api.http.routes import (
     projection,
     queue,
     safety,
+    secrets,
     sources,
     status,
     telemetry,
@@ -78,7 +79,7 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
         sources, artifacts, memory_md, queue, documents, connectors, maintenance, telemetry,
         knowledge, feedback,
         ontology,
-        dream, inference, tokens,
+        dream, inference, tokens, secrets,
     )  # fmt: skip
     # Every route but the public health probes checks its permission first (permissions.py).
     app.include_router(health.router, responses=error_responses())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field
 
@@ -48,6 +48,18 @@ class BatchForgetBody(Body):
         default=None, validation_alias=AliasChoices("changed_by", "changedBy")
     )
     agent_id: str | None = agent_field()
+    # Signet refuses a version guard on batch forget (400), whatever its value, rather than
+    # ignore it; `execute` checks whether it was sent (memory route: forget_batch).
+    if_version: Any = Field(
+        default=None,
+        validation_alias=AliasChoices("if_version", "ifVersion"),
+        description="not supported: an execute that sends it is refused (400)",
+    )
+
+    @property
+    def sent_if_version(self) -> bool:
+        """Whether the body named `if_version` at all (even as null), as Signet checks."""
+        return "if_version" in self.model_fields_set
 
     def to_selector(
         self, ranked: tuple[str, ...] | None = None, scores: dict[str, float] | None = None

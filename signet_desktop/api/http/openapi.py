@@ -18,12 +18,13 @@ from signet_desktop.api.http.errors import ErrorBody
 
 DESCRIPTIONS = {
     400: "Bad request: invalid_json, invalid_utf8, bad_request, or a core check "
-    "(content_empty, query_empty, tags_invalid, agent_id_invalid, reason_required, ...)",
+    "(content_empty, query_empty, tags_invalid, agent_id_invalid, reason_required, "
+    "if_version_unsupported, ...)",
     401: "unauthorized: a token is required (WWW-Authenticate: Bearer)",
     403: "host_not_allowed or origin_not_allowed; path_not_allowed or path_credential_store "
     "(a server path the caller may not read: files.roots)",
     404: "not_found: unknown id, another agent's, or deleted",
-    409: "version_conflict, pinned_requires_force, episodic_content_immutable, not_deleted, "
+    409: "version_conflict, pinned_requires_force, deleted, duplicate_content_hash, not_deleted, "
     "retention_expired, duplicate_live_memory; graph rows not active (entity_not_active, "
     "aspect_not_active, claim_not_active, link_not_active), proposal_not_pending, "
     "pass_running, revert_blocked",

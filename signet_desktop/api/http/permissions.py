@@ -2,10 +2,11 @@
 
 Reads need `read`, mutations `write`, and the routes that act on the whole daemon rather than
 one agent's data (pipeline, repair, maintenance, Dreaming runs, projections rebuilt from
-everything, telemetry wipes, tokens) need `admin`. A route is a read when its method is GET,
-or it is one of the POSTs that only search (`READ_POSTS`); every other route writes. The
-check runs as a dependency of every router (`app.py`), so a refused caller gets 403
-`permission_denied` before its body is even validated, and nothing is read or written.
+everything, telemetry wipes, tokens, stored secrets) need `admin`. A route is a read when
+its method is GET, or it is one of the POSTs that only search (`READ_POSTS`); every other
+route writes. The check runs as a dependency of every router (`app.py`), so a refused caller
+gets 403 `permission_denied` before its body is even validated, and nothing is read or
+written.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ ADMIN_ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/api/tokens"),
         ("POST", "/api/tokens"),
         ("DELETE", "/api/tokens/{token_ref}"),
+        # A stored secret is a credential the daemon's providers use (`$secret:` in
+        # agent.yaml): storing or deleting one is not an agent's write. Names are `read`.
+        ("POST", "/api/secrets/{name}"),
+        ("DELETE", "/api/secrets/{name}"),
     }
 )
 

@@ -306,16 +306,16 @@ async def test_pinned_memory_needs_force(client: httpx.AsyncClient, service: Sig
     assert forced.status_code == 200
 
 
-async def test_episodic_content_is_immutable(
+async def test_bad_content_or_type_edits_write_nothing(
     client: httpx.AsyncClient, service: SignetService
 ) -> None:
     created = await remember(client, "Original evidence text.")
-    before_row = memory_row(service, created["id"])
-    for patch in ({"content": "Rewritten"}, {"type": "decision"}):
+    before, before_row = row_counts(service), memory_row(service, created["id"])
+    for patch, code in (({"content": "   "}, "content_empty"), ({"type": "nonsense"}, "bad_type"),
+                        ({"content": "x" * 100_001}, "content_too_long")):  # fmt: skip
         response = await client.patch(f"/api/memory/{created['id']}", json={**patch, "reason": "r"})
-        assert response.status_code == 409
-        assert response.json()["code"] == "episodic_content_immutable"
-    assert memory_row(service, created["id"]) == before_row
+        assert (response.status_code, response.json()["code"]) == (400, code)
+    assert memory_row(service, created["id"]) == before_row and row_counts(service) == before
 
 
 async def test_recover_unknown_id_is_404(client: httpx.AsyncClient, service: SignetService) -> None:

@@ -147,7 +147,7 @@ async def modify_and_forget_refusals_write_nothing(open_session: Open, daemon: D
             ({"id": memory_id, "importance": 0.2}, "memory_modify", "reason_required"),
             ({"id": memory_id, "reason": "r"}, "memory_modify", "empty_patch"),
             ({"id": memory_id, "reason": "r", "importance": "x"}, "memory_modify", ""),
-            ({"id": memory_id, "reason": "r", "content": "new"}, "memory_modify", ""),
+            ({"id": memory_id, "reason": "r", "type": "nonsense"}, "memory_modify", "bad_type"),
             ({"id": memory_id}, "memory_forget", "reason_required"),
             ({"id": memory_id, "reason": "r"}, "memory_forget", "pinned_requires_force"),
         ]
@@ -157,7 +157,7 @@ async def modify_and_forget_refusals_write_nothing(open_session: Open, daemon: D
             codes.append(body["code"])
             if code:
                 assert body["code"] == code, (tool, arguments, body)
-        assert "invalid_request" in codes and "episodic_content_immutable" in codes
+        assert "invalid_request" in codes
         assert daemon.counts() == before and daemon.memory(memory_id) == row
 
 
@@ -173,6 +173,7 @@ async def agents_are_isolated(open_session: Open, daemon: Daemon) -> None:
         for tool, arguments in [
             ("memory_get", {"id": memory_id}),
             ("memory_modify", {"id": memory_id, "reason": "mine", "importance": 0.1}),
+            ("memory_modify", {"id": memory_id, "reason": "mine", "content": "bob's now"}),
             ("memory_forget", {"id": memory_id, "reason": "mine"}),
         ]:
             assert refused(await bob.call_tool(tool, arguments))["code"] == "not_found"
@@ -188,6 +189,10 @@ async def agents_are_isolated(open_session: Open, daemon: Daemon) -> None:
     assert daemon.memory(memory_id) == row
     smuggled_row = daemon.memory(smuggled["id"])
     assert smuggled_row is not None and smuggled_row["agent_id"] == "bob"
+    async with open_session("alice") as alice:  # the owner edits its content (as in Signet)
+        edit = {"id": memory_id, "reason": "fix", "content": "alice's recipe uses sumac"}
+        assert ok(await alice.call_tool("memory_modify", edit))["contentChanged"] is True
+    assert (daemon.memory(memory_id) or {})["content"] == "alice's recipe uses sumac"
 
 
 async def errors_match_http(open_session: Open, daemon: Daemon) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from signet_desktop.config.pipeline import HintsConfig
-from signet_desktop.domain.memory import Actor
+from signet_desktop.domain.memory import Actor, MemoryPatch
 from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.openai_compat import OpenAICompatProvider
 from signet_desktop.inference.retry import RetryPolicy
@@ -105,6 +105,24 @@ def test_a_new_memory_gets_its_hints_through_the_llm(db: Database, fake_llm: Fak
     assert request.body["response_format"] == {"type": "json_object"}
     assert FACT in request.body["messages"][1]["content"]
     assert h.notes == [("hints", "ready")]
+
+
+MOVED = "Ana moved again in 2025: the bakery is now in Porto, by the station."
+
+
+def test_an_edited_memory_is_asked_again_for_its_new_text(db: Database, fake_llm: FakeLLM) -> None:
+    fake_llm.script(reply(ANSWER), reply('{"hints": ["Which city is Ana in now?"]}'))
+    h = harness(db, wire(fake_llm))
+    memory = h.remember(FACT)
+    h.worker.run_once()
+    h.worker.run_once()
+    assert len(h.hints(memory)) == 2
+    h.memories.modify("default", memory, MemoryPatch(content=MOVED),
+                      reason="moved again", if_version=None, actor=Actor())  # fmt: skip
+    assert h.hints(memory) == []  # the old text's hints went with the edit
+    assert h.worker.run_once() and h.worker.run_once()
+    assert h.hints(memory) == ["Which city is Ana in now?"]
+    assert "Porto" in fake_llm.requests[-1].body["messages"][1]["content"]
 
 
 def test_junk_json_writes_nothing_and_the_job_retries_then_dies(

@@ -117,15 +117,21 @@ def test_modify_with_version_check_and_history(service: MemoryService) -> None:
     assert events[1].metadata["before"] == {"importance": 0.5, "tags": []}
 
 
-def test_episodic_content_is_immutable(service: MemoryService) -> None:
+def test_content_and_type_change_and_history_keeps_the_old_text(service: MemoryService) -> None:
     memory = service.remember(RememberRequest(content="evidence"), ACTOR).memory
-    with pytest.raises(Conflict) as raised:
-        service.modify(
-            "default", memory.id, MemoryPatch(content="rewritten"), reason="r", if_version=None,
-            actor=ACTOR,
-        )  # fmt: skip
-    assert raised.value.code == "episodic_content_immutable"
-    assert service.get("default", memory.id).content == "evidence"
+    change = service.modify(
+        "default", memory.id, MemoryPatch(content="rewritten", type="decision"), reason="typo",
+        if_version=1, actor=ACTOR,
+    )  # fmt: skip
+    assert change.changed == ("content", "type") and change.vector == "none"
+    assert service.get("default", memory.id).content == "rewritten"
+    assert service.get("default", memory.id).type == "decision"
+    event = service.history("default", memory.id)[-1]
+    assert (event.event, event.old_content, event.new_content) == (
+        "modified", "evidence", "rewritten",
+    )  # fmt: skip
+    assert event.metadata["contentChanged"] is True and event.metadata["ifVersion"] == 1
+    assert event.metadata["before"] == {"type": "fact"}  # the old text is old_content
 
 
 def test_modify_requires_reason_and_a_change(service: MemoryService) -> None:

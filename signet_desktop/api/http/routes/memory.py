@@ -47,6 +47,7 @@ from signet_desktop.api.views import (
     recover_json,
     remember_json,
 )
+from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import MemorySelector
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
 from signet_desktop.service.facade import SignetService
@@ -54,6 +55,11 @@ from signet_desktop.service.facade import SignetService
 router = APIRouter(tags=["memory"], route_class=JsonBodyRoute)
 
 MemoryId = Annotated[str, Path(min_length=1, max_length=256)]
+# Signet's words, so its clients see the refusal they expect.
+BATCH_IF_VERSION = (
+    "if_version is not supported for batch forget; use DELETE /api/memory/:id for "
+    "version-guarded deletes"
+)
 REMEMBER_PATHS = (
     ("/api/memory/remember", "remember"),
     ("/api/memory/save", "remember_save_alias"),
@@ -98,7 +104,10 @@ async def forget_batch(
     body: BatchForgetBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Signet's batch forget: `mode: preview` lists the candidates and a confirm token;
-    `execute` soft-deletes them (a reason is required; above 25 the token is too)."""
+    `execute` soft-deletes them (a reason is required; above 25 the token is too; an
+    `if_version` is refused, as Signet refuses it)."""
+    if body.mode == "execute" and body.sent_if_version:
+        raise InvalidInput(BATCH_IF_VERSION, code="if_version_unsupported")
     service = get_service(request)
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     selector = await off_loop(_forget_selector, service, agent_id, body)
@@ -184,7 +193,8 @@ async def modify_memory(
     params: Annotated[AgentParams, Query()],
     request: Request,
 ) -> JSONResponse:
-    """Change tags, importance or pinned; needs a reason; `if_version` guards races."""
+    """Change content, type, tags, importance or pinned; needs a reason; `if_version`
+    guards races. A content change re-embeds and flags rows citing the old text."""
     agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
     change = await off_loop(
         get_service(request).memories.modify,
