@@ -53,6 +53,9 @@ class MemoryBackend(Protocol):
 
     async def session_bypass(self, session_key: str, body: Body) -> str: ...
 
+    # The secret names of `GET /api/secrets` (never a value).
+    async def secret_names(self) -> str: ...
+
     # The resources: the query of `GET /api/sessions`, `GET /api/sessions/{key}/transcript`.
     async def sessions(self, params: Body) -> str: ...
 

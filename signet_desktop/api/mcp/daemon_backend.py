@@ -78,6 +78,9 @@ class DaemonBackend:
         path = f"{_session_path(session_key)}/bypass"
         return await self._call(lambda: self.client.post(path, body))
 
+    async def secret_names(self) -> str:
+        return await self._call(lambda: self.client.get("/api/secrets"))
+
     async def sessions(self, params: Body) -> str:
         query: Mapping[str, Any] = dict(params)
         return await self._call(lambda: self.client.get("/api/sessions", query))

@@ -205,6 +205,10 @@ class FacadeBackend:
         feedback = self.service.feedback
         return await self._run(lambda: feedback_json(feedback.rate(agent_id, key, parsed.feedback)))
 
+    async def secret_names(self) -> str:
+        secrets, agent_id = self.service.secrets, self.caller.agent_id
+        return await self._run(lambda: {"secrets": list(secrets.names(agent_id))})
+
     async def session_bypass(self, session_key: str, body: Body) -> str:
         parsed = parse(BypassBody, body)
         ctx = HookContext(

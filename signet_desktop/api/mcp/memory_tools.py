@@ -117,12 +117,12 @@ LIST = ToolSpec(
 )
 MODIFY = ToolSpec(
     "memory_modify",
-    "Change a memory's tags or importance (stored memories keep their content and type: "
-    "asking to change them is refused with episodic_content_immutable).",
+    "Change a memory's content, type, tags or importance (a reason is required; the history "
+    "keeps the old text and a content change re-embeds it).",
     (
         _ID,
         _REASON,
-        Arg("content", STRING, "new content (refused for episodic memories)"),
+        Arg("content", STRING, "new content (the old text stays in the memory's history)"),
         _TYPE,
         _IMPORTANCE,
         _TAGS_ARG,

@@ -165,6 +165,7 @@ SESSION_SEARCH = shape(
 )
 
 SESSION_BYPASS = shape({"sessionKey": STRING, "bypassed": BOOLEAN})
+SECRET_LIST = shape({"secrets": array(STRING)})
 
 _ENTITY = shape(
     {

@@ -25,13 +25,14 @@ from mcp.shared.exceptions import MCPError
 from signet_desktop.api.mcp.backend import Body, MemoryBackend, ToolFailure
 from signet_desktop.api.mcp.knowledge_tools import KNOWLEDGE_TOOLS
 from signet_desktop.api.mcp.memory_tools import MEMORY_TOOLS
+from signet_desktop.api.mcp.secret_tools import SECRET_TOOLS
 from signet_desktop.api.mcp.session_tools import SESSION_TOOLS
 from signet_desktop.api.mcp.tool_spec import Arguments, ToolSpec, as_data
 
 logger = logging.getLogger("signet_desktop.api.mcp")
 
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (*MEMORY_TOOLS, *SESSION_TOOLS, *KNOWLEDGE_TOOLS)
+    spec.name: spec for spec in (*MEMORY_TOOLS, *SESSION_TOOLS, *KNOWLEDGE_TOOLS, *SECRET_TOOLS)
 }
 
 

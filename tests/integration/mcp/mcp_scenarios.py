@@ -29,6 +29,7 @@ TOOL_NAMES = {
     "knowledge_list_entities",
     "knowledge_get_entity",
     "knowledge_expand",
+    "secret_list",
 }
 
 # (tool, arguments, code, start of the message): each refused before anything is written.

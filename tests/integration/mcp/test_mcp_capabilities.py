@@ -97,6 +97,7 @@ async def test_every_tool_answers_structured_content(daemon: Daemon, transport: 
         await run("knowledge_get_entity", {"id": listed["items"][0]["id"]})
         await run("knowledge_expand", {"entity_name": "Apollo"})
         await run("memory_forget", {"id": memory_id, "reason": "done"})
+        await run("secret_list", {})
     assert called == set(TOOLS)
 
 

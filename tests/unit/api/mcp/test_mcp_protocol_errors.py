@@ -29,7 +29,7 @@ def service(tmp_path: Path) -> Iterator[SignetService]:
         yield svc
 
 
-@pytest.mark.parametrize("name", ["memory_remember", "", "secret_list", "x" * 500])
+@pytest.mark.parametrize("name", ["memory_remember", "", "secret_exec", "x" * 500])
 async def test_an_unknown_tool_is_invalid_params(service: SignetService, name: str) -> None:
     before = counts(service)
     async with mcp_client(service) as client:

@@ -14,6 +14,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp.client.client import Client
+from pydantic import SecretStr
 from support.mcp_inprocess import built_service, mcp_client
 
 from signet_desktop.api.mcp.tools import TOOLS
@@ -87,7 +88,19 @@ async def test_every_tool_answers_structured_content_that_validates(
         expanded = await call("knowledge_expand", {"entity_name": "Apollo"})
         assert expanded["constraints"][0]["content"] == "never store card numbers"
         await call("memory_forget", {"id": memory_id, "reason": "done"})
+        assert await call("secret_list", {}) == {"secrets": []}
     assert called == set(TOOLS)
+
+
+async def test_secret_list_names_the_agent_s_secrets_and_never_a_value(
+    service: SignetService,
+) -> None:
+    service.secrets.put("default", "GH_TOKEN", SecretStr("ghp_do_not_show"), actor=Actor())
+    service.secrets.put("other", "OTHER_KEY", SecretStr("sk_other"), actor=Actor())
+    async with mcp_client(service) as client:
+        result = await client.call_tool("secret_list", {})
+    assert result.structured_content == {"secrets": ["GH_TOKEN"]}
+    assert "ghp_do_not_show" not in _text(result) and "OTHER_KEY" not in _text(result)
 
 
 async def test_a_result_off_its_schema_is_caught(service: SignetService) -> None:
