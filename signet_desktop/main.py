@@ -113,6 +113,7 @@ def http_app(context: ServeContext) -> Any:
             port=context.port,
             agents_dir=str(context.paths.root),
             version=context.version,
+            features=context.loaded.config.features,
         )
     except InsecureBindError as exc:
         raise StartupError(str(exc), EXIT_USAGE) from None

@@ -162,6 +162,21 @@ class MemoryConfig(CamelConfigModel):
     dreaming: DreamingConfig = DreamingConfig()
 
 
+def _boolean_flags(value: object) -> object:
+    """`features:` as Signet reads it: booleans (or "true"/"false"); anything else dropped."""
+    if not isinstance(value, dict):
+        return value
+    words = {"true": True, "false": False}
+    return {
+        str(key): flag if isinstance(flag, bool) else words[flag]
+        for key, flag in value.items()
+        if isinstance(flag, bool) or flag in words
+    }
+
+
+FeatureFlags = Annotated[dict[str, bool], BeforeValidator(_boolean_flags)]
+
+
 class SignetConfig(ConfigModel):
     """The whole agent.yaml. Only composition roots hold it; others receive one section."""
 
@@ -172,3 +187,6 @@ class SignetConfig(ConfigModel):
     hooks: HooksConfig = HooksConfig()
     inference: InferenceConfig = InferenceConfig()
     files: FilesConfig = FilesConfig()
+    # Signet's feature flags, served as they are at GET /api/features (none of them switches
+    # anything in this daemon: they are the user's, kept for Signet's clients)
+    features: FeatureFlags = Field(default_factory=dict)

@@ -49,6 +49,8 @@ class HttpSettings:
     trust_loopback_clients: bool = False
     # By agent.yaml name (`forget`, `batchForget`, ...); empty = none applied (`local` mode).
     rate_limits: Mapping[str, RateLimit] = field(default_factory=dict)
+    # agent.yaml `features:` (Signet's flags), answered at GET /api/features
+    features: Mapping[str, bool] = field(default_factory=dict)
 
     def body_limit(self, path: str) -> int:
         """The body limit of a request to `path`."""
@@ -103,6 +105,7 @@ def settings_from_auth(
     agents_dir: str = "",
     version: str | None = None,
     started_at: float | None = None,
+    features: Mapping[str, bool] | None = None,
 ) -> HttpSettings:
     """Map agent.yaml `auth` onto the server: which token (if any) it demands, and from whom.
 
@@ -127,6 +130,7 @@ def settings_from_auth(
         agents_dir=agents_dir,
         trust_loopback_clients=auth.mode == "hybrid",
         rate_limits=rate_limits_of(auth),
+        features=dict(features or {}),
     )
     check_bind(settings)
     return settings

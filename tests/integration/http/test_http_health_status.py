@@ -12,6 +12,10 @@ from fastapi import FastAPI
 from http_helpers import make_client
 from support.db import database_of
 
+from signet_desktop.api.http.app import create_app
+from signet_desktop.api.http.settings import settings_from_auth
+from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.sections import AuthConfig
 from signet_desktop.service.facade import SignetService
 
 pytestmark = pytest.mark.anyio
@@ -109,3 +113,18 @@ async def test_service_calls_do_not_block_the_event_loop(
         release.set()
         holder.join(5)
     assert finished == ["health", "remember"]
+
+
+async def test_features_are_agent_yaml_s_flags_as_signet_serves_them(
+    service: SignetService,
+) -> None:
+    config = SignetConfig.model_validate(
+        {"features": {"graphEnabled": True, "tasks": "false", "odd": 3, "name": "x"}}
+    )
+    assert config.features == {"graphEnabled": True, "tasks": False}  # others dropped
+    settings = settings_from_auth(AuthConfig(), features=config.features)
+    async with make_client(create_app(service, settings)) as client:
+        answer = await client.get("/api/features")
+    assert answer.status_code == 200 and answer.json() == {"graphEnabled": True, "tasks": False}
+    async with make_client(create_app(service, settings_from_auth(AuthConfig()))) as client:
+        assert (await client.get("/api/features")).json() == {}

@@ -1,4 +1,5 @@
-"""/health, /health/live and /health/ready: answered without a token, cheap, never cached."""
+"""/health, /health/live and /health/ready: answered without a token, cheap, never cached;
+and /api/features, Signet's feature flags (agent.yaml `features:` as written)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,9 @@ async def ready(request: Request) -> JSONResponse:
             {"status": "unavailable", "error": "database unavailable"}, status_code=503
         )
     return JSONResponse({"status": "ready"})
+
+
+@router.get("/api/features", operation_id="features")
+async def features(request: Request) -> JSONResponse:
+    """agent.yaml's `features:` booleans, as Signet serves them (`{}` when there are none)."""
+    return JSONResponse(dict(_settings(request).features))
