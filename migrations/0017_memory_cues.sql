@@ -1,0 +1,21 @@
+-- 0017: what a memory's text says about time and preference, read once at write time.
+--
+-- memory_cues: one row per memory whose text was read (storage/memory_cues.py), written in
+-- the same transaction as the memory (remember, import, a content edit). `times` is a JSON
+-- list of [expression, first day, last day]: each time expression of the text resolved
+-- against the memory's own created_at ("yesterday" said on 2023-05-08 -> 2023-05-07);
+-- `first_day`/`last_day` bound them all (NULL: no time expression), so memories about a day
+-- range are found through the index. `preference` is the phrase stating a preference, habit
+-- or decision ("I prefer", "my favourite", "we decided"), or NULL. `content_hash` is the text
+-- it was read from: a row whose hash no longer matches its memory is stale and ignored.
+
+CREATE TABLE memory_cues (
+    memory_id TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL DEFAULT 'default',
+    content_hash TEXT NOT NULL,
+    times TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(times)),
+    first_day TEXT,
+    last_day TEXT,
+    preference TEXT
+);
+CREATE INDEX idx_memory_cues_days ON memory_cues (agent_id, first_day) WHERE first_day IS NOT NULL;

@@ -1,0 +1,124 @@
+"""Time and preference cues read from a memory's text at write time (migration 0017).
+
+`write_cues` runs inside the transaction that writes the memory's text (remember, import, a
+content edit): the text's time expressions resolved against the memory's own `created_at`
+(`domain.time_expressions`) and its stated preference, if any (`domain.preferences`).
+`cues_for` reads them back for recall; a memory written before 0017, or whose text changed
+without a rewrite, is read from its text on the spot, so every caller sees the same cues.
+`memories_between` finds the memories whose times fall in a day range (the index on
+`first_day`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from signet_desktop.domain.preferences import stated_preference
+from signet_desktop.domain.time_expressions import TimeSpan, anchor_date, resolve
+from signet_desktop.storage.connect import Connection
+
+UPSERT = """
+INSERT INTO memory_cues (memory_id, agent_id, content_hash, times, first_day, last_day,
+                         preference)
+VALUES (:memory_id, :agent_id, :content_hash, :times, :first_day, :last_day, :preference)
+ON CONFLICT (memory_id) DO UPDATE SET
+    agent_id = excluded.agent_id, content_hash = excluded.content_hash, times = excluded.times,
+    first_day = excluded.first_day, last_day = excluded.last_day,
+    preference = excluded.preference
+"""
+
+# The candidates' live rows with their stored cues (NULL when never read or stale).
+CUES_FOR = """
+SELECT m.id AS id, m.content AS content, m.created_at AS created_at,
+       c.times AS times, c.preference AS preference
+FROM memories m
+LEFT JOIN memory_cues c ON c.memory_id = m.id AND c.content_hash = m.content_hash
+WHERE m.id IN (SELECT value FROM json_each(:ids)) AND +m.agent_id = :agent_id
+  AND +m.is_deleted = 0
+"""
+
+BETWEEN = """
+SELECT c.memory_id AS id FROM memory_cues c JOIN memories m ON m.id = c.memory_id
+WHERE c.agent_id = :agent_id AND c.first_day IS NOT NULL AND c.first_day <= :last
+  AND c.last_day >= :first AND +m.is_deleted = 0 AND m.content_hash = c.content_hash
+ORDER BY c.first_day DESC LIMIT :limit
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryCues:
+    """What a memory's text says about time (resolved spans) and preference (the phrase)."""
+
+    created: date | None
+    times: tuple[TimeSpan, ...] = ()
+    preference: str | None = None
+
+
+def read_cues(content: str, created_at: str) -> MemoryCues:
+    """The cues of one text said at `created_at` (pure)."""
+    anchor = anchor_date(created_at)
+    times = tuple(resolve(content, anchor)) if anchor else ()
+    return MemoryCues(anchor, times, stated_preference(content))
+
+
+def write_cues(
+    conn: Connection,
+    memory_id: str,
+    agent_id: str,
+    content: str,
+    created_at: str,
+    content_hash: str,
+) -> MemoryCues:
+    """Read `content`'s cues and store them for the memory (inside the caller's transaction)."""
+    cues = read_cues(content, created_at)
+    conn.execute(
+        UPSERT,
+        {
+            "memory_id": memory_id,
+            "agent_id": agent_id,
+            "content_hash": content_hash,
+            "times": _times_json(cues.times),
+            "first_day": min((s.start for s in cues.times), default=None),
+            "last_day": max((s.end for s in cues.times), default=None),
+            "preference": cues.preference,
+        },
+    )
+    return cues
+
+
+def cues_for(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[str, MemoryCues]:
+    """The cues of the agent's live memories among `ids` (stored, else read from the text)."""
+    if not ids:
+        return {}
+    rows = conn.execute(CUES_FOR, {"ids": json.dumps(list(ids)), "agent_id": agent_id})
+    out = {}
+    for row in rows.fetchall():
+        created_at = str(row["created_at"])
+        if row["times"] is None:
+            out[str(row["id"])] = read_cues(str(row["content"]), created_at)
+            continue
+        spans = tuple(
+            TimeSpan(text, date.fromisoformat(first), date.fromisoformat(last))
+            for text, first, last in json.loads(row["times"])
+        )
+        out[str(row["id"])] = MemoryCues(anchor_date(created_at), spans, row["preference"])
+    return out
+
+
+def memories_between(
+    conn: Connection, agent_id: str, first: date, last: date, limit: int = 200
+) -> list[str]:
+    """Ids of the agent's live memories with a time expression within [first, last]."""
+    rows = conn.execute(
+        BETWEEN,
+        {"agent_id": agent_id, "first": first.isoformat(), "last": last.isoformat(),
+         "limit": limit},
+    )  # fmt: skip
+    return [str(row["id"]) for row in rows.fetchall()]
+
+
+def _times_json(times: Sequence[TimeSpan]) -> str:
+    return json.dumps([[s.expression, s.start.isoformat(), s.end.isoformat()] for s in times])
