@@ -6,8 +6,9 @@
 -- against the memory's own created_at ("yesterday" said on 2023-05-08 -> 2023-05-07);
 -- `first_day`/`last_day` bound them all (NULL: no time expression), so memories about a day
 -- range are found through the index. `preference` is the phrase stating a preference, habit
--- or decision ("I prefer", "my favourite", "we decided"), or NULL. `content_hash` is the text
--- it was read from: a row whose hash no longer matches its memory is stale and ignored.
+-- or decision ("I prefer", "my favourite", "we decided"), or NULL. `first_person`: whether the
+-- text speaks mostly in the first person (its speaker about themselves). `content_hash` is the
+-- text it was read from: a row whose hash no longer matches its memory is stale and ignored.
 
 CREATE TABLE memory_cues (
     memory_id TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
@@ -16,6 +17,7 @@ CREATE TABLE memory_cues (
     times TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(times)),
     first_day TEXT,
     last_day TEXT,
-    preference TEXT
+    preference TEXT,
+    first_person INTEGER NOT NULL DEFAULT 0 CHECK (first_person IN (0, 1))
 );
 CREATE INDEX idx_memory_cues_days ON memory_cues (agent_id, first_day) WHERE first_day IS NOT NULL;

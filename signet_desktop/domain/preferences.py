@@ -5,8 +5,14 @@ favourite is the Pimm's Cup", "we decided to use Postgres": what a person likes,
 or chose. A recommendation ("can you suggest some activities for the evening?") or a habit
 question ("what do I usually order?") is best answered by such a statement, though it rarely
 shares the question's words. `stated_preference(text)` returns the first such phrase (or None);
-`asks_for_preference(query)` says whether a question is of that kind. Pure regular
-expressions, English only.
+`asks_for_preference(query)` says whether a question is of that kind.
+
+The same goes for what a person says about themselves: "what play did I attend?" is answered
+by "I recently went to a play at the community theater", said in the first person, more
+often than by a reply addressed to them ("your play"). `speaks_for_self(text)` says whether a
+text speaks mostly in the first person (a leading "speaker:" label is skipped);
+`asks_about_self(query)` whether a question asks about the asker, not about what someone told
+them ("what did you recommend?"). Pure regular expressions, English only.
 """
 
 from __future__ import annotations
@@ -51,3 +57,28 @@ def stated_preference(text: str) -> str | None:
 def asks_for_preference(query: str) -> bool:
     """Is `query` a recommendation, suggestion or "what do I usually ..." question?"""
     return _ASKS.search(query) is not None
+
+
+_FIRST = re.compile(r"(?<!\w)(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)(?!\w)", re.IGNORECASE)
+_SECOND = re.compile(r"(?<!\w)(?:you|your|you're|you've|you'd|yours|yourself)(?!\w)", re.IGNORECASE)
+_LABEL = re.compile(r"^\s*[\w .'-]{1,40}:\s")
+# What the other party said or gave: asked in the first person, answered by their words.
+_TOLD = re.compile(
+    r"(?<!\w)(?:you|your)(?:\s+\w+)?\s+(?:recommended|suggested|told|mentioned|said|gave|provided"
+    r"|listed|shared|explained|described|wrote|recommendations?|suggestions?)(?!\w)"
+    r"|(?<!\w)(?:did|were|could) you (?:tell|recommend|suggest|mention|say|give|provide)(?!\w)"
+    r"|(?<!\w)remind me(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def speaks_for_self(text: str) -> bool:
+    """Does `text` speak mostly in the first person (after any leading "speaker:" label)?"""
+    body = _LABEL.sub("", text, count=1)
+    first = len(_FIRST.findall(body))
+    return first > 0 and first > len(_SECOND.findall(body))
+
+
+def asks_about_self(query: str) -> bool:
+    """Is `query` asked in the first person about the asker (not about what they were told)?"""
+    return _FIRST.search(query) is not None and _TOLD.search(query) is None

@@ -85,6 +85,16 @@ class TimeSpan:
     def overlaps(self, other: TimeSpan) -> bool:
         return self.start <= other.end and other.start <= self.end
 
+    def share_within(self, other: TimeSpan) -> float:
+        """The share of this span's days that lie within `other` (1: all of them, 0: none).
+
+        "yesterday" inside "last week" is 1; "this month" against one week is about 0.25:
+        a wide span says little about a narrow window."""
+        first, last = max(self.start, other.start), min(self.end, other.end)
+        if first > last:
+            return 0.0
+        return ((last - first).days + 1) / ((self.end - self.start).days + 1)
+
     def label(self) -> str:
         """ "2023-05-07" for one day, else "2023-05-01..2023-05-31"."""
         if self.start == self.end:
@@ -224,6 +234,9 @@ def _relative_unit(m: re.Match[str], anchor: date) -> tuple[date, date]:
         if step == 0 and anchor.weekday() == 6:  # "this weekend" said on a Sunday
             saturday -= timedelta(weeks=1)
         return saturday, saturday + timedelta(days=1)
+    if which == "past":  # "the past week/month/year": the days up to now
+        days = {"week": 7, "month": 30, "year": 365}[unit]
+        return anchor - timedelta(days=days), anchor
     if step == -1 and unit == "week":  # from the previous week's Monday to yesterday
         return anchor - timedelta(days=anchor.weekday() + 7), anchor - timedelta(days=1)
     return _shift(anchor, unit, step)

@@ -2,7 +2,8 @@
 
 `write_cues` runs inside the transaction that writes the memory's text (remember, import, a
 content edit): the text's time expressions resolved against the memory's own `created_at`
-(`domain.time_expressions`) and its stated preference, if any (`domain.preferences`).
+(`domain.time_expressions`), its stated preference, if any, and whether it speaks in the
+first person (`domain.preferences`).
 `cues_for` reads them back for recall; a memory written before 0017, or whose text changed
 without a rewrite, is read from its text on the spot, so every caller sees the same cues.
 `memories_between` finds the memories whose times fall in a day range (the index on
@@ -16,24 +17,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from signet_desktop.domain.preferences import stated_preference
+from signet_desktop.domain.preferences import speaks_for_self, stated_preference
 from signet_desktop.domain.time_expressions import TimeSpan, anchor_date, resolve
 from signet_desktop.storage.connect import Connection
 
 UPSERT = """
 INSERT INTO memory_cues (memory_id, agent_id, content_hash, times, first_day, last_day,
-                         preference)
-VALUES (:memory_id, :agent_id, :content_hash, :times, :first_day, :last_day, :preference)
+                         preference, first_person)
+VALUES (:memory_id, :agent_id, :content_hash, :times, :first_day, :last_day, :preference,
+        :first_person)
 ON CONFLICT (memory_id) DO UPDATE SET
     agent_id = excluded.agent_id, content_hash = excluded.content_hash, times = excluded.times,
     first_day = excluded.first_day, last_day = excluded.last_day,
-    preference = excluded.preference
+    preference = excluded.preference, first_person = excluded.first_person
 """
 
 # The candidates' live rows with their stored cues (NULL when never read or stale).
 CUES_FOR = """
 SELECT m.id AS id, m.content AS content, m.created_at AS created_at,
-       c.times AS times, c.preference AS preference
+       c.times AS times, c.preference AS preference, c.first_person AS first_person
 FROM memories m
 LEFT JOIN memory_cues c ON c.memory_id = m.id AND c.content_hash = m.content_hash
 WHERE m.id IN (SELECT value FROM json_each(:ids)) AND +m.agent_id = :agent_id
@@ -50,18 +52,20 @@ ORDER BY c.first_day DESC LIMIT :limit
 
 @dataclass(frozen=True, slots=True)
 class MemoryCues:
-    """What a memory's text says about time (resolved spans) and preference (the phrase)."""
+    """What a memory's text says about time (resolved spans), preference (the phrase) and
+    whose view it gives (`first_person`: its speaker about themselves)."""
 
     created: date | None
     times: tuple[TimeSpan, ...] = ()
     preference: str | None = None
+    first_person: bool = False
 
 
 def read_cues(content: str, created_at: str) -> MemoryCues:
     """The cues of one text said at `created_at` (pure)."""
     anchor = anchor_date(created_at)
     times = tuple(resolve(content, anchor)) if anchor else ()
-    return MemoryCues(anchor, times, stated_preference(content))
+    return MemoryCues(anchor, times, stated_preference(content), speaks_for_self(content))
 
 
 def write_cues(
@@ -84,6 +88,7 @@ def write_cues(
             "first_day": min((s.start for s in cues.times), default=None),
             "last_day": max((s.end for s in cues.times), default=None),
             "preference": cues.preference,
+            "first_person": int(cues.first_person),
         },
     )
     return cues
@@ -104,7 +109,9 @@ def cues_for(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[str, M
             TimeSpan(text, date.fromisoformat(first), date.fromisoformat(last))
             for text, first, last in json.loads(row["times"])
         )
-        out[str(row["id"])] = MemoryCues(anchor_date(created_at), spans, row["preference"])
+        out[str(row["id"])] = MemoryCues(
+            anchor_date(created_at), spans, row["preference"], bool(row["first_person"])
+        )
     return out
 
 

@@ -74,23 +74,29 @@ def test_questions_without_time_change_nothing(db: Database) -> None:
     assert TimeEvidence().apply(db.reader(), request("what is there?"), hits, StageClock()) == hits
 
 
-def test_preferences_answer_recommendation_questions_only(db: Database) -> None:
-    fact = add(db, "user: the evening news starts at 8 pm")
+def test_the_askers_own_words_and_preferences_rank_first(db: Database) -> None:
+    reply = add(db, "assistant: evenings are a good time for you to read; your routine helps")
+    said = add(db, "user: my evenings are busy with the kids")
     liked = add(db, "user: I prefer winding down by 9:30 pm with a book")
-    hits = [hit(fact, 0.5), hit(liked, 0.45)]
+    hits = [hit(reply, 0.6), hit(said, 0.45), hit(liked, 0.44)]
     out = PreferenceEvidence().apply(
-        db.reader(), request("Can you suggest activities for the evening?"), hits, StageClock()
+        db.reader(), request("Can you suggest activities for my evening?"), hits, StageClock()
     )
-    assert out[0].memory_id == liked and "I prefer" in out[0].adjustments[0].reason
-    same = PreferenceEvidence().apply(
-        db.reader(), request("when does the news start?"), hits, StageClock()
-    )
-    assert same == hits
+    assert [h.memory_id for h in out] == [liked, said, reply]
+    assert "I prefer" in out[0].adjustments[0].reason
+    assert "first person" in out[1].adjustments[0].reason and out[2].adjustments == ()
+
+
+def test_questions_about_others_or_what_they_said_change_nothing(db: Database) -> None:
+    liked = add(db, "Caroline: I love painting sunsets")
+    hits = [hit(liked, 0.5)]
+    for text in ("What does Caroline like to paint?", "What did you recommend to me?"):
+        assert PreferenceEvidence().apply(db.reader(), request(text), hits, StageClock()) == hits
 
 
 def test_another_agents_memory_lends_no_cues(db: Database) -> None:
     theirs = add(db, "I prefer tea, yesterday and always", agent="other")
     hits = [hit(theirs, 0.5)]
     for stage in (TimeEvidence(), PreferenceEvidence()):
-        out = stage.apply(db.reader(), request("When? any tips?"), hits, StageClock())
+        out = stage.apply(db.reader(), request("When? any tips for me?"), hits, StageClock())
         assert out[0].adjustments == ()
