@@ -14,7 +14,8 @@ level (gold: `answer_session_ids`): recall@10 = share of gold sessions with a tu
 10. Questions without a gold turn count at session level only. Embedder: the native
 all-MiniLM-L6-v2 (`--cache FILE` keeps every vector between runs: ~35 s a question to embed
 on a busy 2-core machine, seconds once cached); the data stays in ../shared/data (MIT licence,
-not shipped). `--stride 2` takes every second question (6 of each type). Plain BM25 (the
+not shipped). `--stride 2` takes every second question (6 of each type); `--without time` switches a
+default stage off (each change alone). Plain BM25 (the
 lexical channel alone, no context signals, no stages) is scored beside it ("bm25" columns).
 """
 
@@ -89,7 +90,9 @@ def stamp(text: str) -> str:
     return parsed.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def evaluate(item: dict[str, Any], embedder: Any) -> dict[str, float]:
+def evaluate(
+    item: dict[str, Any], embedder: Any, without: frozenset[str] = frozenset()
+) -> dict[str, float]:
     """One question in a fresh workspace: its turn- and session-level scores."""
     requests, keys = [], []
     for sid, date, session in zip(
@@ -122,8 +125,12 @@ def evaluate(item: dict[str, Any], embedder: Any) -> dict[str, float]:
             for outcome, key in zip(outcomes, keys, strict=True):
                 turns_of[outcome.memory.id].append(key)
             asked = stamp(item["question_date"])
+            names = service.recall._engine.stage_names  # read underneath the facade
+            stages = tuple(n for n in names if n not in without) if without else None
             result = service.recall.search(
-                RecallQuery(query=item["question"], limit=LIMIT, min_score=0.0, as_of=asked)
+                RecallQuery(
+                    query=item["question"], limit=LIMIT, min_score=0.0, as_of=asked, stages=stages
+                )
             )
             bm25 = service.recall.search(
                 RecallQuery(
@@ -163,6 +170,9 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=0, help="0 = all")
     parser.add_argument("--stride", type=int, default=1, help="every n-th question")
     parser.add_argument("--cache", type=Path, help="a file keeping the vectors across runs")
+    parser.add_argument(
+        "--without", action="append", default=[], help="a default stage to switch off (repeatable)"
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LongMemEval data is not shipped)")
@@ -179,7 +189,7 @@ def main() -> int:
     totals: dict[str, list[float]] = defaultdict(list)
     by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
-        for name, value in evaluate(item, embedder).items():
+        for name, value in evaluate(item, embedder, frozenset(args.without)).items():
             totals[name].append(value)
             by_type[item["question_type"]][name].append(value)
     embedder.save()

@@ -6,8 +6,6 @@ content edit): the text's time expressions resolved against the memory's own `cr
 first person (`domain.preferences`).
 `cues_for` reads them back for recall; a memory written before 0017, or whose text changed
 without a rewrite, is read from its text on the spot, so every caller sees the same cues.
-`memories_between` finds the memories whose times fall in a day range (the index on
-`first_day`).
 """
 
 from __future__ import annotations
@@ -40,13 +38,6 @@ FROM memories m
 LEFT JOIN memory_cues c ON c.memory_id = m.id AND c.content_hash = m.content_hash
 WHERE m.id IN (SELECT value FROM json_each(:ids)) AND +m.agent_id = :agent_id
   AND +m.is_deleted = 0
-"""
-
-BETWEEN = """
-SELECT c.memory_id AS id FROM memory_cues c JOIN memories m ON m.id = c.memory_id
-WHERE c.agent_id = :agent_id AND c.first_day IS NOT NULL AND c.first_day <= :last
-  AND c.last_day >= :first AND +m.is_deleted = 0 AND m.content_hash = c.content_hash
-ORDER BY c.first_day DESC LIMIT :limit
 """
 
 
@@ -113,18 +104,6 @@ def cues_for(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[str, M
             anchor_date(created_at), spans, row["preference"], bool(row["first_person"])
         )
     return out
-
-
-def memories_between(
-    conn: Connection, agent_id: str, first: date, last: date, limit: int = 200
-) -> list[str]:
-    """Ids of the agent's live memories with a time expression within [first, last]."""
-    rows = conn.execute(
-        BETWEEN,
-        {"agent_id": agent_id, "first": first.isoformat(), "last": last.isoformat(),
-         "limit": limit},
-    )  # fmt: skip
-    return [str(row["id"]) for row in rows.fetchall()]
 
 
 def _times_json(times: Sequence[TimeSpan]) -> str:

@@ -8,7 +8,7 @@ from datetime import date
 from signet_desktop.domain.memory import NewMemory
 from signet_desktop.storage import memories
 from signet_desktop.storage.database import Database
-from signet_desktop.storage.memory_cues import cues_for, memories_between
+from signet_desktop.storage.memory_cues import cues_for
 
 SAID = "2023-05-08T13:56:00.000Z"
 
@@ -59,14 +59,12 @@ def test_rows_from_before_the_table_are_read_from_the_text(db: Database) -> None
     assert cues.times[0].label() == "2023-05-01..2023-05-07" and cues.preference
 
 
-def test_searching_by_days_is_scoped_and_skips_deleted(db: Database) -> None:
+def test_cues_are_read_in_the_agents_scope_only(db: Database) -> None:
     mine, gone = add(db, "yesterday"), add(db, "yesterday too")
     theirs = add(db, "yesterday", agent="other")
     with db.write() as conn:
         memory = memories.get_memory(conn, "default", gone)
         assert memory is not None
         memories.set_deleted(conn, memory, deleted=True, reason=None, actor="t")
-    found = memories_between(db.reader(), "default", date(2023, 5, 1), date(2023, 5, 7))
-    assert found == [mine] and theirs not in found
-    assert memories_between(db.reader(), "default", date(2023, 6, 1), date(2023, 6, 2)) == []
-    assert cues_for(db.reader(), "default", [theirs]) == {}
+    found = cues_for(db.reader(), "default", [mine, gone, theirs])
+    assert list(found) == [mine]
