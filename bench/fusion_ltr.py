@@ -15,9 +15,10 @@ did not see: (1) LoCoMo only, cross-validated by conversation (5 folds); (2) the
 on LongMemEval-S; (3) both sets, 5 folds (a LoCoMo conversation and a fifth of the
 LongMemEval questions held out per fold). The gate (issue 28): adopt only if it wins on every
 held-out fold. Measured 2026-12-06 (docs/RECALL.md, "Learned fusion"): LoCoMo-only models win
-every LoCoMo fold on MRR but collapse on LongMemEval (recall@10 0.70, MRR 0.44 against 0.92 /
-0.77); joint models lose LongMemEval MRR on most folds. Not adopted: nothing ships but this
-script. Vectors are cached in `--cache-dir` (the dev sets stay in ../shared/data).
+every LoCoMo fold on MRR (recall@10 on four of five) but fall on LongMemEval (recall@10 0.852,
+MRR 0.619 against the blend's 0.934 / 0.775); joint models win LoCoMo MRR on every fold but
+lose LongMemEval MRR on two of five. Not adopted: nothing ships but this script. Vectors are
+cached in `--cache-dir` (the dev sets stay in ../shared/data).
 """
 
 from __future__ import annotations

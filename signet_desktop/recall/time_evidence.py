@@ -30,7 +30,7 @@ from signet_desktop.storage.memory_cues import MemoryCues, cues_for
 STAGE_NAME = "time"
 DEFAULT_TOP_N = 50
 DEFAULT_WINDOW_WEIGHT = 0.2
-DEFAULT_CREATED_WEIGHT = 0.1
+DEFAULT_CREATED_WEIGHT = 0.05
 DEFAULT_WHEN_WEIGHT = 0.05
 
 WHEN = re.compile(
