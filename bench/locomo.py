@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from signet_desktop.config.models import SignetConfig
-from signet_desktop.config.pipeline import DampeningConfig, RerankerConfig
+from signet_desktop.config.pipeline import DampeningConfig, EvidenceStagesConfig, RerankerConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.entities import canonical_entity_name
 from signet_desktop.domain.errors import InvalidInput
@@ -92,6 +92,7 @@ BENCH_CONFIG = {
 DEFAULT_STAGES = frozenset(
     {f"dampening.{name}" for name, on in DampeningConfig().model_dump().items() if on}
     | ({RERANK} if RerankerConfig().enabled else set())
+    | {name for name, on in EvidenceStagesConfig().model_dump().items() if on}
 )
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
@@ -349,11 +350,17 @@ def ingest(
     return {outcome.memory.id: dia for outcome, dia in zip(outcomes, dia_ids, strict=True)}
 
 
+def asked_on(sample: dict[str, Any]) -> str:
+    """When the questions are asked: the conversation's last session date (they follow it)."""
+    return max(date for _, date, _ in turns(sample["conversation"]))
+
+
 def ranked_dia_ids(
     service: SignetService,
     question: str,
     variant: Variant,
     dia_of: dict[str, str],
+    as_of: str | None = None,
 ) -> tuple[list[str], float, Any]:
     started = time.perf_counter()
     result = service.recall.search(
@@ -364,6 +371,7 @@ def ranked_dia_ids(
             min_score=0.0,
             context=variant.context,
             stages=variant.stages,
+            as_of=as_of,
         )
     )
     elapsed = (time.perf_counter() - started) * 1000
@@ -423,7 +431,9 @@ def evaluate_sample(
             for variant in run.variants:
                 name = variant.name
                 try:
-                    ranked, ms, result = ranked_dia_ids(service, question.text, variant, dia_of)
+                    ranked, ms, result = ranked_dia_ids(
+                        service, question.text, variant, dia_of, asked_on(sample)
+                    )
                 except InvalidInput as exc:  # a variant the engine cannot run: a bench bug
                     raise SystemExit(f"variant {name!r}: {exc}") from exc
                 run.overall[name].add(ranked, question.evidence)
@@ -555,6 +565,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--conversations", type=int, default=0, help="0 = all")
+    parser.add_argument("--cache", type=Path, help="a file keeping the turns' vectors across runs")
     parser.add_argument("--sweep", action="store_true", help="replay fusion variants offline")
     parser.add_argument("--save-candidates", type=Path, help="write sweep candidates (JSON)")
     parser.add_argument(
@@ -576,11 +587,17 @@ def main() -> int:
     native = configured_embedder(SignetConfig())
     if native is None:
         raise SystemExit("the bench needs the native embedder")
+    if args.cache:
+        from longmemeval import CachedEmbedder
+
+        native = CachedEmbedder(native, args.cache)  # the vectors do not depend on the build
     embedder = QueryCache(native)  # loaded once for every conversation
     started = time.perf_counter()
     for sample in samples:
         evaluate_sample(sample, run, embedder, sweep=args.sweep)
     print(f"run time: {time.perf_counter() - started:.0f} s")
+    if args.cache:
+        native.save()
     print_tables(run)
     if args.sweep:
         from locomo_sweep import print_sweep

@@ -7,13 +7,16 @@ every turn of every haystack session is remembered through the public facade (on
 `remember_many`, as an importer would) as "<role>: <content>", with its session id and the
 session's date as createdAt; identical texts dedupe into one memory, which counts as a hit for
 every gold turn with that text. The question is then recalled (limit 10, min_score 0, every
-default channel and stage) and scored at turn level (gold: turns with `has_answer`): recall@k
+default channel and stage, asked on the item's `question_date`: `RecallQuery.as_of`) and
+scored at turn level (gold: turns with `has_answer`): recall@k
 = share of gold turns in the top k, MRR = 1 / rank of the first gold turn; and at session
 level (gold: `answer_session_ids`): recall@10 = share of gold sessions with a turn in the top
 10. Questions without a gold turn count at session level only. Embedder: the native
 all-MiniLM-L6-v2 (`--cache FILE` keeps every vector between runs: ~35 s a question to embed
 on a busy 2-core machine, seconds once cached); the data stays in ../shared/data (MIT licence,
-not shipped). `--stride 2` takes every second question (6 of each type).
+not shipped). `--stride 2` takes every second question (6 of each type); `--without time` switches a
+default stage off (each change alone). Plain BM25 (the
+lexical channel alone, no context signals, no stages) is scored beside it ("bm25" columns).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ DEFAULT_DATA = (
 )
 LIMIT = 10
 KS = (1, 5, 10)
+BM25_SHOWN = ("recall@10", "mrr")  # plain BM25 (lexical only, no context, no stages) beside it
 
 
 class CachedEmbedder:
@@ -86,7 +90,9 @@ def stamp(text: str) -> str:
     return parsed.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def evaluate(item: dict[str, Any], embedder: Any) -> dict[str, float]:
+def evaluate(
+    item: dict[str, Any], embedder: Any, without: frozenset[str] = frozenset()
+) -> dict[str, float]:
     """One question in a fresh workspace: its turn- and session-level scores."""
     requests, keys = [], []
     for sid, date, session in zip(
@@ -118,12 +124,33 @@ def evaluate(item: dict[str, Any], embedder: Any) -> dict[str, float]:
             turns_of: dict[str, list[tuple[str, int, bool]]] = defaultdict(list)
             for outcome, key in zip(outcomes, keys, strict=True):
                 turns_of[outcome.memory.id].append(key)
+            asked = stamp(item["question_date"])
+            names = service.recall._engine.stage_names  # read underneath the facade
+            stages = tuple(n for n in names if n not in without) if without else None
             result = service.recall.search(
-                RecallQuery(query=item["question"], limit=LIMIT, min_score=0.0)
+                RecallQuery(
+                    query=item["question"], limit=LIMIT, min_score=0.0, as_of=asked, stages=stages
+                )
             )
+            bm25 = service.recall.search(
+                RecallQuery(
+                    query=item["question"], limit=LIMIT, min_score=0.0, as_of=asked,
+                    channels=("lexical",), context=False, stages=(),
+                )
+            )  # fmt: skip
         finally:
             service.close()
-    ranked = [turns_of[hit.memory.id] for hit in result.hits]
+    scores = score([turns_of[hit.memory.id] for hit in result.hits], keys, item)
+    plain = score([turns_of[hit.memory.id] for hit in bm25.hits], keys, item)
+    scores.update({f"bm25 {name}": value for name, value in plain.items() if name in BM25_SHOWN})
+    return scores
+
+
+def score(
+    ranked: list[list[tuple[str, int, bool]]], keys: list[tuple[str, int, bool]],
+    item: dict[str, Any],
+) -> dict[str, float]:  # fmt: skip
+    """Turn- and session-level scores of one ranked list (each entry: the turns of one hit)."""
     gold = sum(1 for key in keys if key[2])
     scores: dict[str, float] = {}
     if gold:
@@ -143,6 +170,9 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=0, help="0 = all")
     parser.add_argument("--stride", type=int, default=1, help="every n-th question")
     parser.add_argument("--cache", type=Path, help="a file keeping the vectors across runs")
+    parser.add_argument(
+        "--without", action="append", default=[], help="a default stage to switch off (repeatable)"
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LongMemEval data is not shipped)")
@@ -159,12 +189,13 @@ def main() -> int:
     totals: dict[str, list[float]] = defaultdict(list)
     by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
-        for name, value in evaluate(item, embedder).items():
+        for name, value in evaluate(item, embedder, frozenset(args.without)).items():
             totals[name].append(value)
             by_type[item["question_type"]][name].append(value)
     embedder.save()
     print(f"LongMemEval-S dev: {len(items)} questions in {time.perf_counter() - started:.0f} s")
     names = ["recall@1", "recall@5", "recall@10", "mrr", "session recall@10"]
+    names += [f"bm25 {name}" for name in BM25_SHOWN]
     print("| set | n | " + " | ".join(names) + " |")
     print("| --- | ---: | " + " | ".join("---:" for _ in names) + " |")
     rows = [("all", totals), *sorted(by_type.items())]

@@ -184,6 +184,18 @@ class RetentionConfig(CamelConfigModel):
     batch_limit: int = Field(default=500, ge=1, le=100_000)
 
 
+class EvidenceStagesConfig(CamelConfigModel):
+    """`evidence`: what memories' texts say about time and preference, as ranking evidence.
+
+    `recall/time_evidence.py` (stage `time`) and `recall/preference_evidence.py` (stage
+    `preference`); cues are read at write time either way (storage/memory_cues.py). Defaults
+    as measured on both dev sets (docs/RECALL.md, "Time as evidence", "Preferences").
+    """
+
+    time: bool = True
+    preference: bool = True
+
+
 class PipelineV2Config(CamelConfigModel):
     """`memory.pipelineV2`: switches and settings of the non-semantic workers."""
 
@@ -199,6 +211,7 @@ class PipelineV2Config(CamelConfigModel):
     traversal: TraversalConfig = TraversalConfig()
     dampening: DampeningConfig = DampeningConfig()
     reranker: RerankerConfig = RerankerConfig()
+    evidence: EvidenceStagesConfig = EvidenceStagesConfig()
     hints: HintsConfig = HintsConfig()
     guardrails: GuardrailsConfig = GuardrailsConfig()
     repair: RepairConfig = RepairConfig()

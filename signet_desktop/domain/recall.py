@@ -49,6 +49,8 @@ class RecallQuery:
     context: bool = True  # apply the context signals after fusion (benchmarks switch it off)
     stages: tuple[str, ...] | None = None  # post-fusion stages to run (None: every enabled one)
     relevant_only: bool = False  # drop weak hits (the hooks' relevance test, recall.calibration)
+    # When the question is asked (ISO-8601; None: now): "last week" in it is resolved from here.
+    as_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

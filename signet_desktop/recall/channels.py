@@ -61,6 +61,7 @@ class ChannelRequest:
     agent_id: str
     filters: RecallFilters
     k: int
+    as_of: str | None = None  # when the question is asked (RecallQuery.as_of; None: now)
 
 
 @dataclass(frozen=True, slots=True)

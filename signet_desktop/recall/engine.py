@@ -157,7 +157,9 @@ class RecallEngine:
             return self._result(query, clock, [], method, {}, (NO_TERMS_NOTE,))
         conn = self._db.reader()
         k = max(self._depth, query.limit)
-        request = ChannelRequest(query.query, keyword_text, query.agent_id, query.filters, k)
+        request = ChannelRequest(
+            query.query, keyword_text, query.agent_id, query.filters, k, query.as_of
+        )
         # Start all before finishing any: slow work (the query embedding) overlaps the rest.
         finishes = [
             (channel.name, channel.start(conn, request, self._pool)) for channel in selected

@@ -16,6 +16,7 @@ from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine, default_channels
+from signet_desktop.recall.evidence_stages import evidence_stages
 from signet_desktop.recall.graph_recall import (
     dampening_stages,
     graph_boost_stages,
@@ -237,6 +238,7 @@ def build_service(
             *graph_boost_stages(pipeline_v2.graph, pipeline_v2.traversal),
             *configured_rerank(pipeline_v2.reranker, None if embedder is None else semantic),
             *dampening_stages(pipeline_v2.dampening),
+            *evidence_stages(pipeline_v2.evidence),
         ),
         flat_share=pipeline_v2.traversal.flat_reserve_share,
     )

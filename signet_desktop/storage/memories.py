@@ -12,6 +12,7 @@ from signet_desktop.domain.content import content_hash, normalize_content
 from signet_desktop.domain.memory import Memory, MemorySelector, NewMemory, utc_now
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.memory_cues import write_cues
 
 MEMORY_COLUMNS = (
     "id, agent_id, type, content, content_hash, importance, pinned, tags, who, project, scope, "
@@ -186,8 +187,9 @@ def find_content_clash(conn: Connection, memory: Memory, new_content: str) -> Me
 def insert_memory(
     conn: Connection, memory_id: str, new: NewMemory, *, actor: str, embedding_model: str | None
 ) -> None:
-    """Insert one validated memory row (FTS follows through its trigger)."""
+    """Insert one validated memory row (FTS follows through its trigger, cues beside it)."""
     now = utc_now()
+    created_at = new.created_at or now
     conn.execute(
         INSERT_MEMORY,
         {
@@ -209,12 +211,14 @@ def insert_memory(
             "idempotency_key": new.idempotency_key,
             "session_id": new.session_id,
             "metadata": json.dumps(dict(new.metadata)),
-            "created_at": new.created_at or now,
+            "created_at": created_at,
             "updated_at": now,
             "updated_by": actor,
             "embedding_model": embedding_model,
         },
     )
+    hashed = content_hash(new.content)
+    write_cues(conn, memory_id, new.agent_id, new.content, created_at, hashed)
 
 
 def get_memory(conn: Connection, agent_id: str, memory_id: str) -> Memory | None:
@@ -308,6 +312,11 @@ def update_memory_fields(
         "WHERE id = :id AND agent_id = :agent_id",
         params,
     )
+    if "content" in fields:
+        write_cues(
+            conn, memory.id, memory.agent_id, str(fields["content"]), memory.created_at,
+            params["content_hash"],
+        )  # fmt: skip
 
 
 def set_deleted(
@@ -565,6 +574,8 @@ def insert_imported(conn: Connection, memory: ImportedMemory) -> None:
         is_deleted=int(memory.is_deleted),
     )
     conn.execute(INSERT_IMPORTED, params)
+    said_at = memory.occurred_at or memory.created_at  # when its source says it happened
+    write_cues(conn, memory.id, memory.agent_id, memory.content, said_at, params["content_hash"])
 
 
 def imported_ids(conn: Connection, agent_id: str, source_type: str, source_id: str) -> list[str]:

@@ -14,6 +14,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[3] / "signet_desktop"
 
 OWNERS: dict[str, str] = {
     "memories": "storage/memories.py",
+    "memory_cues": "storage/memory_cues.py",
     "memory_history": "storage/history.py",
     "memory_jobs": "queue/jobs.py",
     "embeddings": "embedding/vectors.py",

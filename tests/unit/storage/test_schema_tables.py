@@ -79,6 +79,8 @@ EXPECTED_TABLES = {
     "api_tokens",
     # agents' ratings of recalled memories (0016)
     "memory_feedback",
+    # time and preference cues read from each memory's text at write time (0017)
+    "memory_cues",
 }
 
 FTS_TABLES = (
