@@ -4,7 +4,8 @@
    exact quotes, hygiene provenance, caps. A request over `max_per_request` is rejected whole.
 2. Writes, only after that: batches of at most `batch_size` operations, each batch one short
    write transaction, each operation in its own SAVEPOINT (a failure rolls back that operation
-   alone). Graph rows are written only through `storage/graph.py` with a `Provenance` (actor,
+   alone) and through its typed handler (`dreaming/apply_handlers.py`). Graph rows are
+   written only through `storage/graph.py` with a `Provenance` (actor,
    pass, proposal — the attention or ontology proposal behind it — and the cited evidence).
    Review-only operations become pending `ontology_proposals` (deduplicated); a claim value
    that disagrees with another active value of its claim key records an advisory
@@ -33,7 +34,7 @@ from signet_desktop.domain import scope
 from signet_desktop.domain.dreaming import MutationCounts
 from signet_desktop.domain.errors import Conflict, SignetError
 from signet_desktop.domain.events import EventSink
-from signet_desktop.domain.knowledge import ClaimTimes, Evidence, Provenance
+from signet_desktop.domain.knowledge import Evidence, Provenance
 from signet_desktop.domain.ontology import OntologyChanged
 from signet_desktop.dreaming.apply_checks import (
     DEFAULT_CAPS,
@@ -43,13 +44,11 @@ from signet_desktop.dreaming.apply_checks import (
     OperationVerdict,
     validate_operations,
 )
+from signet_desktop.dreaming.apply_handlers import OperationResult, execute
 from signet_desktop.dreaming.operations import Operation
 from signet_desktop.dreaming.sources import parse_ref
 from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_operations as op_rows
-from signet_desktop.storage import graph as graph_writes
-from signet_desktop.storage import graph_claims, graph_links, graph_rows
-from signet_desktop.storage import knowledge_reads as graph_reads
 from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
@@ -72,27 +71,6 @@ __all__ = [
 
 FAULT_ENV = "SIGNET_APPLY_FAULT"
 FAULT_STEPS = ("operation.written", "batch.logged", "batch.committed")  # in the order hit
-
-
-@dataclass(frozen=True, slots=True)
-class OperationResult:
-    """What happened to one operation.
-
-    status: applied | proposed | skipped (rejected by the checks, or nothing to change) |
-    failed (the write raised; rolled back to its savepoint). A dry run says valid | proposed |
-    skipped instead.
-    """
-
-    index: int
-    operation: str
-    status: str
-    code: str | None = None
-    reason: str | None = None
-    created: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    proposal_id: str | None = None
-    contradictions: tuple[str, ...] = ()
-    target_id: str | None = None  # the row it made or found (what `$<index>` resolves to)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +227,7 @@ class _Writer:
             with self.db.write() as savepoint:
                 if verdict.status == "propose":
                     return self._propose(savepoint, op, verdict.reason)
-                result = _execute(savepoint, op, self._provenance(op))
+                result = execute(savepoint, op, self._provenance(op))
                 if result.status == "applied":
                     self._after_applied(savepoint, op, result)
                 return result
@@ -366,193 +344,6 @@ def _record(
         reason=result.reason,
         result=outcome,
     )
-
-
-# -- one operation through the graph writer ---------------------------------------------------
-
-
-def _done(
-    op: Operation, created: Sequence[str] = (), changed: Sequence[str] = ()
-) -> OperationResult:
-    ids = [*created, *changed]
-    made = ids[0] if ids else None
-    return OperationResult(
-        op.index, op.name, "applied", created=tuple(created), changed=tuple(changed),
-        target_id=made,
-    )  # fmt: skip
-
-
-def _unchanged(op: Operation, what: str, row_id: str) -> OperationResult:
-    return OperationResult(
-        op.index, op.name, "skipped", "no_change", f"{what} {row_id} already as asked",
-        target_id=row_id,
-    )  # fmt: skip
-
-
-def _execute(conn: Connection, op: Operation, prov: Provenance) -> OperationResult:
-    p: Any = op.payload
-    name = op.name
-    confidence = op.envelope.confidence
-    if name == "create_entity":
-        entity, created = graph_writes.create_entity(conn, prov, name=p.name, entity_type=p.type)
-        return _done(op, [entity.id]) if created else _unchanged(op, "entity", entity.id)
-    if name == "create_aspect":
-        aspect, created = graph_claims.create_aspect(conn, prov, p.entity_id, p.name)
-        return _done(op, [aspect.id]) if created else _unchanged(op, "aspect", aspect.id)
-    if name == "add_claim_value":
-        claim, created = graph_claims.add_claim_value(
-            conn, prov, p.aspect_id, p.value, claim_key=p.claim_key, confidence=confidence,
-            times=ClaimTimes.read(p),
-        )  # fmt: skip
-        if not created:
-            return _unchanged(op, "claim value", claim.id)
-        return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
-    if name == "set_claim_value":
-        claim, changed = graph_claims.set_claim_value(
-            conn, prov, p.aspect_id, p.claim_key, p.value, confidence=confidence,
-            times=ClaimTimes.read(p),
-        )  # fmt: skip
-        if not changed:
-            return _unchanged(op, "claim value", claim.id)
-        previous = [claim.previous_attribute_id] if claim.previous_attribute_id else []
-        return _with_contradictions(conn, op, prov, _done(op, [claim.id], previous), claim.id)
-    if name == "supersede_claim_value":
-        return _supersede(conn, op, prov)
-    if name == "create_link":
-        link, created = graph_links.create_link(
-            conn, prov, p.from_entity_id, p.to_entity_id, p.link_type, confidence=confidence,
-            reason=op.envelope.reason,
-        )  # fmt: skip
-        return _done(op, [link.id]) if created else _unchanged(op, "link", link.id)
-    if name == "update_link":
-        return _update_link(conn, op, prov)
-    if name == "rename_entity":
-        entity = graph_writes.rename_entity(conn, prov, p.entity_id, p.new_name)
-        return _done(op, changed=[entity.id])
-    if name == "archive_entity":
-        entity = graph_writes.archive_entity(conn, prov, p.target, p.reason)
-        return _done(op, changed=[entity.id])
-    if name == "archive_aspect":
-        return _done(op, changed=[graph_claims.archive_aspect(conn, prov, p.target).id])
-    if name == "archive_claim_value":
-        return _done(op, changed=[graph_claims.archive_claim_value(conn, prov, p.target).id])
-    if name == "archive_link":
-        return _done(op, changed=[graph_links.archive_link(conn, prov, p.target).id])
-    if name == "merge_entities":
-        others = [t for t in dict.fromkeys(p.targets) if t != p.survivor]
-        survivor = graph_writes.merge_entities(conn, prov, p.survivor, others)
-        return _done(op, changed=[survivor.id, *others])
-    if name == "merge_aspects":
-        aspect = graph_claims.merge_aspects(conn, prov, p.target, list(p.sources))
-        return _done(op, changed=[aspect.id, *p.sources])
-    if name == "flag":
-        row = attention_rows.create_attention(
-            conn,
-            agent_id=prov.agent_id,
-            kind="hygiene",
-            subject_ref=p.subject_ref,
-            details={"details": p.details, "reason": op.envelope.reason or ""},
-            priority=p.priority,
-            pass_id=prov.pass_id,
-        )
-        return _done(op, [row.id])
-    if name == "decline_attention":
-        declined = attention_rows.decline_attention(
-            conn,
-            prov.agent_id,
-            p.attention_id,
-            pass_id=prov.pass_id,
-            resolution=op.envelope.reason or "declined",
-        )
-        if not declined:
-            raise Conflict(
-                f"attention {p.attention_id} is not pending", code="attention_not_pending"
-            )
-        return _done(op, changed=[p.attention_id])
-    raise Conflict(f"{name} cannot be applied", code="operation_unsupported")
-
-
-def _supersede(conn: Connection, op: Operation, prov: Provenance) -> OperationResult:
-    p: Any = op.payload
-    target = p.attribute_id
-    if target is None:
-        claims = graph_reads.claims_of_aspects(conn, prov.agent_id, [p.aspect_id]).get(
-            p.aspect_id, []
-        )
-        active = [c for c in claims if c.status == "active" and c.claim_key == p.claim_key]
-        target = active[0].id if active else None
-    if target is None:
-        claim, _ = graph_claims.add_claim_value(
-            conn, prov, p.aspect_id, p.value, claim_key=p.claim_key,
-            confidence=op.envelope.confidence, times=ClaimTimes.read(p),
-        )  # fmt: skip
-        return _with_contradictions(conn, op, prov, _done(op, [claim.id]), claim.id)
-    claim = graph_claims.supersede_claim_value(
-        conn, prov, target, p.value, confidence=op.envelope.confidence, times=ClaimTimes.read(p)
-    )
-    return _with_contradictions(conn, op, prov, _done(op, [claim.id], [target]), claim.id)
-
-
-def _update_link(conn: Connection, op: Operation, prov: Provenance) -> OperationResult:
-    """A new link type: the old link is archived and the new one created (both logged)."""
-    p: Any = op.payload
-    old = graph_reads.dependency(conn, prov.agent_id, p.link_id)
-    if old is None:
-        raise Conflict(f"link {p.link_id} not found", code="target_not_found")
-    if old.dependency_type == p.link_type.strip().lower().replace(" ", "_"):
-        return _unchanged(op, "link", old.id)
-    graph_links.archive_link(conn, prov, old.id)
-    new, _ = graph_links.create_link(
-        conn, prov, old.source_entity_id, old.target_entity_id, p.link_type,
-        strength=old.strength, confidence=op.envelope.confidence,
-        reason=op.envelope.reason or old.reason, aspect_id=old.aspect_id,
-    )  # fmt: skip
-    return _done(op, [new.id], [old.id])
-
-
-def _with_contradictions(
-    conn: Connection, op: Operation, prov: Provenance, result: OperationResult, claim_id: str
-) -> OperationResult:
-    """Record an advisory contradiction with each other active value of the claim key."""
-    p: Any = op.payload
-    claims = graph_reads.claims_of_aspects(conn, prov.agent_id, [p.aspect_id]).get(p.aspect_id, [])
-    new = next((c for c in claims if c.id == claim_id), None)
-    if new is None or new.claim_key is None:
-        return result
-    mine = graph_rows.normalize_claim(new.content)
-    others = [
-        c
-        for c in claims
-        if c.status == "active"
-        and c.id != claim_id
-        and c.claim_key == new.claim_key
-        and graph_rows.normalize_claim(c.content) != mine
-    ]
-    if not others:
-        return result
-    entity = graph_reads.entity(conn, prov.agent_id, p.entity_id)
-    aspect = graph_reads.aspect(conn, prov.agent_id, p.aspect_id)
-    found = []
-    for other in others:
-        recorded = ontology_rows.record_contradiction(
-            conn,
-            agent_id=prov.agent_id,
-            entity_id=p.entity_id,
-            entity_name=entity.name if entity else None,
-            aspect_id=p.aspect_id,
-            aspect_name=aspect.name if aspect else None,
-            claim_key=new.claim_key,
-            left_attribute_id=other.id,
-            right_attribute_id=claim_id,
-            left_content=other.content,
-            right_content=new.content,
-            evidence=op.evidence_json(),
-            reason=f"{op.name} wrote a value of {new.claim_key!r} that differs from an active one",
-            confidence=op.envelope.confidence,
-        )
-        if recorded:
-            found.append(recorded)
-    return replace(result, contradictions=tuple(found))
 
 
 # -- the seam bound to one pass (the Dreaming tool surface calls this) -------------------------

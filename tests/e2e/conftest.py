@@ -15,3 +15,4 @@ def launcher(tmp_path: Path) -> Iterator[Launcher]:
     launch = Launcher(tmp_path)
     yield launch
     launch.cleanup()
+

@@ -24,7 +24,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from support.daemon import Capture, CliDaemon, run_daemon
 
-from signet_desktop.api.views import recall_json
+from signet_desktop.api.recall_views import recall_json
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.hashing import HashEmbedder

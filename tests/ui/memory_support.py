@@ -37,7 +37,7 @@ def settle(
     loop: asyncio.AbstractEventLoop,
     context: PaneContext,
     until: Callable[[], bool] | None = None,
-    timeout: float = 10.0,
+    timeout: float = 30.0,  # a bound for a loaded machine (load 10), not a pace
 ) -> None:
     """Run the loop until `until()` holds (default: no task pending for a quiet 0.3 s)."""
 

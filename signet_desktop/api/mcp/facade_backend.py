@@ -48,14 +48,8 @@ from signet_desktop.api.knowledge_views import (
     expansion_json,
 )
 from signet_desktop.api.mcp.backend import Body, ToolFailure
-from signet_desktop.api.views import (
-    change_json,
-    memory_json,
-    modify_json,
-    page_json,
-    recall_json,
-    remember_json,
-)
+from signet_desktop.api.recall_views import recall_json
+from signet_desktop.api.views import change_json, memory_json, modify_json, page_json, remember_json
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.scope import make_actor

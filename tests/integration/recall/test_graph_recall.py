@@ -10,7 +10,7 @@ from support import traversal_seed as seed
 from support.db import database_of
 from support.fakes import ScriptedEmbedder
 
-from signet_desktop.api.views import hit_json, recall_json
+from signet_desktop.api.recall_views import hit_json, recall_json
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService

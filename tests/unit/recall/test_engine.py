@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.fakes import SwitchableEmbedder
 
-from signet_desktop.api.views import hit_json
+from signet_desktop.api.recall_views import hit_json
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import ChannelEvidence, HitAdjustment, RecallQuery

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.fakes import SwitchableEmbedder
 
-from signet_desktop.api.views import hit_json
+from signet_desktop.api.recall_views import hit_json
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.pipeline import RerankerConfig
 from signet_desktop.config.workspace import WorkspacePaths

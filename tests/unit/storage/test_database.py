@@ -15,6 +15,8 @@ from signet_desktop.storage.guard import (
     in_write_transaction,
 )
 
+pytestmark = pytest.mark.migrates  # opens databases through every migration
+
 
 def test_pragmas_are_set_on_every_connection(db: Database) -> None:
     for conn in (db.reader(),):

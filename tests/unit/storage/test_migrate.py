@@ -18,6 +18,8 @@ from signet_desktop.storage.migrate import (
     split_statements,
 )
 
+pytestmark = pytest.mark.migrates  # opens databases through every migration
+
 
 def test_shipped_migrations_are_contiguous_and_found() -> None:
     found = load_migrations()

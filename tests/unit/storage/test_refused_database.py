@@ -18,6 +18,8 @@ from signet_desktop.storage.connect import DatabaseFileError
 from signet_desktop.storage.database import open_database
 from signet_desktop.storage.migrate import MigrationError
 
+pytestmark = pytest.mark.migrates  # opens databases through every migration
+
 Mutation = Callable[[sqlean.Connection], None]
 
 # Roughly the head of Signet's own memories.db: its tables, no schema_migrations.name column.

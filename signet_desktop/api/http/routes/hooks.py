@@ -42,7 +42,7 @@ from signet_desktop.api.http.json_route import JsonBodyRoute
 from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.rendering import json_off_loop
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
-from signet_desktop.api.views import recall_json
+from signet_desktop.api.recall_views import recall_json
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.evidence.transcript_formats import message_turns

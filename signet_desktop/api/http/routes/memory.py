@@ -34,6 +34,7 @@ from signet_desktop.api.http.scope import (
     resolve_actor,
     resolve_agent,
 )
+from signet_desktop.api.recall_views import recall_json
 from signet_desktop.api.views import (
     change_json,
     forget_batch_json,
@@ -43,7 +44,6 @@ from signet_desktop.api.views import (
     memory_json,
     modify_batch_json,
     modify_json,
-    recall_json,
     recover_json,
     remember_json,
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from signet_desktop.api.views import hit_json
+from signet_desktop.api.recall_views import hit_json
 from signet_desktop.domain.memory import Memory
 from signet_desktop.domain.recall import ChannelEvidence, RecallHit
 
