@@ -15,4 +15,3 @@ def launcher(tmp_path: Path) -> Iterator[Launcher]:
     launch = Launcher(tmp_path)
     yield launch
     launch.cleanup()
-
