@@ -77,6 +77,20 @@ def assert_the_script_ran(detail: dict[str, Any], provider: str, shell_tool: str
     assert detail["usage"]["inputTokens"] > 0 and detail["usage"]["outputTokens"] > 0
 
 
+def run_scripted_pass(
+    daemon: DaemonProcess, script: Callable[[str], None]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Remember MEMORY, hand its source ref to `script` (which queues the model's turns), run
+    one pass and wait for its end: (Dreaming status before the pass, the pass's detail)."""
+    with httpx.Client(base_url=daemon.url, timeout=10) as client:
+        saved = client.post("/api/memory/remember", json={"content": MEMORY}).json()
+        script(f"memory:{saved['id']}")
+        status: dict[str, Any] = client.get("/api/dream/status").json()
+        started = client.post("/api/dream/trigger", json={"mode": "incremental"})
+        assert started.status_code == 202, started.text
+        return status, finished(client, started.json()["passId"])
+
+
 def assert_only_the_good_entity(workspace: Path) -> None:
     """One entity written, and no hook session: the pass is not itself a session."""
     conn = sqlite3.connect(workspace / "memory" / "memories.db")

@@ -13,19 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.e2e.codex_cli import API_KEY_ENV, CODEX, user_config
 from tests.e2e.dream_passes import (
-    MEMORY,
     SUMMARY,
     acpx_yaml,
     assert_only_the_good_entity,
     assert_the_script_ran,
-    finished,
     kill_the_daemon_mid_pass,
     pass_processes,
+    run_scripted_pass,
     script_calls,
     stalling_model,
 )
@@ -86,13 +84,7 @@ def test_a_pass_through_real_codex_records_every_call_and_applies_only_the_good_
         # Signet's codex wrapper is installed too: the pass must not run through it.
         installed = signet_cli(launcher.home, "install", "codex", "--url", daemon.url)
         assert installed.returncode == 0, installed.stderr
-        with httpx.Client(base_url=daemon.url, timeout=10) as client:
-            saved = client.post("/api/memory/remember", json={"content": MEMORY}).json()
-            turns.extend(script(f"memory:{saved['id']}"))
-            status = client.get("/api/dream/status").json()
-            started = client.post("/api/dream/trigger", json={"mode": "incremental"})
-            assert started.status_code == 202, started.text
-            detail = finished(client, started.json()["passId"])
+        status, detail = run_scripted_pass(daemon, lambda ref: turns.extend(script(ref)))
         requests = model.model_requests()
 
     assert_the_script_ran(detail, "acpx:codex", "exec_command")

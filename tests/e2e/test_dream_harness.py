@@ -17,14 +17,13 @@ import pytest
 
 from tests.e2e.claude_code import OFFLINE_ENV, claude_binary
 from tests.e2e.dream_passes import (
-    MEMORY,
     SUMMARY,
     acpx_yaml,
     assert_only_the_good_entity,
     assert_the_script_ran,
-    finished,
     kill_the_daemon_mid_pass,
     pass_processes,
+    run_scripted_pass,
     script_calls,
     stalling_model,
 )
@@ -72,16 +71,10 @@ def test_a_pass_through_real_claude_code_records_every_call_and_applies_only_the
         assert (
             signet_cli(launcher.home, "install", "claude-code", "--url", daemon.url).returncode == 0
         )
-        with httpx.Client(base_url=daemon.url, timeout=10) as client:
-            saved = client.post("/api/memory/remember", json={"content": MEMORY}).json()
-            turns.extend(script(f"memory:{saved['id']}"))
-            status = client.get("/api/dream/status").json()
-            started = client.post("/api/dream/trigger", json={"mode": "incremental"})
-            assert started.status_code == 202, started.text
-            detail = finished(client, started.json()["passId"])
-            late = client.post(
-                "/mcp/dream", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-            )
+        status, detail = run_scripted_pass(daemon, lambda ref: turns.extend(script(ref)))
+        late = httpx.post(
+            f"{daemon.url}/mcp/dream", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        )
         seen = model.seen_text()
 
     assert_the_script_ran(detail, "acpx:claude", "Bash")

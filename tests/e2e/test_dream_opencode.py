@@ -15,18 +15,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.e2e.dream_passes import (
-    MEMORY,
     SUMMARY,
     acpx_yaml,
     assert_only_the_good_entity,
     assert_the_script_ran,
-    finished,
     kill_the_daemon_mid_pass,
     pass_processes,
+    run_scripted_pass,
     script_calls,
     stalling_model,
 )
@@ -87,13 +85,7 @@ def test_a_pass_through_real_opencode_records_every_call_and_applies_only_the_go
         # Signet's OpenCode plugin is installed too: the pass must not reach it.
         installed = signet_cli(launcher.home, "install", "opencode", "--url", daemon.url)
         assert installed.returncode == 0, installed.stderr
-        with httpx.Client(base_url=daemon.url, timeout=10) as client:
-            saved = client.post("/api/memory/remember", json={"content": MEMORY}).json()
-            turns.extend(script(f"memory:{saved['id']}"))
-            status = client.get("/api/dream/status").json()
-            started = client.post("/api/dream/trigger", json={"mode": "incremental"})
-            assert started.status_code == 202, started.text
-            detail = finished(client, started.json()["passId"])
+        status, detail = run_scripted_pass(daemon, lambda ref: turns.extend(script(ref)))
         requests = model.model_requests()
         env = clean_env(launcher.home, **OFFLINE_ENV)
         sessions = run([binary, "session", "list", "--pure"], tmp_path, env)
