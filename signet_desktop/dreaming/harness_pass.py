@@ -83,14 +83,9 @@ def run_harness(
     env: dict[str, str] | None = None,
 ) -> HarnessResult:
     """Run the harness to its end (or the pass's bounds); HarnessFailed says why it failed."""
-    environ = env if env is not None else dict(os.environ)
-    argv = agent.command(system_prompt=system_prompt, tools_url=tools_url, token=token, env=environ)
-    environ = {
-        **environ,
-        **agent.environment(
-            system_prompt=system_prompt, tools_url=tools_url, token=token, env=environ
-        ),
-    }
+    base = env if env is not None else dict(os.environ)
+    launch = agent.launch(system_prompt=system_prompt, tools_url=tools_url, token=token, env=base)
+    argv, environ = launch.argv, {**base, **launch.env}
     deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="signet-dream-") as cwd:
         try:
@@ -143,14 +138,16 @@ def run_harness(
                         pipe.close()
             if pid_file is not None:
                 pid_file.unlink(missing_ok=True)
-        if agent.kind == "opencode" and reader.state.session_id:
-            _forget_session(agent, reader.state.session_id, cwd, environ)
+        session = reader.state.session_id
+        forget = agent.forget_command(session) if session else None
+        if session and forget is not None:
+            _forget_session(forget, session, cwd, environ)
     return _outcome(agent, ended, reader.state, process.returncode, b"".join(stderr), timeout_s)
 
 
-def _forget_session(agent: HarnessAgent, session_id: str, cwd: str, env: dict[str, str]) -> None:
-    """OpenCode stores every run as a session: the pass's is no session of the user's."""
-    argv = [agent.binary, "session", "delete", session_id, "--pure"]
+def _forget_session(argv: list[str], session_id: str, cwd: str, env: dict[str, str]) -> None:
+    """Delete the session the harness kept of the pass (OpenCode stores every run): the pass
+    is no session of the user's. Bounded; a failure is logged, the pass stands."""
     try:
         process = subprocess.Popen(
             argv,
@@ -162,13 +159,13 @@ def _forget_session(agent: HarnessAgent, session_id: str, cwd: str, env: dict[st
             start_new_session=True,
         )
     except OSError:
-        log.warning("cannot delete the OpenCode session %s of a Dreaming pass", session_id)
+        log.warning("cannot delete the harness session %s of a Dreaming pass", session_id)
         return
     try:
         if process.wait(timeout=FORGET_TIMEOUT_S) != 0:
-            log.warning("OpenCode did not delete the Dreaming pass's session %s", session_id)
+            log.warning("the harness did not delete the Dreaming pass's session %s", session_id)
     except subprocess.TimeoutExpired:
-        log.warning("OpenCode took too long deleting the session %s; stopped", session_id)
+        log.warning("the harness took too long deleting the session %s; stopped", session_id)
     finally:
         _kill_group(process)
 

@@ -49,6 +49,14 @@ NO_HOOKS_ENV = {"SIGNET_NO_HOOKS": "1", "SIGNET_BYPASS": "1"}
 
 
 @dataclass(frozen=True, slots=True)
+class Launch:
+    """One pass's start: the harness's argv and the variables it adds to its environment."""
+
+    argv: list[str]
+    env: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class HarnessAgent:
     """The harness that runs Dreaming passes (not an HTTP chat provider: see `complete`)."""
 
@@ -79,8 +87,35 @@ class HarnessAgent:
             "Dreaming passes only; single completions need an HTTP provider"
         )
 
-    def environment(
+    def launch(
         self, *, system_prompt: str, tools_url: str, token: str, env: Mapping[str, str]
+    ) -> Launch:
+        """How one pass starts: its argv (the evidence prompt goes to stdin) and what it adds
+        to the harness's environment (`env`, the environment it runs in, holds the user's
+        config locations)."""
+        if self.kind == "opencode":
+            argv = opencode_command(self.binary, model=self.configured_model)
+        elif self.kind == "codex":
+            argv = codex_command(
+                self.binary,
+                server=MCP_SERVER_NAME,
+                system_prompt=system_prompt,
+                tools_url=tools_url,
+                model=self.configured_model,
+                env=env,
+            )
+        else:
+            argv = self._claude_argv(system_prompt, tools_url, token)
+        return Launch(argv, self._environment(system_prompt, tools_url, token, env))
+
+    def forget_command(self, session_id: str) -> list[str] | None:
+        """What deletes the session a harness kept of a pass (OpenCode keeps every run)."""
+        if self.kind == "opencode":
+            return [self.binary, "session", "delete", session_id, "--pure"]
+        return None
+
+    def _environment(
+        self, system_prompt: str, tools_url: str, token: str, env: Mapping[str, str]
     ) -> dict[str, str]:
         """What the pass adds to the harness's environment (Codex reads its secret here,
         OpenCode its whole config layer)."""
@@ -97,21 +132,9 @@ class HarnessAgent:
             return {**NO_HOOKS_ENV, **layer}
         return dict(NO_HOOKS_ENV)
 
-    def command(
-        self, *, system_prompt: str, tools_url: str, token: str, env: Mapping[str, str]
-    ) -> list[str]:
-        """The argv of one pass; the evidence prompt goes to stdin."""
-        if self.kind == "opencode":
-            return opencode_command(self.binary, model=self.configured_model)
-        if self.kind == "codex":
-            return codex_command(
-                self.binary,
-                server=MCP_SERVER_NAME,
-                system_prompt=system_prompt,
-                tools_url=tools_url,
-                model=self.configured_model,
-                env=env,
-            )
+    def _claude_argv(self, system_prompt: str, tools_url: str, token: str) -> list[str]:
+        """Claude Code's flags: its MCP server (with the secret as a header) on the command
+        line, no built-in tool, none of the user's servers or hooks, no saved session."""
         servers = {
             MCP_SERVER_NAME: {
                 "type": "http",

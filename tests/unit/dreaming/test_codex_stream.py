@@ -127,9 +127,10 @@ def test_the_codex_command_leaves_it_no_tool_but_the_pass_s(tmp_path: Path) -> N
     )
     agent = HarnessAgent(kind="codex", binary="/opt/codex", target="codex")
     prompt = 'You are Signet\'s Dreaming agent.\n"Quote" exactly; \\ not a path.\t—'
-    argv = agent.command(
+    launch = agent.launch(
         system_prompt=prompt, tools_url="http://x/mcp/dream", token="sdp_T", env=env
     )
+    argv = launch.argv
     assert argv[:3] == ["/opt/codex", "exec", "--json"] and argv[-1] == "-"
     disabled = {argv[i + 1] for i, flag in enumerate(argv) if flag == "--disable"}
     assert {"shell_tool", "unified_exec", "view_image", "hooks", "apps", "plugins"} <= disabled
@@ -146,7 +147,7 @@ def test_the_codex_command_leaves_it_no_tool_but_the_pass_s(tmp_path: Path) -> N
         "default_tools_approval_mode": "approve",
     }
     assert not any("sdp_T" in arg for arg in argv)  # the secret goes by environment
-    added = agent.environment(system_prompt=prompt, tools_url="http://x", token="sdp_T", env=env)
+    added = launch.env
     assert added[TOKEN_ENV] == "sdp_T" and added["SIGNET_NO_HOOKS"] == "1"
 
 

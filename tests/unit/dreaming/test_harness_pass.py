@@ -204,8 +204,10 @@ def test_gemini_and_unknown_agents_are_refused_by_name() -> None:
 
 
 def test_the_command_gives_the_harness_no_tool_but_the_pass_s() -> None:
-    argv = agent("/opt/claude").command(
-        system_prompt="S", tools_url="http://x/mcp/dream", token="T", env={}
+    argv = (
+        agent("/opt/claude")
+        .launch(system_prompt="S", tools_url="http://x/mcp/dream", token="T", env={})
+        .argv
     )
     assert argv[argv.index("--tools") + 1] == ""
     assert "--strict-mcp-config" in argv and "--no-session-persistence" in argv

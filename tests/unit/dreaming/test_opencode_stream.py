@@ -94,13 +94,12 @@ def test_the_launch_leaves_opencode_no_tool_but_the_pass_s(tmp_path: Path) -> No
         '    /* off for now */ "web//x": {"type": "remote", "url": "http://a/*b*/"},\n  },\n}\n',
     )
     agent = HarnessAgent(kind="opencode", binary="/opt/opencode", target="opencode")
-    argv = agent.command(system_prompt="S", tools_url="http://x/mcp/dream", token="sdp_T", env=env)
+    launch = agent.launch(system_prompt="S", tools_url="http://x/mcp/dream", token="sdp_T", env=env)
+    argv = launch.argv
     assert argv[:4] == ["/opt/opencode", "run", "--format", "json"]
     assert "--pure" in argv and argv[argv.index("--agent") + 1] == "signet-dreaming"
     assert not any("sdp_T" in arg for arg in argv)  # the secret goes by environment
-    added = agent.environment(
-        system_prompt="S", tools_url="http://x/mcp/dream", token="sdp_T", env=env
-    )
+    added = launch.env
     layer = json.loads(added[CONFIG_ENV])
     assert layer["mcp"]["notes"] == {"enabled": False}
     assert layer["mcp"]["web//x"] == {"enabled": False}
@@ -114,3 +113,11 @@ def test_the_launch_leaves_opencode_no_tool_but_the_pass_s(tmp_path: Path) -> No
 def test_an_unreadable_opencode_config_switches_nothing_off(tmp_path: Path) -> None:
     assert user_mcp_servers(opencode_home(tmp_path, "{ not json")) == []
     assert user_mcp_servers({"HOME": str(tmp_path / "nobody")}) == []
+
+
+def test_only_opencode_s_session_is_deleted_after_a_pass() -> None:
+    opencode = HarnessAgent(kind="opencode", binary="/opt/opencode", target="opencode")
+    assert opencode.forget_command("ses_1") == [
+        "/opt/opencode", "session", "delete", "ses_1", "--pure"
+    ]  # fmt: skip
+    assert HarnessAgent(kind="codex", binary="/opt/codex", target="c").forget_command("x") is None
