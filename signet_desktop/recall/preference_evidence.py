@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from signet_desktop.domain.preferences import asks_about_self, asks_for_preference
 from signet_desktop.recall.channels import ChannelRequest, StageClock
+from signet_desktop.recall.cue_boost import raise_by_cues
 from signet_desktop.recall.fusion import FusedHit
-from signet_desktop.recall.stages import resorted, scored
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.memory_cues import MemoryCues, cues_for
+from signet_desktop.storage.memory_cues import MemoryCues
 
 STAGE_NAME = "preference"
 DEFAULT_TOP_N = 50
@@ -62,14 +62,10 @@ class PreferenceEvidence:
         if not asks_about_self(request.text):
             return list(hits)
         wants = asks_for_preference(request.text)
-        head, tail = hits[: self.top_n], hits[self.top_n :]
-        cues = cues_for(conn, request.agent_id, [hit.memory_id for hit in head])
-        out = []
-        for hit in head:
-            found = cues.get(hit.memory_id)
-            bonus, why = self._bonus(found, wants) if found else (0.0, "")
-            out.append(scored(hit, STAGE_NAME, hit.score + bonus, why) if bonus else hit)
-        return resorted(out) + tail
+        return raise_by_cues(
+            conn, request.agent_id, hits, top_n=self.top_n, stage=STAGE_NAME,
+            bonus=lambda cues: self._bonus(cues, wants),
+        )  # fmt: skip
 
     def _bonus(self, cues: MemoryCues, wants: bool) -> tuple[float, str]:
         if not cues.first_person:

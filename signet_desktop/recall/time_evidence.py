@@ -22,10 +22,10 @@ from datetime import UTC, date, datetime
 
 from signet_desktop.domain.time_expressions import TimeSpan, anchor_date, resolve
 from signet_desktop.recall.channels import ChannelRequest, StageClock
+from signet_desktop.recall.cue_boost import raise_by_cues
 from signet_desktop.recall.fusion import FusedHit
-from signet_desktop.recall.stages import resorted, scored
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.memory_cues import MemoryCues, cues_for
+from signet_desktop.storage.memory_cues import MemoryCues
 
 STAGE_NAME = "time"
 DEFAULT_TOP_N = 50
@@ -83,14 +83,10 @@ class TimeEvidence:
         window = question_window(request.text, request.as_of)
         if not (when and self.when_weight) and not window:
             return list(hits)
-        head, tail = hits[: self.top_n], hits[self.top_n :]
-        cues = cues_for(conn, request.agent_id, [hit.memory_id for hit in head])
-        out = []
-        for hit in head:
-            found = cues.get(hit.memory_id)
-            bonus, why = self._bonus(found, window, when) if found else (0.0, "")
-            out.append(scored(hit, STAGE_NAME, hit.score + bonus, why) if bonus else hit)
-        return resorted(out) + tail
+        return raise_by_cues(
+            conn, request.agent_id, hits, top_n=self.top_n, stage=STAGE_NAME,
+            bonus=lambda cues: self._bonus(cues, window, when),
+        )  # fmt: skip
 
     def _bonus(self, cues: MemoryCues, window: Sequence[TimeSpan], when: bool) -> tuple[float, str]:
         """What the memory's times add for this question, and the reason."""
