@@ -47,8 +47,8 @@ from signet_desktop.domain.sessions import Turn
 from signet_desktop.safety.policy import scan
 from signet_desktop.safety.redact import redact_secrets
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.memories import RememberRequest
-from signet_desktop.service.safety import SafetyPolicy
+from signet_desktop.service.memories.service import RememberRequest
+from signet_desktop.service.safety.service import SafetyPolicy
 
 LOOKALIKES = (
     "we ignore the previous build's cache when the lockfile changes",

@@ -26,7 +26,7 @@ from corpus import sentences
 from signet_desktop.domain.events import DiscardEvents, EventSink, MemoryCreated
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.events import EventBus
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import STREAM_BUFFER
 from signet_desktop.storage.database import open_database

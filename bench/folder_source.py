@@ -35,9 +35,9 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.queue.worker import WorkerSettings
-from signet_desktop.service.connectors import FolderRequest
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.document_worker import DocumentIngest, IngestSettings, build_worker
+from signet_desktop.service.documents.connectors import FolderRequest
+from signet_desktop.service.documents.worker import DocumentIngest, IngestSettings, build_worker
 from signet_desktop.service.facade import SignetService
 
 T = TypeVar("T")

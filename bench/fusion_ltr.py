@@ -53,7 +53,7 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallHit, RecallQuery
 from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 POOL = 50
 Matrix = npt.NDArray[np.float64]

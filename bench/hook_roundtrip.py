@@ -91,7 +91,7 @@ def serve(root: Path, size: int, turns: int = 0) -> None:
     from signet_desktop.domain.memory import Actor
     from signet_desktop.embedding.hashing import HashEmbedder
     from signet_desktop.service.container import BuildOptions, build_service
-    from signet_desktop.service.memories import RememberRequest
+    from signet_desktop.service.memories.service import RememberRequest
 
     paths = WorkspacePaths.for_root(root)
     paths.ensure()

@@ -32,19 +32,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.history_files import write_claude_project
 
-from signet_desktop.service.harness_import import claude_code_importer
-from signet_desktop.service.import_faults import ENV, FaultPoints
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.imports.faults import ENV, FaultPoints
+from signet_desktop.service.imports.harness import claude_code_importer
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage.database import open_database
 
 CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from signet_desktop.service.harness_import import claude_code_importer
-    from signet_desktop.service.imports import ImportService
-    from signet_desktop.service.transcripts import TranscriptService
+    from signet_desktop.service.imports.harness import claude_code_importer
+    from signet_desktop.service.imports.service import ImportService
+    from signet_desktop.service.transcripts.service import TranscriptService
     from signet_desktop.storage.database import open_database
 
     root, history = Path(sys.argv[1]), Path(sys.argv[2])

@@ -33,7 +33,7 @@ from signet_desktop.embedding.native import NativeMiniLM
 from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.queue.worker import WorkerSettings
 from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
-from signet_desktop.service.document_worker import DocumentIngest, IngestSettings, build_worker
+from signet_desktop.service.documents.worker import DocumentIngest, IngestSettings, build_worker
 
 WORDS = (
     "agent memory daemon recall chunk vector index release deploy rollback service queue "

@@ -37,7 +37,7 @@ What is counted:
 
 The build before is the policy at `--before` (default `main`), read with `git show` and
 loaded on its own (it imports only the standard library), rendered as main renders a memory
-line (`- text (type, date)`, whitespace collapsed: `service/injection.py` at main).
+line (`- text (type, date)`, whitespace collapsed: `service/hooks/injection.py` at main).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from signet_desktop.domain.memory import Memory  # noqa: E402
 from signet_desktop.safety.policy import scan  # noqa: E402
-from signet_desktop.service.injection import render_injection  # noqa: E402
+from signet_desktop.service.hooks.injection import render_injection  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "injection"
 PROBE = ROOT / "tests" / "fixtures" / "injection_probe.json"

@@ -22,7 +22,7 @@ from signet_desktop.domain.memory import Actor, NewMemory
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.sanitize import fts_match_expression
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.memories import insert_memory
 

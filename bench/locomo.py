@@ -65,7 +65,7 @@ from signet_desktop.recall.lexical import fts_rows, plan_terms, query_ceiling
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.storage.recall_context import candidate_context
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"

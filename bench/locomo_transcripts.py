@@ -38,7 +38,7 @@ from signet_desktop.domain.sessions import Turn
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
+from signet_desktop.service.hooks.service import HookContext
 
 TRANSCRIPT = ("transcript",)
 

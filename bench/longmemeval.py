@@ -45,7 +45,7 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 DEFAULT_DATA = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "longmemeval-s-dev72.json.gz"

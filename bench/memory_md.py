@@ -35,8 +35,8 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor, MemoryPatch
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
-from signet_desktop.service.memory_md import MemoryMdService
+from signet_desktop.service.memories.service import RememberRequest
+from signet_desktop.service.memory_md.service import MemoryMdService
 
 TYPES = (
     "fact", "preference", "decision", "rule", "learning", "issue", "episodic", "procedural",

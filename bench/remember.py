@@ -226,7 +226,7 @@ from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.container import build_service
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 count = int(sys.argv[2])
 with tempfile.TemporaryDirectory() as tmp:
     service = build_service(WorkspacePaths.for_root(Path(tmp)), SignetConfig())

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.hooks import HookContext
+from signet_desktop.service.hooks.service import HookContext
 
 
 def transcript_lines(session: str, turns: int) -> list[dict[str, object]]:

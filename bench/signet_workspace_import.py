@@ -28,17 +28,17 @@ sys.path.insert(0, str(REPO_ROOT / "bench"))
 sys.path.insert(0, str(REPO_ROOT))
 from corpus import sentences  # noqa: E402
 
-from signet_desktop.service.import_faults import ENV  # noqa: E402
-from signet_desktop.service.workspace_import import MEMORY_BATCH  # noqa: E402
+from signet_desktop.service.imports.faults import ENV  # noqa: E402
+from signet_desktop.service.imports.workspace import MEMORY_BATCH  # noqa: E402
 from tests.support.signet_workspace import event, make_signet_db, memory, transcript  # noqa: E402
 
 EVENTS = ("created", "modified", "modified")
 RUN_SCRIPT = """
 import json, sys, time
 from pathlib import Path
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.transcripts import TranscriptService
-from signet_desktop.service.workspace_import import KIND, SignetWorkspaceImporter
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.transcripts.service import TranscriptService
+from signet_desktop.service.imports.workspace import KIND, SignetWorkspaceImporter
 from signet_desktop.storage.database import open_database
 
 workspace, signet = Path(sys.argv[1]), sys.argv[2]

@@ -49,7 +49,7 @@ from signet_desktop.embedding.native import NativeMiniLM
 from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
+from signet_desktop.service.hooks.service import HookContext
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as rows
 from signet_desktop.storage.database import open_database

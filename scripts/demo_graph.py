@@ -25,9 +25,9 @@ from signet_desktop.domain.knowledge import Entity
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.inference.types import ChatRequest, ChatResponse, ToolCall, Usage
-from signet_desktop.service.dreaming import build_dreaming
+from signet_desktop.service.dreaming.service import build_dreaming
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 AGENT = "default"
 USER = Actor(changed_by="you", actor_type="user")

@@ -28,7 +28,7 @@ from signet_desktop.domain.memory import Actor, MemoryPatch
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 AGENT = "default"
 SEED = 20261201

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from signet_desktop.domain.artifacts import Artifact, ReindexReport, RemovedSession
-from signet_desktop.service.memory_md import RebuildOutcome
+from signet_desktop.service.memory_md.service import RebuildOutcome
 
 
 def artifact_json(artifact: Artifact) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from signet_desktop.domain.sessions import HookSession, SessionTranscript, TranscriptHit, Turn
-from signet_desktop.service.hooks import (
+from signet_desktop.service.hooks.service import (
     CompactionResult,
     PreCompactionResult,
     PromptResult,

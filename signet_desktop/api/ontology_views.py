@@ -14,7 +14,7 @@ from signet_desktop.domain.ontology import (
 )
 from signet_desktop.dreaming.apply import ApplyReport, report_json
 from signet_desktop.dreaming.revert import RevertOutcome
-from signet_desktop.service.ontology import ProposalOutcome
+from signet_desktop.service.knowledge.ontology import ProposalOutcome
 
 
 def proposal_json(proposal: Proposal) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from signet_desktop.api.views import job_json
 from signet_desktop.queue.repair import RepairedJob
-from signet_desktop.service.queue_ops import QueueDiagnostics, RepairResult
+from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics, RepairResult
 
 
 def queue_diagnostics_json(report: QueueDiagnostics) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from signet_desktop.safety.policy import WITHHELD_MARKER
-from signet_desktop.service.safety import SafetyStatus
+from signet_desktop.service.safety.service import SafetyStatus
 
 
 def safety_status_json(status: SafetyStatus) -> dict[str, Any]:

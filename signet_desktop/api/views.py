@@ -29,7 +29,7 @@ from signet_desktop.embedding.tracker import Coverage
 from signet_desktop.embedding.vectors import ResyncReport
 from signet_desktop.projection.source import MapPoint
 from signet_desktop.queue.jobs import Job
-from signet_desktop.service.embeddings import (
+from signet_desktop.service.embeddings.service import (
     BackfillOutcome,
     EmbeddingAudit,
     EmbeddingStatus,
@@ -38,8 +38,8 @@ from signet_desktop.service.embeddings import (
 from signet_desktop.service.events import Delivery
 from signet_desktop.service.facade import ServiceStatus
 from signet_desktop.service.health import Health
-from signet_desktop.service.memories import MemoryPage, RememberOutcome
-from signet_desktop.service.pipeline import PipelineStatus
+from signet_desktop.service.memories.service import MemoryPage, RememberOutcome
+from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.service.projection import JobStatus, ProjectionAnswer
 from signet_desktop.service.workers import WorkerSnapshot
 

@@ -21,8 +21,8 @@ STATUS_PATH = "/api/embeddings/status"
 BACKFILL_PATH = "/api/embeddings/backfill"
 RESYNC_PATH = "/api/repair/resync-vec"
 
-# The daemon's bounds for one backfill request (service/embeddings.py); checked here too so a
-# bad --limit is refused before anything is sent.
+# The daemon's bounds for one backfill request (service/embeddings/service.py); checked here
+# too so a bad --limit is refused before anything is sent.
 MAX_BACKFILL_LIMIT = 10_000
 DEFAULT_BACKFILL_LIMIT = 500
 DEFAULT_ROUND_LIMIT = 100  # --all: smaller rounds, so progress shows every few seconds

@@ -2,7 +2,7 @@
 
 Append-only, one JSON line per conversation turn, for every agent and session of a harness
 (each line names its agent and session). The daemon is the only writer; `TranscriptService`
-(service/transcripts.py) appends here first and then commits the rows that say how far the
+(service/transcripts/service.py) appends here first and then commits the rows that say how far the
 file is covered, so a crash between the two leaves complete lines the next start adopts, and
 a crash inside a write leaves at most one torn last line, which `torn_tail` finds to cut.
 """

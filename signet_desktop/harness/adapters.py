@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
-from signet_desktop.service.hooks import HookContext
+from signet_desktop.service.hooks.service import HookContext
 
 AGENT_HEADER = "x-signet-agent-id"
 SESSION_HEADER = "x-signet-session-key"

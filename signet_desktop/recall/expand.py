@@ -1,7 +1,7 @@
 """Transcript excerpts for `expand: true`: the turns around where a recalled memory was said.
 
 Pure text work over a session's retained content (`User: …` / `Assistant: …` paragraphs, as
-service/transcripts.py renders it). The matching turn is the one sharing the most words with
+service/transcripts/service.py renders it). The matching turn is the one sharing the most words with
 the memory (ties: the earliest); the excerpt is that turn with one turn either side, cut to a
 hard character budget around the match. Text that is not in turn form is treated as one turn.
 """

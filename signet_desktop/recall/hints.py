@@ -1,6 +1,6 @@
 """The hint channel: BM25 over prospective hints, one hit per memory (its best hint).
 
-A memory's hints are questions an LLM expected someone to ask of it (`service/hints.py`);
+A memory's hints are questions an LLM expected someone to ask of it (`service/hints/service.py`);
 matching one says "this memory answers a question like yours", so the channel scores the
 query against the hints exactly as the lexical channel scores it against memory text:
 

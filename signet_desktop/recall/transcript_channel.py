@@ -2,7 +2,7 @@
 
 Turns are evidence beside memories, not memories: this channel ranks `transcript_turns_fts`
 (migration 0014) and returns turn hits the recall service places after the memories
-(`service/transcript_recall.py`). Scores are calibrated like the lexical channel's (|bm25| over
+(`service/transcripts/recall.py`). Scores are calibrated like the lexical channel's (|bm25| over
 the query's IDF ceiling, capped at 1; `recall/lexical.py`), so one threshold means the same
 on both. Cost is bounded the same way: terms admitted rarest first within a postings budget,
 a ranked pool taken from the index alone before the scope join, and the newest
@@ -36,7 +36,7 @@ FTS_AVERAGES = "SELECT block FROM transcript_turns_fts_data WHERE id = 1"
 
 # Scope fragments (fixed text; values are parameters): any of the agent's projects, exactly
 # one project (recall's project filter), or one project plus sessions without one (hooks,
-# the way `service/injection.py: in_scope` treats memories).
+# the way `service/hooks/injection.py: in_scope` treats memories).
 PROJECT_SCOPES = {
     "any": "1 = 1",
     "exact": "s.project = :project",

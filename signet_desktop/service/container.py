@@ -27,51 +27,53 @@ from signet_desktop.recall.hints import HintChannel
 from signet_desktop.recall.query_vectors import RecentQueryVectors
 from signet_desktop.recall.rerank import configured_rerank
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service import (
-    artifact_worker,
-    connectors,
-    document_worker,
-    dreaming_worker,
-    embedding_worker,
-    hints_worker,
-    memory_md_worker,
-    retention,
-    safety_worker,
-    transcript_worker,
+from signet_desktop.service import retention
+from signet_desktop.service.artifacts import worker as artifact_worker
+from signet_desktop.service.artifacts.service import ArtifactService
+from signet_desktop.service.artifacts.worker import ArtifactWorker
+from signet_desktop.service.documents import connectors
+from signet_desktop.service.documents import worker as document_worker
+from signet_desktop.service.documents.connectors import ConnectorService, ConnectorWatcher
+from signet_desktop.service.documents.service import (
+    DocumentLimits,
+    DocumentService,
+    default_file_roots,
 )
-from signet_desktop.service.artifact_worker import ArtifactWorker
-from signet_desktop.service.artifacts import ArtifactService
-from signet_desktop.service.connectors import ConnectorService, ConnectorWatcher
-from signet_desktop.service.documents import DocumentLimits, DocumentService, default_file_roots
-from signet_desktop.service.dreaming import build_dreaming
-from signet_desktop.service.dreaming_worker import DreamingWorker
-from signet_desktop.service.embedding_worker import EmbeddingWorker
-from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingParts
-from signet_desktop.service.entity_expand import EntityExpansion
+from signet_desktop.service.dreaming import worker as dreaming_worker
+from signet_desktop.service.dreaming.service import build_dreaming
+from signet_desktop.service.dreaming.worker import DreamingWorker
+from signet_desktop.service.embeddings import worker as embedding_worker
+from signet_desktop.service.embeddings.service import EmbeddingOps, EmbeddingParts
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.worker import EmbeddingWorker
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.harness_import import claude_code_importer, codex_importer
-from signet_desktop.service.hints import HintService
-from signet_desktop.service.hooks import HookService
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.knowledge import KnowledgeService
-from signet_desktop.service.memories import MemoryService
-from signet_desktop.service.memory_md import MemoryMdService
-from signet_desktop.service.memory_md_worker import MemoryMdWorker
-from signet_desktop.service.ontology import OntologyService
-from signet_desktop.service.pipeline import PipelineService
+from signet_desktop.service.hints import worker as hints_worker
+from signet_desktop.service.hints.service import HintService
+from signet_desktop.service.hooks.service import HookService
+from signet_desktop.service.imports.harness import claude_code_importer, codex_importer
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.imports.workspace import SignetWorkspaceImporter
+from signet_desktop.service.knowledge.expand import EntityExpansion
+from signet_desktop.service.knowledge.ontology import OntologyService
+from signet_desktop.service.knowledge.service import KnowledgeService
+from signet_desktop.service.memories.service import MemoryService
+from signet_desktop.service.memory_md import worker as memory_md_worker
+from signet_desktop.service.memory_md.service import MemoryMdService
+from signet_desktop.service.memory_md.worker import MemoryMdWorker
+from signet_desktop.service.pipeline.service import PipelineService
 from signet_desktop.service.projection import ProjectionService
-from signet_desktop.service.recall import RecallService
+from signet_desktop.service.recall.service import RecallService
+from signet_desktop.service.recall.telemetry import SearchTelemetry
 from signet_desktop.service.retention import MaintenanceWorker, RetentionService
-from signet_desktop.service.safety import ContentSafetyService
-from signet_desktop.service.search_telemetry import SearchTelemetry
+from signet_desktop.service.safety import worker as safety_worker
+from signet_desktop.service.safety.service import ContentSafetyService
 from signet_desktop.service.secrets import SecretService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.tokens import TokenService
-from signet_desktop.service.transcript_worker import TranscriptTtlWorker
-from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
-from signet_desktop.service.vectors import EmbeddingVectors
-from signet_desktop.service.workspace_import import SignetWorkspaceImporter
+from signet_desktop.service.transcripts import worker as transcript_worker
+from signet_desktop.service.transcripts.service import TranscriptService, default_transcript_roots
+from signet_desktop.service.transcripts.worker import TranscriptTtlWorker
 from signet_desktop.storage.database import Database, open_database
 
 

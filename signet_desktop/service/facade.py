@@ -32,36 +32,36 @@ from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
-from signet_desktop.service.artifacts import ArtifactService
-from signet_desktop.service.cited_sources import CitedSources
-from signet_desktop.service.connectors import ConnectorService
-from signet_desktop.service.documents import (
+from signet_desktop.service.artifacts.service import ArtifactService
+from signet_desktop.service.documents.connectors import ConnectorService
+from signet_desktop.service.documents.service import (
     DocumentLimits,
     DocumentService,
     default_file_roots,
 )
-from signet_desktop.service.dreaming import DreamingService, build_dreaming
-from signet_desktop.service.embeddings import EmbeddingOps, EmbeddingStatus
-from signet_desktop.service.entity_expand import EntityExpansion
+from signet_desktop.service.dreaming.cited_sources import CitedSources
+from signet_desktop.service.dreaming.service import DreamingService, build_dreaming
+from signet_desktop.service.embeddings.service import EmbeddingOps, EmbeddingStatus
 from signet_desktop.service.events import EventBus
-from signet_desktop.service.feedback import FeedbackService
-from signet_desktop.service.harness_import import claude_code_importer, codex_importer
-from signet_desktop.service.hooks import HookService
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.knowledge import KnowledgeService
-from signet_desktop.service.memories import MemoryService
-from signet_desktop.service.memory_md import MemoryMdService
-from signet_desktop.service.ontology import OntologyService
-from signet_desktop.service.pipeline import PipelineService
+from signet_desktop.service.hooks.service import HookService
+from signet_desktop.service.imports.harness import claude_code_importer, codex_importer
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.knowledge.expand import EntityExpansion
+from signet_desktop.service.knowledge.ontology import OntologyService
+from signet_desktop.service.knowledge.service import KnowledgeService
+from signet_desktop.service.memories.feedback import FeedbackService
+from signet_desktop.service.memories.service import MemoryService
+from signet_desktop.service.memory_md.service import MemoryMdService
+from signet_desktop.service.pipeline.service import PipelineService
 from signet_desktop.service.projection import ProjectionService
-from signet_desktop.service.recall import RecallService
+from signet_desktop.service.recall.service import RecallService
 from signet_desktop.service.retention import RetentionService
-from signet_desktop.service.safety import ContentSafetyService
+from signet_desktop.service.safety.service import ContentSafetyService
 from signet_desktop.service.secrets import SecretService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
 from signet_desktop.service.tokens import TokenService
-from signet_desktop.service.transcripts import TranscriptService, default_transcript_roots
+from signet_desktop.service.transcripts.service import TranscriptService, default_transcript_roots
 from signet_desktop.storage.connect import VecStatus, sqlite_version
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.migrate import applied_count

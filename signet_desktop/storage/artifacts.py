@@ -1,7 +1,7 @@
 """memory_artifacts (the index of Markdown artifacts) and memory_artifact_tombstones.
 
-The index is rebuildable from the files (`service/artifacts.py: reindex`); a tombstone keeps a
-removed session's files out of it for good. Rows are agent-scoped.
+The index is rebuildable from the files (`service/artifacts/service.py: reindex`); a tombstone
+keeps a removed session's files out of it for good. Rows are agent-scoped.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ A row cites `memory:<id>` when it was written from that memory: an active claim 
 active entity whose source is it or that the memory mentions (`memory_entity_mentions`).
 Each comes with what it takes from the memory's text: the quotes of its evidence items that
 name the memory (an empty quote: the memory as a whole), an entity's name, a mention's text.
-A content edit asks whether the new text still holds them (service/content_edits.py).
+A content edit asks whether the new text still holds them (service/memories/content_edits.py).
 """
 
 from __future__ import annotations

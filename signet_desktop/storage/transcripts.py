@@ -212,7 +212,7 @@ def complete_open_before(conn: Connection, before: str) -> int:
     return int(cursor.rowcount)
 
 
-# -- imported transcripts (service/harness_import.py) ---------------------------------------
+# -- imported transcripts (service/imports/harness.py) ---------------------------------------
 
 
 @dataclass(frozen=True, slots=True)

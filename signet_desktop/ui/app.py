@@ -36,7 +36,7 @@ from signet_desktop.daemon.signals import (
     serve_with_signals,
 )
 from signet_desktop.domain.events import Event
-from signet_desktop.service.pipeline import PipelineStatus
+from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.autostart import Autostart
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import app_icon

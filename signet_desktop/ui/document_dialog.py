@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from signet_desktop.domain.documents import DocumentRequest
-from signet_desktop.service.connectors import FolderRequest
+from signet_desktop.service.documents.connectors import FolderRequest
 
 FILE_FILTER = "Documents (*.md *.markdown *.txt *.html *.htm *.pdf);;All files (*)"
 DROP_HINT = "Drop files here (Markdown, text, HTML, PDF), or choose them."

@@ -28,7 +28,7 @@ from signet_desktop.embedding.tracker import COVERAGE_TTL_S
 from signet_desktop.service import diagnostics
 from signet_desktop.service.diagnostics import Check, Level
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.pipeline import MEMORY_QUEUE, QUEUE_STATES
+from signet_desktop.service.pipeline.service import MEMORY_QUEUE, QUEUE_STATES
 
 
 @dataclass(frozen=True, slots=True)

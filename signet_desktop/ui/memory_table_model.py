@@ -28,7 +28,7 @@ from PySide6.QtCore import (
 
 from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.memory import Memory
-from signet_desktop.service.memories import MemoryService
+from signet_desktop.service.memories.service import MemoryService
 from signet_desktop.ui.memory_format import cell_text
 from signet_desktop.ui.tasks import TaskRunner
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from signet_desktop.queue.jobs import Job
 from signet_desktop.queue.repair import RepairOutcome
-from signet_desktop.service.queue_ops import QueueDiagnostics
+from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics
 
 SHOWN_STATES = ("pending", "leased", "completed", "dead", "cancelled")
 CHARTED_STATES = ("pending", "leased", "dead")

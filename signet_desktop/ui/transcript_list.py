@@ -29,7 +29,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from signet_desktop.service.transcripts import MAX_LIST_LIMIT, TranscriptService
+from signet_desktop.service.transcripts.service import MAX_LIST_LIMIT, TranscriptService
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.tasks import TaskRunner
 from signet_desktop.ui.transcript_format import SessionRow, session_rows

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from signet_desktop.evidence import artifacts as files
-from signet_desktop.service.artifact_worker import ArtifactWorker
-from signet_desktop.service.artifacts import ArtifactService
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.artifacts.service import ArtifactService
+from signet_desktop.service.artifacts.worker import ArtifactWorker
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage.database import open_database
 
 SUMMARY = "We chose Postgres 16. Backups next."
@@ -27,8 +27,8 @@ CHILD = textwrap.dedent(
     import os, signal, sys
     from pathlib import Path
     from signet_desktop.evidence import artifacts as files
-    from signet_desktop.service import artifacts as service
-    from signet_desktop.service.transcripts import TranscriptService
+    from signet_desktop.service.artifacts import service
+    from signet_desktop.service.transcripts.service import TranscriptService
     from signet_desktop.storage.database import open_database
 
     root, step = Path(sys.argv[1]), sys.argv[2]

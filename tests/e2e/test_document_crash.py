@@ -2,7 +2,7 @@
 `done` once, with one memory and one link per distinct chunk.
 
 The real `signet-desktop --headless` runs with `SIGNET_DOCUMENT_FAULT=<step>[:<n>]`
-(service/document_worker.py: STEPS), which SIGKILLs it at that step of an ingest: after
+(service/documents/worker.py: STEPS), which SIGKILLs it at that step of an ingest: after
 chunking, after a batch of chunk memories was written but before it was linked, after a batch
 was linked, or on the way to `done`. The restarted daemon releases the orphaned lease on its
 worker's first step and resumes the job; the result must equal a clean ingest.

@@ -2,7 +2,7 @@
 turn ids, and the counts of a clean run.
 
 A child process imports a Claude Code history with `SIGNET_IMPORT_FAULT=<step>[:<n>]`, which
-SIGKILLs it at the n-th time it reaches that step (service/import_faults.py). The parent then
+SIGKILLs it at the n-th time it reaches that step (service/imports/faults.py). The parent then
 opens the workspace as a restarted daemon would (`recover()`), runs the import again to the
 end, and compares everything it can see with a clean import of the same files.
 """
@@ -22,19 +22,19 @@ import pytest
 from support.history_files import write_claude_project, write_codex_sessions
 from support.real_files import CLAUDE_ROOT, copy_history
 
-from signet_desktop.service.harness_import import claude_code_importer, codex_importer
-from signet_desktop.service.import_faults import ENV, STEPS, FaultPoints
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.imports.faults import ENV, STEPS, FaultPoints
+from signet_desktop.service.imports.harness import claude_code_importer, codex_importer
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage.database import open_database
 
 CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from signet_desktop.service.harness_import import claude_code_importer, codex_importer
-    from signet_desktop.service.imports import ImportService
-    from signet_desktop.service.transcripts import TranscriptService
+    from signet_desktop.service.imports.harness import claude_code_importer, codex_importer
+    from signet_desktop.service.imports.service import ImportService
+    from signet_desktop.service.transcripts.service import TranscriptService
     from signet_desktop.storage.database import open_database
 
     root, history, kind = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

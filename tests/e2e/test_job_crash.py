@@ -19,7 +19,7 @@ from signet_desktop.config import SignetConfig, WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.queue import jobs
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from tests.e2e.launcher import Launcher, args_for
 from tests.support.db import database_of
 from tests.unit.embedding.embedding_fakes import FakeEmbedServer, Reply, Seen

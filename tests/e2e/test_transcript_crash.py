@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from signet_desktop.domain.sessions import Turn
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage.database import open_database
 
 CHILD = textwrap.dedent(
@@ -28,7 +28,7 @@ CHILD = textwrap.dedent(
     from pathlib import Path
     from signet_desktop.domain.sessions import Turn
     from signet_desktop.evidence import canonical
-    from signet_desktop.service import transcripts
+    from signet_desktop.service.transcripts import service as transcripts
     from signet_desktop.storage import transcripts as rows
     from signet_desktop.storage.database import open_database
 

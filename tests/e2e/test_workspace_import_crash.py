@@ -20,17 +20,17 @@ from typing import Any
 import pytest
 from support.signet_workspace import event, make_signet_db, memory, transcript
 
-from signet_desktop.service.import_faults import ENV
-from signet_desktop.service.workspace_import import STEPS
+from signet_desktop.service.imports.faults import ENV
+from signet_desktop.service.imports.workspace import STEPS
 from signet_desktop.storage.database import open_database
 
 CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from signet_desktop.service.imports import ImportService
-    from signet_desktop.service.transcripts import TranscriptService
-    from signet_desktop.service.workspace_import import KIND, SignetWorkspaceImporter
+    from signet_desktop.service.imports.service import ImportService
+    from signet_desktop.service.transcripts.service import TranscriptService
+    from signet_desktop.service.imports.workspace import KIND, SignetWorkspaceImporter
     from signet_desktop.storage.database import open_database
 
     workspace, signet = Path(sys.argv[1]), sys.argv[2]

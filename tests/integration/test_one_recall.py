@@ -4,7 +4,7 @@ Hook recall (`POST /api/hooks/recall`), HTTP recall (`POST /api/memory/recall`),
 alias (`GET /api/memory/search`), the CLI (`signet recall --json`), MCP `memory_search` (the
 SDK client over Streamable HTTP at `/mcp`) and the facade the inspector calls
 (`service.recall.search`; tests/ui/test_recall_pane.py checks the pane shows exactly that)
-all run `service/recall.py: RecallService.search`. Prompt-submit context is deliberately
+all run `service/recall/service.py: RecallService.search`. Prompt-submit context is deliberately
 narrower (entity lookup first, then gated recall) and is not part of this comparison.
 """
 
@@ -28,7 +28,7 @@ from signet_desktop.api.recall_views import recall_json
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.hashing import HashEmbedder
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 TEXTS = (
     "billing runs on Postgres 16 with logical replication",

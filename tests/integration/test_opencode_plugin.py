@@ -24,7 +24,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 PLUGIN = Path(__file__).resolve().parents[2] / "resources" / "harness" / "opencode" / "signet.mjs"
 NODE = shutil.which("node")

@@ -12,9 +12,9 @@ from signet_desktop.embedding.provider import EmbeddingProvider
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import QueueWorker, WorkerSettings
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.document_worker import DocumentIngest, IngestSettings, build_worker
+from signet_desktop.service.documents.worker import DocumentIngest, IngestSettings, build_worker
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.import_faults import FaultPoints
+from signet_desktop.service.imports.faults import FaultPoints
 from tests.support.db import database_of
 
 FAST = WorkerSettings(poll_s=0.01, max_backoff_s=0.05, retry_in_s=lambda attempts: 0.0)

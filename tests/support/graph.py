@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from signet_desktop.domain.knowledge import Aspect, Claim, Dependency, Entity, Provenance
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import graph, graph_claims, graph_links, knowledge_reads
 from signet_desktop.storage.database import Database
 

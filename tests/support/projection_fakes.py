@@ -17,7 +17,7 @@ import numpy.typing as npt
 from signet_desktop.domain.memory import Actor
 from signet_desktop.projection.runner import RunnerConfig
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.projection import ProjectionService
 from support.db import database_of
 

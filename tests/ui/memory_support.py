@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.pane import PaneContext
 
 ELSEWHERE = Actor(changed_by="claude-code", actor_type="hook")  # another client of the daemon

@@ -20,7 +20,7 @@ from signet_desktop.domain.errors import NotFound, Unavailable
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.dreaming import (

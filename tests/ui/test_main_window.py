@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.empty_state import EmptyState
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MainWindow

@@ -17,7 +17,7 @@ from signet_desktop.config import SignetConfig, WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.map import (

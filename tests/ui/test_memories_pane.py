@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.memory import MemoryPatch
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.memory_table_model import COLUMNS, PAGE_SIZE, PLACEHOLDER
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.memories import PANE, MemoriesPane

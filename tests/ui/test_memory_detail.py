@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.memory import MemoryPatch
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.memory_actions import (
     ForgetDialog,
     ImportanceDialog,

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.memory_format import INSPECTOR_ACTOR
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.proposals import EMPTY_HINT, PANE, TABS, ProposalsPane

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from signet_desktop.queue.jobs import Job
 from signet_desktop.queue.repair import RepairedJob, RepairOutcome
-from signet_desktop.service.queue_ops import QueueDiagnostics, Thresholds
+from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics, Thresholds
 from signet_desktop.ui import queue_format as fmt
 
 NOW = datetime(2030, 1, 1, 12, tzinfo=UTC)

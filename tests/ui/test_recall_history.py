@@ -14,7 +14,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.telemetry import SearchRecord, SearchResultEntry
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.panes.recall import RecallPane

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 from signet_desktop.domain.events import MemoryCreated, StatusChanged
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import (
     StatusView,

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.memory_detail import MemoryDetail
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.transcripts import PANE, TranscriptsPane

@@ -15,7 +15,7 @@ from signet_desktop.api.http.schemas import (
 )
 from signet_desktop.api.http.schemas import _agent_field as agent_field
 from signet_desktop.domain.memory import BatchPatch, MemoryPatch, MemorySelector
-from signet_desktop.service.memory_batches import MAX_BATCH, MAX_ID_CHARS
+from signet_desktop.service.memories.batches import MAX_BATCH, MAX_ID_CHARS
 
 BatchId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
 DEFAULT_FORGET_LIMIT = 20

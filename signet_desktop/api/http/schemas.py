@@ -34,7 +34,7 @@ from signet_desktop.domain.memory import MemoryPatch
 from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
 from signet_desktop.domain.scope import AGENT_ID_PATTERN
 from signet_desktop.recall.filters import MAX_TAG_FILTERS
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 MAX_NESTING = 32
 MAX_LIST_LIMIT = 1000
@@ -254,7 +254,7 @@ class RememberBody(Body):
     agent_id: str | None = _agent_field()
     metadata: dict[str, Any] | None = None
     # {entities, aspects, hints}: validated here (a bad block is a 422 and nothing is
-    # written), applied with the memory (service/structured_remember.py).
+    # written), applied with the memory (service/memories/structured.py).
     structured: Annotated[dict[str, Any] | None, AfterValidator(_valid_structured)] = None
 
     def to_request(self, agent_id: str) -> RememberRequest:

@@ -54,7 +54,7 @@ from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.scope import make_actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
+from signet_desktop.service.hooks.service import HookContext
 
 MCP_ACTOR = "mcp"  # changed_by when the client names no actor (x-signet-actor)
 MCP_ACTOR_TYPE = "agent"

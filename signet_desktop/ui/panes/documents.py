@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.documents import Document, DocumentChunk, DocumentRequest
 from signet_desktop.domain.events import Event
-from signet_desktop.service.connectors import FolderRequest
+from signet_desktop.service.documents.connectors import FolderRequest
 from signet_desktop.ui import document_format as fmt
 from signet_desktop.ui.document_dialog import AddDocumentDialog
 from signet_desktop.ui.document_strip import PipelineStrip

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from signet_desktop.daemon.logring import LogLine, log_ring
 from signet_desktop.domain.events import Event, WorkerStateChanged
 from signet_desktop.service.diagnostics import Check, Level
-from signet_desktop.service.pipeline import PipelineStatus
+from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.health_report import (
     LOG_LEVELS,

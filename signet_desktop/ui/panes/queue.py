@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.events import Event
 from signet_desktop.queue.jobs import Job
 from signet_desktop.queue.repair import ACTIONS, RepairOutcome, RepairRequest
-from signet_desktop.service.queue_ops import QueueDiagnostics, RepairResult
+from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics, RepairResult
 from signet_desktop.ui import queue_format as fmt
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.sessions import KNOWN_HARNESSES
-from signet_desktop.service.transcripts import MAX_SEARCH_LIMIT
+from signet_desktop.service.transcripts.service import MAX_SEARCH_LIMIT
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import relative_date
 from signet_desktop.ui.import_panel import ImportPanel

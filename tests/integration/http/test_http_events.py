@@ -15,7 +15,7 @@ from support.daemon import CliDaemon, run_daemon
 from signet_desktop.domain.events import MemoryCreated
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.hashing import HashEmbedder
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.stream import STREAM_BUFFER
 
 

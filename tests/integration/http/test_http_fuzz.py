@@ -20,7 +20,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.scope import AGENT_ID_PATTERN
 from signet_desktop.recall.filters import MAX_TAG_FILTERS
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 FIELDS = [
     "content", "query", "tags", "importance", "pinned", "limit", "agentId", "type",

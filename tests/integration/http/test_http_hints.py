@@ -18,7 +18,7 @@ from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hints import DISABLED
+from signet_desktop.service.hints.service import DISABLED
 from signet_desktop.service.workers import Worker
 from tests.support.dream_config import dreaming_yaml
 from tests.support.fake_llm import FakeLLM, reply

@@ -19,7 +19,7 @@ from signet_desktop.domain.sessions import Turn
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.transcript_worker import TranscriptTtlWorker
+from signet_desktop.service.transcripts.worker import TranscriptTtlWorker
 
 pytestmark = pytest.mark.anyio
 

@@ -23,7 +23,7 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.import_faults import FaultPoints
+from signet_desktop.service.imports.faults import FaultPoints
 
 pytestmark = pytest.mark.anyio
 

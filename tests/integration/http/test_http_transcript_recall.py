@@ -10,7 +10,7 @@ import pytest
 
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.transcript_recall import CONTEXT_CHARS, EXCERPT_CHARS
+from signet_desktop.service.transcripts.recall import CONTEXT_CHARS, EXCERPT_CHARS
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ from support.fakes import ScriptedEmbedder
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallHit, RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 # One conversation: the question names the trip; the answer beside it does not.
 CONVERSATION = (

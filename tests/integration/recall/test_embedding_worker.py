@@ -12,8 +12,8 @@ from support.views import audit_json
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding.index import VectorIndex
-from signet_desktop.service.embedding_worker import EmbeddingWorker
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.embeddings.worker import EmbeddingWorker
+from signet_desktop.service.memories.service import RememberRequest
 
 
 def run_for(worker: EmbeddingWorker, seconds: float) -> None:

@@ -7,7 +7,7 @@ from conftest import Factory
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 SAID = "2022-05-02T10:00:00.000Z"
 

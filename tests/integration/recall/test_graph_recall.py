@@ -14,7 +14,7 @@ from signet_desktop.api.recall_views import hit_json, recall_json
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 FLAT_ONLY = {"memory": {"pipelineV2": {"dampening": {"hub": False}}}}
 NOTES = (

@@ -16,7 +16,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery, RecallResult
 from signet_desktop.embedding import vectors
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 NOTES = (
     "the billing service uses postgres 16",

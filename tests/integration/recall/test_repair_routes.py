@@ -12,7 +12,7 @@ from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 pytestmark = pytest.mark.anyio
 

@@ -28,8 +28,8 @@ from signet_desktop.recall.sanitize import fts_match_expression, query_tokens
 from signet_desktop.safety.defang import quoted
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.hooks.service import HookContext
+from signet_desktop.service.memories.service import RememberRequest
 
 # Loading the model, embedding 44 facts, ~200 recalls and 60 hook calls: ~10 s on 2 cores.
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""service/ontology.py: proposals apply/reject through the seam, events after commit, and
+"""service/knowledge/ontology.py: proposals apply/reject through the seam, events after commit, and
 one agent never seeing or changing another's proposals, attention or passes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.ontology import OntologyChanged, PassReverted
 from signet_desktop.dreaming.apply import apply_operations
-from signet_desktop.service.ontology import OntologyService
+from signet_desktop.service.knowledge.ontology import OntologyService
 from signet_desktop.storage import knowledge_reads
 from signet_desktop.storage.database import Database
 from tests.unit.dreaming.test_apply_fixtures import add_memory, attend, cite, count, entity, op

@@ -1,4 +1,4 @@
-"""service/dreaming.py: triggers, the scheduled sweep, status reasons, start-up recovery."""
+"""service/dreaming/service.py: triggers, the scheduled sweep, status reasons, start-up recovery."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from signet_desktop.dreaming.runner import PassRunner
 from signet_desktop.dreaming.scheduler import iso
 from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.types import ChatProvider
-from signet_desktop.service.dreaming import DreamingService
-from signet_desktop.service.dreaming_worker import DreamingWorker
+from signet_desktop.service.dreaming.service import DreamingService
+from signet_desktop.service.dreaming.worker import DreamingWorker
 from signet_desktop.storage import attention, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
 from signet_desktop.storage.database import Database

@@ -22,7 +22,7 @@ from signet_desktop.dreaming.tool_sessions import PassEnded, ToolSession, ToolSe
 from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.harness_agent import HarnessAgent, resolve_harness
 from signet_desktop.inference.types import ChatProvider
-from signet_desktop.service.dreaming import DreamingService
+from signet_desktop.service.dreaming.service import DreamingService
 from signet_desktop.storage import dreaming_passes as passes
 from signet_desktop.storage.database import Database
 from tests.unit.dreaming.dream_fakes import RecordingSeam, add_memory

@@ -15,8 +15,8 @@ from signet_desktop.embedding.generations import get_generation, list_generation
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import BACKFILL_JOB, EmbeddingTracker
 from signet_desktop.queue import jobs
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database, open_database
 
 

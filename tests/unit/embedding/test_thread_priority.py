@@ -16,8 +16,8 @@ from signet_desktop.embedding.priority import (
     lower_current_thread,
     request_pool,
 )
+from signet_desktop.service.embeddings.batches import PendingVector, VectorBatcher
 from signet_desktop.service.events import EventBus
-from signet_desktop.service.vector_batches import PendingVector, VectorBatcher
 from signet_desktop.service.workers import WorkerDeclaration
 
 pytestmark = pytest.mark.skipif(

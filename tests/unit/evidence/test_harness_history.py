@@ -16,8 +16,8 @@ from support.history_files import (
 
 from signet_desktop.evidence import harness_history as history
 from signet_desktop.evidence.transcript_formats import parse_transcript
-from signet_desktop.service.harness_import import bounded_meta
-from signet_desktop.service.import_staging import Staged
+from signet_desktop.service.imports.harness import bounded_meta
+from signet_desktop.service.imports.staging import Staged
 
 
 def test_roots_follow_the_harness_environment(

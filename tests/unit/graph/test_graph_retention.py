@@ -6,7 +6,7 @@ from __future__ import annotations
 from signet_desktop.domain.knowledge import Evidence, Provenance
 from signet_desktop.domain.memory import Actor
 from signet_desktop.maintenance.retention import purge_tombstones
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import graph, graph_claims
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.database import Database

@@ -23,8 +23,8 @@ from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import LexicalChannel
 from signet_desktop.recall.stages import adjusted, resorted
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.guard import ProviderCallInWriteTransaction

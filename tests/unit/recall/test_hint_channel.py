@@ -12,7 +12,7 @@ from signet_desktop.domain.recall import RecallFilters, RecallQuery
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.hints import HintChannel, hint_search
 from signet_desktop.recall.lexical import LexicalChannel
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage.database import Database
 

@@ -14,7 +14,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallFilters
 from signet_desktop.recall.lexical import lexical_search
 from signet_desktop.recall.sanitize import fts_match_expression, query_tokens
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 

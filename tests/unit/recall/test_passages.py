@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.recall.passages import Window, session_windows
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 

@@ -29,8 +29,8 @@ from signet_desktop.recall.rerank import (
 )
 from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database, open_database
 
 # Two sessions. The question names the pottery class and the kiln; "it fired beautifully"

@@ -6,7 +6,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallFilters
 from signet_desktop.recall.lexical import lexical_search
 from signet_desktop.recall.term_counts import TermCounts
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 

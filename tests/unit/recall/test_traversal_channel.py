@@ -20,8 +20,8 @@ from signet_desktop.recall.lexical import LexicalChannel
 from signet_desktop.recall.query_vectors import RecentQueryVectors
 from signet_desktop.recall.traversal import TraversalChannel, focal_names, vector_score
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database, open_database
 
 

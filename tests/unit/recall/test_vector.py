@@ -16,8 +16,8 @@ from signet_desktop.embedding.generations import Generation, register_generation
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.recall.vector import SEMANTIC_FLOOR, SemanticChannel, calibrated
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import open_database
 
 EMBEDDER = HashEmbedder(64)

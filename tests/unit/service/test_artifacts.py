@@ -14,8 +14,8 @@ from signet_desktop.domain.artifacts import Artifact, ArtifactWritten, session_t
 from signet_desktop.domain.events import TranscriptCaptured
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.evidence import artifacts as files
-from signet_desktop.service.artifact_worker import ArtifactWorker
-from signet_desktop.service.artifacts import ArtifactService, first_sentence
+from signet_desktop.service.artifacts.service import ArtifactService, first_sentence
+from signet_desktop.service.artifacts.worker import ArtifactWorker
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 
@@ -182,7 +182,7 @@ def test_a_name_clash_with_other_text_takes_the_next_millisecond(
     artifacts: ArtifactService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        "signet_desktop.service.artifacts.utc_now", lambda: "2026-12-01T10:00:00.000Z"
+        "signet_desktop.service.artifacts.service.utc_now", lambda: "2026-12-01T10:00:00.000Z"
     )
     one = artifacts.write_compaction("default", "s1", "first summary")
     two = artifacts.write_compaction("default", "s1", "second summary")

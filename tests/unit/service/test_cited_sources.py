@@ -7,7 +7,7 @@ from pathlib import Path
 from signet_desktop.config import SignetConfig, WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.container import BuildOptions, build_service
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 
 def test_a_source_renders_for_its_agent_only(tmp_path: Path) -> None:

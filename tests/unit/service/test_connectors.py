@@ -12,7 +12,7 @@ import pytest
 
 from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
-from signet_desktop.service.connectors import ConnectorWatcher, FolderRequest
+from signet_desktop.service.documents.connectors import ConnectorWatcher, FolderRequest
 from signet_desktop.service.facade import SignetService
 from tests.support.documents import count, drain, make_service, make_worker
 
@@ -218,7 +218,7 @@ def test_a_missing_folder_puts_the_connector_in_error(service: SignetService, fo
 def test_a_sync_stopped_midway_is_completed_by_the_next_one(
     service: SignetService, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from signet_desktop.service import connectors as module
+    from signet_desktop.service.documents import connectors as module
 
     connector = service.connectors.add_folder("default", FolderRequest(str(folder)))
     service.connectors.sync("default", connector.id)

@@ -15,9 +15,9 @@ from signet_desktop.domain.knowledge import parse_structured
 from signet_desktop.domain.memory import Actor, MemoryPatch
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import BACKFILL_JOB, EmbeddingTracker
-from signet_desktop.service.knowledge import KnowledgeService
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.knowledge.service import KnowledgeService
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import hints
 from signet_desktop.storage.database import Database, open_database
 

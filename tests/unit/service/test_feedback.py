@@ -13,8 +13,8 @@ from support.mcp_inprocess import built_service
 from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.hooks.service import HookContext
+from signet_desktop.service.memories.service import RememberRequest
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from signet_desktop.service.hints import HintsRejected, parse_hints
+from signet_desktop.service.hints.service import HintsRejected, parse_hints
 
 MEMORY = "The staging database runs on port 5433."
 

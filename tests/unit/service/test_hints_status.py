@@ -5,7 +5,7 @@ from __future__ import annotations
 from signet_desktop.cli.status_commands import status_lines
 from signet_desktop.domain.events import WorkerStateChanged
 from signet_desktop.service.diagnostics import worker_checks
-from signet_desktop.service.hints import DISABLED
+from signet_desktop.service.hints.service import DISABLED
 from signet_desktop.service.status import StatusBoard
 
 

@@ -19,9 +19,9 @@ from signet_desktop.inference.types import ChatProvider, ChatRequest, ChatRespon
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import WorkerSettings
 from signet_desktop.service.events import EventBus
-from signet_desktop.service.hints import DISABLED, JOB_TYPE, HintService
-from signet_desktop.service.hints_worker import HintsWorker
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.hints.service import DISABLED, JOB_TYPE, HintService
+from signet_desktop.service.hints.worker import HintsWorker
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import in_write_transaction

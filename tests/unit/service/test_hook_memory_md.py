@@ -14,12 +14,12 @@ from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.sections import HooksConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.artifacts.service import ArtifactService
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext, HookService
-from signet_desktop.service.memories import RememberRequest
-from signet_desktop.service.memory_md import MemoryMdService
+from signet_desktop.service.hooks.service import HookContext, HookService
+from signet_desktop.service.memories.service import RememberRequest
+from signet_desktop.service.memory_md.service import MemoryMdService
 from signet_desktop.storage import hook_sessions
 
 

@@ -19,10 +19,10 @@ from support.history_files import (
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound, SignetError
 from signet_desktop.domain.events import Event, ImportFinished, ImportProgress
 from signet_desktop.domain.sessions import Turn
-from signet_desktop.service.harness_import import claude_code_importer, codex_importer
-from signet_desktop.service.import_faults import FaultPoints
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.imports.faults import FaultPoints
+from signet_desktop.service.imports.harness import claude_code_importer, codex_importer
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage import hook_sessions
 from signet_desktop.storage.database import Database, open_database
 

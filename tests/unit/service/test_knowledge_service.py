@@ -8,7 +8,7 @@ from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.knowledge import KnowledgeChanged
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.knowledge import KnowledgeService
+from signet_desktop.service.knowledge.service import KnowledgeService
 from signet_desktop.storage.database import Database
 from tests.support.graph import seed_graph
 

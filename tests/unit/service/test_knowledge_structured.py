@@ -9,8 +9,8 @@ import pytest
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.knowledge import parse_structured
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.knowledge import KnowledgeService
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.knowledge.service import KnowledgeService
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 ACTOR = Actor(changed_by="agent-x")

@@ -6,7 +6,7 @@ import pytest
 
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.memory import Actor, MemoryPatch
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 ACTOR = Actor(changed_by="tester", request_id="req-1")

@@ -7,7 +7,7 @@ import pytest
 from signet_desktop.domain.errors import Conflict, InvalidInput
 from signet_desktop.domain.memory import Actor, BatchPatch, MemoryPatch, MemorySelector
 from signet_desktop.service.events import EventBus, Subscription
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 ACTOR = Actor(changed_by="tester")

@@ -7,7 +7,7 @@ import pytest
 from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 ACTOR = Actor(changed_by="tester")

@@ -8,7 +8,7 @@ from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import Actor, MemoryPatch
 from signet_desktop.service.events import EventBus, Subscription
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 ACTOR = Actor(changed_by="tester")

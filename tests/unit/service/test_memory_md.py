@@ -17,12 +17,12 @@ from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.errors import InvalidInput, Unavailable
 from signet_desktop.domain.memory import Actor
 from signet_desktop.projection import memory_md as page
-from signet_desktop.service.artifacts import ArtifactService
+from signet_desktop.service.artifacts.service import ArtifactService
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
-from signet_desktop.service.memory_md import WITHHELD_MARKER, MemoryMdService
-from signet_desktop.service.memory_md_worker import MemoryMdWorker
+from signet_desktop.service.memories.service import RememberRequest
+from signet_desktop.service.memory_md.service import WITHHELD_MARKER, MemoryMdService
+from signet_desktop.service.memory_md.worker import MemoryMdWorker
 
 
 def ticking_clock() -> Iterator[str]:
@@ -139,7 +139,7 @@ def test_the_ledger_counts_thirty_days_back_from_the_newest_evidence(
     stamps = iter(
         ["2026-10-01T09:00:00.000Z", "2026-11-25T09:00:00.000Z", "2026-11-26T09:00:00.000Z"]
     )
-    monkeypatch.setattr("signet_desktop.service.artifacts.utc_now", lambda: next(stamps))
+    monkeypatch.setattr("signet_desktop.service.artifacts.service.utc_now", lambda: next(stamps))
     artifacts.write_compaction("default", "old-session", "Old work. More.", harness="codex")
     artifacts.write_compaction(
         "default", "new-session", "Chose Postgres 16. Then.", harness="codex"

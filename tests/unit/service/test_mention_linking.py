@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.entity_lookup import entity_memories
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.knowledge.lookup import entity_memories
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 ACTOR = Actor(changed_by="tester")

@@ -29,7 +29,7 @@ from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.projection.events import ProjectionFinished, ProjectionProgress
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.projection import ProjectionService
 from signet_desktop.storage import projections
 

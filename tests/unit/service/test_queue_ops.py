@@ -16,7 +16,7 @@ from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.events import Event
 from signet_desktop.queue import jobs
 from signet_desktop.queue.repair import QueueRepaired, RepairRequest
-from signet_desktop.service.queue_ops import QueueOps
+from signet_desktop.service.pipeline.queue_ops import QueueOps
 from signet_desktop.storage.database import Database, open_database
 
 NOW = datetime(2030, 1, 1, 12, tzinfo=UTC)

@@ -28,10 +28,10 @@ from support.real_files import (
 
 from signet_desktop.domain.sources import ImportRun
 from signet_desktop.dreaming.sources import SourceReader
-from signet_desktop.service.harness_import import claude_code_importer, codex_importer
-from signet_desktop.service.import_faults import FaultPoints
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.transcripts import TranscriptService
+from signet_desktop.service.imports.faults import FaultPoints
+from signet_desktop.service.imports.harness import claude_code_importer, codex_importer
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.dreaming_evidence import pending_sources
 

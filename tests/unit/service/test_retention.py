@@ -17,7 +17,7 @@ from signet_desktop.embedding.vectors import VectorWrite
 from signet_desktop.queue import jobs
 from signet_desktop.service import retention
 from signet_desktop.service.events import EventBus, Subscription
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.service.retention import MaintenanceWorker, RetentionService
 from signet_desktop.service.status import StatusBoard
 from signet_desktop.storage import counters

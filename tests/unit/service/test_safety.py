@@ -17,13 +17,13 @@ from signet_desktop.domain.memory import Actor, MemoryPatch, utc_now
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.safety.policy import WITHHELD_MARKER, SafetyVerdict, scan, text_hash
 from signet_desktop.safety.redact import REDACTED
-from signet_desktop.service import safety_worker
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
-from signet_desktop.service.safety import ContentSafetyService, SafetyPolicy
-from signet_desktop.service.safety_worker import ContentSafetyWorker
+from signet_desktop.service.memories.service import RememberRequest
+from signet_desktop.service.safety import worker as safety_worker
+from signet_desktop.service.safety.service import ContentSafetyService, SafetyPolicy
+from signet_desktop.service.safety.worker import ContentSafetyWorker
 from signet_desktop.storage import content_safety
 from signet_desktop.storage.content_safety import SafetyDecision
 from tests.support.db import database_of

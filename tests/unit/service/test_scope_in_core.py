@@ -17,7 +17,7 @@ from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 BAD_AGENTS = ["", "a b", "-leading-dash", "x" * 129, "semi;colon", "nul\x00"]
 ACTOR = Actor(changed_by="tester")

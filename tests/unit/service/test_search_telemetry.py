@@ -12,9 +12,9 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallFilters, RecallQuery
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.lexical import LexicalChannel
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.recall import RecallService
-from signet_desktop.service.search_telemetry import SearchTelemetry
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
+from signet_desktop.service.recall.service import RecallService
+from signet_desktop.service.recall.telemetry import SearchTelemetry
 from signet_desktop.storage.database import Database, open_database
 
 TEXTS = (

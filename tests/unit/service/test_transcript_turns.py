@@ -10,7 +10,7 @@ import pytest
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
 from signet_desktop.recall.transcript_channel import TurnScope, search_turns
-from signet_desktop.service.transcripts import TranscriptService, content_turns
+from signet_desktop.service.transcripts.service import TranscriptService, content_turns
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.transcript_turns import MAX_TURN_CHARS

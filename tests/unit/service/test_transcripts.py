@@ -11,7 +11,7 @@ import pytest
 from signet_desktop.domain.errors import Forbidden, NotFound, SignetError
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.evidence.canonical import CanonicalFile
-from signet_desktop.service.transcripts import TranscriptService, render_content
+from signet_desktop.service.transcripts.service import TranscriptService, render_content
 from signet_desktop.storage.database import Database, open_database
 
 CLAUDE_LINES = [
@@ -275,7 +275,7 @@ def test_a_large_transcript_is_read_whole(service: TranscriptService, tmp_path: 
 def test_the_ttl_worker_completes_only_sessions_idle_past_the_ttl(
     service: TranscriptService,
 ) -> None:
-    from signet_desktop.service.transcript_worker import TranscriptTtlWorker
+    from signet_desktop.service.transcripts.worker import TranscriptTtlWorker
 
     service.capture("default", "idle", "codex", turns("a"))
     assert not TranscriptTtlWorker(service, idle_ttl_s=3600).run_once()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from signet_desktop.domain.recall import ChannelEvidence, TurnHit
-from signet_desktop.service.injection import TURN_HEADING, TURN_QUOTE_CHARS, render_turns
+from signet_desktop.service.hooks.injection import TURN_HEADING, TURN_QUOTE_CHARS, render_turns
 
 
 def hit(n: int, text: str, timestamp: str | None = "2026-11-29T09:00:00Z") -> TurnHit:

@@ -18,9 +18,9 @@ from signet_desktop.embedding.tracker import BACKFILL_JOB, EmbeddingTracker
 from signet_desktop.queue import jobs
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.vector import SemanticChannel
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.vector_batches import PendingVector, VectorBatcher, split_batches
-from signet_desktop.service.vectors import EmbeddingVectors
+from signet_desktop.service.embeddings.batches import PendingVector, VectorBatcher, split_batches
+from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database, open_database
 from signet_desktop.storage.guard import ProviderCallInWriteTransaction
 

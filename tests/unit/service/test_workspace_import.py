@@ -19,16 +19,16 @@ from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.evidence.signet_rows import MEMORY_COLUMNS, SignetMemory, map_memory
 from signet_desktop.service.events import EventBus
-from signet_desktop.service.import_faults import FaultPoints
-from signet_desktop.service.imports import ImportService
-from signet_desktop.service.memories import MemoryService, RememberRequest
-from signet_desktop.service.transcripts import TranscriptService
-from signet_desktop.service.workspace_import import (
+from signet_desktop.service.imports.faults import FaultPoints
+from signet_desktop.service.imports.service import ImportService
+from signet_desktop.service.imports.workspace import (
     KIND,
     SOURCE_TYPE,
     SignetWorkspaceImporter,
     to_imported,
 )
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
+from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage import history, memories, transcript_turns, transcripts
 from signet_desktop.storage import sources as records
 from signet_desktop.storage.database import Database

@@ -9,7 +9,7 @@ import numpy as np
 from signet_desktop.domain.memory import Actor, MemoryPatch
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.vectors import VectorWrite, delete_source_vectors
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import counters, memories
 from signet_desktop.storage.database import Database
 

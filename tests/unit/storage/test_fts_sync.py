@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage.database import Database
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.memories import MemoryService, RememberRequest
+from signet_desktop.service.memories.service import MemoryService, RememberRequest
 from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage.database import Database
 

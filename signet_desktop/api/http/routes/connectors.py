@@ -31,7 +31,7 @@ from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import first_set, get_service, off_loop, resolve_agent
 from signet_desktop.domain.connectors import PROVIDER_FILESYSTEM
 from signet_desktop.domain.errors import InvalidInput
-from signet_desktop.service.connectors import FolderRequest
+from signet_desktop.service.documents.connectors import FolderRequest
 
 router = APIRouter(tags=["connectors"])
 

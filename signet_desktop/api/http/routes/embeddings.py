@@ -25,7 +25,7 @@ from signet_desktop.api.views import (
     re_embed_json,
     resync_json,
 )
-from signet_desktop.service.embeddings import DEFAULT_BACKFILL, MAX_BACKFILL
+from signet_desktop.service.embeddings.service import DEFAULT_BACKFILL, MAX_BACKFILL
 
 router = APIRouter(tags=["embeddings"])
 

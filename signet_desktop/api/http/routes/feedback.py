@@ -3,7 +3,7 @@
 Body `{sessionKey, feedback: {memoryId: -1..1}}` (`ratings` is accepted for `feedback`).
 Answers Signet's `{ok: true, recorded}` plus each memory's running mean in the session; a
 rating of a memory the agent does not have is 404 and nothing is recorded
-(`service/feedback.py`).
+(`service/memories/feedback.py`).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from signet_desktop.harness.adapters import (
     signet_context,
 )
 from signet_desktop.recall.transcript_channel import TurnScope
-from signet_desktop.service.hooks import (
+from signet_desktop.service.hooks.service import (
     CompactionResult,
     HookContext,
     Identity,
@@ -62,7 +62,7 @@ from signet_desktop.service.hooks import (
     SessionEndResult,
     SessionStartResult,
 )
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 router = APIRouter(tags=["hooks"], route_class=JsonBodyRoute)
 
@@ -214,7 +214,7 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
     # never the asking session's own.
     turns = TurnScope(ctx.agent_id, ctx.project, "scoped", exclude_session=ctx.session_key)
 
-    def search() -> Any:  # recall's hits come through the safety gate (service/recall.py)
+    def search() -> Any:  # recall's hits come through the safety gate (service/recall/service.py)
         return service.recall.search(query, turn_scope=turns)
 
     return await json_off_loop(search, render)

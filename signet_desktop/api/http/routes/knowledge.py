@@ -3,7 +3,7 @@
 Reads: `GET /api/knowledge/entities` (q, type, status, limit, offset), `GET
 /api/knowledge/entities/{id}` (aspects with claims and their history, links both ways,
 mentions with the memory's provenance), `GET /api/knowledge/stats`, `POST
-/api/knowledge/expand` (one entity by name, Signet's shape, `service/entity_expand.py`).
+/api/knowledge/expand` (one entity by name, Signet's shape, `service/knowledge/expand.py`).
 Writes (explicit operations, each logged in `graph_mutations` with the actor): `POST
 /api/knowledge/entities`, `.../{id}/aliases|aspects|claims|archive|rename`, `POST
 /api/knowledge/links` and `.../links/{id}/archive`, `POST /api/knowledge/claims/{id}/archive`.
@@ -60,7 +60,11 @@ from signet_desktop.domain.knowledge import (
     check_entity_type,
 )
 from signet_desktop.domain.memory import Actor
-from signet_desktop.service.knowledge import MAX_LIST_LIMIT, MAX_MENTION_LIMIT, MAX_QUERY_CHARS
+from signet_desktop.service.knowledge.service import (
+    MAX_LIST_LIMIT,
+    MAX_MENTION_LIMIT,
+    MAX_QUERY_CHARS,
+)
 
 router = APIRouter(tags=["knowledge"])
 

@@ -20,7 +20,7 @@ from signet_desktop.api.views import (
 )
 from signet_desktop.service.facade import ServiceStatus, SignetService
 from signet_desktop.service.health import health_of
-from signet_desktop.service.pipeline import PipelineStatus
+from signet_desktop.service.pipeline.service import PipelineStatus
 
 router = APIRouter(tags=["status"])
 

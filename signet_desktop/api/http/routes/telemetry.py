@@ -16,7 +16,7 @@ from pydantic import Field
 from signet_desktop.api.http.schemas import AgentParams
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
 from signet_desktop.api.telemetry_views import search_history_json
-from signet_desktop.service.search_telemetry import MAX_HISTORY_LIMIT
+from signet_desktop.service.recall.telemetry import MAX_HISTORY_LIMIT
 
 router = APIRouter(tags=["telemetry"])
 PATH = "/api/telemetry/memory-search"

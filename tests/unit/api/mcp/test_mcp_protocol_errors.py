@@ -18,7 +18,7 @@ from support.mcp_inprocess import built_service, counts, mcp_client
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.memories.service import RememberRequest
 
 pytestmark = pytest.mark.anyio
 

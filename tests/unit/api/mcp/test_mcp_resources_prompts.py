@@ -18,8 +18,8 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.safety.defang import DATA_NOTE
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.hooks.service import HookContext
+from signet_desktop.service.memories.service import RememberRequest
 
 pytestmark = pytest.mark.anyio
 

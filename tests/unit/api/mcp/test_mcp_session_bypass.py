@@ -15,8 +15,8 @@ from support.mcp_inprocess import built_service, mcp_client
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.facade import SignetService
-from signet_desktop.service.hooks import HookContext
-from signet_desktop.service.memories import RememberRequest
+from signet_desktop.service.hooks.service import HookContext
+from signet_desktop.service.memories.service import RememberRequest
 
 pytestmark = pytest.mark.anyio
 

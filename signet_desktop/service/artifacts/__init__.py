@@ -1,0 +1,1 @@
+"""Artifacts: canonical Markdown history of sessions, and the worker that writes it."""

@@ -1,0 +1,1 @@
+"""Documents: ingest of text, URLs and files, their worker, and folder connectors."""

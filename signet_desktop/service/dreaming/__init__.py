@@ -1,0 +1,1 @@
+"""Dreaming: passes triggered, scheduled and inspected, and the sources they cite."""

@@ -1,0 +1,1 @@
+"""Embeddings: the remember path's vectors, the backfill worker, the facade's operations."""

@@ -1,0 +1,1 @@
+"""Prospective hints: the LLM-written questions a memory answers, and their worker."""

@@ -1,0 +1,1 @@
+"""Imports: sources of existing history (Claude Code, Codex, Signet) and runs over them."""

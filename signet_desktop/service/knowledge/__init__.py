@@ -1,0 +1,1 @@
+"""The knowledge graph: entities, the ontology control plane, expansion and linking."""

@@ -1,0 +1,1 @@
+"""Memories: remember, modify, forget and recover, with their rules, batches and feedback."""

@@ -1,0 +1,1 @@
+"""MEMORY.md: the deterministic projection of an agent's durable memory, and its rebuild worker."""

@@ -1,0 +1,1 @@
+"""The pipeline: declared workers and the queue, its diagnostics and repair."""

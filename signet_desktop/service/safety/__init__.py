@@ -1,0 +1,1 @@
+"""Content safety: the gate every prompt-facing text passes, and its worker."""

@@ -1,0 +1,1 @@
+"""Transcripts: harness sessions as evidence, their TTL worker and their recall channel."""
