@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.pipeline import PipelineV2Config
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.events import EventSink
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
@@ -40,7 +41,7 @@ from signet_desktop.service.documents.service import (
     default_file_roots,
 )
 from signet_desktop.service.dreaming import worker as dreaming_worker
-from signet_desktop.service.dreaming.service import build_dreaming
+from signet_desktop.service.dreaming.service import DreamingService, build_dreaming
 from signet_desktop.service.dreaming.worker import DreamingWorker
 from signet_desktop.service.embeddings import worker as embedding_worker
 from signet_desktop.service.embeddings.service import EmbeddingOps, EmbeddingParts
@@ -74,6 +75,7 @@ from signet_desktop.service.tokens import TokenService
 from signet_desktop.service.transcripts import worker as transcript_worker
 from signet_desktop.service.transcripts.service import TranscriptService, default_transcript_roots
 from signet_desktop.service.transcripts.worker import TranscriptTtlWorker
+from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage.database import Database, open_database
 
 
@@ -138,104 +140,210 @@ def build_embedding_parts(
     return EmbeddingParts(index, embedder, tracker, vectors, worker, window)
 
 
+@dataclass(frozen=True, slots=True)
+class Wiring:
+    """What every capability builder receives: the database, the workspace, the config, the bus.
+
+    Builders append the workers they declare to `declared`; `build_service` hands the list to
+    the pipeline, which is how the daemon learns what to host.
+    """
+
+    db: Database
+    paths: WorkspacePaths
+    config: SignetConfig
+    bus: EventBus
+    status: StatusBoard
+    declared: list[WorkerDeclaration]
+
+    @property
+    def pipeline_v2(self) -> PipelineV2Config:
+        return self.config.memory.pipeline_v2
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The evidence capabilities the others read: transcripts, safety, artifacts, MEMORY.md."""
+
+    transcripts: TranscriptService
+    safety: ContentSafetyService
+    artifacts: ArtifactService
+    memory_md: MemoryMdService
+
+
 def build_service(
     paths: WorkspacePaths, config: SignetConfig, options: BuildOptions | None = None
 ) -> SignetService:
-    """Open the workspace database and wire the facade over it."""
+    """Open the workspace database and wire the facade over it, one capability at a time."""
     options = options or BuildOptions()
     bus = EventBus()
     status = StatusBoard(bus)
     status.follow(bus.connect)
     db: Database = open_database(paths.db_path, with_vec=options.with_vec)
+    w = Wiring(db, paths, config, bus, status, declared=[])
     embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
     parts = build_embedding_parts(db, config, embedder, bus)
+    if parts.worker is not None:
+        w.declared.append(embedding_worker.declaration(parts.worker))
+    evidence = _evidence(w)
+    follow = None if options.inline_vectors else parts.vectors
+    memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
+    documents, connectors_ = _documents(w, memory_service)
+    retention_ = RetentionService(db, w.pipeline_v2.retention, events=bus, status=status.set)
+    w.declared.append(retention.declaration(MaintenanceWorker(retention_)))
+    inference, secrets = _inference(w)
+    dreaming_ = _dreaming(w, inference)
+    _hints(w, inference)
+    recall = _recall(w, embedder, parts, evidence.safety)
+    pipeline_v2 = w.pipeline_v2
+    return SignetService(
+        db,
+        imports=_imports(w, evidence.transcripts, follow),
+        memories=memory_service,
+        recall=recall,
+        transcripts=evidence.transcripts,
+        hooks=_hooks(w, memory_service, recall, evidence),
+        embeddings=EmbeddingOps(db, parts),
+        events=bus,
+        status=status,
+        pipeline=PipelineService(
+            db,
+            w.declared,
+            paused=pipeline_v2.paused,
+            repair=pipeline_v2.repair,
+            events=bus,
+        ),
+        projection=ProjectionService(db, bus),
+        safety=evidence.safety,
+        artifacts=evidence.artifacts,
+        memory_md=evidence.memory_md,
+        documents=documents,
+        retention=retention_,
+        connectors=connectors_,
+        ontology=OntologyService(db, workspace=paths.root, events=bus),
+        dreaming=dreaming_,
+        knowledge=KnowledgeService(db, bus),
+        expansion=EntityExpansion(
+            db, traversal_bounds(pipeline_v2.traversal), gate=evidence.safety.prompt_texts
+        ),
+        inference=inference,
+        tokens=TokenService(
+            db,
+            default_ttl_seconds=config.auth.default_token_ttl_seconds,
+            session_ttl_seconds=config.auth.session_token_ttl_seconds,
+        ),
+        secrets=secrets,
+    )
+
+
+def _evidence(w: Wiring) -> Evidence:
+    """Transcripts, the safety gate, artifacts and MEMORY.md, with their workers."""
+    db, bus, root = w.db, w.bus, w.paths.root
     transcripts = TranscriptService(
         db,
-        paths.root,
+        root,
         allowed_roots=default_transcript_roots(),
-        configured_roots=config.files.roots,
+        configured_roots=w.config.files.roots,
         events=bus,
     )
-    declared = [] if parts.worker is None else [embedding_worker.declaration(parts.worker)]
-    declared.append(transcript_worker.declaration(TranscriptTtlWorker(transcripts)))
+    w.declared.append(transcript_worker.declaration(TranscriptTtlWorker(transcripts)))
     safety = ContentSafetyService(db)
     bus.connect(safety.on_event)
-    declared.append(safety_worker.declaration(safety_worker.ContentSafetyWorker(safety)))
-    artifacts = ArtifactService(db, paths.root, transcripts, events=bus)
-    memory_md = MemoryMdService(db, paths.root, safety=safety, events=bus, status=status.set)
+    w.declared.append(safety_worker.declaration(safety_worker.ContentSafetyWorker(safety)))
+    artifacts = ArtifactService(db, root, transcripts, events=bus)
+    memory_md = MemoryMdService(db, root, safety=safety, events=bus, status=w.status.set)
     artifact_writer, md_rebuilds = ArtifactWorker(artifacts), MemoryMdWorker(memory_md)
     bus.connect(artifact_writer.notice)  # completed sessions queue their artifact
     bus.connect(md_rebuilds.notice)  # memory and artifact changes mark MEMORY.md stale
     bus.connect(memory_md.notice)  # memory changes drop the cached session-start head
-    declared.append(artifact_worker.declaration(artifact_writer))
-    declared.append(memory_md_worker.declaration(md_rebuilds))
-    follow = None if options.inline_vectors else parts.vectors
-    memory_service = MemoryService(db, parts.vectors, bus, follow=follow)
-    pipeline_v2 = config.memory.pipeline_v2
-    document_limits = DocumentLimits.from_config(
+    w.declared.append(artifact_worker.declaration(artifact_writer))
+    w.declared.append(memory_md_worker.declaration(md_rebuilds))
+    return Evidence(transcripts, safety, artifacts, memory_md)
+
+
+def _documents(w: Wiring, memories: MemoryService) -> tuple[DocumentService, ConnectorService]:
+    """Document ingest and folder connectors, with their workers."""
+    pipeline_v2 = w.pipeline_v2
+    limits = DocumentLimits.from_config(
         pipeline_v2.documents,
         max_attempts=pipeline_v2.worker.max_retries,
-        file_roots=default_file_roots(paths.root),
-        configured_roots=config.files.roots,
+        file_roots=default_file_roots(w.paths.root),
+        configured_roots=w.config.files.roots,
     )
-    documents = DocumentService(db, memory_service, document_limits, events=bus)
-    declared.append(document_worker.declaration(db, documents, pipeline_v2, events=bus))
-    retention_ = RetentionService(db, pipeline_v2.retention, events=bus, status=status.set)
-    declared.append(retention.declaration(MaintenanceWorker(retention_)))
-    connectors_ = ConnectorService(db, documents)
-    declared.append(connectors.declaration(ConnectorWatcher(connectors_)))
-    secrets_dir = secrets_dir_for(paths.root)
-    inference = WorkloadProviders(config.inference, secrets_dir=secrets_dir)
+    documents = DocumentService(w.db, memories, limits, events=w.bus)
+    w.declared.append(document_worker.declaration(w.db, documents, pipeline_v2, events=w.bus))
+    connectors_ = ConnectorService(w.db, documents)
+    w.declared.append(connectors.declaration(ConnectorWatcher(connectors_)))
+    return documents, connectors_
+
+
+def _inference(w: Wiring) -> tuple[WorkloadProviders, SecretService]:
+    """The LLM provider per workload, and the secrets its `$secret:NAME` values read."""
+    secrets_dir = secrets_dir_for(w.paths.root)
+    inference = WorkloadProviders(w.config.inference, secrets_dir=secrets_dir)
     # agent.yaml's `$secret:NAME` reads the default agent's secrets: a change rebuilds providers.
     secrets = SecretService(
         SecretStore(secrets_dir),
         on_change=lambda agent_id: inference.refresh() if agent_id == DEFAULT_AGENT_ID else None,
     )
+    return inference, secrets
+
+
+def _dreaming(w: Wiring, inference: WorkloadProviders) -> DreamingService:
+    """Dreaming passes and the scheduled sweep."""
     dreaming_ = build_dreaming(
-        db,
-        config.memory.dreaming,
+        w.db,
+        w.config.memory.dreaming,
         provider=inference.source("memory_extraction"),
-        workspace=paths.root,
-        events=bus,
+        workspace=w.paths.root,
+        events=w.bus,
     )
-    declared.append(dreaming_worker.declaration(DreamingWorker(dreaming_)))
+    w.declared.append(dreaming_worker.declaration(DreamingWorker(dreaming_)))
+    return dreaming_
+
+
+def _hints(w: Wiring, inference: WorkloadProviders) -> None:
+    """Prospective hints: only a worker, fed by the bus."""
+    pipeline_v2 = w.pipeline_v2
     hints = HintService(
-        db,
+        w.db,
         pipeline_v2.hints,
         inference.source("memory_extraction"),
         max_attempts=pipeline_v2.worker.max_retries,
     )
-    hints_declared, hints_worker_ = hints_worker.declaration(
-        db, hints, pipeline_v2, events=bus, status=status.note_worker
+    declared, worker = hints_worker.declaration(
+        w.db, hints, pipeline_v2, events=w.bus, status=w.status.note_worker
     )
-    bus.connect(hints_worker_.notice)  # new memories are queued for prospective hints
-    declared.append(hints_declared)
-    pipeline = PipelineService(
-        db,
-        declared,
-        paused=config.memory.pipeline_v2.paused,
-        repair=config.memory.pipeline_v2.repair,
-        events=bus,
-    )
+    w.bus.connect(worker.notice)  # new memories are queued for prospective hints
+    w.declared.append(declared)
+
+
+def _recall(
+    w: Wiring,
+    embedder: EmbeddingProvider | None,
+    parts: EmbeddingParts,
+    safety: ContentSafetyService,
+) -> RecallService:
+    """The recall engine (channels and post-fusion stages from config) and its telemetry."""
+    search, pipeline_v2 = w.config.search, w.pipeline_v2
     # One query embedding serves the semantic and the traversal channel.
     query_vectors = None if embedder is None else RecentQueryVectors(embedder)
     semantic = SemanticChannel(
         query_vectors,
-        vec_available=db.vec.available,
+        vec_available=w.db.vec.available,
         fallback_window=parts.fallback_window,
         pending=None if parts.vectors is None else parts.vectors.batcher.pending_for,
     )
     engine = RecallEngine(
-        db,
-        min_score=config.search.min_score,
+        w.db,
+        min_score=search.min_score,
         channels=(
             *default_channels(semantic),
             *graph_channels(pipeline_v2.traversal, semantic, query_vectors),
             HintChannel(),  # always: 0.03 ms a query while no hint is stored
         ),
-        alpha=config.search.alpha,
-        context=ContextWeights(config.search.who_boost, config.search.session_weight),
-        depth=config.search.top_k,
+        alpha=search.alpha,
+        context=ContextWeights(search.who_boost, search.session_weight),
+        depth=search.top_k,
         stages=(
             *graph_boost_stages(pipeline_v2.graph, pipeline_v2.traversal),
             *configured_rerank(pipeline_v2.reranker, None if embedder is None else semantic),
@@ -245,65 +353,45 @@ def build_service(
         flat_share=pipeline_v2.traversal.flat_reserve_share,
     )
     telemetry = SearchTelemetry(
-        db,
-        enabled=config.search.telemetry.enabled,
-        retention_days=config.search.telemetry.retention_days,
-        max_rows_per_agent=config.search.telemetry.max_rows_per_agent,
+        w.db,
+        enabled=search.telemetry.enabled,
+        retention_days=search.telemetry.retention_days,
+        max_rows_per_agent=search.telemetry.max_rows_per_agent,
     )
-    recall = RecallService(engine, db, gate=safety, telemetry=telemetry)
-    hooks = HookService(
-        db,
-        config.hooks,
-        memories_=memory_service,
+    return RecallService(engine, w.db, gate=safety, telemetry=telemetry)
+
+
+def _hooks(
+    w: Wiring, memories: MemoryService, recall: RecallService, evidence: Evidence
+) -> HookService:
+    """What harnesses ask at session start, on each prompt and at the end."""
+    return HookService(
+        w.db,
+        w.config.hooks,
+        memories_=memories,
         recall=recall,
-        transcripts=transcripts,
-        workspace=paths.root,
-        artifacts=artifacts,
-        memory_md=memory_md,
-        safety=safety,
+        transcripts=evidence.transcripts,
+        workspace=w.paths.root,
+        artifacts=evidence.artifacts,
+        memory_md=evidence.memory_md,
+        safety=evidence.safety,
     )
-    imports = ImportService(
-        db,
-        paths.root,
+
+
+def _imports(
+    w: Wiring, transcripts: TranscriptService, follow: EmbeddingVectors | None
+) -> ImportService:
+    """Sources of existing history: Claude Code, Codex and a Signet workspace."""
+    return ImportService(
+        w.db,
+        w.paths.root,
         transcripts,
         importers=(
             claude_code_importer(),
             codex_importer(),
-            SignetWorkspaceImporter(follow=follow, own_database=paths.db_path),
+            SignetWorkspaceImporter(follow=follow, own_database=w.paths.db_path),
         ),
         allowed_roots=default_transcript_roots(),
-        configured_roots=config.files.roots,
-        events=bus,
-    )
-    return SignetService(
-        db,
-        imports=imports,
-        memories=memory_service,
-        recall=recall,
-        transcripts=transcripts,
-        hooks=hooks,
-        embeddings=EmbeddingOps(db, parts),
-        events=bus,
-        status=status,
-        pipeline=pipeline,
-        projection=ProjectionService(db, bus),
-        safety=safety,
-        artifacts=artifacts,
-        memory_md=memory_md,
-        documents=documents,
-        retention=retention_,
-        connectors=connectors_,
-        ontology=OntologyService(db, workspace=paths.root, events=bus),
-        dreaming=dreaming_,
-        knowledge=KnowledgeService(db, bus),
-        expansion=EntityExpansion(
-            db, traversal_bounds(pipeline_v2.traversal), gate=safety.prompt_texts
-        ),
-        inference=inference,
-        tokens=TokenService(
-            db,
-            default_ttl_seconds=config.auth.default_token_ttl_seconds,
-            session_ttl_seconds=config.auth.session_token_ttl_seconds,
-        ),
-        secrets=secrets,
+        configured_roots=w.config.files.roots,
+        events=w.bus,
     )
