@@ -1,9 +1,10 @@
 """`signet doctor`'s checks: the shared ones of `service/diagnostics.py` plus the daemon's.
 
-The local checks (workspace, config, database header) and the judgement of `/api/status` live
-in `service/diagnostics.py`, shared with the inspector's Health pane; this module adds the
-check only the CLI makes (did a daemon answer `/health`, on which workspace). Rendering and
-the exit status live in status_commands.
+The local checks (workspace, config, database header) and the judgement of the service's
+values live in `service/diagnostics.py`, shared with the inspector's Health pane (the CLI reads
+those values back from `/api/status` through `cli/status_wire.py`); this module adds the check
+only the CLI makes (did a daemon answer `/health`, on which workspace). Rendering and the exit
+status live in status_commands.
 """
 
 from __future__ import annotations

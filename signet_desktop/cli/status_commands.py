@@ -74,10 +74,15 @@ def status_lines(
         # `withEmbeddings` counts differently (any vector of the active generation).
         pinned = f" ({stats['critical']} pinned)" if stats.get("critical") is not None else ""
         rows.append(("memories", f"{stats.get('total', '?')}{pinned}"))
-    rows.append(("sqlite-vec", doctor.vector_check(status).text.removeprefix("sqlite-vec ")))
-    embedding = doctor.embedding_check(status)
+    # imported here: the embedding types load numpy, which only status and doctor need
+    from signet_desktop.cli.status_wire import embedding_from_wire, vector_from_wire
+
+    vector = doctor.vector_check(vector_from_wire(status))
+    rows.append(("sqlite-vec", vector.text.removeprefix("sqlite-vec ")))
+    embedding = embedding_from_wire(status)
     if embedding is not None:
-        rows.append(("embedding", embedding.text.removeprefix("embedding ")))
+        text = doctor.embedding_check(embedding).text
+        rows.append(("embedding", text.removeprefix("embedding ")))
     for check in doctor.startup_checks(status):
         rows.append(("startup", check.text.removeprefix("startup task ")))
     workers = status.get("workers")
@@ -115,11 +120,13 @@ def _daemon_checks(
         return [doctor.Check(doctor.Level.FAIL, exc.user_message())]
     except DaemonResponseError as exc:
         return [doctor.Check(doctor.Level.FAIL, f"daemon at {url}: {exc.user_message()}")]
+    from signet_desktop.cli.status_wire import embedding_from_wire, vector_from_wire
+
     checks = doctor.daemon_check(url, health, root)
-    checks.append(doctor.vector_check(status))
-    embedding = doctor.embedding_check(status)
+    checks.append(doctor.vector_check(vector_from_wire(status)))
+    embedding = embedding_from_wire(status)
     if embedding is not None:
-        checks.append(embedding)
+        checks.append(doctor.embedding_check(embedding))
     checks.extend(doctor.startup_checks(status))
     checks.extend(doctor.memory_md_checks(status))
     safety_line = None if safety is None else doctor.safety_check(safety)

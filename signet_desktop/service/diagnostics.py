@@ -1,9 +1,11 @@
 """The health checks `signet doctor` prints and the inspector's Health pane shows.
 
 Local checks read files only (workspace, `agent.yaml`, the database header; no connection is
-opened). Status checks judge the `/api/status` wire shape (`api/views.py:
-service_status_json`), which the CLI fetches over HTTP and the Health pane renders in-process
-from `service.status()`, so both say the same thing about the same facts.
+opened). Status checks judge the service's own values (`ServiceStatus`: `DatabaseInfo`,
+`VecStatus`, `EmbeddingStatus`) and the facts the daemon posts on its status board (start-up
+tasks, workers, MEMORY.md: `ServiceStatus.process`). The Health pane passes them in-process;
+`signet doctor` reads them back from `/api/status` (`cli/status_wire.py`), so both say the
+same thing about the same facts.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from signet_desktop.domain.vector_search import VecStatus
+    from signet_desktop.service.embeddings.service import EmbeddingStatus
+    from signet_desktop.service.facade import DatabaseInfo, ServiceStatus
 
 
 class Level(Enum):
@@ -80,33 +87,40 @@ def database_check(db_path: Path) -> Check:
     return Check(Level.OK, f"database {db_path} is SQLite ({size_mb:.1f} MB)")
 
 
-# -- status checks (the /api/status wire shape) --------------------------------------------
+# -- status checks (the service's values) ------------------------------------------------
 
 
-def schema_check(status: Mapping[str, Any]) -> Check | None:
-    """The open database: SQLite version and applied migrations (from `database`)."""
-    database = status.get("database")
-    if not isinstance(database, Mapping):
-        return None
-    migrations = database.get("migrations")
+def status_checks(status: ServiceStatus) -> list[Check]:
+    """Every status check of an in-process service (the Health pane's list)."""
+    checks = [
+        schema_check(status.database),
+        vector_check(status.vector),
+        completeness_check(status.embedding),
+        embedding_check(status.embedding),
+    ]
+    checks.extend(startup_checks(status.process))
+    checks.extend(worker_checks(status.process))
+    return checks
+
+
+def schema_check(database: DatabaseInfo) -> Check:
+    """The open database: SQLite version and applied migrations."""
     text = (
-        f"database {database.get('path', '?')} open "
-        f"(SQLite {database.get('sqliteVersion', '?')}, {migrations} migrations applied)"
+        f"database {database.path} open "
+        f"(SQLite {database.sqlite_version}, {database.migrations} migrations applied)"
     )
-    return Check(Level.OK if migrations else Level.WARN, text)
+    return Check(Level.OK if database.migrations else Level.WARN, text)
 
 
-def vector_check(status: Mapping[str, Any]) -> Check:
-    """sqlite-vec loaded in the daemon (from /api/status `vector`)."""
-    vector = status.get("vector")
-    if not isinstance(vector, Mapping):
+def vector_check(vector: VecStatus | None) -> Check:
+    """sqlite-vec loaded in the daemon (None: the daemon did not say)."""
+    if vector is None:
         return Check(Level.WARN, "sqlite-vec: the daemon does not report vector status")
-    if vector.get("available"):
-        return Check(Level.OK, f"sqlite-vec loaded ({vector.get('version') or 'unknown version'})")
-    reason = vector.get("error") or "not loaded"
+    if vector.available:
+        return Check(Level.OK, f"sqlite-vec loaded ({vector.version or 'unknown version'})")
     return Check(
         Level.WARN,
-        f"sqlite-vec not loaded: {reason}",
+        f"sqlite-vec not loaded: {vector.error or 'not loaded'}",
         ("recall falls back to a bounded cosine scan of the newest vectors and says so",),
     )
 
@@ -118,55 +132,31 @@ COMPLETENESS_TEXT = {
 }
 
 
-def completeness_check(status: Mapping[str, Any]) -> Check | None:
-    """What recall's `vectorCompleteness` will say (from `embedding.vectorSearch`)."""
-    embedding = status.get("embedding")
-    if not isinstance(embedding, Mapping) or not embedding.get("vectorSearch"):
-        return None
-    mode = str(embedding["vectorSearch"])
+def completeness_check(embedding: EmbeddingStatus) -> Check:
+    """What recall's `vectorCompleteness` will say."""
+    mode = embedding.vector_search
     level = Level.OK if mode == "complete" else Level.WARN
     return Check(level, f"vectorCompleteness {mode}: {COMPLETENESS_TEXT.get(mode, mode)}")
 
 
-def embedding_check(status: Mapping[str, Any]) -> Check | None:
-    """The embedding model's state, when the daemon reports one."""
-    embedding = status.get("embedding")
-    if not isinstance(embedding, Mapping):
-        return None
-    name = " ".join(
-        str(embedding[key]) for key in ("provider", "model") if embedding.get(key) is not None
-    )
+def embedding_check(embedding: EmbeddingStatus) -> Check:
+    """The embedder and its coverage."""
+    name = " ".join(part for part in (embedding.provider, embedding.model) if part)
     facts = []
-    if embedding.get("dimensions"):
-        facts.append(f"{embedding['dimensions']} dims")
-    if embedding.get("coverage") is not None:
-        facts.append(f"coverage {_coverage_text(embedding['coverage'])}")
-    if embedding.get("state"):
-        facts.append(str(embedding["state"]))
-    text = f"embedding {name or 'model'}" + (f" ({', '.join(facts)})" if facts else "")
-    if embedding.get("error"):
-        return Check(Level.FAIL, f"{text}: {embedding['error']}")
-    if embedding.get("available") is False:
-        return Check(Level.WARN, f"{text}: not available; memories are saved, embedded later")
-    return Check(Level.OK, text)
+    if embedding.dimensions:
+        facts.append(f"{embedding.dimensions} dims")
+    coverage = embedding.coverage
+    if coverage is not None:
+        facts.append(f"coverage {coverage.embedded}/{coverage.total}")
+    return Check(Level.OK, f"embedding {name}" + (f" ({', '.join(facts)})" if facts else ""))
 
 
-def _coverage_text(coverage: Any) -> str:
-    if isinstance(coverage, Mapping):
-        done = coverage.get("embedded", coverage.get("done"))
-        total = coverage.get("total")
-        if done is not None and total is not None:
-            return f"{done}/{total}"
-        ratio = coverage.get("ratio")
-        return _coverage_text(ratio) if ratio is not None else "?"
-    if isinstance(coverage, int | float) and not isinstance(coverage, bool):
-        return f"{coverage:.0%}" if coverage <= 1 else f"{coverage:g}%"
-    return str(coverage)
+def startup_checks(process: Mapping[str, Any]) -> list[Check]:
+    """Background start-up tasks (model loading, ...): failed ✗, still running !, done ✓.
 
-
-def startup_checks(status: Mapping[str, Any]) -> list[Check]:
-    """Background start-up tasks (model loading, ...): failed ✗, still running !, done ✓."""
-    startup = status.get("startup")
+    `process`: the status board's facts (`ServiceStatus.process`).
+    """
+    startup = process.get("startup")
     if not isinstance(startup, Mapping):
         return []
     checks = []
@@ -182,9 +172,9 @@ def startup_checks(status: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
-def memory_md_checks(status: Mapping[str, Any]) -> list[Check]:
-    """MEMORY.md per agent (from `memoryMd`): written ✓, the last write failed ✗."""
-    facts = status.get("memoryMd")
+def memory_md_checks(process: Mapping[str, Any]) -> list[Check]:
+    """MEMORY.md per agent (the board's `memoryMd`): written ✓, the last write failed ✗."""
+    facts = process.get("memoryMd")
     agents = facts.get("agents") if isinstance(facts, Mapping) else None
     if not isinstance(agents, Mapping):
         return []
@@ -204,9 +194,9 @@ def memory_md_checks(status: Mapping[str, Any]) -> list[Check]:
 WORKER_LEVELS = {"running": Level.OK, "crashed": Level.FAIL}
 
 
-def worker_checks(status: Mapping[str, Any]) -> list[Check]:
-    """Hosted workers (from `workers`): running ✓, crashed ✗, anything else (paused, ...) !."""
-    workers = status.get("workers")
+def worker_checks(process: Mapping[str, Any]) -> list[Check]:
+    """Hosted workers (the board's `workers`): running ✓, crashed ✗, anything else !."""
+    workers = process.get("workers")
     if not isinstance(workers, Mapping):
         return []
     checks = []

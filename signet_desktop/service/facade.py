@@ -30,6 +30,7 @@ from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
+from signet_desktop.domain.vector_search import VecStatus
 from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
 from signet_desktop.service.artifacts.service import ArtifactService
@@ -62,7 +63,7 @@ from signet_desktop.service.status import StatusBoard
 from signet_desktop.service.stream import EventStream
 from signet_desktop.service.tokens import TokenService
 from signet_desktop.service.transcripts.service import TranscriptService, default_transcript_roots
-from signet_desktop.storage.connect import VecStatus, sqlite_version
+from signet_desktop.storage.connect import sqlite_version
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.migrate import applied_count
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import sqlean
+
+from signet_desktop.domain.vector_search import VecStatus
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
@@ -58,15 +59,6 @@ class Connection(Protocol):
 
 class DatabaseFileError(RuntimeError):
     """The database file cannot be used (not SQLite, unreadable); it was left untouched."""
-
-
-@dataclass(frozen=True, slots=True)
-class VecStatus:
-    """Whether sqlite-vec loaded on this connection, and why not if it did not."""
-
-    available: bool
-    version: str | None
-    error: str | None
 
 
 def check_database_file(path: Path) -> None:

@@ -1,8 +1,8 @@
 """What the Health pane shows, gathered off the GUI thread from the facade (no Qt here).
 
 The checks are `signet doctor`'s (`service/diagnostics.py`) over the same facts: the local
-ones read the workspace's files, the status ones judge `/api/status`'s wire shape, rendered
-in-process from `service.status()` by `api/views.py` so the pane and the CLI never disagree.
+ones read the workspace's files, the status ones judge `service.status()`'s values, which the
+CLI reads back from `/api/status`, so the pane and the CLI never disagree.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from signet_desktop.api.views import service_status_json
 from signet_desktop.domain.events import (
     EmbeddingProgress,
     Event,
@@ -27,7 +25,8 @@ from signet_desktop.domain.events import (
 from signet_desktop.embedding.tracker import COVERAGE_TTL_S
 from signet_desktop.service import diagnostics
 from signet_desktop.service.diagnostics import Check, Level
-from signet_desktop.service.facade import SignetService
+from signet_desktop.service.embeddings.service import EmbeddingStatus
+from signet_desktop.service.facade import ServiceStatus, SignetService
 from signet_desktop.service.pipeline.service import MEMORY_QUEUE, QUEUE_STATES
 
 
@@ -83,11 +82,11 @@ class HealthReport:
 
 def read_health(service: SignetService, workspace: Path) -> HealthReport:
     """Run the doctor's checks and read the pipeline (blocks: call it in a worker thread)."""
-    status = service_status_json(service.status())
+    status = service.status()
     pipeline = service.pipeline.status()
     return HealthReport(
         checks=tuple(health_checks(workspace, status)),
-        embedding=embedding_facts(status),
+        embedding=embedding_facts(status.embedding),
         workers=tuple(
             WorkerRow(w.name, w.state, w.paused, w.job_types, w.error) for w in pipeline.workers
         ),
@@ -97,43 +96,28 @@ def read_health(service: SignetService, workspace: Path) -> HealthReport:
     )
 
 
-def health_checks(workspace: Path, status: Mapping[str, Any]) -> list[Check]:
+def health_checks(workspace: Path, status: ServiceStatus) -> list[Check]:
     """`signet doctor`'s checklist for an in-process service (no daemon round trip)."""
     checks = [diagnostics.workspace_check(workspace)]
     if workspace.is_dir():
         checks.extend(diagnostics.config_checks(workspace))
-    database = status.get("database")
-    if isinstance(database, Mapping) and database.get("path"):
-        checks.append(diagnostics.database_check(Path(str(database["path"]))))
-    optional = (
-        diagnostics.schema_check(status),
-        diagnostics.vector_check(status),
-        diagnostics.completeness_check(status),
-        diagnostics.embedding_check(status),
-    )
-    checks.extend(check for check in optional if check is not None)
-    checks.extend(diagnostics.startup_checks(status))
-    checks.extend(diagnostics.worker_checks(status))
+    checks.append(diagnostics.database_check(status.database.path))
+    checks.extend(diagnostics.status_checks(status))
     return checks
 
 
-def embedding_facts(status: Mapping[str, Any]) -> EmbeddingFacts:
-    """The `embedding` block of /api/status as typed facts."""
-    embedding = status.get("embedding")
-    block: Mapping[str, Any] = embedding if isinstance(embedding, Mapping) else {}
-    generation = block.get("generation")
-    coverage = block.get("coverage")
-    gen: Mapping[str, Any] = generation if isinstance(generation, Mapping) else {}
-    cov: Mapping[str, Any] = coverage if isinstance(coverage, Mapping) else {}
+def embedding_facts(status: EmbeddingStatus) -> EmbeddingFacts:
+    """The embedder and its coverage as the pane shows them."""
+    coverage = status.coverage
     return EmbeddingFacts(
-        provider=str(block.get("provider") or "none"),
-        model=block.get("model"),
-        dimensions=block.get("dimensions"),
-        generation=gen.get("id"),
-        generation_status=gen.get("status"),
-        embedded=int(cov.get("embedded") or 0),
-        total=int(cov.get("total") or 0),
-        vector_search=str(block.get("vectorSearch") or "unavailable"),
+        provider=status.provider,
+        model=status.model,
+        dimensions=status.dimensions,
+        generation=None if coverage is None else coverage.generation_id,
+        generation_status=None if coverage is None else coverage.status,
+        embedded=0 if coverage is None else coverage.embedded,
+        total=0 if coverage is None else coverage.total,
+        vector_search=status.vector_search,
     )
 
 

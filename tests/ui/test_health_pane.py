@@ -104,15 +104,20 @@ def test_shows_what_signet_doctor_checks(
     # The same lines `signet doctor`'s shared checks give for these facts.
     report = read_health(pane_context.service, workspace)
     assert shown == render(list(report.checks))
-    assert report.checks == tuple(health_checks(workspace, _wire(pane_context.service)))
+    assert report.checks == tuple(health_checks(workspace, status))
     assert "No embedder configured" in pane.embedding.model.text()
     assert pane.summary.text() == "2 checks need a look"
 
 
-def _wire(service: SignetService) -> dict[str, object]:
+def test_doctor_reads_the_same_values_back_from_the_wire(pane_context: PaneContext) -> None:
+    """`signet doctor` judges what /api/status says; the pane, the values it was made from."""
     from signet_desktop.api.views import service_status_json
+    from signet_desktop.cli.status_wire import embedding_from_wire, vector_from_wire
 
-    return service_status_json(service.status())
+    status = pane_context.service.status()
+    wire = service_status_json(status)
+    assert vector_from_wire(wire) == status.vector
+    assert embedding_from_wire(wire) == status.embedding
 
 
 def test_a_config_change_shows_after_the_next_event(

@@ -77,6 +77,8 @@ def layer_violations(path: Path, package: str) -> list[str]:
             problems.append(f"{path}:{line} imports the entry point {module}")
         elif target == "storage" and package in SURFACES:
             problems.append(f"{path}:{line}: {package} is a surface and imports {module}")
+        elif target == "api" and package == "ui":
+            problems.append(f"{path}:{line}: ui renders the facade's values, not {module}")
         elif layer_of(target) < own:
             problems.append(
                 f"{path}:{line}: {package} (layer {own}) imports {module} "
@@ -112,3 +114,11 @@ def test_checker_keeps_surfaces_off_storage(tmp_path: Path) -> None:
     bad.write_text("from signet_desktop.storage.connect import check_database_file\n")
     assert "is a surface" in layer_violations(bad, "cli")[0]
     assert layer_violations(bad, "service") == []
+
+
+def test_checker_keeps_the_inspector_off_the_wire_shapes(tmp_path: Path) -> None:
+    """The inspector shows the facade's values; rendering HTTP JSON in-process is flagged."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from signet_desktop.api.views import service_status_json\n")
+    assert "not signet_desktop.api.views" in layer_violations(bad, "ui")[0]
+    assert layer_violations(bad, "cli") == []

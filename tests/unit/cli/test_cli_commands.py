@@ -200,7 +200,8 @@ def test_status_summarises(fake_daemon: FakeDaemon, capsys: Capture) -> None:
         "GET", "/api/status", 200,
         {"vector": {"available": True, "version": "v0.1.9", "error": None},
          "embedding": {"provider": "native", "model": "all-MiniLM-L6-v2", "dimensions": 384,
-                       "coverage": {"embedded": 5, "total": 7}}},
+                       "coverage": {"generation": 1, "status": "active",
+                                    "embedded": 5, "total": 7}}},
     )  # fmt: skip
     fake_daemon.reply(
         "GET", "/api/memories", 200,

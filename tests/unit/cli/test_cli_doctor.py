@@ -7,9 +7,14 @@ from pathlib import Path
 import pytest
 from cli_fakes import FakeDaemon
 
+from signet_desktop.api.views import embedding_status_json
 from signet_desktop.cli import doctor
 from signet_desktop.cli.doctor import Level
 from signet_desktop.cli.main import main
+from signet_desktop.cli.status_wire import embedding_from_wire, vector_from_wire
+from signet_desktop.domain.vector_search import VecStatus
+from signet_desktop.embedding.tracker import Coverage
+from signet_desktop.service.embeddings.service import EmbeddingStatus
 
 Capture = pytest.CaptureFixture[str]
 
@@ -113,22 +118,36 @@ def test_daemon_auth_failure_is_a_failure(
 
 
 def test_vector_embedding_startup_levels() -> None:
-    assert doctor.vector_check({}).level is Level.WARN
-    off = doctor.vector_check({"vector": {"available": False, "error": "no loader"}})
-    assert off.level is Level.WARN and "no loader" in off.text
-    assert doctor.embedding_check({}) is None
-    failing = doctor.embedding_check({"embedding": {"model": "m", "error": "weights missing"}})
-    assert failing is not None and failing.level is Level.FAIL
-    down = doctor.embedding_check({"embedding": {"model": "m", "available": False}})
-    assert down is not None and down.level is Level.WARN
-    cov = doctor.embedding_check({"embedding": {"model": "m", "coverage": 0.5}})
-    assert cov is not None and "coverage 50%" in cov.text
+    assert doctor.vector_check(vector_from_wire({})).level is Level.WARN
+    off = doctor.vector_check(vector_from_wire({"vector": {"available": False, "error": "x"}}))
+    assert off.level is Level.WARN and "not loaded: x" in off.text
+    assert embedding_from_wire({}) is None
     tasks = doctor.startup_checks(
         {"startup": {"a": {"state": "failed", "error": "boom"}, "b": {"state": "running"}}}
     )
     assert [t.level for t in tasks] == [Level.FAIL, Level.WARN]
     assert doctor.failed(tasks)
     assert doctor.render(tasks)[0] == "✗ startup task a failed: boom"
+
+
+@pytest.mark.parametrize(
+    "embedding",
+    [
+        EmbeddingStatus("none", None, None, None, "unavailable"),
+        EmbeddingStatus("fastembed", "bge-small", 384, Coverage(3, "active", 400, 312), "complete"),
+    ],
+)
+def test_doctor_judges_the_values_the_daemon_reported(embedding: EmbeddingStatus) -> None:
+    """The wire read back gives the values it was written from, so doctor and the pane agree."""
+    wire = {
+        "vector": {"available": True, "version": "v0.1.6", "error": None},
+        "embedding": embedding_status_json(embedding),
+    }
+    assert vector_from_wire(wire) == VecStatus(True, "v0.1.6", None)
+    assert embedding_from_wire(wire) == embedding
+    check = doctor.embedding_check(embedding)
+    if embedding.coverage is not None:
+        assert check.text == "embedding fastembed bge-small (384 dims, coverage 312/400)"
 
 
 def test_doctor_says_rate_limits_do_not_apply_in_local_mode(tmp_path: Path) -> None:

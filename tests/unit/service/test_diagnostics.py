@@ -1,6 +1,8 @@
-"""The shared health checks judge the /api/status wire shape (as doctor and the Health pane)."""
+"""The shared health checks judge the service's values (as doctor and the Health pane)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from signet_desktop.service.diagnostics import (
     Level,
@@ -9,26 +11,27 @@ from signet_desktop.service.diagnostics import (
     schema_check,
     worker_checks,
 )
+from signet_desktop.service.embeddings.service import EmbeddingStatus
+from signet_desktop.service.facade import DatabaseInfo
 
 
 def test_schema_check_names_the_sqlite_version_and_migrations() -> None:
-    check = schema_check(
-        {"database": {"path": "/w/db", "sqliteVersion": "3.50.4", "migrations": 7}}
-    )
-    assert check is not None and check.level is Level.OK
+    check = schema_check(DatabaseInfo(Path("/w/db"), "3.50.4", 7))
+    assert check.level is Level.OK
     assert check.text == "database /w/db open (SQLite 3.50.4, 7 migrations applied)"
-    empty = schema_check({"database": {"path": "/w/db", "sqliteVersion": "3", "migrations": 0}})
-    assert empty is not None and empty.level is Level.WARN
-    assert schema_check({}) is None
+    assert schema_check(DatabaseInfo(Path("/w/db"), "3", 0)).level is Level.WARN
+
+
+def _embedding(vector_search: str) -> EmbeddingStatus:
+    return EmbeddingStatus("hash", "hash-64", 64, None, vector_search)
 
 
 def test_completeness_says_what_recall_will_report() -> None:
-    complete = completeness_check({"embedding": {"vectorSearch": "complete"}})
-    window = completeness_check({"embedding": {"vectorSearch": "recent-window"}})
-    assert complete is not None and complete.level is Level.OK
-    assert window is not None and window.level is Level.WARN
+    complete = completeness_check(_embedding("complete"))
+    window = completeness_check(_embedding("recent-window"))
+    assert complete.level is Level.OK
+    assert window.level is Level.WARN
     assert "newest vectors" in window.text
-    assert completeness_check({"embedding": {}}) is None
 
 
 def test_worker_checks_grade_each_state() -> None:
