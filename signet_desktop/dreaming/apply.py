@@ -396,15 +396,27 @@ class PassSeam:
 
     def validate(self, operations: list[Any]) -> dict[str, Any]:
         report = apply_operations(
-            self.db, agent_id=self.agent_id, pass_id=self.pass_id, operations=operations,
-            actor=self._actor(), caps=self.caps, workspace=self.workspace, dry_run=True,
-        )  # fmt: skip
+            self.db,
+            agent_id=self.agent_id,
+            pass_id=self.pass_id,
+            operations=operations,
+            actor=self._actor(),
+            caps=self.caps,
+            workspace=self.workspace,
+            dry_run=True,
+        )
         return report_json(report)
 
     def apply(self, operations: list[Any]) -> tuple[dict[str, Any], MutationCounts]:
         report = apply_operations(
-            self.db, agent_id=self.agent_id, pass_id=self.pass_id, operations=operations,
-            actor=self._actor(), caps=self.caps, workspace=self.workspace, events=self.events,
-        )  # fmt: skip
+            self.db,
+            agent_id=self.agent_id,
+            pass_id=self.pass_id,
+            operations=operations,
+            actor=self._actor(),
+            caps=self.caps,
+            workspace=self.workspace,
+            events=self.events,
+        )
         self.reports.append(report)
         return report_json(report), report.mutation_counts()

@@ -198,9 +198,9 @@ class _Checker:
         earlier = self.earlier[index]
         if earlier.operation != made_by:
             raise Refused(
-                "reference_invalid", f"{value} names a {earlier.operation or 'bad operation'},"
-                f" not a {made_by}"
-            )  # fmt: skip
+                "reference_invalid",
+                f"{value} names a {earlier.operation or 'bad operation'}, not a {made_by}",
+            )
         if earlier.status != "valid" or earlier.parsed is None:
             raise Refused(
                 "reference_invalid",

@@ -94,16 +94,24 @@ def _done(
     ids = [*created, *changed]
     made = ids[0] if ids else None
     return OperationResult(
-        op.index, op.name, "applied", created=tuple(created), changed=tuple(changed),
+        op.index,
+        op.name,
+        "applied",
+        created=tuple(created),
+        changed=tuple(changed),
         target_id=made,
-    )  # fmt: skip
+    )
 
 
 def _unchanged(op: Operation, what: str, row_id: str) -> OperationResult:
     return OperationResult(
-        op.index, op.name, "skipped", "no_change", f"{what} {row_id} already as asked",
+        op.index,
+        op.name,
+        "skipped",
+        "no_change",
+        f"{what} {row_id} already as asked",
         target_id=row_id,
-    )  # fmt: skip
+    )
 
 
 # -- the handlers, one per operation type ------------------------------------------------------
@@ -127,9 +135,14 @@ def _add_claim_value(
     conn: Connection, op: Operation, p: ClaimValue, prov: Provenance
 ) -> OperationResult:
     claim, created = graph_claims.add_claim_value(
-        conn, prov, p.aspect_id, p.value, claim_key=p.claim_key,
-        confidence=op.envelope.confidence, times=ClaimTimes.read(p),
-    )  # fmt: skip
+        conn,
+        prov,
+        p.aspect_id,
+        p.value,
+        claim_key=p.claim_key,
+        confidence=op.envelope.confidence,
+        times=ClaimTimes.read(p),
+    )
     if not created:
         return _unchanged(op, "claim value", claim.id)
     return _with_contradictions(conn, op, p, prov, _done(op, [claim.id]), claim.id)
@@ -139,9 +152,14 @@ def _set_claim_value(
     conn: Connection, op: Operation, p: ClaimValue, prov: Provenance
 ) -> OperationResult:
     claim, changed = graph_claims.set_claim_value(
-        conn, prov, p.aspect_id, p.claim_key, p.value, confidence=op.envelope.confidence,
+        conn,
+        prov,
+        p.aspect_id,
+        p.claim_key,
+        p.value,
+        confidence=op.envelope.confidence,
         times=ClaimTimes.read(p),
-    )  # fmt: skip
+    )
     if not changed:
         return _unchanged(op, "claim value", claim.id)
     previous = [claim.previous_attribute_id] if claim.previous_attribute_id else []
@@ -160,9 +178,14 @@ def _supersede(
         target = active[0].id if active else None
     if target is None:
         claim, _ = graph_claims.add_claim_value(
-            conn, prov, p.aspect_id, p.value, claim_key=p.claim_key,
-            confidence=op.envelope.confidence, times=ClaimTimes.read(p),
-        )  # fmt: skip
+            conn,
+            prov,
+            p.aspect_id,
+            p.value,
+            claim_key=p.claim_key,
+            confidence=op.envelope.confidence,
+            times=ClaimTimes.read(p),
+        )
         return _with_contradictions(conn, op, p, prov, _done(op, [claim.id]), claim.id)
     claim = graph_claims.supersede_claim_value(
         conn, prov, target, p.value, confidence=op.envelope.confidence, times=ClaimTimes.read(p)
@@ -174,9 +197,14 @@ def _create_link(
     conn: Connection, op: Operation, p: CreateLink, prov: Provenance
 ) -> OperationResult:
     link, created = graph_links.create_link(
-        conn, prov, p.from_entity_id, p.to_entity_id, p.link_type,
-        confidence=op.envelope.confidence, reason=op.envelope.reason,
-    )  # fmt: skip
+        conn,
+        prov,
+        p.from_entity_id,
+        p.to_entity_id,
+        p.link_type,
+        confidence=op.envelope.confidence,
+        reason=op.envelope.reason,
+    )
     return _done(op, [link.id]) if created else _unchanged(op, "link", link.id)
 
 
@@ -191,10 +219,16 @@ def _update_link(
         return _unchanged(op, "link", old.id)
     graph_links.archive_link(conn, prov, old.id)
     new, _ = graph_links.create_link(
-        conn, prov, old.source_entity_id, old.target_entity_id, p.link_type,
-        strength=old.strength, confidence=op.envelope.confidence,
-        reason=op.envelope.reason or old.reason, aspect_id=old.aspect_id,
-    )  # fmt: skip
+        conn,
+        prov,
+        old.source_entity_id,
+        old.target_entity_id,
+        p.link_type,
+        strength=old.strength,
+        confidence=op.envelope.confidence,
+        reason=op.envelope.reason or old.reason,
+        aspect_id=old.aspect_id,
+    )
     return _done(op, [new.id], [old.id])
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from signet_desktop.config import jsonc
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +29,6 @@ CONFIG_ENV = "OPENCODE_CONFIG_CONTENT"
 AGENT = "signet-dreaming"
 TITLE = "Signet Dreaming pass"
 CONFIG_FILES = ("opencode.json", "opencode.jsonc", "config.json")
-# A string, or a comment to drop (the user's config may be JSON with comments)
-_JSONC_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def opencode_command(binary: str, *, model: str | None) -> list[str]:
@@ -88,9 +86,8 @@ def _read_jsonc(path: Path) -> Any:
     except (OSError, UnicodeDecodeError):
         log.warning("cannot read %s; its MCP servers are not switched off", path)
         return None
-    plain = _JSONC_TOKEN.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
     try:
-        return json.loads(_TRAILING_COMMA.sub(r"\1", plain))
+        return jsonc.loads(text)  # the user's config may be JSON with comments
     except ValueError:
         log.warning("cannot parse %s; its MCP servers are not switched off", path)
         return None

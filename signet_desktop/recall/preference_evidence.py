@@ -63,9 +63,13 @@ class PreferenceEvidence:
             return list(hits)
         wants = asks_for_preference(request.text)
         return raise_by_cues(
-            conn, request.agent_id, hits, top_n=self.top_n, stage=STAGE_NAME,
+            conn,
+            request.agent_id,
+            hits,
+            top_n=self.top_n,
+            stage=STAGE_NAME,
             bonus=lambda cues: self._bonus(cues, wants),
-        )  # fmt: skip
+        )
 
     def _bonus(self, cues: MemoryCues, wants: bool) -> tuple[float, str]:
         if not cues.first_person:
@@ -74,6 +78,8 @@ class PreferenceEvidence:
         why = f"+{self.self_weight:g}: a question about the asker, answered in the first person"
         if wants and cues.preference and self.preference_weight:
             bonus += self.preference_weight
-            why += (f"; +{self.preference_weight:g}: states a preference ('{cues.preference}') "
-                    "and the question asks for a recommendation or a habit")  # fmt: skip
+            why += (
+                f"; +{self.preference_weight:g}: states a preference ('{cues.preference}') "
+                "and the question asks for a recommendation or a habit"
+            )
         return bonus, why

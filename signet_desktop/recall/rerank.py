@@ -298,9 +298,12 @@ class PassageReranker:
             return _Vectors(None, {}, "the embedder returned an unusable query vector")
         rows = conn.execute(
             PASSAGE_VECTORS,
-            {"ids": json.dumps(list(passage_ids)), "generation_id": generation.id,
-             "agent_id": agent_id},
-        ).fetchall()  # fmt: skip
+            {
+                "ids": json.dumps(list(passage_ids)),
+                "generation_id": generation.id,
+                "agent_id": agent_id,
+            },
+        ).fetchall()
         stored = {}
         for row in rows:
             vector = np.frombuffer(bytes(row["vector"]), dtype=np.float32)

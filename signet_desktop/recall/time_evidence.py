@@ -84,9 +84,13 @@ class TimeEvidence:
         if not (when and self.when_weight) and not window:
             return list(hits)
         return raise_by_cues(
-            conn, request.agent_id, hits, top_n=self.top_n, stage=STAGE_NAME,
+            conn,
+            request.agent_id,
+            hits,
+            top_n=self.top_n,
+            stage=STAGE_NAME,
             bonus=lambda cues: self._bonus(cues, window, when),
-        )  # fmt: skip
+        )
 
     def _bonus(self, cues: MemoryCues, window: Sequence[TimeSpan], when: bool) -> tuple[float, str]:
         """What the memory's times add for this question, and the reason."""
@@ -95,13 +99,17 @@ class TimeEvidence:
         if match is not None:
             asked = next(w for w in window if match.overlaps(w))
             bonus += self.window_weight
-            parts.append(f"says '{match.expression}' ({match.label()}), within the question's "
-                          f"'{asked.expression}' ({asked.label()})")  # fmt: skip
+            parts.append(
+                f"says '{match.expression}' ({match.label()}), within the question's "
+                f"'{asked.expression}' ({asked.label()})"
+            )
         elif window and cues.created and _within(cues.created, window):
             asked = next(w for w in window if w.start <= cues.created <= w.end)
             bonus += self.created_weight
-            parts.append(f"written {cues.created.isoformat()}, within the question's "
-                          f"'{asked.expression}' ({asked.label()})")  # fmt: skip
+            parts.append(
+                f"written {cues.created.isoformat()}, within the question's "
+                f"'{asked.expression}' ({asked.label()})"
+            )
         if when and cues.times and self.when_weight:
             bonus += self.when_weight
             spans = ", ".join(f"'{s.expression}' = {s.label()}" for s in cues.times[:3])

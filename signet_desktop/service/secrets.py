@@ -103,8 +103,13 @@ class SecretService:
                 created = self._store.put(agent_id, name, text)
             except OSError as exc:
                 raise Unavailable(f"the secret store cannot be written: {exc.strerror}") from None
-        log.info("secret %s %s for agent %s by %s", name,
-                 "stored" if created else "replaced", agent_id, actor.changed_by)  # fmt: skip
+        log.info(
+            "secret %s %s for agent %s by %s",
+            name,
+            "stored" if created else "replaced",
+            agent_id,
+            actor.changed_by,
+        )
         self._changed(agent_id)
         return SecretStored(name, created)
 

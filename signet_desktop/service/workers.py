@@ -9,6 +9,7 @@ see `queue/worker.py`); the host decides whether it runs in a thread or a QThrea
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -85,3 +86,22 @@ class WorkerHost(Protocol):
     def stop(self, timeout: float) -> bool: ...
 
     def snapshot(self) -> Mapping[str, WorkerSnapshot]: ...
+
+
+def repeat(
+    stop: threading.Event,
+    interval_s: float,
+    step: Callable[[], object],
+    *,
+    log: logging.Logger,
+    failed: str,
+) -> None:
+    """Call `step` every `interval_s` until `stop` is set; a failed step is logged (as
+    `failed`) and tried again at the next interval."""
+    while not stop.is_set():
+        try:
+            step()
+        except Exception:  # a periodic worker must outlive one bad step
+            log.exception(failed)
+        if stop.wait(interval_s):
+            return

@@ -1,12 +1,12 @@
 """Edit JSON and JSONC files in place: only the bytes of what changes are touched.
 
 A harness's settings file is the user's: its comments, key order, spacing and line breaks
-are theirs. `patched(text, value)` parses `text` (JSON with `//` and `/* */` comments and
-trailing commas, as OpenCode and VS Code read it) into a tree that remembers where every
-value, key and item sits, compares it with the wanted `value`, and rewrites only the spans
-that differ: a changed value in place, a new member after the last one (in the object's own
-indentation), a removed member or item with its separator. So an install adds exactly its
-lines, an uninstall takes exactly those lines back out, and a reinstall changes nothing.
+are theirs. `patched(text, value)` parses `text` (JSONC, `config/jsonc.py`) into a tree that
+remembers where every value, key and item sits, compares it with the wanted `value`, and
+rewrites only the spans that differ: a changed value in place, a new member after the last
+one (in the object's own indentation), a removed member or item with its separator. So an
+install adds exactly its lines, an uninstall takes exactly those lines back out, and a
+reinstall changes nothing.
 """
 
 from __future__ import annotations
@@ -14,144 +14,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from signet_desktop.config.jsonc import JsoncError, Node, loads, parse, skip_blank
 
-class JsoncError(ValueError):
-    """Text that is not JSON(C); `line` and `column` are 1-based."""
-
-    def __init__(self, message: str, text: str, offset: int) -> None:
-        self.line = text.count("\n", 0, offset) + 1
-        self.column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        self.msg = message
-        super().__init__(f"{message} (line {self.line}, column {self.column})")
-
-
-@dataclass
-class Node:
-    """One value: its span `[start, end)`, its Python value, and its children's nodes."""
-
-    start: int
-    end: int
-    value: Any
-    kind: str  # "object" | "array" | "scalar"
-    keys: list[tuple[str, int]] = field(default_factory=list)  # (key, key offset) per member
-    children: list[Node] = field(default_factory=list)  # member values / items, in order
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def fail(self, message: str) -> JsoncError:
-        return JsoncError(message, self.text, self.pos)
-
-    def skip(self) -> None:
-        """Whitespace and comments."""
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            char = text[self.pos]
-            if char in " \t\r\n\ufeff":
-                self.pos += 1
-            elif text.startswith("//", self.pos):
-                end = text.find("\n", self.pos)
-                self.pos = n if end < 0 else end + 1
-            elif text.startswith("/*", self.pos):
-                end = text.find("*/", self.pos + 2)
-                if end < 0:
-                    raise self.fail("unterminated comment")
-                self.pos = end + 2
-            else:
-                return
-
-    def value(self) -> Node:
-        self.skip()
-        if self.pos >= len(self.text):
-            raise self.fail("unexpected end of text")
-        char = self.text[self.pos]
-        if char == "{":
-            return self.container("}", object_=True)
-        if char == "[":
-            return self.container("]", object_=False)
-        start = self.pos
-        if char == '"':
-            return Node(start, self.string_end(), self.decode(start, self.pos), "scalar")
-        while self.pos < len(self.text) and self.text[self.pos] not in ",]}/ \t\r\n":
-            self.pos += 1
-        return Node(start, self.pos, self.decode(start, self.pos), "scalar")
-
-    def string_end(self) -> int:
-        text, pos = self.text, self.pos + 1
-        while pos < len(text):
-            if text[pos] == "\\":
-                pos += 2
-            elif text[pos] == '"':
-                self.pos = pos + 1
-                return self.pos
-            elif text[pos] == "\n":
-                break
-            else:
-                pos += 1
-        raise self.fail("unterminated string")
-
-    def decode(self, start: int, end: int) -> Any:
-        try:
-            return json.loads(self.text[start:end])
-        except ValueError:
-            self.pos = start
-            raise self.fail(f"not a JSON value: {self.text[start:end][:20]!r}") from None
-
-    def container(self, close: str, *, object_: bool) -> Node:
-        node = Node(self.pos, -1, {} if object_ else [], "object" if object_ else "array")
-        self.pos += 1
-        while True:
-            self.skip()
-            if self.pos >= len(self.text):
-                raise self.fail(f"expected {close!r}")
-            if self.text[self.pos] == close:
-                self.pos += 1
-                node.end = self.pos
-                return node
-            if node.children:
-                if self.text[self.pos] != ",":
-                    raise self.fail(f"expected ',' or {close!r}")
-                self.pos += 1
-                self.skip()
-                if self.pos < len(self.text) and self.text[self.pos] == close:
-                    continue  # a trailing comma
-            if object_:
-                if self.pos >= len(self.text) or self.text[self.pos] != '"':
-                    raise self.fail("expected a key in double quotes")
-                key_at = self.pos
-                key = self.decode(key_at, self.string_end())
-                self.skip()
-                if self.pos >= len(self.text) or self.text[self.pos] != ":":
-                    raise self.fail("expected ':' after the key")
-                self.pos += 1
-                child = self.value()
-                node.keys.append((key, key_at))
-                node.value[key] = child.value
-            else:
-                child = self.value()
-                node.value.append(child.value)
-            node.children.append(child)
-
-
-def parse(text: str) -> Node:
-    """The tree of a JSON(C) document; JsoncError when it is not one."""
-    parser = _Parser(text)
-    root = parser.value()
-    parser.skip()
-    if parser.pos != len(text):
-        raise parser.fail("unexpected text after the value")
-    return root
-
-
-def loads(text: str) -> Any:
-    """The value of a JSON(C) document."""
-    return parse(text).value
+__all__ = ["JsoncError", "Node", "loads", "parse", "patched"]
 
 
 # -- patching ---------------------------------------------------------------------------------
@@ -197,11 +64,9 @@ def _member_text(key: str | None, value: Any, base: str, unit: str, inline: bool
 
 def _after_value(text: str, end: int) -> tuple[int, bool]:
     """Where the separator after a value ends, and whether it was a comma."""
-    parser = _Parser(text)
-    parser.pos = end
-    parser.skip()
-    if parser.pos < len(text) and text[parser.pos] == ",":
-        return parser.pos + 1, True
+    pos = skip_blank(text, end)
+    if pos < len(text) and text[pos] == ",":
+        return pos + 1, True
     return end, False
 
 

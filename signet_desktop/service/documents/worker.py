@@ -43,11 +43,11 @@ from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import QueueWorker, WorkerSettings
 from signet_desktop.safety import local_files
 from signet_desktop.service.documents.service import DOCUMENT_ACTOR, DocumentService
-from signet_desktop.service.imports.faults import FaultPoints
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import documents
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.faults import FaultPoints
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +64,7 @@ class Cancelled(Exception):
 
 def faults_from_env() -> FaultPoints:
     """The fault point `SIGNET_DOCUMENT_FAULT` names, if any (a hit kills the process)."""
-    raw = os.environ.get(FAULT_ENV, "").strip()
-    if not raw:
-        return FaultPoints()
-    step, _, count = raw.partition(":")
-    return FaultPoints((step, int(count) if count.isdigit() else 1))
+    return FaultPoints.from_variable(FAULT_ENV)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,12 @@ passed to the sweep, so a running scheduled pass ends `cancelled` at its next tu
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 
 from signet_desktop.service.dreaming.service import DreamingService
-from signet_desktop.service.workers import WorkerDeclaration
+from signet_desktop.service.workers import WorkerDeclaration, repeat
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +37,8 @@ class DreamingWorker:
 
     def run_forever(self, stop: threading.Event) -> None:
         self._dreaming.recover()
-        while not stop.is_set():
-            try:
-                self.run_once(stop)
-            except Exception:  # a failed sweep is tried again at the next interval
-                log.exception("Dreaming sweep failed")
-            if stop.wait(self.interval_s):
-                break
+        step = functools.partial(self.run_once, stop)
+        repeat(stop, self.interval_s, step, log=log, failed="Dreaming sweep failed")
 
     def release_leases(self) -> int:
         return 0  # holds no job leases

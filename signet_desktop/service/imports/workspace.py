@@ -295,20 +295,30 @@ class SignetWorkspaceImporter:
                     ):
                         # Recallable once this batch commits: its turns in the same transaction.
                         turn_rows.index_turns(
-                            wconn, job.source.agent_id, item.session_key,
+                            wconn,
+                            job.source.agent_id,
+                            item.session_key,
                             content_turns(item.content),
-                        )  # fmt: skip
+                        )
                         imported, turns = imported + 1, turns + count
                         _settle(
-                            wconn, job, _session_record(item.session_key), "imported", None,
-                            session_key=item.session_key, turns=count,
-                        )  # fmt: skip
+                            wconn,
+                            job,
+                            _session_record(item.session_key),
+                            "imported",
+                            None,
+                            session_key=item.session_key,
+                            turns=count,
+                        )
                     else:
                         duplicate += 1
                         _settle(
-                            wconn, job, _session_record(item.session_key), "duplicate",
+                            wconn,
+                            job,
+                            _session_record(item.session_key),
+                            "duplicate",
                             "this agent already has a transcript with this session key",
-                        )  # fmt: skip
+                        )
                 for unmapped in batch.unmapped:
                     report.add_unmapped(unmapped)
                     _settle(

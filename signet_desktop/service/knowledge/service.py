@@ -215,14 +215,25 @@ class KnowledgeService:
                 target = _own_aspect(conn, prov, entity_id, aspect_id)
             if claim_key is None:
                 claim, _ = graph_claims.add_claim_value(
-                    conn, prov, target.id, content, kind=kind, confidence=confidence,
+                    conn,
+                    prov,
+                    target.id,
+                    content,
+                    kind=kind,
+                    confidence=confidence,
                     importance=importance,
-                )  # fmt: skip
+                )
             else:
                 claim, _ = graph_claims.set_claim_value(
-                    conn, prov, target.id, claim_key, content, kind=kind,
-                    confidence=confidence, importance=importance,
-                )  # fmt: skip
+                    conn,
+                    prov,
+                    target.id,
+                    claim_key,
+                    content,
+                    kind=kind,
+                    confidence=confidence,
+                    importance=importance,
+                )
         self._changed(agent_id, "add_claim", entity_id)
         return claim
 
@@ -243,9 +254,15 @@ class KnowledgeService:
         prov = self._provenance(agent_id, actor, evidence)
         with self._db.write() as conn:
             link, created = graph_links.create_link(
-                conn, prov, source_entity_id, target_entity_id, dependency_type,
-                strength=strength, confidence=confidence, reason=reason,
-            )  # fmt: skip
+                conn,
+                prov,
+                source_entity_id,
+                target_entity_id,
+                dependency_type,
+                strength=strength,
+                confidence=confidence,
+                reason=reason,
+            )
         self._changed(agent_id, "create_link", source_entity_id, target_entity_id)
         return link, created
 

@@ -96,9 +96,15 @@ class MemoryEditor:
             for item, fields, item_reason in prepared_patches:
                 try:
                     change = self._modify_in(
-                        conn, agent_id, item.id, fields, item_reason, item.if_version, actor,
+                        conn,
+                        agent_id,
+                        item.id,
+                        fields,
+                        item_reason,
+                        item.if_version,
+                        actor,
                         prepared,
-                    )  # fmt: skip
+                    )
                 except (NotFound, Conflict) as refused:
                     outcomes.append(refused_item(item.id, refused))
                     continue

@@ -59,14 +59,25 @@ def apply_structured(
         for claim in aspect_item.claims:
             if claim.claim_key:
                 _, wrote = graph_claims.set_claim_value(
-                    conn, prov, aspect.id, claim.claim_key, claim.content, kind=claim.kind,
-                    confidence=claim.confidence, importance=claim.importance,
-                )  # fmt: skip
+                    conn,
+                    prov,
+                    aspect.id,
+                    claim.claim_key,
+                    claim.content,
+                    kind=claim.kind,
+                    confidence=claim.confidence,
+                    importance=claim.importance,
+                )
             else:
                 _, wrote = graph_claims.add_claim_value(
-                    conn, prov, aspect.id, claim.content, kind=claim.kind,
-                    confidence=claim.confidence, importance=claim.importance,
-                )  # fmt: skip
+                    conn,
+                    prov,
+                    aspect.id,
+                    claim.content,
+                    kind=claim.kind,
+                    confidence=claim.confidence,
+                    importance=claim.importance,
+                )
             claims += int(wrote)
     ids = tuple(linked)
     for entity in linked.values():

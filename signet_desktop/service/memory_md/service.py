@@ -476,8 +476,10 @@ class MemoryMdService:
 def _sweep_temps(path: Path) -> None:
     """Temp files a killed rebuild left beside MEMORY.md and its backups (under the lock no
     write of ours is in flight)."""
-    for folder, pattern in ((path.parent, f".{path.name}.*.tmp"),
-                            (path.parent / "memory", ".MEMORY.backup-*.md.*.tmp")):  # fmt: skip
+    for folder, pattern in (
+        (path.parent, f".{path.name}.*.tmp"),
+        (path.parent / "memory", ".MEMORY.backup-*.md.*.tmp"),
+    ):
         for temp in folder.glob(pattern) if folder.is_dir() else []:
             with contextlib.suppress(OSError):
                 temp.unlink()

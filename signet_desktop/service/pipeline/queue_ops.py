@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from signet_desktop.config.pipeline import RepairConfig
 from signet_desktop.domain import scope
 from signet_desktop.domain.events import DiscardEvents, EventSink
-from signet_desktop.queue import jobs, repair
+from signet_desktop.queue import inspection, jobs, repair
 from signet_desktop.queue.repair import QueueRepaired, RepairOutcome, RepairRequest
 from signet_desktop.storage.database import Database
 
@@ -141,14 +141,14 @@ class QueueOps:
         limits, now = self.thresholds, self._now()
         conn = self._db.reader()
         by_type = jobs.counts_by_type(conn, agent_id)
-        facts = jobs.queue_facts(
+        facts = inspection.queue_facts(
             conn,
             agent_id,
             now=now,
             anomaly_age_s=limits.lease_anomaly_age_s,
             window_s=limits.dead_rate_window_s,
         )
-        dead = jobs.oldest_dead(conn, agent_id, OLDEST_DEAD_LIMIT)
+        dead = inspection.oldest_dead(conn, agent_id, OLDEST_DEAD_LIMIT)
         total = {s: sum(c[s] for c in by_type.values()) for s in jobs.STATUSES}
         age = None
         if facts.oldest_pending_at is not None:
@@ -188,7 +188,7 @@ class QueueOps:
         """The agent's jobs, most recently changed first (the inspector's jobs table)."""
         scope.check_agent_id(agent_id)
         limit = max(1, min(limit, MAX_LIST_LIMIT))
-        return jobs.list_jobs(
+        return inspection.list_jobs(
             self._db.reader(), agent_id, status=status, job_type=job_type, limit=limit
         )
 
@@ -205,7 +205,7 @@ class QueueOps:
         scope.check_agent_id(agent_id)
         now = self._now()
         conn = self._db.reader()
-        rows = jobs.timeline(conn, agent_id, now - timedelta(seconds=window_s), HISTORY_ROWS)
+        rows = inspection.timeline(conn, agent_id, now - timedelta(seconds=window_s), HISTORY_ROWS)
         dead_now = jobs.counts_by_type(conn, agent_id)
         dead_before = sum(c["dead"] for c in dead_now.values())
         dead_before -= sum(row.status == "dead" for row in rows)  # dead all window long
@@ -255,7 +255,7 @@ def _when(stamp: str | None) -> datetime | None:
     return None if stamp is None else datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
-def _moments(row: jobs.TimelineRow) -> tuple[str, Moments]:
+def _moments(row: inspection.TimelineRow) -> tuple[str, Moments]:
     created, updated = _when(row.created_at), _when(row.updated_at)
     assert created is not None and updated is not None
     return row.status, (

@@ -13,7 +13,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 from signet_desktop.service.transcripts.service import TranscriptService
-from signet_desktop.service.workers import WorkerDeclaration
+from signet_desktop.service.workers import WorkerDeclaration, repeat
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +50,7 @@ class TranscriptTtlWorker:
         return completed > 0
 
     def run_forever(self, stop: threading.Event) -> None:
-        while not stop.is_set():
-            try:
-                self.run_once()
-            except Exception:  # a sweep that failed is retried next interval
-                log.exception("transcript TTL sweep failed")
-            stop.wait(self.interval_s)
+        repeat(stop, self.interval_s, self.run_once, log=log, failed="transcript TTL sweep failed")
 
     def release_leases(self) -> int:
         return 0  # holds no job leases

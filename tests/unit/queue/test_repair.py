@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from signet_desktop.queue import jobs, repair
+from signet_desktop.queue import inspection, jobs, repair
 from signet_desktop.queue.repair import RepairRequest
 from signet_desktop.storage.database import Database, open_database
 
@@ -164,9 +164,9 @@ def test_retired_extract_rows_are_preserved_and_left_out(db: Database) -> None:
     conn = db.reader()
     assert set(jobs.counts_by_type(conn)) == {"embedding_backfill"}
     assert jobs.counts(conn)["dead"] == 1 and jobs.counts(conn)["leased"] == 0
-    assert [j.id for j in jobs.oldest_dead(conn, "default")] == [live]
-    assert [j.id for j in jobs.list_jobs(conn, "default")] == [live]
-    facts = jobs.queue_facts(conn, "default", now=NOW, anomaly_age_s=600, window_s=86_400)
+    assert [j.id for j in inspection.oldest_dead(conn, "default")] == [live]
+    assert [j.id for j in inspection.list_jobs(conn, "default")] == [live]
+    facts = inspection.queue_facts(conn, "default", now=NOW, anomaly_age_s=600, window_s=86_400)
     assert (facts.lease_anomalies, facts.oldest_pending_at) == (0, None)
     for action in repair.ACTIONS:  # even named by id
         plan_apply(db, RepairRequest(action, ids=tuple(retired)))
