@@ -277,9 +277,13 @@ def update_memory_fields(
     )
     if "content" in fields:
         write_cues(
-            conn, memory.id, memory.agent_id, str(fields["content"]), memory.created_at,
+            conn,
+            memory.id,
+            memory.agent_id,
+            str(fields["content"]),
+            memory.created_at,
             params["content_hash"],
-        )  # fmt: skip
+        )
 
 
 def set_deleted(
