@@ -113,22 +113,7 @@ def find_duplicate(conn: Connection, new: NewMemory) -> Memory | None:
         ).fetchone()
         if row:
             return row_to_memory(row)
-    if new.idempotency_key:
-        row = conn.execute(
-            FIND_BY_IDEMPOTENCY, {"agent_id": new.agent_id, "key": new.idempotency_key}
-        ).fetchone()
-        if row:
-            return row_to_memory(row)
-    row = conn.execute(
-        FIND_BY_HASH,
-        {
-            "agent_id": new.agent_id,
-            "visibility": new.visibility,
-            "scope": new.scope or "",
-            "hash": content_hash(new.content),
-        },
-    ).fetchone()
-    return row_to_memory(row) if row else None
+    return _find_by_key_or_hash(conn, new)
 
 
 def find_content_clash(conn: Connection, memory: Memory, new_content: str) -> Memory | None:
@@ -409,22 +394,7 @@ def taken_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
 
 def find_live_match(conn: Connection, memory: ImportedMemory) -> Memory | None:
     """The live memory an imported one would duplicate (idempotency key, then content hash)."""
-    if memory.idempotency_key:
-        row = conn.execute(
-            FIND_BY_IDEMPOTENCY, {"agent_id": memory.agent_id, "key": memory.idempotency_key}
-        ).fetchone()
-        if row:
-            return row_to_memory(row)
-    row = conn.execute(
-        FIND_BY_HASH,
-        {
-            "agent_id": memory.agent_id,
-            "visibility": memory.visibility,
-            "scope": memory.scope or "",
-            "hash": content_hash(memory.content),
-        },
-    ).fetchone()
-    return row_to_memory(row) if row else None
+    return _find_by_key_or_hash(conn, memory)
 
 
 def insert_imported(conn: Connection, memory: ImportedMemory) -> None:
@@ -474,3 +444,23 @@ def expired_tombstones(conn: Connection, before: str, limit: int) -> list[tuple[
     first (the partial index on deleted_at)."""
     rows = conn.execute(EXPIRED_TOMBSTONES, {"before": before, "limit": limit}).fetchall()
     return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def _find_by_key_or_hash(conn: Connection, memory: NewMemory | ImportedMemory) -> Memory | None:
+    """The live memory with the same idempotency key, else with the same content hash."""
+    if memory.idempotency_key:
+        row = conn.execute(
+            FIND_BY_IDEMPOTENCY, {"agent_id": memory.agent_id, "key": memory.idempotency_key}
+        ).fetchone()
+        if row:
+            return row_to_memory(row)
+    row = conn.execute(
+        FIND_BY_HASH,
+        {
+            "agent_id": memory.agent_id,
+            "visibility": memory.visibility,
+            "scope": memory.scope or "",
+            "hash": content_hash(memory.content),
+        },
+    ).fetchone()
+    return row_to_memory(row) if row else None
