@@ -100,8 +100,9 @@ def check_permissions(values: Iterable[object]) -> frozenset[TokenPermission]:
             )
         found.add(value)  # checked against PERMISSIONS above
     if not found:
-        raise InvalidInput("permissions: name at least one of read, write, admin",
-                           code="token_permission_invalid")  # fmt: skip
+        raise InvalidInput(
+            "permissions: name at least one of read, write, admin", code="token_permission_invalid"
+        )
     return frozenset(found)
 
 

@@ -160,9 +160,14 @@ def add_tombstone(
             reason = excluded.reason, removed_paths_json = excluded.removed_paths_json,
             removed_at = excluded.removed_at
         """,
-        {"a": agent_id, "t": token, "reason": reason, "paths": json.dumps(list(paths)),
-         "now": utc_now()},
-    )  # fmt: skip
+        {
+            "a": agent_id,
+            "t": token,
+            "reason": reason,
+            "paths": json.dumps(list(paths)),
+            "now": utc_now(),
+        },
+    )
 
 
 def tombstoned(conn: Connection, agent_id: str | None = None) -> set[tuple[str, str]]:

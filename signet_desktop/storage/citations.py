@@ -81,8 +81,7 @@ def citing_rows(conn: Connection, agent_id: str, memory_id: str) -> list[Citatio
     (an entity both sourced from and mentioned by it comes once, with both texts)."""
     # JSON escapes non-ASCII, quotes and backslashes: such an id skips the prefilter.
     plain = memory_id.isascii() and '"' not in memory_id and "\\" not in memory_id
-    params = {"agent": agent_id, "memory": memory_id,
-              "like": f"%{memory_id}%" if plain else "%"}  # fmt: skip
+    params = {"agent": agent_id, "memory": memory_id, "like": f"%{memory_id}%" if plain else "%"}
     found: dict[str, Citation] = {}
     for kind, sql in QUERIES:
         for row in conn.execute(sql, params).fetchall():

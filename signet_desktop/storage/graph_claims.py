@@ -223,9 +223,17 @@ def add_claim_value(
     if times is None:
         times = ClaimTimes(valid_from=valid_from, valid_until=valid_until)
     values = _claim_values(
-        prov, aspect_id, content, kind=kind, claim_key=claim_key, group_key=group_key,
-        confidence=confidence, importance=importance, memory_id=memory_id, times=times,
-    )  # fmt: skip
+        prov,
+        aspect_id,
+        content,
+        kind=kind,
+        claim_key=claim_key,
+        group_key=group_key,
+        confidence=confidence,
+        importance=importance,
+        memory_id=memory_id,
+        times=times,
+    )
     same = conn.execute(
         "SELECT * FROM entity_attributes WHERE aspect_id = ? AND status = 'active' "
         "AND normalized_content = ? AND COALESCE(claim_key, '') = COALESCE(?, '') LIMIT 1",
@@ -265,15 +273,30 @@ def set_claim_value(
     ).fetchone()
     if current is None:
         return add_claim_value(
-            conn, prov, aspect_id, content, kind=kind, claim_key=claim_key, group_key=group_key,
-            confidence=confidence, importance=importance, memory_id=memory_id, times=times,
-        )  # fmt: skip
+            conn,
+            prov,
+            aspect_id,
+            content,
+            kind=kind,
+            claim_key=claim_key,
+            group_key=group_key,
+            confidence=confidence,
+            importance=importance,
+            memory_id=memory_id,
+            times=times,
+        )
     if current["normalized_content"] == graph_rows.normalize_claim(content.strip()):
         return reads.to_claim(current), False
     claim = supersede_claim_value(
-        conn, prov, current["id"], content, confidence=confidence, importance=importance,
-        memory_id=memory_id, times=times,
-    )  # fmt: skip
+        conn,
+        prov,
+        current["id"],
+        content,
+        confidence=confidence,
+        importance=importance,
+        memory_id=memory_id,
+        times=times,
+    )
     return claim, True
 
 

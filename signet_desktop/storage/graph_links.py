@@ -35,9 +35,12 @@ def _named_link(conn: Connection, row: graph_rows.Row) -> Dependency:
         ).fetchall()
     )
     return reads.to_dependency(
-        {**row, "source_name": names.get(row["source_entity_id"], ""),
-         "target_name": names.get(row["target_entity_id"], "")}
-    )  # fmt: skip
+        {
+            **row,
+            "source_name": names.get(row["source_entity_id"], ""),
+            "target_name": names.get(row["target_entity_id"], ""),
+        }
+    )
 
 
 def live_edge(

@@ -77,9 +77,13 @@ def to_entity(row: Mapping[str, Any]) -> Entity:
 
 def to_alias(row: Mapping[str, Any]) -> Alias:
     return Alias(
-        row["id"], row["entity_id"], row["alias"], row["canonical_alias"], row["source"],
+        row["id"],
+        row["entity_id"],
+        row["alias"],
+        row["canonical_alias"],
+        row["source"],
         row["created_at"],
-    )  # fmt: skip
+    )
 
 
 def to_aspect(row: Mapping[str, Any]) -> Aspect:

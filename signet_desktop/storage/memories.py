@@ -1,4 +1,5 @@
-"""The memories table: inserts, dedupe lookups, scoped reads and lifecycle updates."""
+"""The memories table: inserts, dedupe lookups, scoped reads and lifecycle updates. The
+inspector's browse reads live in memory_browse.py and are re-exported here for callers."""
 
 from __future__ import annotations
 
@@ -7,19 +8,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.content import content_hash, normalize_content
 from signet_desktop.domain.memory import Memory, MemorySelector, NewMemory, utc_now
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.memory_browse import BROWSE_SORTS as BROWSE_SORTS
+from signet_desktop.storage.memory_browse import browse_count as browse_count
+from signet_desktop.storage.memory_browse import browse_memories as browse_memories
+from signet_desktop.storage.memory_browse import browse_position as browse_position
 from signet_desktop.storage.memory_cues import write_cues
-
-MEMORY_COLUMNS = (
-    "id, agent_id, type, content, content_hash, importance, pinned, tags, who, project, scope, "
-    "visibility, memory_kind, source_type, source_id, idempotency_key, session_id, metadata, "
-    "created_at, updated_at, updated_by, version, is_deleted, deleted_at, access_count, "
-    "last_accessed, embedding_model, confidence, extraction_status"
-)
+from signet_desktop.storage.memory_rows import MEMORY_COLUMNS, row_to_memory
 
 INSERT_MEMORY = """
 INSERT INTO memories (
@@ -106,41 +104,6 @@ class MemoryStats:
     critical: int
 
 
-def row_to_memory(row: Any) -> Memory:
-    """Map a row selected with MEMORY_COLUMNS to a Memory."""
-    return Memory(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        type=row["type"],
-        content=row["content"],
-        content_hash=row["content_hash"],
-        importance=float(row["importance"]),
-        pinned=bool(row["pinned"]),
-        tags=tuple(json.loads(row["tags"] or "[]")),
-        who=row["who"],
-        project=row["project"],
-        scope=row["scope"],
-        visibility=row["visibility"],
-        memory_kind=row["memory_kind"],
-        source_type=row["source_type"],
-        source_id=row["source_id"],
-        idempotency_key=row["idempotency_key"],
-        session_id=row["session_id"],
-        metadata=json.loads(row["metadata"] or "{}"),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        updated_by=row["updated_by"],
-        version=int(row["version"]),
-        is_deleted=bool(row["is_deleted"]),
-        deleted_at=row["deleted_at"],
-        access_count=int(row["access_count"]),
-        last_accessed=row["last_accessed"],
-        embedding_model=row["embedding_model"],
-        confidence=float(row["confidence"]),
-        extraction_status=row["extraction_status"],
-    )
-
-
 def find_duplicate(conn: Connection, new: NewMemory) -> Memory | None:
     """The live memory `new` duplicates: by sourceId, then idempotencyKey, then content hash."""
     if new.source_id:
@@ -150,22 +113,7 @@ def find_duplicate(conn: Connection, new: NewMemory) -> Memory | None:
         ).fetchone()
         if row:
             return row_to_memory(row)
-    if new.idempotency_key:
-        row = conn.execute(
-            FIND_BY_IDEMPOTENCY, {"agent_id": new.agent_id, "key": new.idempotency_key}
-        ).fetchone()
-        if row:
-            return row_to_memory(row)
-    row = conn.execute(
-        FIND_BY_HASH,
-        {
-            "agent_id": new.agent_id,
-            "visibility": new.visibility,
-            "scope": new.scope or "",
-            "hash": content_hash(new.content),
-        },
-    ).fetchone()
-    return row_to_memory(row) if row else None
+    return _find_by_key_or_hash(conn, new)
 
 
 def find_content_clash(conn: Connection, memory: Memory, new_content: str) -> Memory | None:
@@ -314,9 +262,13 @@ def update_memory_fields(
     )
     if "content" in fields:
         write_cues(
-            conn, memory.id, memory.agent_id, str(fields["content"]), memory.created_at,
+            conn,
+            memory.id,
+            memory.agent_id,
+            str(fields["content"]),
+            memory.created_at,
             params["content_hash"],
-        )  # fmt: skip
+        )
 
 
 def set_deleted(
@@ -344,107 +296,6 @@ def set_embedding_model(conn: Connection, memory_ids: Sequence[str], model: str)
     """Record which model's vector the memories now have (inside the vector's write)."""
     if memory_ids:
         conn.execute(SET_EMBEDDING_MODEL, {"model": model, "ids": json.dumps(list(memory_ids))})
-
-
-# The inspector's browse: one page of an agent's memories (live, or the deleted ones) in a
-# chosen order with optional filters. Sort keys and filters are fixed fragments; only the
-# active filters join the WHERE, so the unfiltered default (created_at, seq) reads the
-# (agent_id, is_deleted, created_at) index alone, page offsets included.
-BROWSE_SORTS = {
-    "created": "created_at",
-    "updated": "updated_at",
-    "importance": "importance",
-    "type": "type",
-    "who": "COALESCE(who, '')",
-    "project": "COALESCE(project, '')",
-    "pinned": "pinned",
-    "content": "content",
-    "tags": "tags",
-}
-BROWSE_FILTERS = {
-    "type": "type = :type",
-    "text": "content LIKE :text ESCAPE '\\'",
-    "tag": "EXISTS (SELECT 1 FROM json_each(memories.tags) AS t WHERE t.value = :tag)",
-    "who": "who = :who",
-    "project": "project = :project",
-    "pinned": "pinned = :pinned",
-}
-BROWSE_SCOPE = "agent_id = :agent_id AND is_deleted = :deleted"
-
-# A page's rows are chosen on the index (seq is the rowid, the index's last column) and only
-# then read in full: the offset never reads the rows it skips.
-BROWSE_PAGE = """
-SELECT {columns} FROM memories WHERE seq IN (
-    SELECT seq FROM memories WHERE {where} ORDER BY {order} LIMIT :limit OFFSET :offset
-) ORDER BY {order}
-"""
-BROWSE_COUNT = "SELECT COUNT(*) FROM memories WHERE {where}"
-BROWSE_KEY = "SELECT {key} AS sort_key, seq FROM memories WHERE {where} AND id = :id"
-# Rows before a given row in the order: a row-value comparison, so the default sort is an
-# index range.
-BROWSE_BEFORE = "SELECT COUNT(*) FROM memories WHERE {where} AND ({key}, seq) {cmp} (:key, :seq)"
-
-
-def _browse_sql(query: BrowseQuery, agent_id: str) -> tuple[str, dict[str, Any]]:
-    """The WHERE of a browse (fixed fragments for the set filters) and its parameters."""
-    params: dict[str, Any] = {"agent_id": agent_id, "deleted": int(query.deleted)}
-    fragments = [BROWSE_SCOPE]
-    values: dict[str, Any] = {
-        "type": query.type,
-        "text": None if query.text is None else f"%{_like_escape(query.text)}%",
-        "tag": query.tag,
-        "who": query.who,
-        "project": query.project,
-        "pinned": None if query.pinned is None else int(query.pinned),
-    }
-    for name, value in values.items():
-        if value is not None:
-            fragments.append(BROWSE_FILTERS[name])
-            params[name] = value
-    return " AND ".join(fragments), params
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _browse_order(query: BrowseQuery) -> str:
-    direction = "DESC" if query.descending else "ASC"
-    return f"{BROWSE_SORTS[query.sort]} {direction}, seq {direction}"
-
-
-def browse_memories(
-    conn: Connection, agent_id: str, query: BrowseQuery, limit: int, offset: int
-) -> list[Memory]:
-    """One page of the browse, in its order (`query.sort` must be a BROWSE_SORTS key)."""
-    where, params = _browse_sql(query, agent_id)
-    sql = BROWSE_PAGE.format(columns=MEMORY_COLUMNS, where=where, order=_browse_order(query))
-    rows = conn.execute(sql, {**params, "limit": limit, "offset": offset}).fetchall()
-    return [row_to_memory(r) for r in rows]
-
-
-def browse_count(conn: Connection, agent_id: str, query: BrowseQuery) -> int:
-    """How many rows the browse has (an unfiltered browse reads the maintained counters)."""
-    where, params = _browse_sql(query, agent_id)
-    if where == BROWSE_SCOPE:
-        kept = counters.agent_counts(conn, agent_id)
-        return kept.deleted if query.deleted else kept.live
-    return int(conn.execute(BROWSE_COUNT.format(where=where), params).fetchone()[0])
-
-
-def browse_position(
-    conn: Connection, agent_id: str, query: BrowseQuery, memory_id: str
-) -> int | None:
-    """The 0-based row of `memory_id` in the browse; None when the browse does not hold it."""
-    where, params = _browse_sql(query, agent_id)
-    key = BROWSE_SORTS[query.sort]
-    row = conn.execute(BROWSE_KEY.format(key=key, where=where), {**params, "id": memory_id})
-    found = row.fetchone()
-    if found is None:
-        return None
-    sql = BROWSE_BEFORE.format(where=where, key=key, cmp=">" if query.descending else "<")
-    before = conn.execute(sql, {**params, "key": found["sort_key"], "seq": found["seq"]})
-    return int(before.fetchone()[0])
 
 
 # -- imported memories (importers: the Signet workspace) ------------------------------------
@@ -543,22 +394,7 @@ def taken_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
 
 def find_live_match(conn: Connection, memory: ImportedMemory) -> Memory | None:
     """The live memory an imported one would duplicate (idempotency key, then content hash)."""
-    if memory.idempotency_key:
-        row = conn.execute(
-            FIND_BY_IDEMPOTENCY, {"agent_id": memory.agent_id, "key": memory.idempotency_key}
-        ).fetchone()
-        if row:
-            return row_to_memory(row)
-    row = conn.execute(
-        FIND_BY_HASH,
-        {
-            "agent_id": memory.agent_id,
-            "visibility": memory.visibility,
-            "scope": memory.scope or "",
-            "hash": content_hash(memory.content),
-        },
-    ).fetchone()
-    return row_to_memory(row) if row else None
+    return _find_by_key_or_hash(conn, memory)
 
 
 def insert_imported(conn: Connection, memory: ImportedMemory) -> None:
@@ -608,3 +444,23 @@ def expired_tombstones(conn: Connection, before: str, limit: int) -> list[tuple[
     first (the partial index on deleted_at)."""
     rows = conn.execute(EXPIRED_TOMBSTONES, {"before": before, "limit": limit}).fetchall()
     return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def _find_by_key_or_hash(conn: Connection, memory: NewMemory | ImportedMemory) -> Memory | None:
+    """The live memory with the same idempotency key, else with the same content hash."""
+    if memory.idempotency_key:
+        row = conn.execute(
+            FIND_BY_IDEMPOTENCY, {"agent_id": memory.agent_id, "key": memory.idempotency_key}
+        ).fetchone()
+        if row:
+            return row_to_memory(row)
+    row = conn.execute(
+        FIND_BY_HASH,
+        {
+            "agent_id": memory.agent_id,
+            "visibility": memory.visibility,
+            "scope": memory.scope or "",
+            "hash": content_hash(memory.content),
+        },
+    ).fetchone()
+    return row_to_memory(row) if row else None

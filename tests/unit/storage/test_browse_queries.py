@@ -8,7 +8,7 @@ import pytest
 
 from signet_desktop.domain.browse import BROWSE_SORTS, BrowseQuery
 from signet_desktop.domain.memory import NewMemory
-from signet_desktop.storage import memories
+from signet_desktop.storage import memories, memory_browse
 from signet_desktop.storage.database import Database
 
 
@@ -24,21 +24,21 @@ def add(
 
 
 def contents(db: Database, query: BrowseQuery, agent: str = "a") -> list[str]:
-    rows = memories.browse_memories(db.reader(), agent, query, limit=100, offset=0)
+    rows = memory_browse.browse_memories(db.reader(), agent, query, limit=100, offset=0)
     return [m.content for m in rows]
 
 
 def plan(db: Database, query: BrowseQuery) -> list[str]:
-    where, params = memories._browse_sql(query, "a")
-    sql = memories.BROWSE_PAGE.format(
-        columns="seq", where=where, order=memories._browse_order(query)
+    where, params = memory_browse._browse_sql(query, "a")
+    sql = memory_browse.BROWSE_PAGE.format(
+        columns="seq", where=where, order=memory_browse._browse_order(query)
     )
     rows = db.reader().execute(f"EXPLAIN QUERY PLAN {sql}", {**params, "limit": 1, "offset": 0})
     return [str(row[3]) for row in rows]
 
 
 def test_every_domain_sort_has_sql() -> None:
-    assert set(BROWSE_SORTS) == set(memories.BROWSE_SORTS)
+    assert set(BROWSE_SORTS) == set(memory_browse.BROWSE_SORTS)
 
 
 def test_default_order_is_newest_first_and_scoped(db: Database) -> None:
@@ -48,14 +48,14 @@ def test_default_order_is_newest_first_and_scoped(db: Database) -> None:
     add(db, "xxxx", agent="b")
     assert contents(db, BrowseQuery()) == ["xxx", "xx", "x"]
     assert contents(db, BrowseQuery(descending=False)) == ["x", "xx", "xxx"]
-    assert memories.browse_count(db.reader(), "a", BrowseQuery()) == 3
+    assert memory_browse.browse_count(db.reader(), "a", BrowseQuery()) == 3
 
 
 def test_paging_by_offset_walks_the_same_order(db: Database) -> None:
     for n in range(1, 8):
         add(db, "m" * n)
     pages = [
-        [m.content for m in memories.browse_memories(db.reader(), "a", BrowseQuery(), 3, off)]
+        [m.content for m in memory_browse.browse_memories(db.reader(), "a", BrowseQuery(), 3, off)]
         for off in (0, 3, 6)
     ]
     assert [len(p) for p in pages] == [3, 3, 1]
@@ -74,7 +74,7 @@ def test_filters_combine_and_like_wildcards_are_literal(db: Database) -> None:
     assert contents(db, BrowseQuery(pinned=True)) == ["100% sure"]
     assert contents(db, BrowseQuery(pinned=False, type="decision")) == ["pg_dump nightly"]
     assert contents(db, BrowseQuery(project="billing")) == ["pg_dump nightly"]
-    assert memories.browse_count(db.reader(), "a", BrowseQuery(tag="db")) == 2
+    assert memory_browse.browse_count(db.reader(), "a", BrowseQuery(tag="db")) == 2
 
 
 def test_deleted_rows_are_their_own_browse(db: Database) -> None:
@@ -96,9 +96,9 @@ def test_position_matches_the_page_order(db: Database, sort: str, descending: bo
         for n in range(12)
     ]  # ties on every key but content: seq breaks them
     query = BrowseQuery(sort=sort, descending=descending)
-    order = [m.id for m in memories.browse_memories(db.reader(), "a", query, 100, 0)]
+    order = [m.id for m in memory_browse.browse_memories(db.reader(), "a", query, 100, 0)]
     for memory_id in ids:
-        assert memories.browse_position(db.reader(), "a", query, memory_id) == order.index(
+        assert memory_browse.browse_position(db.reader(), "a", query, memory_id) == order.index(
             memory_id
         )
 
@@ -106,9 +106,9 @@ def test_position_matches_the_page_order(db: Database, sort: str, descending: bo
 def test_position_outside_the_browse_is_none(db: Database) -> None:
     other = add(db, "theirs", agent="b")
     mine = add(db, "mine", who="ana")
-    assert memories.browse_position(db.reader(), "a", BrowseQuery(), other) is None
-    assert memories.browse_position(db.reader(), "a", BrowseQuery(who="bo"), mine) is None
-    assert memories.browse_position(db.reader(), "a", BrowseQuery(), "nope") is None
+    assert memory_browse.browse_position(db.reader(), "a", BrowseQuery(), other) is None
+    assert memory_browse.browse_position(db.reader(), "a", BrowseQuery(who="bo"), mine) is None
+    assert memory_browse.browse_position(db.reader(), "a", BrowseQuery(), "nope") is None
 
 
 def test_default_browse_reads_only_the_created_index(db: Database) -> None:
@@ -122,8 +122,8 @@ def test_default_browse_reads_only_the_created_index(db: Database) -> None:
 
 
 def test_default_position_counts_an_index_range(db: Database) -> None:
-    where, params = memories._browse_sql(BrowseQuery(), "a")
-    sql = memories.BROWSE_BEFORE.format(where=where, key="created_at", cmp=">")
+    where, params = memory_browse._browse_sql(BrowseQuery(), "a")
+    sql = memory_browse.BROWSE_BEFORE.format(where=where, key="created_at", cmp=">")
     rows = db.reader().execute(f"EXPLAIN QUERY PLAN {sql}", {**params, "key": "k", "seq": 1})
     assert [str(r[3]) for r in rows] == [
         "SEARCH memories USING COVERING INDEX idx_memories_agent_created "
