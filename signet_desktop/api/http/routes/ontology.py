@@ -204,9 +204,10 @@ async def dream_attention(request: Request, params: Annotated[ListParams, Query(
 
 
 @router.post(
-    "/api/dream/passes/{pass_id}/revert", operation_id="dream_pass_revert",
+    "/api/dream/passes/{pass_id}/revert",
+    operation_id="dream_pass_revert",
     responses=REVERT_RESPONSES,
-)  # fmt: skip
+)
 async def dream_pass_revert(
     pass_id: PassId,
     request: Request,
