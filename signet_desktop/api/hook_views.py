@@ -15,6 +15,15 @@ from signet_desktop.service.hooks.service import (
 )
 
 
+def _marked(body: dict[str, Any], bypassed: bool, skipped: str | None = None) -> dict[str, Any]:
+    """`body` with `bypassed: true` and `skipped` (why nothing was recorded), each only if set."""
+    if bypassed:
+        body["bypassed"] = True
+    if skipped:
+        body["skipped"] = skipped
+    return body
+
+
 def session_start_json(result: SessionStartResult) -> dict[str, Any]:
     """POST /api/hooks/session-start."""
     body: dict[str, Any] = {
@@ -32,9 +41,7 @@ def session_start_json(result: SessionStartResult) -> dict[str, Any]:
         "recentContext": result.recent_context,
         "inject": result.inject,
     }
-    if result.bypassed:
-        body["bypassed"] = True
-    return body
+    return _marked(body, result.bypassed)
 
 
 def prompt_submit_json(result: PromptResult) -> dict[str, Any]:
@@ -45,9 +52,7 @@ def prompt_submit_json(result: PromptResult) -> dict[str, Any]:
         "queryTerms": list(result.query_terms),
         "engine": result.engine,
     }
-    if result.bypassed:
-        body["bypassed"] = True
-    return body
+    return _marked(body, result.bypassed)
 
 
 def session_end_json(result: SessionEndResult) -> dict[str, Any]:
@@ -68,18 +73,12 @@ def session_end_json(result: SessionEndResult) -> dict[str, Any]:
             "skippedLines": capture.skipped_lines,
         },
     }
-    if result.bypassed:
-        body["bypassed"] = True
-    if result.skipped:
-        body["skipped"] = result.skipped
-    return body
+    return _marked(body, result.bypassed, result.skipped)
 
 
 def pre_compaction_json(result: PreCompactionResult) -> dict[str, Any]:
     body: dict[str, Any] = {"summaryPrompt": result.summary_prompt, "guidelines": result.guidelines}
-    if result.bypassed:
-        body["bypassed"] = True
-    return body
+    return _marked(body, result.bypassed)
 
 
 def compaction_complete_json(result: CompactionResult) -> dict[str, Any]:
@@ -88,11 +87,7 @@ def compaction_complete_json(result: CompactionResult) -> dict[str, Any]:
         "memoryId": result.memory_id,
         "contextEpoch": result.context_epoch,
     }
-    if result.bypassed:
-        body["bypassed"] = True
-    if result.skipped:
-        body["skipped"] = result.skipped
-    return body
+    return _marked(body, result.bypassed, result.skipped)
 
 
 def transcript_json(row: SessionTranscript, *, content: bool = True) -> dict[str, Any]:

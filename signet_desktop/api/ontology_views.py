@@ -115,8 +115,11 @@ def proposal_outcome_json(outcome: ProposalOutcome) -> dict[str, Any]:
 def bulk_item_json(proposal_id: str, item: ProposalOutcome | SignetError) -> dict[str, Any]:
     if isinstance(item, SignetError):
         return {"id": proposal_id, "ok": False, "code": item.code, "error": item.message}
-    return {"id": proposal_id, "ok": item.proposal.status in ("applied", "rejected"),
-            **proposal_outcome_json(item)}  # fmt: skip
+    return {
+        "id": proposal_id,
+        "ok": item.proposal.status in ("applied", "rejected"),
+        **proposal_outcome_json(item),
+    }
 
 
 def revert_json(outcome: RevertOutcome) -> dict[str, Any]:

@@ -107,8 +107,9 @@ async def _recall(topic: str, backend: MemoryBackend) -> types.GetPromptResult:
         "system or person, knowledge_expand gives its structure; session_search finds what "
         "was said. If none of it applies, say so and start."
     )
-    return types.GetPromptResult(description=f"What Signet remembers about {topic[:80]}",
-                                 messages=[_user(message)])  # fmt: skip
+    return types.GetPromptResult(
+        description=f"What Signet remembers about {topic[:80]}", messages=[_user(message)]
+    )
 
 
 def _remember(decision: str, why: str | None) -> types.GetPromptResult:
@@ -122,8 +123,9 @@ def _remember(decision: str, why: str | None) -> types.GetPromptResult:
         f"2. Otherwise call memory_store with {arguments}.\n"
         "3. Reply with the stored memory's id."
     )
-    return types.GetPromptResult(description="Store a decision in Signet memory",
-                                 messages=[_user(message)])  # fmt: skip
+    return types.GetPromptResult(
+        description="Store a decision in Signet memory", messages=[_user(message)]
+    )
 
 
 async def get_prompt(

@@ -28,9 +28,11 @@ Mode = Literal["incremental", "compact", "incremental-hygiene", "incremental-con
 Status = Literal["running", "completed", "failed", "cancelled"]
 TRIGGER_RESPONSES: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorBody, "description": "pass_running: the agent has a running pass"},
-    503: {"model": ErrorBody,
-          "description": "inference_not_configured: set inference.workloads.memoryExtraction"},
-}  # fmt: skip
+    503: {
+        "model": ErrorBody,
+        "description": "inference_not_configured: set inference.workloads.memoryExtraction",
+    },
+}
 
 
 class TriggerBody(Body):
@@ -48,9 +50,11 @@ class PassListParams(AgentParams):
 
 
 @router.post(
-    "/api/dream/trigger", operation_id="dream_trigger", status_code=202,
+    "/api/dream/trigger",
+    operation_id="dream_trigger",
+    status_code=202,
     responses=TRIGGER_RESPONSES,
-)  # fmt: skip
+)
 async def dream_trigger(
     request: Request, params: Annotated[AgentParams, Query()], body: TriggerBody | None = None
 ) -> JSONResponse:
@@ -98,12 +102,14 @@ async def dream_pass(
 
 
 @router.post(
-    "/api/dream/passes/{pass_id}/cancel", operation_id="dream_pass_cancel", status_code=202,
+    "/api/dream/passes/{pass_id}/cancel",
+    operation_id="dream_pass_cancel",
+    status_code=202,
     responses={
         404: {"model": ErrorBody, "description": "not_found: no such pass for this agent"},
         409: {"model": ErrorBody, "description": "pass_not_running: it already ended"},
     },
-)  # fmt: skip
+)
 async def dream_pass_cancel(
     pass_id: str, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:

@@ -8,9 +8,10 @@ with `x-signet-no-hooks: 1` gets the empty answer and writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -56,6 +57,7 @@ from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.service.hooks.service import (
     CompactionResult,
     HookContext,
+    HookService,
     Identity,
     PreCompactionResult,
     PromptResult,
@@ -99,77 +101,89 @@ def _require_harness(body: HookBody) -> None:
         )
 
 
+R = TypeVar("R")
+
 EMPTY_START = SessionStartResult(Identity("Signet", ""), (), "", "")
+
+
+async def _hook(
+    request: Request,
+    body: HookBody,
+    view: Callable[[R], dict[str, Any]],
+    empty: R,
+    bind: Callable[[HookService], Callable[[HookContext], R]],
+) -> JSONResponse:
+    """One Signet hook: the harness is required; `x-signet-no-hooks` answers `empty` and writes
+    nothing; otherwise the bound call runs off the loop with the caller's context."""
+    _require_harness(body)
+    if hooks_disabled(request.headers):
+        return JSONResponse(view(empty))
+    call = bind(get_service(request).hooks)
+    return JSONResponse(view(await off_loop(call, _context(request, body))))
 
 
 @router.post("/api/hooks/session-start", operation_id="hook_session_start")
 async def session_start(body: SessionStartBody, request: Request) -> JSONResponse:
     """Identity, the memories that matter here, recent context and the text to inject."""
-    _require_harness(body)
-    if hooks_disabled(request.headers):
-        return JSONResponse(session_start_json(EMPTY_START))
-    hooks = get_service(request).hooks
-    result = await off_loop(hooks.session_start, _context(request, body))
-    return JSONResponse(session_start_json(result))
+    return await _hook(
+        request, body, session_start_json, EMPTY_START, lambda hooks: hooks.session_start
+    )
 
 
 @router.post("/api/hooks/user-prompt-submit", operation_id="hook_user_prompt_submit")
 async def user_prompt_submit(body: PromptSubmitBody, request: Request) -> JSONResponse:
     """Memories relevant to this prompt that the session has not been shown yet."""
-    _require_harness(body)
-    if hooks_disabled(request.headers):
-        return JSONResponse(prompt_submit_json(PromptResult("", 0, (), "none")))
-    hooks = get_service(request).hooks
-    result = await off_loop(
-        partial(
+    return await _hook(
+        request,
+        body,
+        prompt_submit_json,
+        PromptResult("", 0, (), "none"),
+        lambda hooks: partial(
             hooks.user_prompt_submit,
-            _context(request, body),
-            body.user_message or "",
+            prompt=body.user_message or "",
             transcript_path=body.transcript_path,  # captured after the answer (live turns)
-        )
+        ),
     )
-    return JSONResponse(prompt_submit_json(result))
 
 
 @router.post("/api/hooks/session-end", operation_id="hook_session_end")
 async def session_end(body: SessionEndBody, request: Request) -> JSONResponse:
     """Retain the transcript (canonical JSONL, completed row) and close the session."""
-    _require_harness(body)
-    if hooks_disabled(request.headers):
-        return JSONResponse(session_end_json(SessionEndResult(None)))
-    turns = None if body.transcript is None else message_turns(body.transcript)
-    hooks = get_service(request).hooks
-    result = await off_loop(
-        partial(
+    return await _hook(
+        request,
+        body,
+        session_end_json,
+        SessionEndResult(None),
+        lambda hooks: partial(
             hooks.session_end,
-            _context(request, body),
             transcript_path=body.transcript_path,
-            turns=turns,
-        )
+            turns=None if body.transcript is None else message_turns(body.transcript),
+        ),
     )
-    return JSONResponse(session_end_json(result))
 
 
 @router.post("/api/hooks/pre-compaction", operation_id="hook_pre_compaction")
 async def pre_compaction(body: PreCompactionBody, request: Request) -> JSONResponse:
     """The summary prompt for the harness's compaction (the epoch does not change yet)."""
-    _require_harness(body)
-    if hooks_disabled(request.headers):
-        return JSONResponse(pre_compaction_json(PreCompactionResult("", "")))
-    hooks = get_service(request).hooks
-    result = await off_loop(hooks.pre_compaction, _context(request, body))
-    return JSONResponse(pre_compaction_json(result))
+    return await _hook(
+        request,
+        body,
+        pre_compaction_json,
+        PreCompactionResult("", ""),
+        lambda hooks: hooks.pre_compaction,
+    )
 
 
 @router.post("/api/hooks/compaction-complete", operation_id="hook_compaction_complete")
 async def compaction_complete(body: CompactionCompleteBody, request: Request) -> JSONResponse:
     """Keep the compaction summary and start the session's next context epoch."""
-    _require_harness(body)
-    if hooks_disabled(request.headers):
-        return JSONResponse(compaction_complete_json(CompactionResult(None, 0)))
-    hooks = get_service(request).hooks
-    result = await off_loop(hooks.compaction_complete, _context(request, body), body.summary or "")
-    return JSONResponse(compaction_complete_json(result))
+    return await _hook(
+        request,
+        body,
+        compaction_complete_json,
+        CompactionResult(None, 0),
+        lambda hooks: partial(hooks.compaction_complete, summary=body.summary or ""),
+    )
 
 
 @router.post("/api/hooks/remember", operation_id="hook_remember")

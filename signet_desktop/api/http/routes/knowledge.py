@@ -13,8 +13,9 @@ a 422.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
@@ -64,7 +65,10 @@ from signet_desktop.service.knowledge.service import (
     MAX_LIST_LIMIT,
     MAX_MENTION_LIMIT,
     MAX_QUERY_CHARS,
+    KnowledgeService,
 )
+
+T = TypeVar("T")
 
 router = APIRouter(tags=["knowledge"])
 
@@ -234,6 +238,20 @@ def _who(request: Request, body: WriteBody | None, params: AgentParams) -> tuple
     return agent, resolve_actor(request, body.changed_by)
 
 
+async def _write(
+    request: Request,
+    body: WriteBody | None,
+    params: AgentParams,
+    op: Callable[[KnowledgeService], Callable[..., T]],
+    *args: object,
+    **kwargs: object,
+) -> T:
+    """Run one knowledge write off the loop as the caller's agent, recording its actor."""
+    agent, actor = _who(request, body, params)
+    method = op(get_service(request).knowledge)
+    return await off_loop(partial(method, agent, *args, actor=actor, **kwargs))
+
+
 # --- reads ----------------------------------------------------------------------------------
 
 
@@ -314,18 +332,16 @@ async def knowledge_entity_create(
     body: EntityBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Get-or-create an entity (201 when created, 200 when it already existed)."""
-    agent, actor = _who(request, body, params)
-    entity, created = await off_loop(
-        partial(
-            get_service(request).knowledge.create_entity,
-            agent,
-            body.name,
-            actor=actor,
-            entity_type=body.entity_type,
-            description=body.description,
-            aliases=body.aliases,
-            evidence=_evidence(body.evidence),
-        )
+    entity, created = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.create_entity,
+        body.name,
+        entity_type=body.entity_type,
+        description=body.description,
+        aliases=body.aliases,
+        evidence=_evidence(body.evidence),
     )
     return JSONResponse(
         {"entity": entity_json(entity), "created": created}, status_code=201 if created else 200
@@ -336,9 +352,13 @@ async def knowledge_entity_create(
 async def knowledge_alias_add(
     entity_id: Id, body: AliasBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
-    agent, actor = _who(request, body, params)
-    alias = await off_loop(
-        partial(get_service(request).knowledge.add_alias, agent, entity_id, body.alias, actor=actor)
+    alias = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.add_alias,
+        entity_id,
+        body.alias,
     )
     return JSONResponse({"alias": alias_json(alias)}, status_code=201)
 
@@ -347,16 +367,14 @@ async def knowledge_alias_add(
 async def knowledge_aspect_add(
     entity_id: Id, body: AspectBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
-    agent, actor = _who(request, body, params)
-    aspect = await off_loop(
-        partial(
-            get_service(request).knowledge.create_aspect,
-            agent,
-            entity_id,
-            body.name,
-            actor=actor,
-            weight=body.weight,
-        )
+    aspect = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.create_aspect,
+        entity_id,
+        body.name,
+        weight=body.weight,
     )
     return JSONResponse({"aspect": aspect_json(aspect)}, status_code=201)
 
@@ -366,22 +384,20 @@ async def knowledge_claim_add(
     entity_id: Id, body: ClaimBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Add a claim (or, with `claim_key`, set the keyed value: a new version supersedes)."""
-    agent, actor = _who(request, body, params)
-    claim = await off_loop(
-        partial(
-            get_service(request).knowledge.add_claim,
-            agent,
-            entity_id,
-            body.content,
-            actor=actor,
-            aspect=body.aspect,
-            aspect_id=body.aspect_id,
-            claim_key=body.claim_key,
-            kind=body.kind,
-            confidence=body.confidence,
-            importance=body.importance,
-            evidence=_evidence(body.evidence),
-        )
+    claim = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.add_claim,
+        entity_id,
+        body.content,
+        aspect=body.aspect,
+        aspect_id=body.aspect_id,
+        claim_key=body.claim_key,
+        kind=body.kind,
+        confidence=body.confidence,
+        importance=body.importance,
+        evidence=_evidence(body.evidence),
     )
     return JSONResponse({"attribute": claim_json(claim)}, status_code=201)
 
@@ -393,15 +409,13 @@ async def knowledge_entity_archive(
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
 ) -> JSONResponse:
-    agent, actor = _who(request, body, params)
-    entity = await off_loop(
-        partial(
-            get_service(request).knowledge.archive_entity,
-            agent,
-            entity_id,
-            actor=actor,
-            reason=body.reason if body else None,
-        )
+    entity = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.archive_entity,
+        entity_id,
+        reason=body.reason if body else None,
     )
     return JSONResponse({"entity": entity_json(entity)})
 
@@ -410,16 +424,14 @@ async def knowledge_entity_archive(
 async def knowledge_entity_rename(
     entity_id: Id, body: RenameBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
-    agent, actor = _who(request, body, params)
-    entity = await off_loop(
-        partial(
-            get_service(request).knowledge.rename_entity,
-            agent,
-            entity_id,
-            body.name,
-            actor=actor,
-            keep_alias=body.keep_alias,
-        )
+    entity = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.rename_entity,
+        entity_id,
+        body.name,
+        keep_alias=body.keep_alias,
     )
     return JSONResponse({"entity": entity_json(entity)})
 
@@ -429,20 +441,18 @@ async def knowledge_link_create(
     body: LinkBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Get-or-create the active link (201 when created)."""
-    agent, actor = _who(request, body, params)
-    link, created = await off_loop(
-        partial(
-            get_service(request).knowledge.create_link,
-            agent,
-            body.source_entity_id,
-            body.target_entity_id,
-            body.dependency_type,
-            actor=actor,
-            strength=body.strength,
-            confidence=body.confidence,
-            reason=body.reason if body else None,
-            evidence=_evidence(body.evidence),
-        )
+    link, created = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.create_link,
+        body.source_entity_id,
+        body.target_entity_id,
+        body.dependency_type,
+        strength=body.strength,
+        confidence=body.confidence,
+        reason=body.reason if body else None,
+        evidence=_evidence(body.evidence),
     )
     return JSONResponse(
         {"dependency": dependency_json(link), "created": created},
@@ -457,9 +467,12 @@ async def knowledge_link_archive(
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
 ) -> JSONResponse:
-    agent, actor = _who(request, body, params)
-    link = await off_loop(
-        partial(get_service(request).knowledge.archive_link, agent, link_id, actor=actor)
+    link = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.archive_link,
+        link_id,
     )
     return JSONResponse({"dependency": dependency_json(link)})
 
@@ -471,8 +484,11 @@ async def knowledge_claim_archive(
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
 ) -> JSONResponse:
-    agent, actor = _who(request, body, params)
-    claim = await off_loop(
-        partial(get_service(request).knowledge.archive_claim, agent, claim_id, actor=actor)
+    claim = await _write(
+        request,
+        body,
+        params,
+        lambda knowledge: knowledge.archive_claim,
+        claim_id,
     )
     return JSONResponse({"attribute": claim_json(claim)})

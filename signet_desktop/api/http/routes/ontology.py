@@ -126,12 +126,7 @@ async def ontology_proposal_apply(
     body: ReasonBody | None = None,
 ) -> JSONResponse:
     """Apply one pending proposal through the seam (re-validated)."""
-    service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
-    outcome = await off_loop(
-        partial(service.apply_proposal, agent_id, proposal_id, actor=_actor(request))
-    )
-    return JSONResponse(proposal_outcome_json(outcome))
+    return await _decide(proposal_id, request, params, body, reject=False)
 
 
 @router.post(
@@ -144,18 +139,27 @@ async def ontology_proposal_reject(
     body: ReasonBody | None = None,
 ) -> JSONResponse:
     """Reject one pending proposal with a reason."""
+    return await _decide(proposal_id, request, params, body, reject=True)
+
+
+async def _decide(
+    proposal_id: str,
+    request: Request,
+    params: AgentParams,
+    body: ReasonBody | None,
+    *,
+    reject: bool,
+) -> JSONResponse:
+    """Apply or reject one proposal as the caller (the body's agent over the query's)."""
     service = get_service(request).ontology
     agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
-    outcome = await off_loop(
-        partial(
-            service.reject_proposal,
-            agent_id,
-            proposal_id,
-            actor=_actor(request),
-            reason=body.reason if body else None,
-        )
-    )
-    return JSONResponse(proposal_outcome_json(outcome))
+    actor = _actor(request)
+    if reject:
+        reason = body.reason if body else None
+        call = partial(service.reject_proposal, agent_id, proposal_id, actor=actor, reason=reason)
+    else:
+        call = partial(service.apply_proposal, agent_id, proposal_id, actor=actor)
+    return JSONResponse(proposal_outcome_json(await off_loop(call)))
 
 
 @router.get("/api/ontology/contradictions", operation_id="ontology_contradictions")
@@ -200,9 +204,10 @@ async def dream_attention(request: Request, params: Annotated[ListParams, Query(
 
 
 @router.post(
-    "/api/dream/passes/{pass_id}/revert", operation_id="dream_pass_revert",
+    "/api/dream/passes/{pass_id}/revert",
+    operation_id="dream_pass_revert",
     responses=REVERT_RESPONSES,
-)  # fmt: skip
+)
 async def dream_pass_revert(
     pass_id: PassId,
     request: Request,

@@ -38,13 +38,17 @@ router = APIRouter(tags=["queue"])
 # A century: `now - olderThanMs` must stay a date (2**53 ms overflowed into a 500).
 MAX_MS = 100 * 366 * 24 * 3600 * 1000
 REPAIR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    410: {"model": ErrorBody,
-          "description": "summary_retired: Signet's summary queue does not exist here"},
-    429: {"model": ErrorBody,
-          "description": "repair_budget: refused by the action's cooldown or hourly budget "
-          "(the RepairResult with success false, error, code, retryAfterSec; Retry-After), "
-          "or rate_limited by auth.rateLimits.repair"},
-}  # fmt: skip
+    410: {
+        "model": ErrorBody,
+        "description": "summary_retired: Signet's summary queue does not exist here",
+    },
+    429: {
+        "model": ErrorBody,
+        "description": "repair_budget: refused by the action's cooldown or hourly budget "
+        "(the RepairResult with success false, error, code, retryAfterSec; Retry-After), "
+        "or rate_limited by auth.rateLimits.repair",
+    },
+}
 
 
 def _alias(*names: str) -> Any:

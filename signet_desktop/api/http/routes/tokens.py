@@ -79,11 +79,13 @@ async def token_create(body: TokenBody, request: Request) -> JSONResponse:
     )
     principal = principal_of(request)
     if principal.agents is not None and not spec.agents <= principal.agents:
-        raise Forbidden("a token may only issue tokens for its own agents",
-                        code="agent_not_allowed")  # fmt: skip
+        raise Forbidden(
+            "a token may only issue tokens for its own agents", code="agent_not_allowed"
+        )
     if not spec.permissions <= principal.permissions:
-        raise Forbidden("a token may only issue tokens with permissions it holds",
-                        code="permission_denied")  # fmt: skip
+        raise Forbidden(
+            "a token may only issue tokens with permissions it holds", code="permission_denied"
+        )
     issued = await off_loop(tokens.create, spec)
     return JSONResponse({**token_json(issued.token), "secret": issued.secret}, status_code=201)
 
