@@ -146,11 +146,9 @@ def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def list_lines(answer: Mapping[str, Any]) -> list[str]:
     """A table of the tokens, or how to create one."""
-    tokens = answer.get("tokens", [])
-    if not tokens:
-        return ["No tokens issued (`signet token create --help`)."]
     headers = ("name", "state", "permissions", "agents", "kind", "expires", "id")
-    return output.table(headers, (token_line(token) for token in tokens))
+    empty = "No tokens issued (`signet token create --help`)."
+    return output.listing(answer.get("tokens", []), headers, token_line, empty)
 
 
 def run_revoke(args: argparse.Namespace, ctx: CliContext) -> int:
