@@ -90,14 +90,7 @@ def _register_recall(subparsers: Subparsers) -> None:
         examples=RECALL_EXAMPLES,
         handler=run_recall,
     )
-    parser.add_argument("query", nargs="+", help="what to look for")
-    parser.add_argument(
-        "-l",
-        "--limit",
-        type=bounded_int(1, MAX_RECALL_LIMIT),
-        default=10,
-        help=f"maximum results, 1..{MAX_RECALL_LIMIT} (default 10)",
-    )
+    add_query_arguments(parser, most=MAX_RECALL_LIMIT, noun="results")
     parser.add_argument(
         "-t", "--type", choices=MEMORY_TYPES, metavar="TYPE", help=f"only this type: {TYPES}"
     )
@@ -121,6 +114,26 @@ def _register_recall(subparsers: Subparsers) -> None:
         "--expand", action="store_true", help="also show the conversation around each result"
     )
     agent_and_json_options(parser)
+
+
+def add_query_arguments(parser: argparse.ArgumentParser, *, most: int, noun: str) -> None:
+    """The words to look for and `-l/--limit` (default 10): recall and `sessions search`."""
+    parser.add_argument("query", nargs="+", help="what to look for")
+    parser.add_argument(
+        "-l",
+        "--limit",
+        type=bounded_int(1, most),
+        default=10,
+        help=f"maximum {noun}, 1..{most} (default 10)",
+    )
+
+
+def query_text(args: argparse.Namespace) -> str:
+    """The query words as one string; CliUsageError when they are blank."""
+    query = " ".join(args.query)
+    if not query.strip():
+        raise CliUsageError("the query is empty")
+    return query
 
 
 def _register_memory(subparsers: Subparsers) -> None:
@@ -200,12 +213,9 @@ def run_remember(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def recall_body(args: argparse.Namespace) -> dict[str, Any]:
     """The /api/memory/recall request for parsed recall arguments."""
-    query = " ".join(args.query)
-    if not query.strip():
-        raise CliUsageError("the query is empty")
     return _drop_none(
         {
-            "query": query,
+            "query": query_text(args),
             "limit": args.limit,
             "type": args.type,
             "tags": args.tags,

@@ -13,15 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from signet_desktop.cli import output
-from signet_desktop.cli.argtypes import bounded_int, time_bound, unit_float
+from signet_desktop.cli.argtypes import time_bound, unit_float
 from signet_desktop.cli.context import (
     CliContext,
-    CliUsageError,
     Subparsers,
     add_command,
     add_group,
     agent_and_json_options,
 )
+from signet_desktop.cli.memory_commands import add_query_arguments, query_text
 
 MAX_LIMIT = 100
 SESSIONS_EXAMPLES = """\
@@ -49,14 +49,7 @@ def register(subparsers: Subparsers) -> None:
         examples=SESSIONS_EXAMPLES,
         handler=run_search,
     )
-    search.add_argument("query", nargs="+", help="what to look for")
-    search.add_argument(
-        "-l",
-        "--limit",
-        type=bounded_int(1, MAX_LIMIT),
-        default=10,
-        help=f"maximum turns, 1..{MAX_LIMIT} (default 10)",
-    )
+    add_query_arguments(search, most=MAX_LIMIT, noun="turns")
     search.add_argument("--project", help="only sessions of this project")
     search.add_argument("--since", metavar="WHEN", type=time_bound, help="turns at or after WHEN")
     search.add_argument("--until", metavar="WHEN", type=time_bound, help="turns at or before WHEN")
@@ -67,11 +60,8 @@ def register(subparsers: Subparsers) -> None:
 
 def search_body(args: argparse.Namespace) -> dict[str, Any]:
     """The recall request for parsed `sessions search` arguments."""
-    query = " ".join(args.query)
-    if not query.strip():
-        raise CliUsageError("the query is empty")
     body: dict[str, Any] = {
-        "query": query,
+        "query": query_text(args),
         "limit": args.limit,
         "channels": ["transcript"],
         "project": args.project,
