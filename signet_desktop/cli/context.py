@@ -1,18 +1,20 @@
-"""What every command handler receives, exit codes, and the helper that declares a subcommand.
+"""What every command handler receives, exit codes, and the helpers that declare commands.
 
-A command group is one module with a `register(subparsers)` function; each leaf command is
-declared with `add_command(...)` and sets `handler=` to a function `(args, ctx) -> int`.
+A command group is one module with a `register(subparsers)` function; a group is declared with
+`add_group(...)`, each leaf command with `add_command(...)` and `handler=` a function
+`(args, ctx) -> int`. A typical handler is one `ctx.request(...)` and one `ctx.emit(...)`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, TextIO
 
+from signet_desktop.cli import output
 from signet_desktop.client.daemon import DEFAULT_TIMEOUT_S, DaemonClient, resolve_daemon_url
 
 
@@ -27,6 +29,10 @@ class ExitCode(IntEnum):
 
 class CliUsageError(Exception):
     """Bad input caught before anything is sent; printed as one line, exit 2."""
+
+
+Text = str | Sequence[str]
+Rendering = Text | Callable[[Any], Text]
 
 
 @dataclass(slots=True)
@@ -51,6 +57,31 @@ class CliContext:
             token=self.env.get("SIGNET_TOKEN") or None,
             timeout=timeout,
         )
+
+    def request(
+        self,
+        args: argparse.Namespace,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """One call to the daemon on a client of its own; the decoded JSON answer."""
+        with self.client(args) as client:
+            return client.request(method, path, params=params, body=body)
+
+    def emit(self, args: argparse.Namespace, answer: Any, render: Rendering) -> int:
+        """Print `answer` as JSON with `--json`, else its rendering; returns ExitCode.OK.
+
+        `render` is text, lines, or a function of the answer giving either (called only
+        without `--json`, so a reply the text cannot show still prints as JSON)."""
+        if args.json:
+            self.print(output.to_json_text(answer))
+            return ExitCode.OK
+        text = render(answer) if callable(render) else render
+        self.print(text if isinstance(text, str) else "\n".join(text))
+        return ExitCode.OK
 
     def print(self, text: str = "") -> None:
         """A line to stdout."""
@@ -113,6 +144,7 @@ def json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def agent_and_json_options(parser: argparse.ArgumentParser) -> None:
+    """`--agent` and `--json`: the options of every command over an agent's data."""
     agent_option(parser)
     json_option(parser)
 
@@ -140,3 +172,24 @@ def add_command(
     if handler is not None:
         parser.set_defaults(handler=handler)
     return parser
+
+
+def add_group(
+    subparsers: Subparsers,
+    name: str,
+    *,
+    help: str,
+    description: str | None = None,
+    examples: str | None = None,
+    dest: str | None = None,
+    metavar: str = "COMMAND",
+) -> Subparsers:
+    """Declare `signet NAME COMMAND ...` and return the subparsers its commands go in.
+
+    The chosen command lands in `dest` (default `<name>_command`)."""
+    group = add_command(
+        subparsers, name, help=help, description=description, examples=examples, connects=False
+    )
+    return group.add_subparsers(
+        dest=dest or f"{name.replace('-', '_')}_command", metavar=metavar, required=True
+    )

@@ -13,8 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, CliUsageError, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    CliUsageError,
+    ExitCode,
+    Subparsers,
+    add_command,
+    add_group,
+)
 from signet_desktop.cli.context import agent_and_json_options as scope_options
 from signet_desktop.config.inference_binding import (
     BindingError,
@@ -61,38 +67,45 @@ RESTART_NOTE = (
 
 def register(subparsers: Subparsers) -> None:
     """Add the `dream` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "dream",
         help="Dreaming: trigger, inspect and revert consolidation passes",
         description="Dreaming consolidates an agent's evidence into its knowledge graph in\n"
         "bounded, audited passes; every change cites its evidence and a pass can be undone.",
         examples=EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="dream_command", metavar="COMMAND", required=True)
     status = add_command(
-        commands, "status", help="whether a pass runs, is due, or why Dreaming is idle",
+        commands,
+        "status",
+        help="whether a pass runs, is due, or why Dreaming is idle",
         handler=run_status,
-    )  # fmt: skip
+    )
     trigger = add_command(
-        commands, "trigger", help="start a pass now (answers at once; see `show`)",
+        commands,
+        "trigger",
+        help="start a pass now (answers at once; see `show`)",
         handler=run_trigger,
-    )  # fmt: skip
+    )
     trigger.add_argument("--mode", choices=MODES, default="incremental", help="pass mode")
-    passes = add_command(commands, "passes", help="the agent's passes, newest first",
-                         handler=run_passes)  # fmt: skip
+    passes = add_command(
+        commands, "passes", help="the agent's passes, newest first", handler=run_passes
+    )
     passes.add_argument("--status", choices=STATUSES, help="only passes in this status")
     passes.add_argument("--limit", type=int, default=20, help="at most this many (1-200)")
     show = add_command(
-        commands, "show", help="one pass: window, runbook, tool calls, operations",
+        commands,
+        "show",
+        help="one pass: window, runbook, tool calls, operations",
         handler=run_show,
-    )  # fmt: skip
+    )
     show.add_argument("pass_id", metavar="PASS", help="the pass id")
     revert = add_command(
-        commands, "revert", help="undo a pass's applied changes (refused when later work"
-        " depends on them)", handler=run_revert,
-    )  # fmt: skip
+        commands,
+        "revert",
+        help="undo a pass's applied changes (refused when later work depends on them)",
+        handler=run_revert,
+    )
     revert.add_argument("pass_id", metavar="PASS", help="the pass id")
     revert.add_argument("--dry-run", action="store_true", help="show what would change")
     for parser in (status, trigger, passes, show, revert):
@@ -205,42 +218,33 @@ def show_text(p: Mapping[str, Any]) -> str:
 
 
 def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get("/api/dream/status", _params(args))
-    ctx.print(output.to_json_text(answer) if args.json else status_text(answer))
-    return ExitCode.OK
+    answer = ctx.request(args, "GET", "/api/dream/status", params=_params(args))
+    return ctx.emit(args, answer, status_text)
 
 
 def run_trigger(args: argparse.Namespace, ctx: CliContext) -> int:
     body: dict[str, Any] = {"mode": args.mode}
     if args.agent:
         body["agentId"] = args.agent
-    with ctx.client(args) as client:
-        answer = client.post("/api/dream/trigger", body)
+    answer = ctx.request(args, "POST", "/api/dream/trigger", body=body)
     text = f"Started pass {answer.get('passId')} ({answer.get('mode')}); `signet dream show` it"
-    ctx.print(output.to_json_text(answer) if args.json else text)
-    return ExitCode.OK
+    return ctx.emit(args, answer, text)
 
 
 def run_passes(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(
-            "/api/dream/passes", _params(args, status=args.status, limit=args.limit)
-        )
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-    elif not answer.get("passes"):
-        ctx.print("No passes.")
-    else:
-        ctx.print("\n".join(pass_line(p) for p in answer["passes"]))
-    return ExitCode.OK
+    params = _params(args, status=args.status, limit=args.limit)
+    answer = ctx.request(args, "GET", "/api/dream/passes", params=params)
+    return ctx.emit(args, answer, passes_lines)
+
+
+def passes_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A line per pass, or `No passes.`."""
+    return [pass_line(p) for p in answer.get("passes") or []] or ["No passes."]
 
 
 def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(f"/api/dream/passes/{args.pass_id}", _params(args))
-    ctx.print(output.to_json_text(answer) if args.json else show_text(answer))
-    return ExitCode.OK
+    answer = ctx.request(args, "GET", f"/api/dream/passes/{args.pass_id}", params=_params(args))
+    return ctx.emit(args, answer, show_text)
 
 
 def revert_text(answer: Mapping[str, Any]) -> str:
@@ -267,10 +271,8 @@ def run_revert(args: argparse.Namespace, ctx: CliContext) -> int:
     body: dict[str, Any] = {"dryRun": bool(args.dry_run)}
     if args.agent:
         body["agentId"] = args.agent
-    with ctx.client(args) as client:
-        answer = client.post(f"/api/dream/passes/{args.pass_id}/revert", body)
-    ctx.print(output.to_json_text(answer) if args.json else revert_text(answer))
-    return ExitCode.OK
+    answer = ctx.request(args, "POST", f"/api/dream/passes/{args.pass_id}/revert", body=body)
+    return ctx.emit(args, answer, revert_text)
 
 
 def harness_lines(found: tuple[Harness, ...]) -> list[str]:

@@ -12,9 +12,16 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from signet_desktop.cli import embed_output, output
+from signet_desktop.cli import embed_output
 from signet_desktop.cli.argtypes import bounded_int
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    ExitCode,
+    Subparsers,
+    add_command,
+    add_group,
+    json_option,
+)
 from signet_desktop.client.daemon import DaemonClient, DaemonResponseError
 
 STATUS_PATH = "/api/embeddings/status"
@@ -68,15 +75,13 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _register_embed(subparsers: Subparsers) -> None:
-    group = add_command(
+    commands = add_group(
         subparsers,
         "embed",
         help="embedding coverage and backfill",
         description="Inspect and complete the vectors behind semantic recall.",
         examples=EMBED_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="embed_command", metavar="COMMAND", required=True)
     audit = add_command(
         commands,
         "audit",
@@ -87,7 +92,7 @@ def _register_embed(subparsers: Subparsers) -> None:
         examples=AUDIT_EXAMPLES,
         handler=run_audit,
     )
-    audit.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+    json_option(audit)
     backfill = add_command(
         commands,
         "backfill",
@@ -100,10 +105,13 @@ def _register_embed(subparsers: Subparsers) -> None:
         handler=run_backfill,
     )
     backfill.add_argument(
-        "-l", "--limit", type=bounded_int(1, MAX_BACKFILL_LIMIT), metavar="N",
+        "-l",
+        "--limit",
+        type=bounded_int(1, MAX_BACKFILL_LIMIT),
+        metavar="N",
         help=f"memories per request, 1..{MAX_BACKFILL_LIMIT} (default {DEFAULT_BACKFILL_LIMIT};"
         f" {DEFAULT_ROUND_LIMIT} per round with --all)",
-    )  # fmt: skip
+    )
     backfill.add_argument(
         "--dry-run", action="store_true", help="only count what is missing; embed nothing"
     )
@@ -127,12 +135,14 @@ def add_resync_command(commands: Subparsers) -> None:
         handler=run_resync,
     )
     resync.add_argument(
-        "--generation", type=bounded_int(1, 2**31), metavar="N",
+        "--generation",
+        type=bounded_int(1, 2**31),
+        metavar="N",
         help="generation id (default: the configured model's; see `signet embed audit`)",
-    )  # fmt: skip
+    )
     resync.add_argument("--full", action="store_true", help="drop and refill the whole table")
     resync.add_argument("--dry-run", action="store_true", help="report only; change nothing")
-    resync.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+    json_option(resync)
 
 
 def long_client(args: argparse.Namespace, ctx: CliContext) -> DaemonClient:
@@ -144,29 +154,19 @@ def long_client(args: argparse.Namespace, ctx: CliContext) -> DaemonClient:
 
 def run_audit(args: argparse.Namespace, ctx: CliContext) -> int:
     """GET /api/embeddings/status; print the generations table and hints."""
-    with ctx.client(args) as client:
-        answer = client.get(STATUS_PATH)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-    else:
-        ctx.print("\n".join(embed_output.audit_lines(answer)))
-    return ExitCode.OK
+    return ctx.emit(args, ctx.request(args, "GET", STATUS_PATH), embed_output.audit_lines)
 
 
 def run_backfill(args: argparse.Namespace, ctx: CliContext) -> int:
     """POST /api/embeddings/backfill once (or in rounds with --all)."""
     limit = args.limit or (DEFAULT_ROUND_LIMIT if args.all else DEFAULT_BACKFILL_LIMIT)
     with long_client(args, ctx) as client:
-        if args.dry_run:
-            answer = client.post(BACKFILL_PATH, {"limit": limit, "dryRun": True})
-            lines = embed_output.backfill_dry_run_lines(answer)
-        elif not args.all:
-            answer = client.post(BACKFILL_PATH, {"limit": limit, "dryRun": False})
-            lines = embed_output.backfill_lines(answer)
-        else:
+        if args.all and not args.dry_run:
             return _backfill_all(client, args, ctx, limit)
-    ctx.print(output.to_json_text(answer) if args.json else "\n".join(lines))
-    return ExitCode.OK
+        answer = client.post(BACKFILL_PATH, {"limit": limit, "dryRun": args.dry_run})
+    if args.dry_run:
+        return ctx.emit(args, answer, embed_output.backfill_dry_run_lines)
+    return ctx.emit(args, answer, embed_output.backfill_lines)
 
 
 def _backfill_all(
@@ -191,10 +191,7 @@ def _backfill_all(
         idle_rounds = 0 if progress.last_embedded else idle_rounds + 1
         if idle_rounds >= MAX_IDLE_ROUNDS:
             break
-    if args.json:
-        ctx.print(output.to_json_text(progress.summary_json(rounds)))
-    else:
-        ctx.print("\n".join(progress.final_lines()))
+    ctx.emit(args, progress.summary_json(rounds), progress.final_lines())
     return ExitCode.OK if progress.missing == 0 else ExitCode.FAILURE
 
 
@@ -205,8 +202,4 @@ def run_resync(args: argparse.Namespace, ctx: CliContext) -> int:
         body["generation"] = args.generation
     with long_client(args, ctx) as client:
         answer = client.post(RESYNC_PATH, body)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-    else:
-        ctx.print("\n".join(embed_output.resync_lines(answer)))
-    return ExitCode.OK
+    return ctx.emit(args, answer, embed_output.resync_lines)

@@ -22,6 +22,7 @@ from signet_desktop.cli.context import (
     ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_and_json_options,
 )
 from signet_desktop.client.daemon import DaemonClient
@@ -54,7 +55,7 @@ SOURCES_EXAMPLES = """\
 
 def register(subparsers: Subparsers) -> None:
     """Add the `import` and `sources` groups to the `signet` parser."""
-    group = add_command(
+    kinds = add_group(
         subparsers,
         "import",
         help="import a harness's session history as a source",
@@ -62,9 +63,9 @@ def register(subparsers: Subparsers) -> None:
         "evidence (a source). Running it again imports only what is new; an interrupted\n"
         "import resumes. Sessions already captured live are reported as duplicates.",
         examples=IMPORT_EXAMPLES,
-        connects=False,
+        dest="import_kind",
+        metavar="KIND",
     )
-    kinds = group.add_subparsers(dest="import_kind", metavar="KIND", required=True)
     for kind, what in HARNESS_KINDS.items():
         parser = add_command(kinds, kind, help=f"import {what}", handler=run_import)
         parser.set_defaults(kind=kind)
@@ -93,15 +94,13 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _register_sources(subparsers: Subparsers) -> None:
-    group = add_command(
+    commands = add_group(
         subparsers,
         "sources",
         help="list, inspect and remove import sources",
         description="Sources are the history roots imported so far, per agent.",
         examples=SOURCES_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="sources_command", metavar="COMMAND", required=True)
     listing = add_command(commands, "list", help="the agent's sources", handler=run_list)
     agent_and_json_options(listing)
     show = add_command(commands, "show", help="a source, its runs and totals", handler=run_show)
@@ -137,12 +136,7 @@ def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
     with ctx.client(args) as client:
         ticket = client.post(IMPORT_PATH, body)
         if args.no_wait:
-            ctx.print(
-                output.to_json_text(ticket)
-                if args.json
-                else f"started {ticket['runId']} over {ticket['sourceId']}"
-            )
-            return ExitCode.OK
+            return ctx.emit(args, ticket, started_line)
         records = args.kind == WORKSPACE_KIND
         run = follow(
             client, ctx, ticket["sourceId"], ticket["runId"], bar=not args.json, records=records
@@ -158,6 +152,11 @@ def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
         if skipped:
             ctx.print(f"{skipped} unreadable lines (torn or not JSON) were skipped")
     return ExitCode.OK if run.get("status") == "completed" else ExitCode.FAILURE
+
+
+def started_line(ticket: Mapping[str, Any]) -> str:
+    """`--no-wait`: the run and source ids."""
+    return f"started {ticket['runId']} over {ticket['sourceId']}"
 
 
 def follow(
@@ -284,33 +283,34 @@ def _reasons(title: str, reasons: Mapping[str, int]) -> list[str]:
 
 
 def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(SOURCES_PATH)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    sources = answer.get("sources", [])
-    if not sources:
-        ctx.print(f"no sources yet (import kinds: {', '.join(answer.get('kinds', []))})")
-        return ExitCode.OK
-    rows = [(s["id"], s["kind"], s["status"], s["rootPath"], s["updatedAt"]) for s in sources]
-    ctx.print("\n".join(output.table(("id", "kind", "status", "root", "updated"), rows)))
-    return ExitCode.OK
+    return ctx.emit(args, ctx.request(args, "GET", SOURCES_PATH), source_list_lines)
+
+
+def source_list_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A table of the agent's sources, or the kinds it could import."""
+    empty = f"no sources yet (import kinds: {', '.join(answer.get('kinds', []))})"
+    headers = ("id", "kind", "status", "root", "updated")
+    return output.listing(answer.get("sources", []), headers, _source_row, empty)
+
+
+def _source_row(source: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (source["id"], source["kind"], source["status"], source["rootPath"], source["updatedAt"])
 
 
 def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(f"{SOURCES_PATH}/{args.source_id}")
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
+    answer = ctx.request(args, "GET", f"{SOURCES_PATH}/{args.source_id}")
+    return ctx.emit(args, answer, source_lines)
+
+
+def source_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A source, what it holds, and a table of its runs."""
     totals = answer.get("totals", {})
     records = ", ".join(f"{n} {k}" for k, n in sorted(totals.get("records", {}).items()))
-    ctx.print(f"{answer['id']}  {answer['kind']}  {answer['status']}  {answer['rootPath']}")
-    ctx.print(
+    lines = [
+        f"{answer['id']}  {answer['kind']}  {answer['status']}  {answer['rootPath']}",
         f"holds: {records or 'nothing'}; {totals.get('turns', 0)} turns; "
-        f"{totals.get('linesSkipped', 0)} unreadable lines skipped"
-    )
+        f"{totals.get('linesSkipped', 0)} unreadable lines skipped",
+    ]
     rows = [
         (
             r["id"],
@@ -321,8 +321,7 @@ def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
         )
         for r in answer.get("runs", [])
     ]
-    ctx.print("\n".join(output.table(("run", "status", "sessions", "turns", "started"), rows)))
-    return ExitCode.OK
+    return [*lines, *output.table(("run", "status", "sessions", "turns", "started"), rows)]
 
 
 def run_remove(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -331,18 +330,17 @@ def run_remove(args: argparse.Namespace, ctx: CliContext) -> int:
     params: dict[str, Any] = {"dryRun": "false" if purge else "true"}
     if args.reason:
         params["reason"] = args.reason
-    with ctx.client(args) as client:
-        answer = client.request("DELETE", f"{SOURCES_PATH}/{args.source_id}", params=params)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
+    answer = ctx.request(args, "DELETE", f"{SOURCES_PATH}/{args.source_id}", params=params)
+    return ctx.emit(args, answer, lambda answer: removal_lines(answer, args))
+
+
+def removal_lines(answer: Mapping[str, Any], args: argparse.Namespace) -> list[str]:
+    """What was (or would be) purged, and the tombstone or how to purge."""
     verb = "would purge" if answer.get("dryRun") else "purged"
-    purged = answer.get("purged", {})
-    rows = [(name, count) for name, count in sorted(purged.items())]
-    ctx.print(f"{answer['sourceId']}: {verb}")
-    ctx.print("\n".join(output.table(("what", "count"), rows)))
+    rows = sorted(answer.get("purged", {}).items())
+    lines = [f"{answer['sourceId']}: {verb}", *output.table(("what", "count"), rows)]
     if answer.get("tombstoneId"):
-        ctx.print(f"tombstone {answer['tombstoneId']}")
+        lines.append(f"tombstone {answer['tombstoneId']}")
     elif not args.dry_run:
-        ctx.print(f"nothing was purged; to purge: signet sources remove {args.source_id} --yes")
-    return ExitCode.OK
+        lines.append(f"nothing was purged; to purge: signet sources remove {args.source_id} --yes")
+    return lines

@@ -20,6 +20,7 @@ from signet_desktop.cli.context import (
     ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_and_json_options,
 )
 from signet_desktop.client.daemon import DaemonClient
@@ -59,15 +60,13 @@ def register(subparsers: Subparsers) -> None:
     ingest.add_argument("--project", help="the project the chunks belong to")
     ingest.add_argument("--no-wait", action="store_true", help="queue it and print the id")
     agent_and_json_options(ingest)
-    group = add_command(
+    commands = add_group(
         subparsers,
         "documents",
         help="list, inspect and delete ingested documents",
         description="Documents are what `signet ingest` (or POST /api/documents) queued.",
         examples=DOCUMENTS_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="documents_command", metavar="COMMAND", required=True)
     listing = add_command(commands, "list", help="the agent's documents", handler=run_list)
     listing.add_argument("--status", help="only documents in this state (e.g. failed)")
     listing.add_argument("--limit", type=int, default=50, help="at most this many (≤ 500)")
@@ -112,13 +111,9 @@ def run_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
         if ticket.get("deduplicated"):
             ctx.warn(f"already ingested as {ticket['id']} ({ticket['status']})")
         if args.no_wait:
-            ctx.print(output.to_json_text(ticket) if args.json else ticket["id"])
-            return ExitCode.OK
+            return ctx.emit(args, ticket, lambda ticket: str(ticket["id"]))
         document = follow(client, ctx, ticket["id"], lines=not args.json)
-    if args.json:
-        ctx.print(output.to_json_text(document))
-    else:
-        ctx.print(summary_line(document))
+    ctx.emit(args, document, summary_line)
     return ExitCode.OK if document.get("status") == "done" else ExitCode.FAILURE
 
 
@@ -163,27 +158,24 @@ def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
     params: dict[str, Any] = {"limit": args.limit}
     if args.status:
         params["status"] = args.status
-    with ctx.client(args) as client:
-        answer = client.get(DOCUMENTS_PATH, params)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    documents = answer.get("documents", [])
-    if not documents:
-        ctx.print("no documents")
-        return ExitCode.OK
-    rows = [
-        (
-            d["id"],
-            d["status"],
-            d["chunk_count"],
-            output.one_line(d.get("title") or d.get("source_url") or "", 40),
-            output.date_part(d["created_at"]),
-        )
-        for d in documents
-    ]
-    ctx.print("\n".join(output.table(("id", "status", "chunks", "title", "created"), rows)))
-    return ExitCode.OK
+    answer = ctx.request(args, "GET", DOCUMENTS_PATH, params=params)
+    return ctx.emit(args, answer, document_list_lines)
+
+
+def document_list_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A table of the documents, or `no documents`."""
+    headers = ("id", "status", "chunks", "title", "created")
+    return output.listing(answer.get("documents", []), headers, _document_row, "no documents")
+
+
+def _document_row(document: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        document["id"],
+        document["status"],
+        document["chunk_count"],
+        output.one_line(document.get("title") or document.get("source_url") or "", 40),
+        output.date_part(document["created_at"]),
+    )
 
 
 def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -191,30 +183,36 @@ def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
     with ctx.client(args) as client:
         document = client.get(path)
         chunks = client.get(f"{path}/chunks", {"limit": 20}).get("chunks", [])
-    if args.json:
-        ctx.print(output.to_json_text({**document, "chunks": chunks}))
-        return ExitCode.OK
-    ctx.print(f"{document['id']}  {document['status']}  {document['source_type']}")
-    ctx.print(f"title: {document.get('title') or '-'}")
+    return ctx.emit(args, {**document, "chunks": chunks}, document_lines)
+
+
+def document_lines(document: Mapping[str, Any]) -> list[str]:
+    """A document's state, source and job, then a line per chunk."""
+    lines = [
+        f"{document['id']}  {document['status']}  {document['source_type']}",
+        f"title: {document.get('title') or '-'}",
+    ]
     if document.get("source_url"):
-        ctx.print(f"source: {document['source_url']}")
-    ctx.print(f"chunks: {document['chunk_count']} · type: {document.get('content_type') or '-'}")
+        lines.append(f"source: {document['source_url']}")
+    lines.append(f"chunks: {document['chunk_count']} · type: {document.get('content_type') or '-'}")
     if document.get("error"):
-        ctx.print(f"error: {document['error']}")
+        lines.append(f"error: {document['error']}")
     job = document.get("job")
     if job:
-        ctx.print(f"job: {job['status']} · attempt {job['attempts']} of {job['max_attempts']}")
-    for chunk in chunks:
-        ctx.print(f"  #{chunk['chunk_index']} {chunk['id']}  {output.one_line(chunk['content'])}")
-    return ExitCode.OK
+        lines.append(f"job: {job['status']} · attempt {job['attempts']} of {job['max_attempts']}")
+    for chunk in document["chunks"]:
+        lines.append(
+            f"  #{chunk['chunk_index']} {chunk['id']}  {output.one_line(chunk['content'])}"
+        )
+    return lines
 
 
 def run_delete(args: argparse.Namespace, ctx: CliContext) -> int:
     params = {"reason": args.reason} if args.reason else {}
-    with ctx.client(args) as client:
-        answer = client.request("DELETE", f"{DOCUMENTS_PATH}/{args.document_id}", params=params)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    ctx.print(f"deleted {answer['id']} ({answer['memories_deleted']} chunk memories soft-deleted)")
-    return ExitCode.OK
+    answer = ctx.request(args, "DELETE", f"{DOCUMENTS_PATH}/{args.document_id}", params=params)
+    return ctx.emit(args, answer, deleted_line)
+
+
+def deleted_line(answer: Mapping[str, Any]) -> str:
+    """`deleted doc_… (12 chunk memories soft-deleted)`."""
+    return f"deleted {answer['id']} ({answer['memories_deleted']} chunk memories soft-deleted)"

@@ -16,9 +16,9 @@ from urllib.parse import quote
 from signet_desktop.cli import output
 from signet_desktop.cli.context import (
     CliContext,
-    ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_and_json_options,
 )
 
@@ -38,14 +38,12 @@ EXAMPLES = """\
 
 def register(subparsers: Subparsers) -> None:
     """Add the `knowledge` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "knowledge",
         help="the knowledge graph: entities, aspects, claims and links",
         examples=EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="knowledge_command", metavar="COMMAND", required=True)
 
     listing = add_command(commands, "list", help="the agent's entities", handler=run_list)
     listing.add_argument("--query", "-q", help="only names or aliases containing this")
@@ -66,9 +64,11 @@ def register(subparsers: Subparsers) -> None:
     agent_and_json_options(stats)
 
     entity = add_command(
-        commands, "add-entity", help="create an entity (or find the existing one)",
+        commands,
+        "add-entity",
+        help="create an entity (or find the existing one)",
         handler=run_add_entity,
-    )  # fmt: skip
+    )
     entity.add_argument("name")
     entity.add_argument("--type", default="unknown", help="entity type (default unknown)")
     entity.add_argument("--description")
@@ -105,11 +105,6 @@ def _entity_path(entity_id: str, *rest: str) -> str:
     return "/".join((f"{BASE}/entities/{quote(entity_id, safe='')}", *rest))
 
 
-def _emit(ctx: CliContext, args: argparse.Namespace, answer: Any, lines: list[str]) -> int:
-    ctx.print(output.to_json_text(answer) if args.json else "\n".join(lines))
-    return ExitCode.OK
-
-
 # -- handlers ------------------------------------------------------------------------------
 
 
@@ -119,33 +114,29 @@ def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
         params["q"] = args.query
     if args.type:
         params["type"] = args.type
-    with ctx.client(args) as client:
-        answer = client.get(f"{BASE}/entities", params)
-    return _emit(ctx, args, answer, entity_list_lines(answer))
+    answer = ctx.request(args, "GET", f"{BASE}/entities", params=params)
+    return ctx.emit(args, answer, entity_list_lines)
 
 
 def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(_entity_path(args.entity_id), {"mentionLimit": args.mentions})
-    return _emit(ctx, args, answer, entity_detail_lines(answer))
+    params = {"mentionLimit": args.mentions}
+    answer = ctx.request(args, "GET", _entity_path(args.entity_id), params=params)
+    return ctx.emit(args, answer, entity_detail_lines)
 
 
 def run_stats(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(f"{BASE}/stats")
-    return _emit(ctx, args, answer, stats_lines(answer))
+    return ctx.emit(args, ctx.request(args, "GET", f"{BASE}/stats"), stats_lines)
 
 
 def run_add_entity(args: argparse.Namespace, ctx: CliContext) -> int:
     body: dict[str, Any] = {"name": args.name, "type": args.type, "aliases": list(args.alias)}
     if args.description:
         body["description"] = args.description
-    with ctx.client(args) as client:
-        answer = client.post(f"{BASE}/entities", body)
+    answer = ctx.request(args, "POST", f"{BASE}/entities", body=body)
     entity = answer["entity"]
     verb = "created" if answer.get("created") else "exists"
-    return _emit(
-        ctx, args, answer, [f"{verb} {entity['id']}  {entity['name']} ({entity['entity_type']})"]
+    return ctx.emit(
+        args, answer, f"{verb} {entity['id']}  {entity['name']} ({entity['entity_type']})"
     )
 
 
@@ -153,11 +144,10 @@ def run_add_claim(args: argparse.Namespace, ctx: CliContext) -> int:
     body: dict[str, Any] = {"aspect": args.aspect, "content": args.content, "kind": args.kind}
     if args.key:
         body["claim_key"] = args.key
-    with ctx.client(args) as client:
-        answer = client.post(_entity_path(args.entity_id, "claims"), body)
+    answer = ctx.request(args, "POST", _entity_path(args.entity_id, "claims"), body=body)
     claim = answer["attribute"]
     version = f" v{claim['version']}" if claim.get("claim_key") else ""
-    return _emit(ctx, args, answer, [f"claim {claim['id']}{version}: {claim['content']}"])
+    return ctx.emit(args, answer, f"claim {claim['id']}{version}: {claim['content']}")
 
 
 def run_link(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -169,44 +159,43 @@ def run_link(args: argparse.Namespace, ctx: CliContext) -> int:
     }
     if args.reason:
         body["reason"] = args.reason
-    with ctx.client(args) as client:
-        answer = client.post(f"{BASE}/links", body)
+    answer = ctx.request(args, "POST", f"{BASE}/links", body=body)
     link = answer["dependency"]
     verb = "linked" if answer.get("created") else "already linked"
     line = f"{verb} {link['source_name']} -[{link['dependency_type']}]-> {link['target_name']}"
-    return _emit(ctx, args, answer, [line])
+    return ctx.emit(args, answer, line)
 
 
 def run_archive(args: argparse.Namespace, ctx: CliContext) -> int:
     body: dict[str, Any] = {"reason": args.reason} if args.reason else {}
-    with ctx.client(args) as client:
-        answer = client.post(_entity_path(args.entity_id, "archive"), body)
+    answer = ctx.request(args, "POST", _entity_path(args.entity_id, "archive"), body=body)
     entity = answer["entity"]
-    return _emit(ctx, args, answer, [f"archived {entity['id']}  {entity['name']}"])
+    return ctx.emit(args, answer, f"archived {entity['id']}  {entity['name']}")
 
 
 # -- rendering -----------------------------------------------------------------------------
 
 
 def entity_list_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A table of entities and how many of the total it shows."""
     items = answer.get("items", [])
-    if not items:
-        return ["no entities"]
-    rows = [
-        (
-            e["id"],
-            e["name"],
-            e["entity_type"],
-            e["status"],
-            e["mentions"],
-            "yes" if e["pinned"] else "",
-        )
-        for e in items
-    ]
-    lines = output.table(("ID", "NAME", "TYPE", "STATUS", "MENTIONS", "PINNED"), rows)
-    shown = answer.get("offset", 0) + len(items)
-    lines.append(f"{len(items)} shown ({shown} of {answer.get('total', len(items))})")
+    headers = ("ID", "NAME", "TYPE", "STATUS", "MENTIONS", "PINNED")
+    lines = output.listing(items, headers, _entity_row, "no entities")
+    if items:
+        shown = answer.get("offset", 0) + len(items)
+        lines.append(f"{len(items)} shown ({shown} of {answer.get('total', len(items))})")
     return lines
+
+
+def _entity_row(entity: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        entity["id"],
+        entity["name"],
+        entity["entity_type"],
+        entity["status"],
+        entity["mentions"],
+        "yes" if entity["pinned"] else "",
+    )
 
 
 def entity_detail_lines(answer: Mapping[str, Any]) -> list[str]:

@@ -11,11 +11,10 @@ from signet_desktop.cli.argtypes import bounded_int, non_empty, tag_list, time_b
 from signet_desktop.cli.context import (
     CliContext,
     CliUsageError,
-    ExitCode,
     Subparsers,
     add_command,
-    agent_option,
-    json_option,
+    add_group,
+    agent_and_json_options,
 )
 from signet_desktop.domain.memory import MEMORY_TYPES as ALL_MEMORY_TYPES
 
@@ -79,8 +78,7 @@ def _register_remember(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--private", action="store_true", help="visibility private (default global)"
     )
-    agent_option(parser)
-    json_option(parser)
+    agent_and_json_options(parser)
 
 
 def _register_recall(subparsers: Subparsers) -> None:
@@ -92,11 +90,7 @@ def _register_recall(subparsers: Subparsers) -> None:
         examples=RECALL_EXAMPLES,
         handler=run_recall,
     )
-    parser.add_argument("query", nargs="+", help="what to look for")
-    parser.add_argument(
-        "-l", "--limit", type=bounded_int(1, MAX_RECALL_LIMIT), default=10,
-        help=f"maximum results, 1..{MAX_RECALL_LIMIT} (default 10)",
-    )  # fmt: skip
+    add_query_arguments(parser, most=MAX_RECALL_LIMIT, noun="results")
     parser.add_argument(
         "-t", "--type", choices=MEMORY_TYPES, metavar="TYPE", help=f"only this type: {TYPES}"
     )
@@ -104,9 +98,11 @@ def _register_recall(subparsers: Subparsers) -> None:
     parser.add_argument("--who", help="only memories with this `who`")
     parser.add_argument("--project", help="only memories of this project")
     parser.add_argument(
-        "--since", metavar="WHEN", type=time_bound,
+        "--since",
+        metavar="WHEN",
+        type=time_bound,
         help="created at or after WHEN: 2025-01-31, 2025-01-31T12:00, today, yesterday, 2h, 7d",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--until", metavar="WHEN", type=time_bound, help="created at or before WHEN (same formats)"
     )
@@ -117,20 +113,37 @@ def _register_recall(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--expand", action="store_true", help="also show the conversation around each result"
     )
-    agent_option(parser)
-    json_option(parser)
+    agent_and_json_options(parser)
+
+
+def add_query_arguments(parser: argparse.ArgumentParser, *, most: int, noun: str) -> None:
+    """The words to look for and `-l/--limit` (default 10): recall and `sessions search`."""
+    parser.add_argument("query", nargs="+", help="what to look for")
+    parser.add_argument(
+        "-l",
+        "--limit",
+        type=bounded_int(1, most),
+        default=10,
+        help=f"maximum {noun}, 1..{most} (default 10)",
+    )
+
+
+def query_text(args: argparse.Namespace) -> str:
+    """The query words as one string; CliUsageError when they are blank."""
+    query = " ".join(args.query)
+    if not query.strip():
+        raise CliUsageError("the query is empty")
+    return query
 
 
 def _register_memory(subparsers: Subparsers) -> None:
-    group = add_command(
+    commands = add_group(
         subparsers,
         "memory",
         help="inspect and manage single memories",
         description="Show, list, audit, forget and recover memories by id.",
         examples=MEMORY_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="memory_command", metavar="COMMAND", required=True)
     get = add_command(commands, "get", help="show one memory", handler=run_get)
     get.add_argument("id", type=non_empty, help="memory id")
     listing = add_command(commands, "list", help="list memories, newest first", handler=run_list)
@@ -140,29 +153,30 @@ def _register_memory(subparsers: Subparsers) -> None:
     history.add_argument("id", type=non_empty, help="memory id")
     history.add_argument("-l", "--limit", type=bounded_int(1, MAX_HISTORY_LIMIT), default=200)
     forget = add_command(
-        commands, "forget", help="soft-delete a memory (recoverable for 30 days)",
+        commands,
+        "forget",
+        help="soft-delete a memory (recoverable for 30 days)",
         handler=run_forget,
-    )  # fmt: skip
-    forget.add_argument("id", type=non_empty, help="memory id")
-    forget.add_argument(
-        "--reason", type=non_empty, default=FORGET_REASON,
-        help=f"why, kept in the history (default: {FORGET_REASON!r})",
-    )  # fmt: skip
-    forget.add_argument("--force", action="store_true", help="required to forget a pinned memory")
+    )
     recover = add_command(commands, "recover", help="undo a forget", handler=run_recover)
-    recover.add_argument("id", type=non_empty, help="memory id")
-    recover.add_argument(
-        "--reason", type=non_empty, default=RECOVER_REASON,
-        help=f"why, kept in the history (default: {RECOVER_REASON!r})",
-    )  # fmt: skip
+    for parser, reason in ((forget, FORGET_REASON), (recover, RECOVER_REASON)):
+        parser.add_argument("id", type=non_empty, help="memory id")
+        parser.add_argument(
+            "--reason",
+            type=non_empty,
+            default=reason,
+            help=f"why, kept in the history (default: {reason!r})",
+        )
+    forget.add_argument("--force", action="store_true", help="required to forget a pinned memory")
     for parser in (forget, recover):
         parser.add_argument(
-            "--if-version", type=bounded_int(1, 2**62), metavar="N",
+            "--if-version",
+            type=bounded_int(1, 2**62),
+            metavar="N",
             help="refuse unless the memory is still at version N",
-        )  # fmt: skip
+        )
     for parser in (get, listing, history, forget, recover):
-        agent_option(parser)
-        json_option(parser)
+        agent_and_json_options(parser)
 
 
 def _content(args: argparse.Namespace, ctx: CliContext) -> str:
@@ -176,11 +190,6 @@ def _content(args: argparse.Namespace, ctx: CliContext) -> str:
 
 def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in body.items() if value is not None}
-
-
-def _emit(ctx: CliContext, args: argparse.Namespace, answer: Any, lines: list[str]) -> int:
-    ctx.print(output.to_json_text(answer) if args.json else "\n".join(lines))
-    return ExitCode.OK
 
 
 def run_remember(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -198,19 +207,15 @@ def run_remember(args: argparse.Namespace, ctx: CliContext) -> int:
             "agentId": args.agent,
         }
     )
-    with ctx.client(args) as client:
-        answer = client.post("/api/memory/remember", body)
-    return _emit(ctx, args, answer, output.remember_lines(answer))
+    answer = ctx.request(args, "POST", "/api/memory/remember", body=body)
+    return ctx.emit(args, answer, output.remember_lines)
 
 
 def recall_body(args: argparse.Namespace) -> dict[str, Any]:
     """The /api/memory/recall request for parsed recall arguments."""
-    query = " ".join(args.query)
-    if not query.strip():
-        raise CliUsageError("the query is empty")
     return _drop_none(
         {
-            "query": query,
+            "query": query_text(args),
             "limit": args.limit,
             "type": args.type,
             "tags": args.tags,
@@ -230,10 +235,8 @@ def recall_body(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_recall(args: argparse.Namespace, ctx: CliContext) -> int:
     """POST /api/memory/recall."""
-    body = recall_body(args)
-    with ctx.client(args) as client:
-        answer = client.post("/api/memory/recall", body)
-    return _emit(ctx, args, answer, output.recall_lines(answer))
+    answer = ctx.request(args, "POST", "/api/memory/recall", body=recall_body(args))
+    return ctx.emit(args, answer, output.recall_lines)
 
 
 def _memory_path(memory_id: str, suffix: str = "") -> str:
@@ -242,25 +245,23 @@ def _memory_path(memory_id: str, suffix: str = "") -> str:
 
 def run_get(args: argparse.Namespace, ctx: CliContext) -> int:
     """GET /api/memory/{id}."""
-    with ctx.client(args) as client:
-        answer = client.get(_memory_path(args.id))
+    answer = ctx.request(args, "GET", _memory_path(args.id))
     memory = answer.get("memory", answer) if isinstance(answer, dict) else {}
-    return _emit(ctx, args, answer, output.memory_lines(memory))
+    return ctx.emit(args, answer, output.memory_lines(memory))
 
 
 def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """GET /api/memories."""
     params = {"limit": args.limit, "offset": args.offset}
-    with ctx.client(args) as client:
-        answer = client.get("/api/memories", params)
-    return _emit(ctx, args, answer, output.memory_page_lines(answer))
+    answer = ctx.request(args, "GET", "/api/memories", params=params)
+    return ctx.emit(args, answer, output.memory_page_lines)
 
 
 def run_history(args: argparse.Namespace, ctx: CliContext) -> int:
     """GET /api/memory/{id}/history."""
-    with ctx.client(args) as client:
-        answer = client.get(_memory_path(args.id, "/history"), {"limit": args.limit})
-    return _emit(ctx, args, answer, output.history_lines(answer))
+    path = _memory_path(args.id, "/history")
+    answer = ctx.request(args, "GET", path, params={"limit": args.limit})
+    return ctx.emit(args, answer, output.history_lines)
 
 
 def run_forget(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -272,15 +273,13 @@ def run_forget(args: argparse.Namespace, ctx: CliContext) -> int:
             "if_version": args.if_version,
         }
     )
-    with ctx.client(args) as client:
-        answer = client.delete(_memory_path(args.id), body)
+    answer = ctx.request(args, "DELETE", _memory_path(args.id), body=body)
     line = f"Forgot {args.id} (recoverable for 30 days: signet memory recover {args.id})"
-    return _emit(ctx, args, answer, [line])
+    return ctx.emit(args, answer, line)
 
 
 def run_recover(args: argparse.Namespace, ctx: CliContext) -> int:
     """POST /api/memory/{id}/recover."""
     body = _drop_none({"reason": args.reason, "if_version": args.if_version})
-    with ctx.client(args) as client:
-        answer = client.post(_memory_path(args.id, "/recover"), body)
-    return _emit(ctx, args, answer, [f"Recovered {args.id}"])
+    answer = ctx.request(args, "POST", _memory_path(args.id, "/recover"), body=body)
+    return ctx.emit(args, answer, f"Recovered {args.id}")

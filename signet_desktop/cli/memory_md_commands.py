@@ -6,8 +6,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import CliContext, Subparsers, add_command, add_group
 
 REBUILD_EXAMPLES = """\
   signet memory-md rebuild
@@ -18,16 +17,14 @@ REBUILD_EXAMPLES = """\
 
 def register(subparsers: Subparsers) -> None:
     """Add the `memory-md` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "memory-md",
         help="rebuild or inspect MEMORY.md (the generated memory summary)",
         description="MEMORY.md is rebuilt by the daemon a few seconds after memories change;\n"
         "`rebuild` does it now, `status` says where it is and how the last write went.",
         examples=REBUILD_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="memory_md_command", metavar="COMMAND", required=True)
     rebuild = add_command(
         commands,
         "rebuild",
@@ -37,9 +34,11 @@ def register(subparsers: Subparsers) -> None:
     )
     rebuild.add_argument("--now", metavar="TIME", help="ISO-8601 time the ledger counts back from")
     status = add_command(
-        commands, "status", help="where MEMORY.md is and how its last rebuild went",
+        commands,
+        "status",
+        help="where MEMORY.md is and how its last rebuild went",
         handler=run_status,
-    )  # fmt: skip
+    )
     for parser in (rebuild, status):
         parser.add_argument("--agent", metavar="ID", help="agent scope (default: `default`)")
         parser.add_argument("--json", action="store_true", help="print the daemon's raw answer")
@@ -64,24 +63,23 @@ def run_rebuild(args: argparse.Namespace, ctx: CliContext) -> int:
         body["agentId"] = args.agent
     if args.now:
         body["now"] = args.now
-    with ctx.client(args) as client:
-        answer = client.post("/api/memory-md/rebuild", body)
-    ctx.print(output.to_json_text(answer) if args.json else rebuild_text(answer))
-    return ExitCode.OK
+    answer = ctx.request(args, "POST", "/api/memory-md/rebuild", body=body)
+    return ctx.emit(args, answer, rebuild_text)
 
 
 def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
     """GET /api/memory-md."""
     params = {"agentId": args.agent} if args.agent else None
-    with ctx.client(args) as client:
-        answer = client.get("/api/memory-md", params)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
+    answer = ctx.request(args, "GET", "/api/memory-md", params=params)
+    return ctx.emit(args, answer, status_lines)
+
+
+def status_lines(answer: Mapping[str, Any]) -> list[str]:
+    """Where MEMORY.md is, whether it exists, and how the last rebuild went."""
     last = answer.get("last") or {}
     state = last.get("state", "not rebuilt since the daemon started")
     exists = "exists" if answer.get("exists") else "missing"
-    ctx.print(f"{answer.get('path')} ({exists}); last rebuild: {state}")
+    lines = [f"{answer.get('path')} ({exists}); last rebuild: {state}"]
     if last.get("error"):
-        ctx.print(f"error: {last['error']}")
-    return ExitCode.OK
+        lines.append(f"error: {last['error']}")
+    return lines

@@ -22,6 +22,7 @@ from signet_desktop.cli.context import (
     ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_and_json_options,
 )
 
@@ -41,14 +42,12 @@ EXAMPLES = """\
 
 def register(subparsers: Subparsers) -> None:
     """Add the `ontology` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "ontology",
         help="review Dreaming's proposals and contradictions; apply operations",
         examples=EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="ontology_command", metavar="COMMAND", required=True)
     listing = add_command(commands, "proposals", help="list proposals", handler=run_proposals)
     listing.add_argument(
         "--status",
@@ -87,17 +86,15 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run_proposals(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(PROPOSALS, {"status": args.status, "limit": args.limit})
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    proposals = answer.get("proposals", [])
-    if not proposals:
-        ctx.print(f"no {args.status} proposals" if args.status != "all" else "no proposals")
-    for proposal in proposals:
-        ctx.print("\n".join(proposal_lines(proposal)))
-    return ExitCode.OK
+    params = {"status": args.status, "limit": args.limit}
+    answer = ctx.request(args, "GET", PROPOSALS, params=params)
+    none = f"no {args.status} proposals" if args.status != "all" else "no proposals"
+    return ctx.emit(args, answer, lambda answer: proposal_list_lines(answer) or [none])
+
+
+def proposal_list_lines(answer: Mapping[str, Any]) -> list[str]:
+    """Every proposal's lines, one after the other."""
+    return [line for proposal in answer.get("proposals", []) for line in proposal_lines(proposal)]
 
 
 def proposal_lines(proposal: Mapping[str, Any]) -> list[str]:
@@ -114,8 +111,7 @@ def proposal_lines(proposal: Mapping[str, Any]) -> list[str]:
 
 
 def run_apply(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.post(f"{PROPOSALS}/{args.proposal_id}/apply", {})
+    answer = ctx.request(args, "POST", f"{PROPOSALS}/{args.proposal_id}/apply", body={})
     if args.json:
         ctx.print(output.to_json_text(answer))
     proposal = answer["proposal"]
@@ -127,33 +123,27 @@ def run_apply(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def run_reject(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.post(f"{PROPOSALS}/{args.proposal_id}/reject", {"reason": args.reason})
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-    else:
-        ctx.print(f"rejected {answer['proposal']['id']}")
-    return ExitCode.OK
+    path = f"{PROPOSALS}/{args.proposal_id}/reject"
+    answer = ctx.request(args, "POST", path, body={"reason": args.reason})
+    return ctx.emit(args, answer, lambda answer: f"rejected {answer['proposal']['id']}")
 
 
 def run_contradictions(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(
-            "/api/ontology/contradictions", {"status": args.status, "limit": args.limit}
-        )
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    found = answer.get("contradictions", [])
-    if not found:
-        ctx.print("no contradictions")
-    for item in found:
+    params = {"status": args.status, "limit": args.limit}
+    answer = ctx.request(args, "GET", "/api/ontology/contradictions", params=params)
+    return ctx.emit(args, answer, contradiction_lines)
+
+
+def contradiction_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A line per contradiction: where, the claim key, and the two values."""
+    lines = []
+    for item in answer.get("contradictions", []):
         where = f"{item.get('entityName') or item.get('entityId')} / {item.get('aspectName')}"
-        ctx.print(
+        lines.append(
             f"{item['id']}  {where}  {item.get('claimKey')}: "
             f"{item['left']['content']!r} vs {item['right']['content']!r}"
         )
-    return ExitCode.OK
+    return lines or ["no contradictions"]
 
 
 def read_operations(path: Path) -> list[Any]:
@@ -187,10 +177,8 @@ def run_stream_apply(args: argparse.Namespace, ctx: CliContext) -> int:
                 "/api/ontology/apply", {"operations": chunk, "dryRun": bool(args.dry_run)}
             )
             reports.append((start, report))
-    if args.json:
-        ctx.print(output.to_json_text({"reports": [r for _, r in reports]}))
-    else:
-        ctx.print("\n".join(stream_lines(reports, dry_run=bool(args.dry_run))))
+    answers = {"reports": [report for _, report in reports]}
+    ctx.emit(args, answers, lambda _: stream_lines(reports, dry_run=bool(args.dry_run)))
     bad = sum(
         1
         for _, report in reports

@@ -8,7 +8,7 @@ make the CLI crash, only show less.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 SNIPPET_CHARS = 72
@@ -65,6 +65,15 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     for row in cells:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
     return [line.rstrip() for line in lines]
+
+
+def listing(
+    items: Sequence[Any], headers: Sequence[str], row: Callable[[Any], Sequence[Any]], empty: str
+) -> list[str]:
+    """A table with `row(item)` for each item, or the one line `empty` when there are none."""
+    if not items:
+        return [empty]
+    return table(headers, (row(item) for item in items))
 
 
 def remember_lines(answer: Mapping[str, Any]) -> list[str]:
@@ -191,20 +200,18 @@ def memory_lines(memory: Mapping[str, Any]) -> list[str]:
 
 def history_lines(answer: Mapping[str, Any]) -> list[str]:
     """A table of lifecycle events, oldest first as the daemon returns them."""
-    events = answer.get("history") or []
-    if not events:
-        return ["No history for this memory."]
-    rows = [
-        (
-            event.get("created_at"),
-            event.get("event"),
-            event.get("changed_by"),
-            event.get("reason"),
-            _change_summary(event),
-        )
-        for event in events
-    ]
-    return table(("when", "event", "by", "reason", "change"), rows)
+    headers = ("when", "event", "by", "reason", "change")
+    return listing(answer.get("history") or [], headers, _event_row, "No history for this memory.")
+
+
+def _event_row(event: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        event.get("created_at"),
+        event.get("event"),
+        event.get("changed_by"),
+        event.get("reason"),
+        _change_summary(event),
+    )
 
 
 def _change_summary(event: Mapping[str, Any]) -> str:
@@ -219,19 +226,18 @@ def memory_page_lines(answer: Mapping[str, Any]) -> list[str]:
     memories = answer.get("memories") or []
     stats = answer.get("stats") or {}
     footer = f"-- {stats.get('total', len(memories))} memories in this agent scope"
-    if not memories:
-        return ["No memories stored.", footer]
-    rows = [
-        (
-            m.get("id"),
-            m.get("type"),
-            date_part(m.get("created_at")),
-            "*" if m.get("pinned") else "",
-            one_line(m.get("content", ""), CELL_CHARS),
-        )
-        for m in memories
-    ]
-    return [*table(("id", "type", "created", "pin", "content"), rows), footer]
+    headers = ("id", "type", "created", "pin", "content")
+    return [*listing(memories, headers, _memory_row, "No memories stored."), footer]
+
+
+def _memory_row(memory: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        memory.get("id"),
+        memory.get("type"),
+        date_part(memory.get("created_at")),
+        "*" if memory.get("pinned") else "",
+        one_line(memory.get("content", ""), CELL_CHARS),
+    )
 
 
 def duration_text(seconds: Any) -> str:

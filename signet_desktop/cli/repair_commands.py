@@ -15,7 +15,13 @@ from typing import Any
 
 from signet_desktop.cli import output
 from signet_desktop.cli.argtypes import bounded_int, non_empty
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
+from signet_desktop.cli.context import (
+    CliContext,
+    Subparsers,
+    add_command,
+    add_group,
+    json_option,
+)
 from signet_desktop.cli.embed_commands import REPAIR_EXAMPLES, add_resync_command
 
 DIAGNOSTICS_PATH = "/api/diagnostics/queue"
@@ -49,7 +55,7 @@ def duration_ms(text: str) -> int:
 
 def register(subparsers: Subparsers) -> None:
     """Add the `repair` group: `resync-vec` (embed_commands) and `queue`."""
-    repair = add_command(
+    commands = add_group(
         subparsers,
         "repair",
         help="rebuild derived data (vector index) and repair the job queue",
@@ -57,9 +63,7 @@ def register(subparsers: Subparsers) -> None:
         "rows (memories, embeddings) are never changed by these commands; queue repairs\n"
         "are dry runs unless --apply is given.",
         examples=REPAIR_EXAMPLES + QUEUE_EXAMPLES,
-        connects=False,
     )
-    commands = repair.add_subparsers(dest="repair_command", metavar="COMMAND", required=True)
     add_resync_command(commands)
     _add_queue_command(commands)
 
@@ -79,38 +83,45 @@ def _add_queue_command(commands: Subparsers) -> None:
     queue.add_argument("action", choices=("status", *ACTIONS), help="status, or a repair action")
     queue.add_argument("--apply", action="store_true", help="change the jobs (default: dry run)")
     queue.add_argument(
-        "--id", dest="ids", action="append", type=non_empty, metavar="JOB", default=None,
+        "--id",
+        dest="ids",
+        action="append",
+        type=non_empty,
+        metavar="JOB",
+        default=None,
         help="only this job (repeatable)",
-    )  # fmt: skip
+    )
     queue.add_argument("--type", dest="job_type", type=non_empty, help="only jobs of this type")
     queue.add_argument(
-        "--older-than", type=duration_ms, metavar="AGE",
+        "--older-than",
+        type=duration_ms,
+        metavar="AGE",
         help="only jobs unchanged for at least AGE (30m, 2h, 14d)",
-    )  # fmt: skip
+    )
     queue.add_argument(
-        "--error", dest="error_pattern", type=non_empty, metavar="TEXT",
+        "--error",
+        dest="error_pattern",
+        type=non_empty,
+        metavar="TEXT",
         help="only jobs whose error contains TEXT (any case)",
-    )  # fmt: skip
+    )
     queue.add_argument(
-        "--max-batch", type=bounded_int(1, MAX_BATCH), metavar="N",
+        "--max-batch",
+        type=bounded_int(1, MAX_BATCH),
+        metavar="N",
         help=f"at most N jobs, 1..{MAX_BATCH} (default 50)",
-    )  # fmt: skip
+    )
     queue.add_argument("--reason", help="why (recorded on cancelled jobs)")
     queue.add_argument("--agent", metavar="ID", help="agent scope (default: `default`)")
-    queue.add_argument("--json", action="store_true", help="print the daemon's raw JSON answer")
+    json_option(queue)
 
 
 def run_queue(args: argparse.Namespace, ctx: CliContext) -> int:
     """`status`: GET the diagnostics; an action: POST the repair (dry run unless --apply)."""
-    with ctx.client(args) as client:
-        if args.action == "status":
-            answer = client.get(DIAGNOSTICS_PATH)
-            lines = status_lines(answer)
-        else:
-            answer = client.post(REPAIR_PATH, repair_body(args))
-            lines = repair_lines(answer)
-    ctx.print(output.to_json_text(answer) if args.json else "\n".join(lines))
-    return ExitCode.OK
+    if args.action == "status":
+        return ctx.emit(args, ctx.request(args, "GET", DIAGNOSTICS_PATH), status_lines)
+    answer = ctx.request(args, "POST", REPAIR_PATH, body=repair_body(args))
+    return ctx.emit(args, answer, repair_lines)
 
 
 def repair_body(args: argparse.Namespace) -> dict[str, Any]:

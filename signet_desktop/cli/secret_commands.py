@@ -12,13 +12,13 @@ import argparse
 import getpass
 from urllib.parse import quote
 
-from signet_desktop.cli import output
 from signet_desktop.cli.context import (
     CliContext,
     CliUsageError,
     ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_option,
     json_option,
 )
@@ -39,30 +39,31 @@ storing and deleting need admin (the local user has it)."""
 
 def register(subparsers: Subparsers) -> None:
     """Add the `secret` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "secret",
         help="secrets for providers: list, put, has, delete (values are never shown)",
         description=DESCRIPTION,
         examples=EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="secret_command", metavar="COMMAND", required=True)
     listing = add_command(commands, "list", help="the secret names", handler=run_list)
     json_option(listing)
     parsers = [listing]
     for name in ("put", "set"):  # `set` as the issue's spelling; `put` is Signet's
         put = add_command(
-            commands, name, help="store a secret (prompted, or read from piped stdin)",
+            commands,
+            name,
+            help="store a secret (prompted, or read from piped stdin)",
             handler=run_put,
-        )  # fmt: skip
+        )
         put.add_argument("name", help="e.g. OPENAI_API_KEY (letters, digits, _)")
         put.add_argument(
             "value", nargs="?", help="the value (avoid: it stays in your shell history)"
         )
         parsers.append(put)
-    has = add_command(commands, "has", help="print true or false (exit 1 when absent)",
-                      handler=run_has)  # fmt: skip
+    has = add_command(
+        commands, "has", help="print true or false (exit 1 when absent)", handler=run_has
+    )
     delete = add_command(commands, "delete", help="delete a secret", handler=run_delete)
     for parser in (has, delete):
         parser.add_argument("name")
@@ -75,21 +76,15 @@ def _path(name: str) -> str:
 
 
 def _names(args: argparse.Namespace, ctx: CliContext) -> list[str]:
-    with ctx.client(args) as client:
-        answer = client.get("/api/secrets")
+    answer = ctx.request(args, "GET", "/api/secrets")
     return [str(name) for name in answer.get("secrets", [])]
 
 
 def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
     names = _names(args, ctx)
-    if args.json:
-        ctx.print(output.to_json_text({"secrets": names}))
-    elif not names:
-        ctx.print("No secrets stored (`signet secret put NAME`).")
-    else:
-        for name in names:
-            ctx.print(name)
-    return ExitCode.OK
+    return ctx.emit(
+        args, {"secrets": names}, names or "No secrets stored (`signet secret put NAME`)."
+    )
 
 
 def read_value(args: argparse.Namespace, ctx: CliContext) -> str:
@@ -107,8 +102,7 @@ def run_put(args: argparse.Namespace, ctx: CliContext) -> int:
     value = read_value(args, ctx)
     if not value:
         raise CliUsageError("the value is empty; nothing was stored")
-    with ctx.client(args) as client:
-        answer = client.post(_path(args.name), {"value": value})
+    answer = ctx.request(args, "POST", _path(args.name), body={"value": value})
     verb = "stored" if answer.get("created") else "replaced"
     ctx.print(f"Secret {answer['name']} {verb}.")
     return ExitCode.OK
@@ -121,7 +115,6 @@ def run_has(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def run_delete(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.delete(_path(args.name), {})
+    answer = ctx.request(args, "DELETE", _path(args.name), body={})
     ctx.print(f"Secret {answer['name']} deleted.")
     return ExitCode.OK

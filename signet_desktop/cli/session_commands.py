@@ -9,18 +9,19 @@ session key, turn, speaker and time, through the same scope and content-safety g
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from signet_desktop.cli import output
-from signet_desktop.cli.argtypes import bounded_int, time_bound, unit_float
+from signet_desktop.cli.argtypes import time_bound, unit_float
 from signet_desktop.cli.context import (
     CliContext,
-    CliUsageError,
-    ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_and_json_options,
 )
+from signet_desktop.cli.memory_commands import add_query_arguments, query_text
 
 MAX_LIMIT = 100
 SESSIONS_EXAMPLES = """\
@@ -32,15 +33,13 @@ SESSIONS_EXAMPLES = """\
 
 def register(subparsers: Subparsers) -> None:
     """Add the `sessions` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "sessions",
         help="search what past sessions said (captured and imported transcripts)",
         description="Search retained session transcripts turn by turn.",
         examples=SESSIONS_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="sessions_command", metavar="COMMAND", required=True)
     search = add_command(
         commands,
         "search",
@@ -50,11 +49,7 @@ def register(subparsers: Subparsers) -> None:
         examples=SESSIONS_EXAMPLES,
         handler=run_search,
     )
-    search.add_argument("query", nargs="+", help="what to look for")
-    search.add_argument(
-        "-l", "--limit", type=bounded_int(1, MAX_LIMIT), default=10,
-        help=f"maximum turns, 1..{MAX_LIMIT} (default 10)",
-    )  # fmt: skip
+    add_query_arguments(search, most=MAX_LIMIT, noun="turns")
     search.add_argument("--project", help="only sessions of this project")
     search.add_argument("--since", metavar="WHEN", type=time_bound, help="turns at or after WHEN")
     search.add_argument("--until", metavar="WHEN", type=time_bound, help="turns at or before WHEN")
@@ -65,11 +60,8 @@ def register(subparsers: Subparsers) -> None:
 
 def search_body(args: argparse.Namespace) -> dict[str, Any]:
     """The recall request for parsed `sessions search` arguments."""
-    query = " ".join(args.query)
-    if not query.strip():
-        raise CliUsageError("the query is empty")
     body: dict[str, Any] = {
-        "query": query,
+        "query": query_text(args),
         "limit": args.limit,
         "channels": ["transcript"],
         "project": args.project,
@@ -84,12 +76,12 @@ def search_body(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_search(args: argparse.Namespace, ctx: CliContext) -> int:
     """POST /api/memory/recall with the transcript channel only."""
-    with ctx.client(args) as client:
-        answer = client.post("/api/memory/recall", search_body(args))
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-    elif not answer.get("results"):
-        ctx.print("No session turns matched.")
-    else:
-        ctx.print("\n".join(output.recall_lines(answer)))
-    return ExitCode.OK
+    answer = ctx.request(args, "POST", "/api/memory/recall", body=search_body(args))
+    return ctx.emit(args, answer, turn_lines)
+
+
+def turn_lines(answer: Mapping[str, Any]) -> list[str]:
+    """The matching turns as recall shows them, or a line saying there were none."""
+    if not answer.get("results"):
+        return ["No session turns matched."]
+    return output.recall_lines(answer)

@@ -21,6 +21,7 @@ from signet_desktop.cli.context import (
     ExitCode,
     Subparsers,
     add_command,
+    add_group,
     agent_and_json_options,
 )
 from signet_desktop.client.daemon import DaemonClient
@@ -46,17 +47,14 @@ DIFFERENCE = (
 
 def register(subparsers: Subparsers) -> None:
     """Add the `source` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "source",
         help="connect a folder of notes as a source kept in step (connectors)",
         description=DIFFERENCE,
         examples=SOURCE_EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="source_command", metavar="COMMAND", required=True)
-    add = add_command(commands, "add", help="connect a source", connects=False)
-    kinds = add.add_subparsers(dest="source_kind", metavar="KIND", required=True)
+    kinds = add_group(commands, "add", help="connect a source", dest="source_kind", metavar="KIND")
     folder = add_command(
         kinds,
         "folder",
@@ -124,12 +122,7 @@ def run_add_folder(args: argparse.Namespace, ctx: CliContext) -> int:
     with ctx.client(args) as client:
         connector = client.post(CONNECTORS_PATH, body)
         if args.no_wait:
-            ctx.print(
-                output.to_json_text(connector)
-                if args.json
-                else f"connected {connector['id']} ({connector['settings']['rootPath']}); syncing"
-            )
-            return ExitCode.OK
+            return ctx.emit(args, connector, connected_line)
         health = follow(client, ctx, connector["id"], bar=not args.json)
     return _report(ctx, args, connector["id"], health)
 
@@ -144,6 +137,11 @@ def run_sync(args: argparse.Namespace, ctx: CliContext) -> int:
             return ExitCode.OK
         health = follow(client, ctx, args.connector_id, bar=not args.json)
     return _report(ctx, args, args.connector_id, health)
+
+
+def connected_line(connector: Mapping[str, Any]) -> str:
+    """`--no-wait`: the new connector and its folder."""
+    return f"connected {connector['id']} ({connector['settings']['rootPath']}); syncing"
 
 
 def follow(
@@ -166,10 +164,7 @@ def follow(
 def _report(
     ctx: CliContext, args: argparse.Namespace, connector_id: str, health: Mapping[str, Any]
 ) -> int:
-    if args.json:
-        ctx.print(output.to_json_text(health))
-    else:
-        ctx.print("\n".join(summary_lines(connector_id, health)))
+    ctx.emit(args, health, summary_lines(connector_id, health))
     return ExitCode.OK if health.get("status") == "idle" else ExitCode.FAILURE
 
 
@@ -191,51 +186,44 @@ def summary_lines(connector_id: str, health: Mapping[str, Any]) -> list[str]:
 
 
 def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get(CONNECTORS_PATH)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    connectors = answer.get("connectors", [])
-    if not connectors:
-        ctx.print("no connected sources (signet source add folder PATH)")
-        return ExitCode.OK
-    rows = [
-        (
-            c["id"],
-            c["displayName"],
-            c["status"] + (" (watch)" if c["settings"].get("watch") else ""),
-            c["files"],
-            c["settings"].get("rootPath"),
-            c.get("lastSyncAt") or "never",
-        )
-        for c in connectors
-    ]
-    header = ("id", "name", "status", "files", "folder", "last sync")
-    ctx.print("\n".join(output.table(header, rows)))
-    return ExitCode.OK
+    return ctx.emit(args, ctx.request(args, "GET", CONNECTORS_PATH), connector_list_lines)
+
+
+def connector_list_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A table of the connected sources, or how to connect one."""
+    headers = ("id", "name", "status", "files", "folder", "last sync")
+    empty = "no connected sources (signet source add folder PATH)"
+    return output.listing(answer.get("connectors", []), headers, _connector_row, empty)
+
+
+def _connector_row(connector: Mapping[str, Any]) -> tuple[Any, ...]:
+    settings = connector["settings"]
+    return (
+        connector["id"],
+        connector["displayName"],
+        connector["status"] + (" (watch)" if settings.get("watch") else ""),
+        connector["files"],
+        settings.get("rootPath"),
+        connector.get("lastSyncAt") or "never",
+    )
 
 
 def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        health = client.get(f"{CONNECTORS_PATH}/{args.connector_id}/health")
-    if args.json:
-        ctx.print(output.to_json_text(health))
-        return ExitCode.OK
-    ctx.print("\n".join(summary_lines(args.connector_id, health)))
+    health = ctx.request(args, "GET", f"{CONNECTORS_PATH}/{args.connector_id}/health")
+    lines = summary_lines(args.connector_id, health)
     if not health.get("rootReadable"):
-        ctx.print("the folder is missing or unreadable")
-    return ExitCode.OK
+        lines.append("the folder is missing or unreadable")
+    return ctx.emit(args, health, lines)
 
 
 def run_remove(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.request("DELETE", f"{CONNECTORS_PATH}/{args.connector_id}")
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    ctx.print(
+    answer = ctx.request(args, "DELETE", f"{CONNECTORS_PATH}/{args.connector_id}")
+    return ctx.emit(args, answer, removed_line)
+
+
+def removed_line(answer: Mapping[str, Any]) -> str:
+    """What disconnecting deleted (the folder itself is never touched)."""
+    return (
         f"removed {answer['id']}: {answer['documentsDeleted']} documents deleted, "
         f"{answer['chunksForgotten']} chunk memories forgotten (the folder is untouched)"
     )
-    return ExitCode.OK

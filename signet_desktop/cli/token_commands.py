@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from signet_desktop.cli import output
-from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command, json_option
+from signet_desktop.cli.context import CliContext, Subparsers, add_command, add_group, json_option
 
 PERMISSIONS = ("read", "write", "admin")
 _DURATION = re.compile(r"(\d+)([smhd]?)")
@@ -43,45 +43,60 @@ def duration(text: str) -> int:
 
 def register(subparsers: Subparsers) -> None:
     """Add the `token` group to the `signet` parser."""
-    group = add_command(
+    commands = add_group(
         subparsers,
         "token",
         help="scoped API tokens: create, list, revoke",
         description=DESCRIPTION,
         examples=EXAMPLES,
-        connects=False,
     )
-    commands = group.add_subparsers(dest="token_command", metavar="COMMAND", required=True)
     create = add_command(
-        commands, "create", help="issue a token and print its secret (shown this once only)",
+        commands,
+        "create",
+        help="issue a token and print its secret (shown this once only)",
         handler=run_create,
-    )  # fmt: skip
+    )
     create.add_argument("--name", required=True, help="a unique name (letters, digits, . _ -)")
     create.add_argument(
-        "--agent", dest="agents", action="append", required=True, metavar="ID",
+        "--agent",
+        dest="agents",
+        action="append",
+        required=True,
+        metavar="ID",
         help="an agent the token may act for (repeat for several)",
-    )  # fmt: skip
+    )
     create.add_argument(
-        "--permission", dest="permissions", action="append", required=True,
-        choices=PERMISSIONS, help="a permission it holds (repeat for several)",
-    )  # fmt: skip
+        "--permission",
+        dest="permissions",
+        action="append",
+        required=True,
+        choices=PERMISSIONS,
+        help="a permission it holds (repeat for several)",
+    )
     create.add_argument(
-        "--ttl", type=duration, metavar="DURATION",
+        "--ttl",
+        type=duration,
+        metavar="DURATION",
         help="lifetime: seconds, or 45m / 12h / 30d (1 minute to 1 year; default "
         "auth.defaultTokenTtlSeconds, or auth.sessionTokenTtlSeconds with --session)",
-    )  # fmt: skip
+    )
     create.add_argument(
-        "--session", action="store_true",
+        "--session",
+        action="store_true",
         help="a session token: one harness session's credential, with the session lifetime",
-    )  # fmt: skip
+    )
     listing = add_command(
-        commands, "list", help="every token issued: state, permissions, agents (no secrets)",
+        commands,
+        "list",
+        help="every token issued: state, permissions, agents (no secrets)",
         handler=run_list,
-    )  # fmt: skip
+    )
     revoke = add_command(
-        commands, "revoke", help="revoke a token by id or name (it stops working at once)",
+        commands,
+        "revoke",
+        help="revoke a token by id or name (it stops working at once)",
         handler=run_revoke,
-    )  # fmt: skip
+    )
     revoke.add_argument("token", metavar="ID_OR_NAME", help="the token's id or name")
     for parser in (create, listing, revoke):
         json_option(parser)
@@ -109,38 +124,35 @@ def run_create(args: argparse.Namespace, ctx: CliContext) -> int:
     }
     if args.ttl is not None:
         body["ttlSeconds"] = args.ttl
-    with ctx.client(args) as client:
-        answer = client.post("/api/tokens", body)
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-        return ExitCode.OK
-    ctx.print(f"Created token {answer['name']} ({answer['id']}), expires {answer['expiresAt']}")
-    ctx.print(f"  permissions: {', '.join(answer['permissions'])}")
-    ctx.print(f"  agents: {', '.join(answer['agents'])}")
-    ctx.print("Secret (shown this once; send it as 'Authorization: Bearer <secret>'):")
-    ctx.print(answer["secret"])
-    return ExitCode.OK
+    answer = ctx.request(args, "POST", "/api/tokens", body=body)
+    return ctx.emit(args, answer, created_lines)
+
+
+def created_lines(answer: Mapping[str, Any]) -> list[str]:
+    """The new token's name, scope and expiry, then its secret."""
+    return [
+        f"Created token {answer['name']} ({answer['id']}), expires {answer['expiresAt']}",
+        f"  permissions: {', '.join(answer['permissions'])}",
+        f"  agents: {', '.join(answer['agents'])}",
+        "Secret (shown this once; send it as 'Authorization: Bearer <secret>'):",
+        answer["secret"],
+    ]
 
 
 def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.get("/api/tokens")
-    tokens = answer.get("tokens", [])
-    if args.json:
-        ctx.print(output.to_json_text(answer))
-    elif not tokens:
-        ctx.print("No tokens issued (`signet token create --help`).")
-    else:
-        headers = ("name", "state", "permissions", "agents", "kind", "expires", "id")
-        for line in output.table(headers, (token_line(token) for token in tokens)):
-            ctx.print(line)
-    return ExitCode.OK
+    answer = ctx.request(args, "GET", "/api/tokens")
+    return ctx.emit(args, answer, list_lines)
+
+
+def list_lines(answer: Mapping[str, Any]) -> list[str]:
+    """A table of the tokens, or how to create one."""
+    headers = ("name", "state", "permissions", "agents", "kind", "expires", "id")
+    empty = "No tokens issued (`signet token create --help`)."
+    return output.listing(answer.get("tokens", []), headers, token_line, empty)
 
 
 def run_revoke(args: argparse.Namespace, ctx: CliContext) -> int:
-    with ctx.client(args) as client:
-        answer = client.delete(f"/api/tokens/{quote(args.token, safe='')}", {})
+    answer = ctx.request(args, "DELETE", f"/api/tokens/{quote(args.token, safe='')}", body={})
     token = answer["token"]
     text = f"Revoked token {token['name']} ({token['id']}) at {token['revokedAt']}"
-    ctx.print(output.to_json_text(answer) if args.json else text)
-    return ExitCode.OK
+    return ctx.emit(args, answer, text)
