@@ -54,16 +54,18 @@ STATUS_CHOICES = (
     ("Failed", "failed"),
     ("Queued", "queued"),
 )
+EMPTY_TITLE = "No documents yet"
+EMPTY_HINT = (
+    "Add Markdown, text, HTML or PDF files, a web page or pasted text with Add document "
+    "(or drop files here). Each one is split into chunks that recall can find, and you can "
+    "watch it move through queued ▸ extracting ▸ chunking ▸ embedding ▸ indexing ▸ done."
+)
 FRAME = Frame(
     title="Documents",
     count_name="documentCount",
     icon="documents.svg",
-    empty_title="No documents yet",
-    empty_hint=(
-        "Add Markdown, text, HTML or PDF files, a web page or pasted text with Add document "
-        "(or drop files here). Each one is split into chunks that recall can find, and you can "
-        "watch it move through queued ▸ extracting ▸ chunking ▸ embedding ▸ indexing ▸ done."
-    ),
+    empty_title=EMPTY_TITLE,
+    empty_hint=EMPTY_HINT,
     read_error="The documents could not be read",
     notice_name="documentNotice",
     hint_width=560,
