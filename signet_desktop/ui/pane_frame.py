@@ -138,12 +138,12 @@ class FramedPane(PaneWidget):
         raise NotImplementedError
 
     def show_listing(self, nothing: bool, count: str | None = None) -> None:
-        """The content with `count` beside the title (None leaves it), or the designed empty
-        state and no count when there is `nothing` to list."""
+        """The content with `count` beside the title, or the designed empty state (and no
+        count) when there is `nothing` to list; a `count` of None leaves the label alone."""
         self.empty.set_text(self.frame.empty_title, self.frame.empty_hint)
         self.stack.setCurrentWidget(self.empty if nothing else self.content)
-        if count is not None or nothing:
-            self.count_label.setText("" if nothing else count or "")
+        if count is not None:
+            self.count_label.setText("" if nothing else count)
 
     def say(self, text: str) -> None:
         """Show `text` in the notice line."""
