@@ -102,6 +102,13 @@ class FramedPane(PaneWidget):
         self._started = True
         self.refresh()
 
+    def open_revealed(self, item_id: object, open_item: Callable[[str], None]) -> None:
+        """`reveal`'s id: start reading, open that item, and re-read the list around it."""
+        if isinstance(item_id, str) and item_id:
+            self._started = True
+            open_item(item_id)
+            self.refresh()
+
     def hideEvent(self, event: QHideEvent) -> None:
         self._refresh_timer.stop()
         super().hideEvent(event)

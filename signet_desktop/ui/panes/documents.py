@@ -203,11 +203,7 @@ class DocumentsPane(FramedPane):
 
     def reveal(self, **reveal: Any) -> None:
         """`document_id=…`: select that document once it is listed."""
-        document_id = reveal.get("document_id")
-        if isinstance(document_id, str) and document_id:
-            self._started = True
-            self._load_detail(document_id)
-            self.refresh()
+        self.open_revealed(reveal.get("document_id"), self._load_detail)
 
     # -- reading ---------------------------------------------------------------------------
 

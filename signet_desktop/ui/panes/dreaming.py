@@ -263,11 +263,7 @@ class DreamingPane(FramedPane):
 
     def reveal(self, **reveal: Any) -> None:
         """`pass_id=…`: open that pass of the shown agent."""
-        pass_id = reveal.get("pass_id")
-        if isinstance(pass_id, str) and pass_id:
-            self._started = True
-            self._load_detail(pass_id)
-            self.refresh()
+        self.open_revealed(reveal.get("pass_id"), self._load_detail)
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -286,11 +286,7 @@ class EntitiesPane(FramedPane):
 
     def reveal(self, **reveal: Any) -> None:
         """`entity_id=…`: open that entity (the Recall pane's traversal link, other panes)."""
-        entity_id = reveal.get("entity_id")
-        if isinstance(entity_id, str) and entity_id:
-            self._started = True
-            self.select_entity(entity_id)
-            self.refresh()
+        self.open_revealed(reveal.get("entity_id"), self.select_entity)
 
     def shutdown(self) -> None:
         self._search_timer.stop()
