@@ -125,10 +125,16 @@ class JobDetail(QWidget):
         column.setContentsMargins(12, 0, 0, 0)
         column.addWidget(self.heading)
         column.addLayout(self.form)
-        self.labels = {"error": QLabel("Error"), "payload": QLabel("Payload"),
-                       "result": QLabel("Result")}  # fmt: skip
-        for key, edit in (("error", self.error), ("payload", self.payload),
-                          ("result", self.result)):  # fmt: skip
+        self.labels = {
+            "error": QLabel("Error"),
+            "payload": QLabel("Payload"),
+            "result": QLabel("Result"),
+        }
+        for key, edit in (
+            ("error", self.error),
+            ("payload", self.payload),
+            ("result", self.result),
+        ):
             self.labels[key].setProperty("role", "muted")
             column.addWidget(self.labels[key])
             column.addWidget(edit)
@@ -153,8 +159,11 @@ class JobDetail(QWidget):
             "payload": fmt.payload_text(job) if job else "",
             "result": fmt.result_text(job) if job else "",
         }
-        for key, edit in (("error", self.error), ("payload", self.payload),
-                          ("result", self.result)):  # fmt: skip
+        for key, edit in (
+            ("error", self.error),
+            ("payload", self.payload),
+            ("result", self.result),
+        ):
             edit.setPlainText(texts[key])
             fit_lines(edit, texts[key])
             shown = bool(texts[key])
@@ -395,9 +404,12 @@ class QueuePane(FramedPane):
         self.banner.clear()
         agent = self.context.agent_id
         self.context.tasks.call(
-            self.ops.repair, agent, request,
-            done=lambda result: self._previewed(request, result), failed=self._repair_failed,
-        )  # fmt: skip
+            self.ops.repair,
+            agent,
+            request,
+            done=lambda result: self._previewed(request, result),
+            failed=self._repair_failed,
+        )
 
     def _previewed(self, request: RepairRequest, result: RepairResult) -> None:
         outcome = result.outcome
@@ -412,9 +424,12 @@ class QueuePane(FramedPane):
         planned = outcome.ids
         apply = dataclasses.replace(request, dry_run=False, ids=planned, max_batch=len(planned))
         self.context.tasks.call(
-            self.ops.repair, self.context.agent_id, apply,
-            done=lambda done: self._applied(planned, done), failed=self._repair_failed,
-        )  # fmt: skip
+            self.ops.repair,
+            self.context.agent_id,
+            apply,
+            done=lambda done: self._applied(planned, done),
+            failed=self._repair_failed,
+        )
 
     def _applied(self, planned: Sequence[str], result: RepairResult) -> None:
         self._repairing = False
