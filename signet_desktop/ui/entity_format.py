@@ -59,10 +59,14 @@ def stats_text(stats: KnowledgeStats) -> str:
     """`12 entities · 30 claims · 8 links · 140 mentions` (active entities and claims)."""
     entities = int(stats.entities.get("active", 0))
     claims = int(stats.claims.get("active", 0))
-    return " · ".join((
-        plural(entities, "entity", "entities"), plural(claims, "claim"),
-        plural(stats.dependencies, "link"), plural(stats.mentions, "mention"),
-    ))  # fmt: skip
+    return " · ".join(
+        (
+            plural(entities, "entity", "entities"),
+            plural(claims, "claim"),
+            plural(stats.dependencies, "link"),
+            plural(stats.mentions, "mention"),
+        )
+    )
 
 
 def entity_meta(entity_type: str, mentions: int, status: str, pinned: bool = False) -> str:
@@ -234,8 +238,12 @@ def mention_row(mention: EntityMention, now: datetime | None = None) -> MentionR
         parts.append(f"as “{mention.mention_text}”")
     if mention.memory_deleted:
         parts.append("forgotten")
-    return MentionRow(mention.memory_id, preview(mention.excerpt, EXCERPT_CHARS),
-                      " · ".join(parts), mention.memory_deleted)  # fmt: skip
+    return MentionRow(
+        mention.memory_id,
+        preview(mention.excerpt, EXCERPT_CHARS),
+        " · ".join(parts),
+        mention.memory_deleted,
+    )
 
 
 def mentions_heading(detail: EntityDetail) -> str:
@@ -278,8 +286,9 @@ class Neighbourhood:
     hidden: int = 0
 
 
-def neighbourhood(detail: EntityDetail, radius: float = 120.0,
-                  most: int = MAX_NEIGHBOURS) -> Neighbourhood:  # fmt: skip
+def neighbourhood(
+    detail: EntityDetail, radius: float = 120.0, most: int = MAX_NEIGHBOURS
+) -> Neighbourhood:
     """The entity at the centre and its linked entities (strongest first, at most `most`) on a
     circle, evenly spaced from the top clockwise; one edge per link, both directions."""
     entity = detail.entity

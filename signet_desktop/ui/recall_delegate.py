@@ -98,15 +98,26 @@ def hit_rows(
     the memories, then the session turns."""
     moment = now or datetime.now(UTC)
     memories = tuple(
-        HitRow(h, preview(h.memory.content, PREVIEW_CHARS), meta_line(h, moment), badges(h),
-               explain_hit(h))
+        HitRow(
+            h,
+            preview(h.memory.content, PREVIEW_CHARS),
+            meta_line(h, moment),
+            badges(h),
+            explain_hit(h),
+        )
         for h in hits
-    )  # fmt: skip
+    )
     said = tuple(
-        HitRow(None, preview(turn_text(t), PREVIEW_CHARS), turn_meta_line(t, moment),
-               ("transcript",), explain_turn(t), turn=t)
+        HitRow(
+            None,
+            preview(turn_text(t), PREVIEW_CHARS),
+            turn_meta_line(t, moment),
+            ("transcript",),
+            explain_turn(t),
+            turn=t,
+        )
         for t in turns
-    )  # fmt: skip
+    )
     return memories + said
 
 

@@ -107,9 +107,17 @@ class RecallFiltersBar(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
-        for widget in (self.type_box, self.tags_edit, self.who_edit, self.project_edit,
-                       self.time_box, self.start_edit, self._range_label, self.end_edit,
-                       self.pinned_box):  # fmt: skip
+        for widget in (
+            self.type_box,
+            self.tags_edit,
+            self.who_edit,
+            self.project_edit,
+            self.time_box,
+            self.start_edit,
+            self._range_label,
+            self.end_edit,
+            self.pinned_box,
+        ):
             row.addWidget(widget)
         row.addStretch(1)
         row.addWidget(self.clear_button)
@@ -141,8 +149,14 @@ class RecallFiltersBar(QWidget):
 
     def clear(self) -> None:
         """Back to no filters; `changed` fires once if anything was set."""
-        controls = (self.type_box, self.time_box, self.pinned_box, self.tags_edit,
-                    self.who_edit, self.project_edit)  # fmt: skip
+        controls = (
+            self.type_box,
+            self.time_box,
+            self.pinned_box,
+            self.tags_edit,
+            self.who_edit,
+            self.project_edit,
+        )
         blockers = [QSignalBlocker(control) for control in controls]
         self.type_box.setCurrentIndex(0)
         self.time_box.setCurrentIndex(0)
@@ -177,8 +191,11 @@ class RecallFiltersBar(QWidget):
         custom = TIME_PRESETS.get(self.time_box.currentText()) == CUSTOM
         dates = (self.start_edit.date(), self.end_edit.date()) if custom else ()
         texts = (self.who_edit.text().strip(), self.project_edit.text().strip())
-        boxes = (self.type_box.currentIndex(), self.time_box.currentIndex(),
-                 self.pinned_box.currentIndex())  # fmt: skip
+        boxes = (
+            self.type_box.currentIndex(),
+            self.time_box.currentIndex(),
+            self.pinned_box.currentIndex(),
+        )
         return (*boxes, split_tags(self.tags_edit.text()), *texts, *dates)
 
 

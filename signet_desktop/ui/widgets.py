@@ -1,11 +1,11 @@
-"""Small Qt helpers every pane uses: a debounce timer and the pane's title row."""
+"""Small Qt helpers every pane uses: a debounce timer, the title row, a quiet selection."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget
 
 
 def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -> QTimer:
@@ -29,3 +29,10 @@ def title_row(title: str, count_name: str) -> tuple[QHBoxLayout, QLabel]:
     row.addStretch(1)
     row.addWidget(count)
     return row, count
+
+
+def select_quietly(view: QListWidget, row: int) -> None:
+    """Make `row` current without emitting the selection signals (a re-read keeps its place)."""
+    view.blockSignals(True)
+    view.setCurrentRow(row)
+    view.blockSignals(False)

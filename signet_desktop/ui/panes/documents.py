@@ -13,13 +13,12 @@ thread.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHideEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -31,7 +30,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -42,23 +40,35 @@ from signet_desktop.service.documents.connectors import FolderRequest
 from signet_desktop.ui import document_format as fmt
 from signet_desktop.ui.document_dialog import AddDocumentDialog
 from signet_desktop.ui.document_strip import PipelineStrip
-from signet_desktop.ui.empty_state import Banner, EmptyState
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import select_quietly
 
-REFRESH_DELAY_MS = 250
 LIST_LIMIT = 200
 LIST_MIN_WIDTH = 470  # a whole pipeline strip fits on one line
 EVENTS = ("document.progress", "document.finished")
-STATUS_CHOICES = (("All documents", None), ("Done", "done"), ("Failed", "failed"),
-                  ("Queued", "queued"))  # fmt: skip
+STATUS_CHOICES = (
+    ("All documents", None),
+    ("Done", "done"),
+    ("Failed", "failed"),
+    ("Queued", "queued"),
+)
 EMPTY_TITLE = "No documents yet"
 EMPTY_HINT = (
     "Add Markdown, text, HTML or PDF files, a web page or pasted text with Add document "
     "(or drop files here). Each one is split into chunks that recall can find, and you can "
     "watch it move through queued ▸ extracting ▸ chunking ▸ embedding ▸ indexing ▸ done."
+)
+FRAME = Frame(
+    title="Documents",
+    count_name="documentCount",
+    icon="documents.svg",
+    empty_title=EMPTY_TITLE,
+    empty_hint=EMPTY_HINT,
+    read_error="The documents could not be read",
+    notice_name="documentNotice",
+    hint_width=560,
 )
 CHUNK_STYLE = "QListWidget::item {{ padding: 6px 4px; border-bottom: 1px solid {border}; }}"
 Detail = tuple[Document, Sequence[DocumentChunk]]
@@ -93,11 +103,11 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-class DocumentsPane(PaneWidget):
+class DocumentsPane(FramedPane):
     """The agent's documents, one document's chunks, and adding or deleting them."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, FRAME)
         self.setObjectName("documentsPane")
         self.setAcceptDrops(True)
         self.documents = context.service.documents
@@ -107,16 +117,11 @@ class DocumentsPane(PaneWidget):
         self.current: Document | None = None
         self.chunks: Sequence[DocumentChunk] = ()
         self._wanted: str | None = None  # the document whose detail was asked for last
-        self._started = False
-        self._flight = SingleFlight(self._read)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._build()
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        header, self.count_label = title_row("Documents", "documentCount")
         self.connectors = getattr(self.context.service, "connectors", None)
         self.add_button = QPushButton(
             "Add document or folder…" if self.connectors else "Add document…"
@@ -124,8 +129,6 @@ class DocumentsPane(PaneWidget):
         self.add_button.setObjectName("addDocument")
         self.add_button.setProperty("primary", True)
         self.add_button.clicked.connect(lambda: self.open_add_dialog())
-        header.addSpacing(12)
-        header.addWidget(self.add_button)
         self.status_filter = QComboBox()
         self.status_filter.setObjectName("documentStatusFilter")
         for label, value in STATUS_CHOICES:
@@ -134,11 +137,6 @@ class DocumentsPane(PaneWidget):
         filters = QHBoxLayout()
         filters.addWidget(self.status_filter)
         filters.addStretch(1)
-        self.banner = Banner()
-        self.notice = QLabel("")
-        self.notice.setObjectName("documentNotice")
-        self.notice.setProperty("role", "muted")
-        self.notice.hide()
         self.list = QListWidget()
         self.list.setObjectName("documentList")
         self.list.setMinimumWidth(LIST_MIN_WIDTH)
@@ -155,20 +153,7 @@ class DocumentsPane(PaneWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(filters)
         column.addWidget(self.splitter, 1)
-        self.content = content
-        self.empty = EmptyState("documents.svg", EMPTY_TITLE, EMPTY_HINT)
-        self.empty.hint_label.setFixedWidth(560)
-        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(560))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(content)
-        self.stack.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(header)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.notice)
-        outer.addWidget(self.stack, 1)
+        self.frame_layout(content, header=[self.add_button])
 
     def _detail(self) -> QWidget:
         box = QWidget()
@@ -216,48 +201,26 @@ class DocumentsPane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._started = True
-        self.refresh()
-
     def reveal(self, **reveal: Any) -> None:
         """`document_id=…`: select that document once it is listed."""
-        document_id = reveal.get("document_id")
-        if isinstance(document_id, str) and document_id:
-            self._started = True
-            self._load_detail(document_id)
-            self.refresh()
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        self._refresh_timer.stop()
-        super().hideEvent(event)
-
-    def shutdown(self) -> None:
-        self._refresh_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.context.events.event_published.disconnect(self._on_event)
+        self.open_revealed(reveal.get("document_id"), self._load_detail)
 
     # -- reading ---------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Re-read the list (one read at a time) and the selected document."""
-        if not self._started or not self.isVisible():
-            return  # a hidden pane reads again when it is shown (`activated`)
-        self._flight.ask()
+    def reader(self) -> Callable[[], list[Document]]:
+        agent, status, docs = (
+            self.context.agent_id,
+            self.status_filter.currentData(),
+            self.documents,
+        )
+        return lambda: docs.list(agent, status=status, limit=LIST_LIMIT)
 
-    def _read(self) -> None:
-        agent, status = self.context.agent_id, self.status_filter.currentData()
-        docs = self.documents
-        self.context.tasks.call(
-            lambda: docs.list(agent, status=status, limit=LIST_LIMIT),
-            done=self._listed, failed=self._read_failed,
-        )  # fmt: skip
-
-    def _listed(self, documents: list[Document]) -> None:
+    def show_snapshot(self, documents: list[Document]) -> None:
         self.listed = documents
-        self.count_label.setText(fmt.count_text(documents) if documents else "")
         filtered = self.status_filter.currentIndex() > 0
-        self.stack.setCurrentWidget(self.empty if not documents and not filtered else self.content)
+        self.show_listing(
+            not documents and not filtered, fmt.count_text(documents) if documents else ""
+        )
         selected = self._wanted or (self.current.id if self.current else None)
         if [d.id for d in documents] == list(self.rows):
             for document in documents:  # the same documents: update rows in place
@@ -267,13 +230,10 @@ class DocumentsPane(PaneWidget):
         ids = [d.id for d in documents]
         keep = ids.index(selected) if selected in ids else -1
         if keep >= 0:
-            self.list.blockSignals(True)
-            self.list.setCurrentRow(keep)
-            self.list.blockSignals(False)
+            select_quietly(self.list, keep)
             self._load_detail(documents[keep].id)
         elif documents and selected is None:
             self.list.setCurrentRow(0)  # loads its detail through currentRowChanged
-        self._flight.done()
 
     def _rebuild(self, documents: list[Document]) -> None:
         """New rows for a changed list, keeping the scroll position."""
@@ -291,10 +251,6 @@ class DocumentsPane(PaneWidget):
             self.rows[document.id] = row
         self.list.blockSignals(False)
         self.list.verticalScrollBar().setValue(scroll)
-
-    def _read_failed(self, exc: BaseException) -> None:
-        self.banner.show_message(f"The documents could not be read: {exc}")
-        self._flight.done()
 
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.listed):
@@ -366,10 +322,8 @@ class DocumentsPane(PaneWidget):
 
     # -- events ----------------------------------------------------------------------------
 
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.kind not in EVENTS:
-            return
-        if event.agent_id != self.context.agent_id:
+    def on_event(self, event: Event) -> None:
+        if event.kind not in EVENTS:
             return
         document_id = str(getattr(event, "document_id", ""))
         row = self.rows.get(document_id)
@@ -388,9 +342,8 @@ class DocumentsPane(PaneWidget):
                 self.strip.set_progress(progress)
             if event.kind == "document.finished":
                 self._load_detail(document_id)
-        reread = row is None or event.kind == "document.finished"
-        if reread and not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+        if row is None or event.kind == "document.finished":
+            self.schedule_refresh()
 
     # -- adding ----------------------------------------------------------------------------
 
@@ -432,11 +385,10 @@ class DocumentsPane(PaneWidget):
 
     def _folder_added(self, connector: Any) -> None:
         self.banner.clear()
-        self.notice.setText(
+        self.say(
             f"Folder “{connector.display_name}” added: its files are being ingested and show "
             "up below as they arrive; edits and deletions in the folder follow."
         )
-        self.notice.show()
         self.refresh()
 
     def add_documents(self, requests: Sequence[DocumentRequest]) -> None:
@@ -511,11 +463,10 @@ class DocumentsPane(PaneWidget):
 
     def _deleted(self, document: Document, outcome: Any) -> None:
         n = int(getattr(outcome, "memories_deleted", 0))
-        self.notice.setText(
+        self.say(
             f"Deleted “{fmt.title_of(document)}”: {n} chunk memor{'y' if n == 1 else 'ies'} "
             "forgotten."
         )
-        self.notice.show()
         self.current, self._wanted = None, None
         self._show_detail(None, ())
         self.refresh()

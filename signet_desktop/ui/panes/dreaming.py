@@ -16,13 +16,12 @@ and `pass.reverted` events of the shown agent, never on a timer.
 
 from __future__ import annotations
 
-import contextlib
 import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QUrl
-from PySide6.QtGui import QBrush, QColor, QFontDatabase, QHideEvent
+from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,7 +34,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -44,28 +42,34 @@ from PySide6.QtWidgets import (
 )
 
 from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDetail
-from signet_desktop.domain.events import Event
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui.dreaming_items import OperationItem, PassItem, tone_colour
-from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import preview
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import select_quietly
 
-REFRESH_DELAY_MS = 250
 LIST_LIMIT = 100
 LIST_MIN_WIDTH = 300
-EVENTS = ("dream.pass_started", "dream.pass_finished", "ontology.changed", "pass.reverted")
 EMPTY_TITLE = "No Dreaming passes yet"
 EMPTY_HINT = (
     "A Dreaming pass reads your agent's completed transcripts and memories and consolidates "
-    "them into entities, claims and links, citing the exact words behind every change. Passes "
-    "run on their own once enough new evidence arrives (memory.dreaming.enabled), or start one "
-    "now with Run a pass. Each one is audited here, tool call by tool call."
+    "them into entities, claims and links, citing the exact words behind every change. "
+    "Passes run on their own once enough new evidence arrives (memory.dreaming.enabled), or "
+    "start one now with Run a pass. Each one is audited here, tool call by tool call."
+)
+FRAME = Frame(
+    title="Dreaming",
+    count_name="dreamCount",
+    icon="dreaming.svg",
+    empty_title=EMPTY_TITLE,
+    empty_hint=EMPTY_HINT,
+    read_error="The Dreaming passes could not be read",
+    notice_name="dreamNotice",
+    refresh_on=("dream.pass_started", "dream.pass_finished", "ontology.changed", "pass.reverted"),
 )
 NO_INFERENCE = (
     "Dreaming needs a model: run `signet dream setup` to use your Claude Code, Codex or "
@@ -79,15 +83,14 @@ Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
 Confirm = Callable[[str, list[str], bool], bool]
 
 
-class DreamingPane(PaneWidget):
+class DreamingPane(FramedPane):
     """The pass timeline and one pass's audit."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, FRAME)
         self.setObjectName("dreamingPane")
         self.dreaming = getattr(context.service, "dreaming", None)
         self.confirm_revert: Confirm = self._ask_to_revert
-        self.agent_id = context.agent_id
         self.passes: list[DreamingPass] = []
         self.status: DreamingStatus | None = None
         self.detail: PassDetail | None = None
@@ -95,17 +98,12 @@ class DreamingPane(PaneWidget):
         self._records: list[OperationRecord] = []
         self.names: dict[str, str] = {}  # entity id -> name, for the shown pass's operations
         self._wanted: str | None = None
-        self._started = False
         self._reverting = False
-        self._flight = SingleFlight(self._read)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._build()
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        header, self.count_label = title_row("Dreaming", "dreamCount")
         self.mode = QComboBox()
         self.mode.setObjectName("dreamMode")
         for mode in fmt.MODE_CHOICES:
@@ -113,6 +111,7 @@ class DreamingPane(PaneWidget):
         self.run_button = QPushButton("Run a pass")
         self.run_button.setObjectName("dreamRun")
         self.run_button.setProperty("primary", True)
+        self.run_button.setEnabled(self.dreaming is not None)
         self.run_button.clicked.connect(self.run_pass)
         self.cancel_button = QPushButton("Cancel pass")
         self.cancel_button.setObjectName("dreamCancel")
@@ -120,10 +119,6 @@ class DreamingPane(PaneWidget):
         self.cancel_button.setVisible(False)  # shown while a pass runs
         self.cancel_button.clicked.connect(self.cancel_running)
         self._running_pass: str | None = None
-        header.addSpacing(12)
-        header.addWidget(self.mode)
-        header.addWidget(self.run_button)
-        header.addWidget(self.cancel_button)
         self.state_label = QLabel("")
         self.state_label.setObjectName("dreamState")
         self.state_label.setProperty("role", "muted")
@@ -142,12 +137,6 @@ class DreamingPane(PaneWidget):
         filters.addWidget(self.status_filter)
         filters.addSpacing(12)
         filters.addWidget(self.state_label, 1)
-        self.banner = Banner()
-        self.notice = QLabel("")
-        self.notice.setObjectName("dreamNotice")
-        self.notice.setProperty("role", "muted")
-        self.notice.setWordWrap(True)
-        self.notice.hide()
         self.list = QListWidget()
         self.list.setObjectName("dreamPasses")
         self.list.setMinimumWidth(LIST_MIN_WIDTH)
@@ -165,20 +154,8 @@ class DreamingPane(PaneWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(filters)
         column.addWidget(self.splitter, 1)
-        self.content = content
-        self.empty = EmptyState("dreaming.svg", EMPTY_TITLE, EMPTY_HINT)
-        self.empty.hint_label.setFixedWidth(580)
-        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(580))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(content)
-        self.stack.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(header)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.notice)
-        outer.addWidget(self.stack, 1)
+        self.frame_layout(content, header=[self.mode, self.run_button, self.cancel_button])
+        self.notice.setWordWrap(True)
 
     def _detail(self) -> QWidget:
         box = QWidget()
@@ -284,42 +261,18 @@ class DreamingPane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._started = True
-        self.refresh()
-
     def reveal(self, **reveal: Any) -> None:
         """`pass_id=…`: open that pass of the shown agent."""
-        pass_id = reveal.get("pass_id")
-        if isinstance(pass_id, str) and pass_id:
-            self._started = True
-            self._load_detail(pass_id)
-            self.refresh()
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        self._refresh_timer.stop()
-        super().hideEvent(event)
-
-    def shutdown(self) -> None:
-        self._refresh_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.context.events.event_published.disconnect(self._on_event)
+        self.open_revealed(reveal.get("pass_id"), self._load_detail)
 
     # -- reading ---------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Re-read the timeline and status (one read at a time) and the open pass."""
-        if not self._started or not self.isVisible():
-            return
+    def unavailable(self) -> tuple[str, str] | None:
         if self.dreaming is None:
-            self.empty.set_text("Dreaming is not available", "This build has no Dreaming service.")
-            self.stack.setCurrentWidget(self.empty)
-            self.run_button.setEnabled(False)
-            self.count_label.setText("")
-            return
-        self._flight.ask()
+            return "Dreaming is not available", "This build has no Dreaming service."
+        return None
 
-    def _read(self) -> None:
+    def reader(self) -> Callable[[], Snapshot]:
         dreaming, agent = self.dreaming, self.agent_id
         assert dreaming is not None
         status = self.status_filter.currentData()
@@ -330,19 +283,15 @@ class DreamingPane(PaneWidget):
             agents = memory_md.agents() if memory_md is not None else []
             return listed, dreaming.status(agent), agents
 
-        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+        return read
 
-    def _loaded(self, snapshot: Snapshot) -> None:
+    def show_snapshot(self, snapshot: Snapshot) -> None:
         listed, status, agents = snapshot
-        self._flight.done()
         self.passes, self.status = listed, status
         self._set_agents(agents)
         self._set_status(status)
         filtered = self.status_filter.currentIndex() > 0
-        nothing = not listed and not filtered
-        self.empty.set_text(EMPTY_TITLE, EMPTY_HINT)
-        self.stack.setCurrentWidget(self.empty if nothing else self.content)
-        self.count_label.setText("" if nothing else fmt.timeline_counts(listed))
+        self.show_listing(not listed and not filtered, fmt.timeline_counts(listed))
         selected = self._wanted or (self.detail.record.id if self.detail else None)
         ids = [p.id for p in listed]
         self.list.blockSignals(True)
@@ -358,9 +307,7 @@ class DreamingPane(PaneWidget):
             self.list.setItemWidget(entry, widget)
         self.list.blockSignals(False)
         if selected in ids:
-            self.list.blockSignals(True)
-            self.list.setCurrentRow(ids.index(selected))
-            self.list.blockSignals(False)
+            select_quietly(self.list, ids.index(selected))
             self._load_detail(str(selected))
         elif ids and selected is None:
             self.list.setCurrentRow(0)
@@ -414,10 +361,6 @@ class DreamingPane(PaneWidget):
                 f" · runs through {runner}"
             )
 
-    def _read_failed(self, exc: BaseException) -> None:
-        self._flight.done()
-        self.banner.show_message(f"The Dreaming passes could not be read: {_message(exc)}")
-
     def _agent_changed(self, _index: int) -> None:
         agent = self.agent_filter.currentData()
         if isinstance(agent, str) and agent != self.agent_id:
@@ -457,7 +400,7 @@ class DreamingPane(PaneWidget):
             if self._wanted == pass_id:
                 self._wanted = None
                 self._show_detail(None)
-                self.banner.show_message(f"The pass could not be read: {_message(exc)}")
+                self.banner.show_message(f"The pass could not be read: {error_text(exc)}")
 
         self.context.tasks.call(read, done=shown, failed=failed)
 
@@ -636,12 +579,12 @@ class DreamingPane(PaneWidget):
         self.banner.clear()
 
         def started(pass_id: str) -> None:
-            self._say(f"Pass {fmt.short_ref(pass_id)} started ({mode}); it shows here as it runs.")
+            self.say(f"Pass {fmt.short_ref(pass_id)} started ({mode}); it shows here as it runs.")
             self._wanted = pass_id
             self.refresh()
 
         def refused(exc: BaseException) -> None:
-            self.banner.show_message(f"The pass did not start: {_message(exc)}")
+            self.banner.show_message(f"The pass did not start: {error_text(exc)}")
             self.refresh()
 
         self.context.tasks.call(dreaming.trigger, agent, mode, done=started, failed=refused)
@@ -654,11 +597,11 @@ class DreamingPane(PaneWidget):
         self.cancel_button.setEnabled(False)
 
         def cancelled(_answer: object) -> None:
-            self._say(f"Pass {fmt.short_ref(pass_id)} is being cancelled.")
+            self.say(f"Pass {fmt.short_ref(pass_id)} is being cancelled.")
             self.refresh()
 
         def refused(exc: BaseException) -> None:
-            self.banner.show_message(f"The pass was not cancelled: {_message(exc)}")
+            self.banner.show_message(f"The pass was not cancelled: {error_text(exc)}")
             self.refresh()
 
         self.context.tasks.call(
@@ -688,14 +631,14 @@ class DreamingPane(PaneWidget):
                 if blockers:
                     self.banner.show_message(head + " " + "; ".join(lines[:3]), "warn")
                 else:
-                    self._say("Nothing changed.")
+                    self.say("Nothing changed.")
                 return
             self.context.tasks.call(revert, agent, pass_id, False, done=reverted, failed=failed)
 
         def reverted(plan: Any) -> None:
             self._reverting = False
             count = len(list(getattr(plan, "changes", ()) or ()))
-            self._say(
+            self.say(
                 f"Pass {fmt.short_ref(pass_id)} reverted: {count} change"
                 f"{'' if count == 1 else 's'} undone."
             )
@@ -703,7 +646,7 @@ class DreamingPane(PaneWidget):
 
         def failed(exc: BaseException) -> None:
             self._reverting = False
-            self.banner.show_message(f"The revert failed: {_message(exc)}")
+            self.banner.show_message(f"The revert failed: {error_text(exc)}")
 
         self.context.tasks.call(revert, agent, pass_id, True, done=previewed, failed=failed)
 
@@ -726,18 +669,6 @@ class DreamingPane(PaneWidget):
         box.setDefaultButton(cancel)
         box.exec()
         return box.clickedButton() is apply
-
-    def _say(self, text: str) -> None:
-        self.notice.setText(text)
-        self.notice.show()
-
-    # -- events ----------------------------------------------------------------------------
-
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.agent_id != self.agent_id or event.kind not in EVENTS:
-            return
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
 
     def pass_ids(self) -> list[str]:
         """The passes in the timeline, top to bottom (tests)."""
@@ -783,10 +714,6 @@ def _reverter(service: object) -> Callable[[str, str, bool], Any] | None:
         return found(agent_id, pass_id, actor=INSPECTOR, dry_run=dry_run)
 
     return revert
-
-
-def _message(exc: BaseException) -> str:
-    return str(getattr(exc, "message", None) or exc)
 
 
 PANE = PaneSpec(

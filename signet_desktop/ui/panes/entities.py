@@ -12,11 +12,11 @@ or memory event of this agent arrives; nothing polls.
 
 from __future__ import annotations
 
-import contextlib
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QHideEvent
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QSplitter,
-    QStackedWidget,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -35,15 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from signet_desktop.domain.events import Event
 from signet_desktop.domain.knowledge import EntityDetail, EntityPage, KnowledgeStats
 from signet_desktop.ui import entity_format as fmt
-from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.graph_view import GraphView
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import select_quietly, single_shot
 
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
@@ -60,6 +57,17 @@ EMPTY_HINT = (
 )
 UNAVAILABLE = "This build has no knowledge graph service, so there are no entities to show."
 NO_MATCH = "No entity matches — try another name or clear the filters."
+FRAME = Frame(
+    title="Entities",
+    count_name="entityCount",
+    icon="entities.svg",
+    empty_title=EMPTY_TITLE,
+    empty_hint=EMPTY_HINT,
+    read_error="The entities could not be read",
+    notice_name="entityNotice",
+    refresh_on=(*EVENT_PREFIXES, *MEMORY_EVENTS),
+    refresh_ms=REFRESH_DELAY_MS,
+)
 Snapshot = tuple[EntityPage, KnowledgeStats | None]
 
 
@@ -119,11 +127,11 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-class EntitiesPane(PaneWidget):
+class EntitiesPane(FramedPane):
     """The entity list and one entity's page."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, FRAME)
         self.setObjectName("entitiesPane")
         self.knowledge: KnowledgeReads | None = getattr(context.service, "knowledge", None)
         self.page: EntityPage | None = None
@@ -131,17 +139,12 @@ class EntitiesPane(PaneWidget):
         self.detail: EntityDetail | None = None
         self.listed: list[str] = []
         self._wanted: str | None = None
-        self._started = False
-        self._flight = SingleFlight(self._read)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._search_timer = single_shot(self, SEARCH_DELAY_MS, self.refresh)
         self._build()
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        header, self.count_label = title_row("Entities", "entityCount")
         self.search = QLineEdit()
         self.search.setObjectName("entitySearch")
         self.search.setPlaceholderText("Find an entity by name or alias…")
@@ -166,7 +169,6 @@ class EntitiesPane(PaneWidget):
         filters.addWidget(self.status_filter)
         filters.addSpacing(12)
         filters.addWidget(self.stats_label, 1, Qt.AlignmentFlag.AlignRight)
-        self.banner = Banner()
         self.list = QListWidget()
         self.list.setObjectName("entityList")
         self.list.setMinimumWidth(LIST_MIN_WIDTH)
@@ -193,19 +195,7 @@ class EntitiesPane(PaneWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(filters)
         column.addWidget(self.splitter, 1)
-        self.content = content
-        self.empty = EmptyState("entities.svg", EMPTY_TITLE, EMPTY_HINT)
-        self.empty.hint_label.setFixedWidth(580)
-        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(580))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(content)
-        self.stack.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(header)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.stack, 1)
+        self.frame_layout(content)
 
     def _page(self) -> QWidget:
         box = QWidget()
@@ -294,68 +284,44 @@ class EntitiesPane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._started = True
-        self.refresh()
-
     def reveal(self, **reveal: Any) -> None:
         """`entity_id=…`: open that entity (the Recall pane's traversal link, other panes)."""
-        entity_id = reveal.get("entity_id")
-        if isinstance(entity_id, str) and entity_id:
-            self._started = True
-            self.select_entity(entity_id)
-            self.refresh()
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        self._refresh_timer.stop()
-        super().hideEvent(event)
+        self.open_revealed(reveal.get("entity_id"), self.select_entity)
 
     def shutdown(self) -> None:
-        self._refresh_timer.stop()
         self._search_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.context.events.event_published.disconnect(self._on_event)
+        super().shutdown()
 
     # -- reading ---------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Re-read the list and stats (one read at a time) and the open entity."""
-        if not self._started or not self.isVisible():
-            return
-        if self.knowledge is None:
-            self.empty.set_text("No knowledge graph", UNAVAILABLE)
-            self.stack.setCurrentWidget(self.empty)
-            self.count_label.setText("")
-            return
-        self._flight.ask()
+    def unavailable(self) -> tuple[str, str] | None:
+        return ("No knowledge graph", UNAVAILABLE) if self.knowledge is None else None
 
     def filters(self) -> tuple[str | None, str | None, str | None]:
         """The search text (None when blank), type and status chosen."""
         text = self.search.text().strip() or None
         return text, self.type_filter.currentData(), self.status_filter.currentData()
 
-    def _read(self) -> None:
+    def reader(self) -> Callable[[], Snapshot]:
         knowledge, agent = self.knowledge, self.context.agent_id
         assert knowledge is not None
         query, kind, status = self.filters()
 
         def read() -> Snapshot:
-            page = knowledge.list_entities(agent, query=query, entity_type=kind, status=status,
-                                           limit=LIST_LIMIT, offset=0)  # fmt: skip
+            page = knowledge.list_entities(
+                agent, query=query, entity_type=kind, status=status, limit=LIST_LIMIT, offset=0
+            )
             return page, knowledge.stats(agent)
 
-        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+        return read
 
-    def _loaded(self, snapshot: Snapshot) -> None:
+    def show_snapshot(self, snapshot: Snapshot) -> None:
         page, stats = snapshot
         self.page, self.stats = page, stats
-        self._flight.done()
         filtered = any(value is not None for value in self.filters()[:2])
         filtered = filtered or self.status_filter.currentData() != "active"
         nothing = page.total == 0 and not filtered
-        self.empty.set_text(EMPTY_TITLE, EMPTY_HINT)
-        self.stack.setCurrentWidget(self.empty if nothing else self.content)
-        self.count_label.setText("" if nothing else fmt.count_text(page, filtered))
+        self.show_listing(nothing, fmt.count_text(page, filtered))
         self.stats_label.setText(fmt.stats_text(stats) if stats is not None else "")
         self._set_types(stats)
         self.no_match.setVisible(not page.items and not nothing)
@@ -363,8 +329,8 @@ class EntitiesPane(PaneWidget):
 
     def _set_types(self, stats: KnowledgeStats | None) -> None:
         choices = fmt.type_choices(stats)
-        known = [(self.type_filter.itemText(i), self.type_filter.itemData(i))
-                 for i in range(self.type_filter.count())]  # fmt: skip
+        combo = self.type_filter
+        known = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
         if choices == known:
             return
         current = self.type_filter.currentData()
@@ -387,8 +353,9 @@ class EntitiesPane(PaneWidget):
             self.list.blockSignals(True)
             self.list.clear()
             for entity in page.items:
-                meta = fmt.entity_meta(entity.entity_type, entity.mentions, entity.status,
-                                       entity.pinned)  # fmt: skip
+                meta = fmt.entity_meta(
+                    entity.entity_type, entity.mentions, entity.status, entity.pinned
+                )
                 row = EntityRow(entity.name, meta)
                 item = QListWidgetItem()
                 item.setData(Qt.ItemDataRole.UserRole, entity.id)
@@ -399,18 +366,12 @@ class EntitiesPane(PaneWidget):
             self.list.verticalScrollBar().setValue(scroll)
             self.listed = ids
         if selected in ids:
-            self.list.blockSignals(True)
-            self.list.setCurrentRow(ids.index(selected))
-            self.list.blockSignals(False)
+            select_quietly(self.list, ids.index(selected))
             self._load_detail(str(selected))
         elif selected is not None:
             self._load_detail(selected)  # opened from elsewhere, or filtered out of the list
         elif ids:
             self.list.setCurrentRow(0)
-
-    def _read_failed(self, exc: BaseException) -> None:
-        self._flight.done()
-        self.banner.show_message(f"The entities could not be read: {_message(exc)}")
 
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.listed):
@@ -419,9 +380,7 @@ class EntitiesPane(PaneWidget):
     def select_entity(self, entity_id: str) -> None:
         """Open `entity_id`'s page (a click on the graph, a link, a list row, `reveal`)."""
         if entity_id in self.listed:
-            self.list.blockSignals(True)
-            self.list.setCurrentRow(self.listed.index(entity_id))
-            self.list.blockSignals(False)
+            select_quietly(self.list, self.listed.index(entity_id))
         else:
             self.list.clearSelection()
         self._load_detail(entity_id)
@@ -440,10 +399,9 @@ class EntitiesPane(PaneWidget):
             if self._wanted == entity_id:
                 self._wanted = None
                 self._show_detail(None)
-                self.banner.show_message(f"The entity could not be read: {_message(exc)}")
+                self.banner.show_message(f"The entity could not be read: {error_text(exc)}")
 
-        self.context.tasks.call(knowledge.get_entity, agent, entity_id, done=shown,
-                                failed=failed)  # fmt: skip
+        self.context.tasks.call(knowledge.get_entity, agent, entity_id, done=shown, failed=failed)
 
     # -- the entity page -------------------------------------------------------------------
 
@@ -533,8 +491,9 @@ class EntitiesPane(PaneWidget):
         self.tabs.setTabText(1, f"Mentions ({detail.mention_total:,})")
         self.mentions_label.setText(
             fmt.mentions_heading(detail) + " · Enter or double-click opens the memory"
-            if rows else "No memory mentions this entity yet."
-        )  # fmt: skip
+            if rows
+            else "No memory mentions this entity yet."
+        )
         for row in rows:
             widget = MentionItem(row)
             item = QListWidgetItem()
@@ -565,21 +524,6 @@ class EntitiesPane(PaneWidget):
         item = self.mentions.item(row)
         if item is not None:
             self._open_mention(item)
-
-    # -- events ----------------------------------------------------------------------------
-
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.agent_id != self.context.agent_id:
-            return
-        kind = event.kind
-        if (kind.startswith(EVENT_PREFIXES) or kind in MEMORY_EVENTS) and (
-            not self._refresh_timer.isActive()
-        ):
-            self._refresh_timer.start()
-
-
-def _message(exc: BaseException) -> str:
-    return str(getattr(exc, "message", None) or exc)
 
 
 PANE = PaneSpec(

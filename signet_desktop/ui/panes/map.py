@@ -241,8 +241,11 @@ class MapPane(PaneWidget):
             bar.addWidget(QLabel(caption))
             bar.addWidget(combo)
         controls: tuple[QWidget, ...] = (
-            self.compute_button, self.progress, self.cancel_button, self.lasso_button,
-        )  # fmt: skip
+            self.compute_button,
+            self.progress,
+            self.cancel_button,
+            self.lasso_button,
+        )
         for widget in controls:
             bar.addWidget(widget)
         bar.addStretch(1)
@@ -504,17 +507,23 @@ class MapPane(PaneWidget):
         projection, agent = self.context.service.projection, self.context.agent_id
         self._set_progress(JobStatus("running", "starting"))
         self.context.tasks.call(
-            projection.start_umap, agent, DIMENSIONS,
-            done=self._job_changed, failed=self._job_failed,
-        )  # fmt: skip
+            projection.start_umap,
+            agent,
+            DIMENSIONS,
+            done=self._job_changed,
+            failed=self._job_failed,
+        )
 
     def cancel_umap(self) -> None:
         projection, agent = self.context.service.projection, self.context.agent_id
         self.cancel_button.setEnabled(False)
         self.context.tasks.call(
-            projection.cancel_umap, agent, DIMENSIONS,
-            done=self._job_changed, failed=self._job_failed,
-        )  # fmt: skip
+            projection.cancel_umap,
+            agent,
+            DIMENSIONS,
+            done=self._job_changed,
+            failed=self._job_failed,
+        )
 
     def _job_changed(self, job: JobStatus) -> None:
         self._set_progress(job if job.running else None)

@@ -14,13 +14,11 @@ Every service call runs off the GUI thread; the pane re-reads on `ontology.chang
 
 from __future__ import annotations
 
-import contextlib
 import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QHideEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -39,20 +37,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from signet_desktop.domain.events import Event
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.ui import proposal_format as fmt
 from signet_desktop.ui.dreaming_format import entity_ids
 from signet_desktop.ui.dreaming_items import tone_colour
-from signet_desktop.ui.empty_state import Banner, EmptyState
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
 
-REFRESH_DELAY_MS = 250
 LIST_MIN_WIDTH = 380
 READ_LIMIT = fmt.MAX_COUNTED
 INSPECTOR = "inspector"  # the actor of decisions made here
@@ -64,6 +58,16 @@ EMPTY_HINT = (
     "archive — it proposes it here with the exact quotes it cites; apply it or reject it with "
     "a reason. Two claims that disagree show here side by side. Passes run from the Dreaming "
     "pane."
+)
+FRAME = Frame(
+    title="Proposals",
+    count_name="proposalCounts",
+    icon="proposals.svg",
+    empty_title=EMPTY_TITLE,
+    empty_hint=EMPTY_HINT,
+    read_error="The proposals could not be read",
+    notice_name="proposalNotice",
+    refresh_on=EVENTS,
 )
 Snapshot = tuple[dict[str, int], list[Proposal], list[Contradiction], dict[str, str]]
 AskReason = Callable[[int], str | None]
@@ -151,11 +155,11 @@ class ContradictionCard(QFrame):
         return label
 
 
-class ProposalsPane(PaneWidget):
+class ProposalsPane(FramedPane):
     """Proposals by status, one proposal's evidence and decision, and contradictions."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, FRAME)
         self.setObjectName("proposalsPane")
         self.ontology = getattr(context.service, "ontology", None)
         self.ask_reject_reason: AskReason = self._ask_reason
@@ -166,16 +170,11 @@ class ProposalsPane(PaneWidget):
         self.items: dict[str, ProposalItem] = {}
         self.names: dict[str, str] = {}  # entity id -> name, for the listed proposals
         self._busy = False
-        self._started = False
-        self._flight = SingleFlight(self._read)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._build()
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        header, self.count_label = title_row("Proposals", "proposalCounts")
         self.tabs = QTabBar()
         self.tabs.setObjectName("proposalTabs")
         self.tabs.setDocumentMode(True)
@@ -183,12 +182,6 @@ class ProposalsPane(PaneWidget):
         for key in TABS:
             self.tabs.addTab(key.capitalize())
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.banner = Banner()
-        self.notice = QLabel("")
-        self.notice.setObjectName("proposalNotice")
-        self.notice.setProperty("role", "muted")
-        self.notice.setWordWrap(True)
-        self.notice.hide()
         self.proposals_view = self._proposals()
         self.contradictions_view = self._contradictions()
         self.views = QStackedWidget()
@@ -200,20 +193,8 @@ class ProposalsPane(PaneWidget):
         column.setSpacing(6)
         column.addWidget(self.tabs)
         column.addWidget(self.views, 1)
-        self.content = content
-        self.empty = EmptyState("proposals.svg", EMPTY_TITLE, EMPTY_HINT)
-        self.empty.hint_label.setFixedWidth(580)
-        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(580))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(content)
-        self.stack.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(header)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.notice)
-        outer.addWidget(self.stack, 1)
+        self.frame_layout(content)
+        self.notice.setWordWrap(True)
 
     def _proposals(self) -> QWidget:
         self.select_all = QCheckBox("Select all")
@@ -319,24 +300,11 @@ class ProposalsPane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._started = True
-        self.refresh()
-
     def reveal(self, **reveal: Any) -> None:
         """`status=pending|applied|rejected|failed|contradictions`: show that tab."""
         status = reveal.get("status")
         if isinstance(status, str) and status in TABS:
             self.tabs.setCurrentIndex(TABS.index(status))
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        self._refresh_timer.stop()
-        super().hideEvent(event)
-
-    def shutdown(self) -> None:
-        self._refresh_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.context.events.event_published.disconnect(self._on_event)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -344,18 +312,12 @@ class ProposalsPane(PaneWidget):
     def tab(self) -> str:
         return TABS[max(0, self.tabs.currentIndex())]
 
-    def refresh(self) -> None:
-        """Re-read counts, the shown tab's proposals and the contradictions."""
-        if not self._started or not self.isVisible():
-            return
+    def unavailable(self) -> tuple[str, str] | None:
         if self.ontology is None:
-            self.empty.set_text("No proposals", "This build has no ontology service.")
-            self.stack.setCurrentWidget(self.empty)
-            self.count_label.setText("")
-            return
-        self._flight.ask()
+            return "No proposals", "This build has no ontology service."
+        return None
 
-    def _read(self) -> None:
+    def reader(self) -> Callable[[], Snapshot]:
         ontology, agent, tab = self.ontology, self.context.agent_id, self.tab
         service = self.context.service
         assert ontology is not None
@@ -372,25 +334,18 @@ class ProposalsPane(PaneWidget):
             ids = {i for p in shown for i in entity_ids(p.payload)}
             return counts, shown, contradictions, entity_names(service, agent, ids)
 
-        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+        return read
 
-    def _loaded(self, snapshot: Snapshot) -> None:
+    def show_snapshot(self, snapshot: Snapshot) -> None:
         counts, shown, contradictions, self.names = snapshot
-        self._flight.done()
         self.counts, self.contradictions = counts, contradictions
         nothing = not any(counts.values()) and not contradictions
-        self.empty.set_text(EMPTY_TITLE, EMPTY_HINT)
-        self.stack.setCurrentWidget(self.empty if nothing else self.content)
-        self.count_label.setText("" if nothing else fmt.counts_text(counts))
+        self.show_listing(nothing, fmt.counts_text(counts))
         for index, key in enumerate(TABS):
             count = len(contradictions) if key == "contradictions" else counts.get(key, 0)
             self.tabs.setTabText(index, fmt.tab_label(key, count))
         self._fill_proposals(shown)
         self._fill_contradictions(contradictions)
-
-    def _read_failed(self, exc: BaseException) -> None:
-        self._flight.done()
-        self.banner.show_message(f"The proposals could not be read: {_message(exc)}")
 
     def _tab_changed(self, index: int) -> None:
         self.views.setCurrentWidget(
@@ -533,14 +488,13 @@ class ProposalsPane(PaneWidget):
         if refused:
             self.banner.show_message(f"{head}: " + "; ".join(refused[:5]), "warn")
         else:
-            self.notice.setText(head + ".")
-            self.notice.show()
+            self.say(head + ".")
         self.select_all.setChecked(False)
         self.refresh()
 
     def _decide_failed(self, exc: BaseException) -> None:
         self._set_busy(False)
-        self.banner.show_message(f"Nothing was decided: {_message(exc)}")
+        self.banner.show_message(f"Nothing was decided: {error_text(exc)}")
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -585,21 +539,9 @@ class ProposalsPane(PaneWidget):
     def _review(self, entity_id: str) -> None:
         self.context.navigator.show_pane("entities", entity_id=entity_id)
 
-    # -- events ----------------------------------------------------------------------------
-
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.agent_id != self.context.agent_id:
-            return
-        if event.kind in EVENTS and not self._refresh_timer.isActive():
-            self._refresh_timer.start()
-
     def proposal_ids(self) -> list[str]:
         """The listed proposals, top to bottom (tests)."""
         return [p.id for p in self.listed]
-
-
-def _message(exc: BaseException) -> str:
-    return str(getattr(exc, "message", None) or exc)
 
 
 PANE = PaneSpec(

@@ -11,7 +11,6 @@ exactly the listed jobs (tests replace `confirm_repair`).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
@@ -31,26 +30,22 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from signet_desktop.domain.events import Event
 from signet_desktop.queue.jobs import Job
 from signet_desktop.queue.repair import ACTIONS, RepairOutcome, RepairRequest
 from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics, RepairResult
 from signet_desktop.ui import queue_format as fmt
-from signet_desktop.ui.empty_state import Banner, EmptyState
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import single_shot
 
-REFRESH_DELAY_MS = 250
 CHART_SAMPLE_MS = 10_000
 TABLE_LIMIT = 200
 COLUMNS = ("Job", "Type", "Attempts", "State", "Changed", "Error")
@@ -69,6 +64,17 @@ EMPTY_HINT = (
     "Background work queues here as durable jobs: documents being ingested, vectors being "
     "backfilled. Each one shows its attempts, payload and error as it runs; dead jobs can be "
     "requeued and finished ones pruned, always with a dry run first."
+)
+FRAME = Frame(
+    title="Queue",
+    count_name="queueHealth",
+    icon="queue.svg",
+    empty_title=EMPTY_TITLE,
+    empty_hint=EMPTY_HINT,
+    read_error="The queue could not be read",
+    notice_name="queueNotice",
+    refresh_on=("queue.repaired", *EVENT_PREFIXES),
+    hint_width=560,
 )
 Snapshot = tuple[QueueDiagnostics, list[Job], list[tuple[float, dict[str, int]]]]
 Confirm = Callable[[RepairOutcome], bool]
@@ -119,10 +125,16 @@ class JobDetail(QWidget):
         column.setContentsMargins(12, 0, 0, 0)
         column.addWidget(self.heading)
         column.addLayout(self.form)
-        self.labels = {"error": QLabel("Error"), "payload": QLabel("Payload"),
-                       "result": QLabel("Result")}  # fmt: skip
-        for key, edit in (("error", self.error), ("payload", self.payload),
-                          ("result", self.result)):  # fmt: skip
+        self.labels = {
+            "error": QLabel("Error"),
+            "payload": QLabel("Payload"),
+            "result": QLabel("Result"),
+        }
+        for key, edit in (
+            ("error", self.error),
+            ("payload", self.payload),
+            ("result", self.result),
+        ):
             self.labels[key].setProperty("role", "muted")
             column.addWidget(self.labels[key])
             column.addWidget(edit)
@@ -147,8 +159,11 @@ class JobDetail(QWidget):
             "payload": fmt.payload_text(job) if job else "",
             "result": fmt.result_text(job) if job else "",
         }
-        for key, edit in (("error", self.error), ("payload", self.payload),
-                          ("result", self.result)):  # fmt: skip
+        for key, edit in (
+            ("error", self.error),
+            ("payload", self.payload),
+            ("result", self.result),
+        ):
             edit.setPlainText(texts[key])
             fit_lines(edit, texts[key])
             shown = bool(texts[key])
@@ -173,30 +188,25 @@ class JobDetail(QWidget):
             self._act(action, (self.job.id,))
 
 
-class QueuePane(PaneWidget):
+class QueuePane(FramedPane):
     """Counts, chart, jobs and repair for the window's agent."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, FRAME)
         self.setObjectName("queuePane")
         self.ops = context.service.pipeline.queue
         self.confirm_repair: Confirm = self._ask_to_apply
         self.history = fmt.CountHistory()
         self.report: QueueDiagnostics | None = None
         self.rows: list[Job] = []
-        self._started = False
-        self._flight = SingleFlight(self._read)
         self._repairing = False
         self._seeded = False
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.refresh)
         self._sample_timer = single_shot(self, CHART_SAMPLE_MS, self.refresh)
         self._build()
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        header, self.health_label = title_row("Queue", "queueHealth")
         self.repair_button = QPushButton("Repair… (dry run first)")
         self.repair_button.setObjectName("queueRepair")
         menu = QMenu(self.repair_button)
@@ -204,15 +214,8 @@ class QueuePane(PaneWidget):
             entry = menu.addAction(fmt.REPAIR_LABELS[action][0])
             entry.triggered.connect(lambda _c=False, a=action: self.start_repair(a))
         self.repair_button.setMenu(menu)
-        header.addSpacing(12)
-        header.addWidget(self.repair_button)
         self.pills = CountPills()
         self.chart = CountsChart()
-        self.banner = Banner()
-        self.notice = QLabel("")
-        self.notice.setObjectName("queueNotice")
-        self.notice.setProperty("role", "muted")
-        self.notice.hide()
         self.state_filter = QComboBox()
         self.state_filter.setObjectName("queueStateFilter")
         for label, value in STATE_CHOICES:
@@ -246,20 +249,8 @@ class QueuePane(PaneWidget):
         column.addWidget(self.chart)
         column.addLayout(filters)
         column.addWidget(self.splitter, 1)
-        self.empty = EmptyState("queue.svg", EMPTY_TITLE, EMPTY_HINT)
-        self.empty.hint_label.setFixedWidth(560)
-        self.empty.hint_label.setMinimumHeight(self.empty.hint_label.heightForWidth(560))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(content)
-        self.stack.addWidget(self.empty)
-        self.content = content
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(header)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.notice)
-        outer.addWidget(self.stack, 1)
+        self.frame_layout(content, header=[self.repair_button])
+        self.health_label = self.count_label  # the queue's count is its health
 
     def _table(self) -> QTableWidget:
         table = QTableWidget(0, len(COLUMNS))
@@ -279,10 +270,6 @@ class QueuePane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._started = True
-        self.refresh()
-
     def deactivated(self) -> None:
         self._sample_timer.stop()
 
@@ -299,20 +286,12 @@ class QueuePane(PaneWidget):
         super().hideEvent(event)
 
     def shutdown(self) -> None:
-        self._refresh_timer.stop()
         self._sample_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.context.events.event_published.disconnect(self._on_event)
+        super().shutdown()
 
     # -- reading ---------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Read counts and jobs off the GUI thread (one read at a time; a late ask reruns)."""
-        if not self._started or not self.isVisible():
-            return  # a hidden pane reads again when it is shown (`activated`)
-        self._flight.ask()
-
-    def _read(self) -> None:
+    def reader(self) -> Callable[[], Snapshot]:
         agent, ops = self.context.agent_id, self.ops
         state, kind = self.state_filter.currentData(), self.type_filter.currentData()
 
@@ -323,9 +302,9 @@ class QueuePane(PaneWidget):
             rows = ops.jobs(agent, status=state, job_type=kind, limit=TABLE_LIMIT)
             return report, rows, ops.history(agent) if seed else []
 
-        self.context.tasks.call(read, done=self._loaded, failed=self._read_failed)
+        return read
 
-    def _loaded(self, snapshot: Snapshot) -> None:
+    def show_snapshot(self, snapshot: Snapshot) -> None:
         report, rows, past = snapshot
         self.report, self.rows = report, rows
         now = time.monotonic()
@@ -341,10 +320,9 @@ class QueuePane(PaneWidget):
         self._fill_table(rows)
         filtered = self.state_filter.currentIndex() > 0 or self.type_filter.currentIndex() > 0
         nothing = not rows and not filtered and not any(report.counts.values())
-        self.stack.setCurrentWidget(self.empty if nothing else self.content)
+        self.show_listing(nothing)
         if self.isVisible():
             self._sample_timer.start()
-        self._flight.done()
 
     def _set_health(self, report: QueueDiagnostics) -> None:
         theme = current_theme()
@@ -352,10 +330,6 @@ class QueuePane(PaneWidget):
         text = fmt.health_text(report)
         self.health_label.setText(text[:1].upper() + text[1:])
         self.health_label.setStyleSheet(f"color: {colour};")
-
-    def _read_failed(self, exc: BaseException) -> None:
-        self.banner.show_message(f"The queue could not be read: {exc}")
-        self._flight.done()
 
     def _set_types(self, report: QueueDiagnostics) -> None:
         known = [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]
@@ -418,15 +392,6 @@ class QueuePane(PaneWidget):
         """The ids in the table, top to bottom (tests)."""
         return [job.id for job in self.rows]
 
-    # -- events ----------------------------------------------------------------------------
-
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.agent_id != self.context.agent_id:
-            return
-        wanted = event.kind == "queue.repaired" or event.kind.startswith(EVENT_PREFIXES)
-        if wanted and not self._refresh_timer.isActive():
-            self._refresh_timer.start()
-
     # -- repair ----------------------------------------------------------------------------
 
     def start_repair(self, action: str, ids: Sequence[str] = ()) -> None:
@@ -439,26 +404,32 @@ class QueuePane(PaneWidget):
         self.banner.clear()
         agent = self.context.agent_id
         self.context.tasks.call(
-            self.ops.repair, agent, request,
-            done=lambda result: self._previewed(request, result), failed=self._repair_failed,
-        )  # fmt: skip
+            self.ops.repair,
+            agent,
+            request,
+            done=lambda result: self._previewed(request, result),
+            failed=self._repair_failed,
+        )
 
     def _previewed(self, request: RepairRequest, result: RepairResult) -> None:
         outcome = result.outcome
         if not outcome.affected:
             self._repairing = False
-            self._say(fmt.preview_text(outcome))
+            self.say(fmt.preview_text(outcome))
             return
         if not self.confirm_repair(outcome):
             self._repairing = False
-            self._say("Nothing changed.")
+            self.say("Nothing changed.")
             return
         planned = outcome.ids
         apply = dataclasses.replace(request, dry_run=False, ids=planned, max_batch=len(planned))
         self.context.tasks.call(
-            self.ops.repair, self.context.agent_id, apply,
-            done=lambda done: self._applied(planned, done), failed=self._repair_failed,
-        )  # fmt: skip
+            self.ops.repair,
+            self.context.agent_id,
+            apply,
+            done=lambda done: self._applied(planned, done),
+            failed=self._repair_failed,
+        )
 
     def _applied(self, planned: Sequence[str], result: RepairResult) -> None:
         self._repairing = False
@@ -469,16 +440,12 @@ class QueuePane(PaneWidget):
         if level == "warn":
             self.banner.show_message(text, "warn")
         else:
-            self._say(text)
+            self.say(text)
         self.refresh()
 
     def _repair_failed(self, exc: BaseException) -> None:
         self._repairing = False
         self.banner.show_message(f"The repair failed: {exc}")
-
-    def _say(self, text: str) -> None:
-        self.notice.setText(text)
-        self.notice.show()
 
     def _ask_to_apply(self, outcome: RepairOutcome) -> bool:
         """The default confirmation: the dry run's jobs, Apply or Cancel (Cancel default)."""

@@ -49,8 +49,12 @@ CAPTURE_EVENT = "transcript.captured"
 REFRESH_DELAY_MS = 250  # turns arriving together (a session end) become one refresh
 TYPING_DELAY_MS = 300
 ANY = "__any__"
-STATUS_CHOICES = (("Any status", None), ("Open", "open"), ("Completed", "completed"),
-                  ("Imported", "imported"))  # fmt: skip
+STATUS_CHOICES = (
+    ("Any status", None),
+    ("Open", "open"),
+    ("Completed", "completed"),
+    ("Imported", "imported"),
+)
 EMPTY_TITLE = "No sessions yet"
 EMPTY_HINT = (
     "Sessions arrive when an agent's hooks reach the daemon{url}. Connect one from a terminal "
