@@ -9,14 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from signet_desktop.domain.ontology import Contradiction, Proposal
-from signet_desktop.ui.dreaming_format import (
-    Names,
-    Quote,
-    operation_subject,
-    quotes_of,
-    short_ref,
-)
+from signet_desktop.ui.dreaming_format import Names, operation_subject
 from signet_desktop.ui.hit_format import preview, relative_date
+from signet_desktop.ui.quote_format import Quote, quotes_of, short_ref
 
 STATUSES = ("pending", "applied", "rejected", "failed")
 STATUS_TONES = {"pending": "accent", "applied": "ok", "rejected": "muted", "failed": "error"}

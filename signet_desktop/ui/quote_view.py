@@ -15,16 +15,16 @@ from typing import Any
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from signet_desktop.ui import dreaming_format as fmt
+from signet_desktop.ui import quote_format as quote_fmt
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.style import current_theme
 
 HIGHLIGHT = {"light": "#fde68a", "dark": "#6b5416"}  # a cited quote in its source
 
 
-def colours() -> fmt.QuoteColours:
+def colours() -> quote_fmt.QuoteColours:
     theme = current_theme()
-    return fmt.QuoteColours(
+    return quote_fmt.QuoteColours(
         HIGHLIGHT.get(theme.name, HIGHLIGHT["light"]),
         theme.text,
         theme.muted,
@@ -42,10 +42,12 @@ class QuoteView(QTextBrowser):
         self.setOpenLinks(False)
         self.anchorClicked.connect(self.open_source)
         self.sources: dict[str, str | None] = {}
-        self._shown: tuple[str, tuple[fmt.Quote, ...]] = ("", ())
+        self._shown: tuple[str, tuple[quote_fmt.Quote, ...]] = ("", ())
         self._token = 0
 
-    def show_quotes(self, header_html: str, quotes: Sequence[fmt.Quote], agent_id: str) -> None:
+    def show_quotes(
+        self, header_html: str, quotes: Sequence[quote_fmt.Quote], agent_id: str
+    ) -> None:
         """Draw the header and quotes, then again once their sources are read."""
         self._token += 1
         token = self._token
@@ -81,7 +83,7 @@ class QuoteView(QTextBrowser):
 
     def _draw(self) -> None:
         header, quotes = self._shown
-        self.setHtml(header + fmt.quotes_html(quotes, self.sources, colours()))
+        self.setHtml(header + quote_fmt.quotes_html(quotes, self.sources, colours()))
 
     def open_source(self, url: QUrl) -> None:
         """A quote's link: the transcript at its turn, or the memory."""

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDetail
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
+from signet_desktop.ui import quote_format as quote_fmt
 from signet_desktop.ui.dreaming_items import OperationItem, PassItem, tone_colour
 from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
@@ -545,7 +546,7 @@ class DreamingPane(FramedPane):
         record = self._records[row]
         self.operation = record
         self.quotes.show_quotes(
-            self._operation_header(record), fmt.quotes_of(record.evidence), self.agent_id
+            self._operation_header(record), quote_fmt.quotes_of(record.evidence), self.agent_id
         )
 
     def _operation_header(self, record: OperationRecord) -> str:
@@ -579,7 +580,9 @@ class DreamingPane(FramedPane):
         self.banner.clear()
 
         def started(pass_id: str) -> None:
-            self.say(f"Pass {fmt.short_ref(pass_id)} started ({mode}); it shows here as it runs.")
+            self.say(
+                f"Pass {quote_fmt.short_ref(pass_id)} started ({mode}); it shows here as it runs."
+            )
             self._wanted = pass_id
             self.refresh()
 
@@ -597,7 +600,7 @@ class DreamingPane(FramedPane):
         self.cancel_button.setEnabled(False)
 
         def cancelled(_answer: object) -> None:
-            self.say(f"Pass {fmt.short_ref(pass_id)} is being cancelled.")
+            self.say(f"Pass {quote_fmt.short_ref(pass_id)} is being cancelled.")
             self.refresh()
 
         def refused(exc: BaseException) -> None:
@@ -639,7 +642,7 @@ class DreamingPane(FramedPane):
             self._reverting = False
             count = len(list(getattr(plan, "changes", ()) or ()))
             self.say(
-                f"Pass {fmt.short_ref(pass_id)} reverted: {count} change"
+                f"Pass {quote_fmt.short_ref(pass_id)} reverted: {count} change"
                 f"{'' if count == 1 else 's'} undone."
             )
             self.refresh()

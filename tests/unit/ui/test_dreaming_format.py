@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from signet_desktop.domain.dreaming import MutationCounts, PassUsage
 from signet_desktop.ui import dreaming_format as fmt
+from signet_desktop.ui import quote_format as quote_fmt
 from tests.unit.ui.dreaming_values import (
     QUOTE,
     TRANSCRIPT,
@@ -75,7 +76,7 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
     assert applied.title == "✔ set_claim_value" and applied.tone == "ok"
     assert applied.subject == 'billing · database = "Postgres 16"'
     assert applied.outcome == "applied: attribute c2abcdef…"
-    assert applied.quotes == (fmt.Quote(QUOTE, "transcript:8c35aa"),)
+    assert applied.quotes == (quote_fmt.Quote(QUOTE, "transcript:8c35aa"),)
     refused = fmt.operation_row(an_operation(1, "merge_entities", "failed",
         {"targets": ["e-old-123456", "e-new-123456"], "survivor": "e-new-123456"}, evidence=(),
         code="attention_required", reason="hygiene op needs attention:<id>"),
@@ -107,25 +108,29 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
 
 
 def test_a_quote_is_found_in_its_transcript_with_its_turn() -> None:
-    context = fmt.quote_context(TRANSCRIPT, f"  {QUOTE} ", chars=20)
+    context = quote_fmt.quote_context(TRANSCRIPT, f"  {QUOTE} ", chars=20)
     assert context.found and context.match == QUOTE
     assert context.turn == 2  # the third turn
     assert context.before.startswith("…") and context.before.endswith("user: ")
     assert context.after.startswith(", the replica")
-    html = fmt.highlight_html(context, "#fde68a", "#000")
+    html = quote_fmt.highlight_html(context, "#fde68a", "#000")
     assert f"<span style='background-color: #fde68a; color: #000;'>{QUOTE}</span>" in html
     assert "<br>" in html
-    missing = fmt.quote_context(TRANSCRIPT, "Postgres 17")
-    assert not missing.found and fmt.highlight_html(missing, "#ff0", "#000") == "<i>Postgres 17</i>"
-    assert fmt.turn_of("no roles here", 3) is None
+    missing = quote_fmt.quote_context(TRANSCRIPT, "Postgres 17")
     assert (
-        fmt.source_label(fmt.Quote(QUOTE, "transcript:8c35aa"), 2) == "transcript 8c35aa · turn 3"
+        not missing.found
+        and quote_fmt.highlight_html(missing, "#ff0", "#000") == "<i>Postgres 17</i>"
+    )
+    assert quote_fmt.turn_of("no roles here", 3) is None
+    assert (
+        quote_fmt.source_label(quote_fmt.Quote(QUOTE, "transcript:8c35aa"), 2)
+        == "transcript 8c35aa · turn 3"
     )
 
 
 def test_highlighting_escapes_the_source() -> None:
-    context = fmt.quote_context("a <b>bold</b> & claim", "<b>bold</b>")
-    assert fmt.highlight_html(context, "y", "k") == (
+    context = quote_fmt.quote_context("a <b>bold</b> & claim", "<b>bold</b>")
+    assert quote_fmt.highlight_html(context, "y", "k") == (
         "a <span style='background-color: y; color: k;'>&lt;b&gt;bold&lt;/b&gt;</span> &amp; claim"
     )
 
@@ -163,18 +168,18 @@ def test_revert_preview_lists_changes_or_blockers() -> None:
 
 
 def test_quotes_html_links_sources_and_says_what_is_missing() -> None:
-    colours = fmt.QuoteColours("#ff0", "#000", "#777", "#00f", "#f00")
-    quotes = (fmt.Quote(QUOTE, "transcript:8c35aa"), fmt.Quote("gone", "memory:m1"),
-              fmt.Quote("odd", "summary:s1"))  # fmt: skip
-    loading = fmt.quotes_html(quotes, {}, colours)
+    colours = quote_fmt.QuoteColours("#ff0", "#000", "#777", "#00f", "#f00")
+    quotes = (quote_fmt.Quote(QUOTE, "transcript:8c35aa"), quote_fmt.Quote("gone", "memory:m1"),
+              quote_fmt.Quote("odd", "summary:s1"))  # fmt: skip
+    loading = quote_fmt.quotes_html(quotes, {}, colours)
     assert loading.count("loading the source…") == 3
-    done = fmt.quotes_html(quotes, {"transcript:8c35aa": TRANSCRIPT, "memory:m1": None,
+    done = quote_fmt.quotes_html(quotes, {"transcript:8c35aa": TRANSCRIPT, "memory:m1": None,
                                     "summary:s1": "nothing odd here? no"}, colours)  # fmt: skip
     assert "href='transcript:8c35aa#2'" in done and "→ transcript 8c35aa · turn 3" in done
     assert "href='memory:m1'" in done and "source text unavailable" in done
     assert "not found verbatim" not in done  # "odd" is in the summary
     assert "<span style='color:#777'>summary s1</span>" in done  # no pane to link to
-    assert fmt.quotes_html((), {}, colours) == "<p style='color:#777'>No evidence cited.</p>"
+    assert quote_fmt.quotes_html((), {}, colours) == "<p style='color:#777'>No evidence cited.</p>"
 
 
 def test_each_apply_call_knows_the_operations_it_sent() -> None:
