@@ -1,5 +1,9 @@
 """The Dreaming pane: every pass as a timeline, and one pass audited down to each quote.
 
+Over 600 lines: the pass audit's three views (tool calls, operations, quotes) select each
+other, so they stay in one class until they become one `PassAudit` widget (its words and
+quotes already live in `ui/dreaming_format.py` and `ui/quote_format.py`).
+
 Left, the agent's passes newest first (mode, status, duration, tokens, cost, what changed),
 filtered by agent and status. Right, the selected pass: its heading and facts; its ordered
 tool calls (expand one for its arguments and result; the selected call's JSON in full below);
