@@ -211,26 +211,26 @@ def test_a_pass_is_audited_down_to_its_quotes(
     settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
     assert pane.pass_ids() == ["p1", "p0"]
     assert pane.count_label.text() == "2 passes · 1 completed · 1 failed"
-    assert pane.heading.text().startswith("Pass 2026-11-30 03:12 · incremental · completed")
-    assert pane.calls.topLevelItemCount() == 2
-    first = pane.calls.topLevelItem(0)
+    assert pane.audit.heading.text().startswith("Pass 2026-11-30 03:12 · incremental · completed")
+    assert pane.audit.calls.topLevelItemCount() == 2
+    first = pane.audit.calls.topLevelItem(0)
     assert first.text(0) == '1 search_evidence("billing db")' and first.childCount() == 2
-    pane.calls.setCurrentItem(first)
-    assert '"query": "billing db"' in pane.call_json.toPlainText()
-    assert pane.ops.count() == 2
-    assert "1 applied ✔ · 1 failed ✘" in pane.ops_label.text()
-    settle(qt_loop, pane_context, until=lambda: "turn 3" in pane.quotes.toPlainText())
-    assert QUOTE in pane.quotes.toPlainText()
-    assert "background-color" in pane.quotes.toHtml()
-    pane._open_anchor(QUrl("transcript:8c35aa#2"))
+    pane.audit.calls.setCurrentItem(first)
+    assert '"query": "billing db"' in pane.audit.call_json.toPlainText()
+    assert pane.audit.ops.count() == 2
+    assert "1 applied ✔ · 1 failed ✘" in pane.audit.ops_label.text()
+    settle(qt_loop, pane_context, until=lambda: "turn 3" in pane.audit.quotes.toPlainText())
+    assert QUOTE in pane.audit.quotes.toPlainText()
+    assert "background-color" in pane.audit.quotes.toHtml()
+    pane.audit.open_anchor(QUrl("transcript:8c35aa#2"))
     assert navigator.panes[-1] == ("transcripts", {"session_key": "8c35aa", "turn": 2})
-    pane.ops.setCurrentRow(1)
-    assert "refused (attention_required)" in pane.quotes.toPlainText()
-    assert "No evidence cited" in pane.quotes.toPlainText()
-    assert "48k of 128k tokens" in pane.window_text.toPlainText()
-    assert "Cite exact quotes." in pane.runbook_text.toPlainText()
-    assert "blocked by content safety" in pane.exclusions_text.toPlainText()
-    assert pane.tabs.tabText(2) == "Exclusions (1)"
+    pane.audit.ops.setCurrentRow(1)
+    assert "refused (attention_required)" in pane.audit.quotes.toPlainText()
+    assert "No evidence cited" in pane.audit.quotes.toPlainText()
+    assert "48k of 128k tokens" in pane.audit.window_text.toPlainText()
+    assert "Cite exact quotes." in pane.audit.runbook_text.toPlainText()
+    assert "blocked by content safety" in pane.audit.exclusions_text.toPlainText()
+    assert pane.audit.tabs.tabText(2) == "Exclusions (1)"
 
 
 def test_status_filter_and_run_a_pass(
@@ -284,12 +284,12 @@ def test_revert_shows_the_dry_run_and_reverts_only_when_confirmed(
     settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
     asked: list[tuple[str, list[str], bool]] = []
     pane.confirm_revert = lambda head, lines, ok: asked.append((head, lines, ok)) is None and False
-    pane.revert_button.click()
+    pane.audit.revert_button.click()
     settle(qt_loop, pane_context, until=lambda: bool(asked))
     assert asked == [("Reverting undoes 1 change:", ["archive claim database = Postgres 16"], True)]
     assert revert.calls == [("default", "p1", True)]
     pane.confirm_revert = lambda head, lines, ok: True
-    pane.revert_button.click()
+    pane.audit.revert_button.click()
     settle(qt_loop, pane_context, until=lambda: "reverted" in pane.notice.text())
     assert revert.calls[-2:] == [("default", "p1", True), ("default", "p1", False)]
 
@@ -301,7 +301,7 @@ def test_a_blocked_revert_says_why_and_changes_nothing(
     pane = open_pane(qtbot, pane_context, qt_loop, Shim(FakeDreaming(two_agents()), revert))
     settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
     pane.confirm_revert = lambda head, lines, ok: True
-    pane.revert_button.click()
+    pane.audit.revert_button.click()
     settle(qt_loop, pane_context, until=lambda: bool(pane.banner.text))
     assert "cannot be reverted" in pane.banner.text and "merged Postgres" in pane.banner.text
     assert [dry for _a, _p, dry in revert.calls] == [True]
@@ -399,42 +399,48 @@ def test_run_a_pass_then_audit_it_and_revert_it(
     record = pane.detail.record  # type: ignore[union-attr]
     assert record.status == "completed" and record.summary == "Alice is in Lisbon"
     assert pane.pass_ids() == [record.id]
-    lines = [pane.calls.topLevelItem(i).text(0) for i in range(pane.calls.topLevelItemCount())]
+    lines = [
+        pane.audit.calls.topLevelItem(i).text(0)
+        for i in range(pane.audit.calls.topLevelItemCount())
+    ]
     assert lines == [
         '1 search_evidence("Alice Lisbon")',
         "2 apply_ontology_ops(2 ops)",
         "3 runbook_write(" + lines[2].split("(", 1)[1],
     ]
-    apply = pane.calls.topLevelItem(1)  # the apply call lists what it did, op by op
+    apply = pane.audit.calls.topLevelItem(1)  # the apply call lists what it did, op by op
     assert apply.isExpanded() and apply.childCount() == 4
     assert apply.child(2).text(0) == "✔ create_entity  Alice · person"
     assert apply.child(3).text(0).startswith(("– create_entity  Bob", "✘ create_entity  Bob"))
-    pane.calls.setCurrentItem(apply.child(3))  # selects that operation
-    assert pane.operation is not None and pane.operation.payload["name"] == "Bob"
-    pane.ops.setCurrentRow(0)
-    assert pane.ops.count() == 2 and "1 applied ✔" in pane.ops_label.text()
-    settle(qt_loop, dream_context, until=lambda: "memory " in pane.quotes.toPlainText())
+    pane.audit.calls.setCurrentItem(apply.child(3))  # selects that operation
+    assert pane.audit.operation is not None and pane.audit.operation.payload["name"] == "Bob"
+    pane.audit.ops.setCurrentRow(0)
+    assert pane.audit.ops.count() == 2 and "1 applied ✔" in pane.audit.ops_label.text()
+    settle(qt_loop, dream_context, until=lambda: "memory " in pane.audit.quotes.toPlainText())
     assert (
-        "Alice moved to Lisbon" in pane.quotes.toHtml()
-        and "background-color" in pane.quotes.toHtml()
+        "Alice moved to Lisbon" in pane.audit.quotes.toHtml()
+        and "background-color" in pane.audit.quotes.toHtml()
     )
-    pane._open_anchor(QUrl(f"memory:{memory_id}"))
+    pane.audit.open_anchor(QUrl(f"memory:{memory_id}"))
     assert navigator.opened == [memory_id]
-    pane.ops.setCurrentRow(1)
-    assert "Bob" in pane.quotes.toPlainText() and "quote" in pane.quotes.toPlainText().lower()
-    assert f"memory:{memory_id}" in pane.window_text.toPlainText()
-    assert "Alice is in Lisbon" in pane.runbook_text.toPlainText()
+    pane.audit.ops.setCurrentRow(1)
+    assert (
+        "Bob" in pane.audit.quotes.toPlainText()
+        and "quote" in pane.audit.quotes.toPlainText().lower()
+    )
+    assert f"memory:{memory_id}" in pane.audit.window_text.toPlainText()
+    assert "Alice is in Lisbon" in pane.audit.runbook_text.toPlainText()
     assert [e.name for e in service.knowledge.list_entities("default").items] == ["Alice"]
 
     asked: list[tuple[str, list[str], bool]] = []
     pane.confirm_revert = lambda head, lines, ok: asked.append((head, lines, ok)) is None and False
-    pane.revert_button.click()
+    pane.audit.revert_button.click()
     settle(qt_loop, dream_context, until=lambda: bool(asked))
     head, changes, can_apply = asked[0]
     assert head.startswith("Reverting undoes") and can_apply and changes
     assert [e.name for e in service.knowledge.list_entities("default").items] == ["Alice"]
     pane.confirm_revert = lambda head, lines, ok: True
-    pane.revert_button.click()
+    pane.audit.revert_button.click()
     settle(qt_loop, dream_context, until=lambda: "reverted" in pane.notice.text())
     assert service.knowledge.list_entities("default").items == ()
 

@@ -1,9 +1,5 @@
 """The Dreaming pane: every pass as a timeline, and one pass audited down to each quote.
 
-Over 600 lines: the pass audit's three views (tool calls, operations, quotes) select each
-other, so they stay in one class until they become one `PassAudit` widget (its words and
-quotes already live in `ui/dreaming_format.py` and `ui/quote_format.py`).
-
 Left, the agent's passes newest first (mode, status, duration, tokens, cost, what changed),
 filtered by agent and status. Right, the selected pass: its heading and facts; its ordered
 tool calls (expand one for its arguments and result; the selected call's JSON in full below);
@@ -12,7 +8,8 @@ every operation the apply seam saw — applied ✔, proposed ‖, skipped, faile
 (a transcript quote links to the Transcripts pane at that session); the evidence window, the
 runbook and the exclusions with their reasons. "Run a pass" triggers one (disabled, with the
 reason, when no inference provider is configured); "Revert this pass…" runs the revert as a
-dry run, shows its changes or what blocks it, and reverts only when confirmed.
+dry run, shows its changes or what blocks it, and reverts only when confirmed. The right side
+is one widget, `ui/pass_audit.py: PassAudit`.
 
 Every service call runs off the GUI thread; the pane re-reads on `dream.*`, `ontology.changed`
 and `pass.reverted` events of the shown agent, never on a timer.
@@ -20,27 +17,19 @@ and `pass.reverted` events of the shown agent, never on a timer.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl
-from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTabWidget,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -49,12 +38,10 @@ from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDet
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
-from signet_desktop.ui.dreaming_items import OperationItem, PassItem, tone_colour
-from signet_desktop.ui.hit_format import preview
+from signet_desktop.ui.dreaming_items import PassItem
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
-from signet_desktop.ui.quote_view import QuoteView
-from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.pass_audit import PassAudit
 from signet_desktop.ui.widgets import select_quietly
 
 LIST_LIMIT = 100
@@ -82,7 +69,6 @@ NO_INFERENCE = (
     "server such as Ollama or llama.cpp, or Anthropic)."
 )
 HARNESS_LABELS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}  # acpx:<kind>
-OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 INSPECTOR = "inspector"  # the actor of a revert started here
 Snapshot = tuple[list[DreamingPass], DreamingStatus | None, list[str]]
 Confirm = Callable[[str, list[str], bool], bool]
@@ -98,10 +84,6 @@ class DreamingPane(FramedPane):
         self.confirm_revert: Confirm = self._ask_to_revert
         self.passes: list[DreamingPass] = []
         self.status: DreamingStatus | None = None
-        self.detail: PassDetail | None = None
-        self.operation: OperationRecord | None = None
-        self._records: list[OperationRecord] = []
-        self.names: dict[str, str] = {}  # entity id -> name, for the shown pass's operations
         self._wanted: str | None = None
         self._reverting = False
         self._build()
@@ -150,7 +132,8 @@ class DreamingPane(FramedPane):
         self.list.currentRowChanged.connect(self._on_row)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.list)
-        self.splitter.addWidget(self._detail())
+        self.audit = PassAudit(self.context, self.revert_current, lambda: self.agent_id)
+        self.splitter.addWidget(self.audit)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([LIST_MIN_WIDTH, 760])
@@ -162,107 +145,10 @@ class DreamingPane(FramedPane):
         self.frame_layout(content, header=[self.mode, self.run_button, self.cancel_button])
         self.notice.setWordWrap(True)
 
-    def _detail(self) -> QWidget:
-        box = QWidget()
-        box.setObjectName("dreamDetail")
-        self.heading = QLabel("Select a pass")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
-        self.facts = QLabel("")
-        self.facts.setObjectName("dreamFacts")
-        self.facts.setProperty("role", "muted")
-        self.facts.setWordWrap(True)
-        self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary = QLabel("")
-        self.summary.setObjectName("dreamSummary")
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.revert_button = QPushButton("Revert this pass…")
-        self.revert_button.setObjectName("dreamRevert")
-        self.revert_button.clicked.connect(self.revert_current)
-        top = QHBoxLayout()
-        top.addWidget(self.heading, 1)
-        top.addWidget(self.revert_button, 0, Qt.AlignmentFlag.AlignTop)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.calls_label = QLabel("Timeline")
-        self.calls_label.setProperty("role", "muted")
-        self.calls = QTreeWidget()
-        self.calls.setObjectName("dreamToolCalls")
-        self.calls.setHeaderLabels(["Tool call", "Took"])
-        self.calls.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.calls.header().setStretchLastSection(False)
-        self.calls.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.calls.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.calls.currentItemChanged.connect(lambda item, _old: self._show_call(item))
-        self.call_json = QPlainTextEdit()
-        self.call_json.setObjectName("dreamCallJson")
-        self.call_json.setReadOnly(True)
-        self.call_json.setFont(mono)
-        self.call_json.setPlaceholderText("Select a tool call to see its arguments and result.")
-        calls_split = QSplitter(Qt.Orientation.Vertical)
-        calls_split.addWidget(self.calls)
-        calls_split.addWidget(self.call_json)
-        calls_split.setSizes([260, 140])
-        calls_box = QWidget()
-        calls_column = QVBoxLayout(calls_box)
-        calls_column.setContentsMargins(0, 0, 0, 0)
-        calls_column.setSpacing(4)
-        calls_column.addWidget(self.calls_label)
-        calls_column.addWidget(calls_split, 1)
-        self.ops_label = QLabel("Operations")
-        self.ops_label.setProperty("role", "muted")
-        self.ops = QListWidget()
-        self.ops.setObjectName("dreamOperations")
-        self.ops.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.ops.currentRowChanged.connect(self._on_operation)
-        self.quotes = QuoteView(self.context)
-        self.quotes.setObjectName("dreamQuotes")
-        ops_split = QSplitter(Qt.Orientation.Vertical)
-        ops_split.addWidget(self.ops)
-        ops_split.addWidget(self.quotes)
-        ops_split.setSizes([220, 180])
-        ops_box = QWidget()
-        ops_column = QVBoxLayout(ops_box)
-        ops_column.setContentsMargins(0, 0, 0, 0)
-        ops_column.setSpacing(4)
-        ops_column.addWidget(self.ops_label)
-        ops_column.addWidget(ops_split, 1)
-        middle = QSplitter(Qt.Orientation.Horizontal)
-        middle.addWidget(calls_box)
-        middle.addWidget(ops_box)
-        middle.setSizes([330, 430])
-        self.window_text = self._text("dreamWindow", mono)
-        self.runbook_text = self._text("dreamRunbook", None)
-        self.exclusions_text = self._text("dreamExclusions", None)
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("dreamTabs")
-        self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.window_text, "Evidence window")
-        self.tabs.addTab(self.runbook_text, "Runbook")
-        self.tabs.addTab(self.exclusions_text, "Exclusions")
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(middle)
-        body.addWidget(self.tabs)
-        body.setSizes([420, 150])
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(4)
-        column.addLayout(top)
-        column.addWidget(self.facts)
-        column.addWidget(self.summary)
-        column.addSpacing(4)
-        column.addWidget(body, 1)
-        self.detail_box = box
-        self._show_detail(None)
-        return box
-
-    def _text(self, name: str, font: Any) -> QPlainTextEdit:
-        edit = QPlainTextEdit()
-        edit.setObjectName(name)
-        edit.setReadOnly(True)
-        if font is not None:
-            edit.setFont(font)
-        return edit
+    @property
+    def detail(self) -> PassDetail | None:
+        """The pass shown on the right (None: none selected)."""
+        return self.audit.detail
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
@@ -317,7 +203,7 @@ class DreamingPane(FramedPane):
         elif ids and selected is None:
             self.list.setCurrentRow(0)
         elif not ids:
-            self._show_detail(None)
+            self.audit.show_pass(None)
 
     def _set_agents(self, agents: Sequence[str]) -> None:
         known = [self.agent_filter.itemData(i) for i in range(self.agent_filter.count())]
@@ -371,8 +257,8 @@ class DreamingPane(FramedPane):
         if isinstance(agent, str) and agent != self.agent_id:
             self.agent_id = agent
             self._wanted = None
-            self.quotes.forget_sources()
-            self._show_detail(None)
+            self.audit.quotes.forget_sources()
+            self.audit.show_pass(None)
             self.refresh()
 
     def _on_row(self, row: int) -> None:
@@ -398,180 +284,15 @@ class DreamingPane(FramedPane):
         def shown(answer: tuple[PassDetail, dict[str, str]]) -> None:
             detail, names = answer
             if detail.record.id == self._wanted and agent == self.agent_id:
-                self.names = names
-                self._show_detail(detail)
+                self.audit.show_pass(detail, names)
 
         def failed(exc: BaseException) -> None:
             if self._wanted == pass_id:
                 self._wanted = None
-                self._show_detail(None)
+                self.audit.show_pass(None)
                 self.banner.show_message(f"The pass could not be read: {error_text(exc)}")
 
         self.context.tasks.call(read, done=shown, failed=failed)
-
-    # -- one pass --------------------------------------------------------------------------
-
-    def _show_detail(self, detail: PassDetail | None) -> None:
-        keep_call = self.calls.currentItem()
-        call_seq = keep_call.data(0, Qt.ItemDataRole.UserRole) if keep_call else None
-        keep_op = self.operation.id if self.operation is not None else None
-        same = (
-            detail is not None
-            and self.detail is not None
-            and (detail.record.id == self.detail.record.id)
-        )
-        self.detail = detail
-        self.calls.clear()
-        self.ops.clear()
-        self.call_json.clear()
-        self.quotes.clear()
-        self.operation = None
-        self.detail_box.setEnabled(detail is not None)
-        if detail is None:
-            self.heading.setText("Select a pass")
-            self.facts.setText("")
-            self.summary.setText("")
-            for edit in (self.window_text, self.runbook_text, self.exclusions_text):
-                edit.clear()
-            self.revert_button.setEnabled(False)
-            return
-        record = detail.record
-        theme = current_theme()
-        self.heading.setText(fmt.pass_heading(record))
-        self.heading.setToolTip(f"pass id {record.id}")
-        self.facts.setText(fmt.pass_subline(record))
-        failed = record.status in ("failed", "cancelled") and bool(record.error)
-        self.summary.setText(f"Error: {record.error}" if failed else (record.summary or ""))
-        self.summary.setStyleSheet(f"color: {theme.error if failed else theme.text};")
-        self.summary.setVisible(bool(self.summary.text()))
-        self.revert_button.setEnabled(
-            record.status != "running"
-            and any(getattr(op, "status", "") == "applied" for op in detail.operations)
-        )
-        self._fill_calls(detail, call_seq if same else None)
-        self._fill_operations(detail, keep_op if same else None)
-        head, lines = fmt.window_lines(record.evidence_window)
-        self.window_text.setPlainText("\n".join([head, "", *lines]))
-        self.tabs.setTabText(
-            0, f"Evidence window ({len((record.evidence_window or {}).get('items', []))})"
-        )
-        self.runbook_text.setPlainText(fmt.runbook_text(record.runbook))
-        exclusions = [fmt.exclusion_line(e) for e in detail.exclusions]
-        self.exclusions_text.setPlainText("\n".join(exclusions) or "Nothing was excluded.")
-        self.tabs.setTabText(2, f"Exclusions ({len(exclusions)})")
-
-    def _fill_calls(self, detail: PassDetail, keep: object) -> None:
-        theme = current_theme()
-        calls = [fmt.tool_call_row(c) for c in detail.tool_calls]
-        self.calls_label.setText(
-            f"Timeline · {len(calls)} tool call{'s' if len(calls) != 1 else ''}"
-            if calls
-            else "Timeline · no tool calls (the provider was not asked)"
-        )
-        records = [op for op in detail.operations if isinstance(op, OperationRecord)]
-        sent = fmt.operations_of_calls(detail.tool_calls, records)
-        current = None
-        for row in calls:
-            item = QTreeWidgetItem([row.line, row.took])
-            item.setData(0, Qt.ItemDataRole.UserRole, row.seq)
-            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
-            item.setToolTip(0, row.line)
-            if row.status != "ok":
-                item.setForeground(0, QBrush(QColor(theme.error)))
-            for label, text in (("arguments", row.arguments), ("result", row.result)):
-                child = QTreeWidgetItem(
-                    [f"{label}: {preview(text, 120)}" if text else f"{label}: —", ""]
-                )
-                child.setData(0, Qt.ItemDataRole.UserRole, row.seq)
-                child.setForeground(0, QBrush(QColor(theme.muted)))
-                child.setToolTip(0, text[:2000])
-                item.addChild(child)
-            for record in sent.get(row.seq, []):  # what this apply call did, op by op
-                op = fmt.operation_row(record, self.names)
-                child = QTreeWidgetItem([f"{op.title}  {op.subject}".rstrip(), ""])
-                child.setData(0, Qt.ItemDataRole.UserRole, row.seq)
-                child.setData(0, OPERATION_ROLE, record.id)
-                child.setForeground(0, QBrush(QColor(tone_colour(op.tone, theme))))
-                child.setToolTip(0, op.outcome)
-                item.addChild(child)
-            self.calls.addTopLevelItem(item)
-            item.setExpanded(row.seq in sent)
-            if row.seq == keep:
-                current = item
-        if current is not None:
-            self.calls.setCurrentItem(current)
-
-    def _show_call(self, item: QTreeWidgetItem | None) -> None:
-        if item is None or self.detail is None:
-            self.call_json.clear()
-            return
-        record_id = item.data(0, OPERATION_ROLE)
-        if isinstance(record_id, str):  # an operation under its apply call: show it
-            ids = [r.id for r in self._records]
-            if record_id in ids:
-                self.ops.setCurrentRow(ids.index(record_id))
-        seq = item.data(0, Qt.ItemDataRole.UserRole)
-        for call in self.detail.tool_calls:
-            if call.seq == seq:
-                row = fmt.tool_call_row(call)
-                self.call_json.setPlainText(
-                    f"{row.line}  ·  {row.took}  ·  {row.status}\n\n"
-                    f"Arguments\n{row.arguments or '—'}\n\nResult\n{row.result or '—'}"
-                )
-                return
-
-    def _fill_operations(self, detail: PassDetail, keep: str | None) -> None:
-        records = [op for op in detail.operations if isinstance(op, OperationRecord)]
-        self.ops_label.setText(
-            f"Operations · {fmt.operation_counts(records)}"
-            if records
-            else "Operations · none (nothing was asked of the apply seam)"
-        )
-        select = 0
-        for n, record in enumerate(records):
-            row = fmt.operation_row(record, self.names)
-            widget = OperationItem(row)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, record.id)
-            width = max(self.ops.viewport().width() - 4, 320)
-            height = widget.heightForWidth(width)
-            entry.setSizeHint(QSize(width, height if height > 0 else widget.sizeHint().height()))
-            self.ops.addItem(entry)
-            self.ops.setItemWidget(entry, widget)
-            if record.id == keep:
-                select = n
-        self._records = records
-        if records:
-            self.ops.setCurrentRow(select)
-
-    def _on_operation(self, row: int) -> None:
-        if not 0 <= row < len(self._records):
-            return
-        record = self._records[row]
-        self.operation = record
-        self.quotes.show_quotes(
-            self._operation_header(record), quote_fmt.quotes_of(record.evidence), self.agent_id
-        )
-
-    def _operation_header(self, record: OperationRecord) -> str:
-        """The operation's mark, name, subject and outcome above its quotes."""
-        theme = current_theme()
-        row = fmt.operation_row(record, self.names)
-        colour = tone_colour(row.tone, theme)
-        parts = [
-            f"<p><b style='color:{colour}'>{html.escape(row.title)}</b> "
-            f"{html.escape(row.subject)}<br>"
-            f"<span style='color:{theme.muted}'>{html.escape(row.outcome)}</span></p>"
-        ]
-        if row.provenance:
-            parts.append(
-                f"<p style='color:{theme.muted}'>provenance: {html.escape(row.provenance)}</p>"
-            )
-        return "".join(parts)
-
-    def _open_anchor(self, url: QUrl) -> None:
-        """A quote's source link (tests call it as a click would)."""
-        self.quotes.open_source(url)
 
     # -- run and revert --------------------------------------------------------------------
 
