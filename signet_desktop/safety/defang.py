@@ -105,8 +105,12 @@ def _unlink(text: str) -> str:
 
 
 def _untag(text: str) -> str:
-    text = _TEMPLATE.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›")
-                         .replace("[", "⟦").replace("]", "⟧"), text)  # fmt: skip
+    text = _TEMPLATE.sub(
+        lambda m: (
+            m.group(0).replace("<", "‹").replace(">", "›").replace("[", "⟦").replace("]", "⟧")
+        ),
+        text,
+    )
     return _TAG.sub(
         lambda m: (
             f"‹{m.group('close')}{m.group('name')}{m.group('body')}"
