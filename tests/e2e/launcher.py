@@ -17,7 +17,9 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LISTENING_PREFIX = "Signet Desktop listening on "
 START_TIMEOUT = 30.0
-STOP_TIMEOUT = 20.0
+# A bound against a hang, not a speed check (bench/ measures quit time): under load 10 on two
+# cores a clean stop (workers, start-up tasks, the database) takes many times its quiet time.
+STOP_TIMEOUT = 60.0
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

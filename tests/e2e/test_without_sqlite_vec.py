@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import signal
-import time
 
 import httpx
 import pytest
+from support.progress import wait_for_count
 
 from tests.e2e.launcher import Launcher, args_for, clean_env, no_traceback
 
 pytestmark = pytest.mark.slow
 
 
-def wait_for_vectors(client: httpx.Client, count: int, timeout_s: float = 20.0) -> None:
+def wait_for_vectors(client: httpx.Client, count: int) -> None:
     """Until `count` memories have a vector (they follow the remember from the batcher)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if client.get("/api/memories").json()["stats"]["withEmbeddings"] >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} vectors after {timeout_s} s")
+    wait_for_count(
+        lambda: int(client.get("/api/memories").json()["stats"]["withEmbeddings"]),
+        count,
+        what="memories with a vector",
+    )
 
 
 def test_daemon_runs_on_the_bounded_fallback_and_reports_it(launcher: Launcher) -> None:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.progress import wait_for_count
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
@@ -58,13 +58,12 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignetService]
     built.close()
 
 
-def _wait_for_vectors(service: SignetService, count: int, timeout_s: float = 30.0) -> None:
+def _wait_for_vectors(service: SignetService, count: int) -> None:
     """Vectors may follow the acknowledged remember: wait until every fact has one."""
-    deadline = time.monotonic() + timeout_s
     query = RecallQuery(query="facts", limit=100, channels=("semantic",), min_score=0.0)
-    while len(service.recall.search(query).hits) < count:
-        assert time.monotonic() < deadline, "the facts were not embedded in time"
-        time.sleep(0.05)
+    wait_for_count(
+        lambda: len(service.recall.search(query).hits), count, what="facts with a vector"
+    )
 
 
 def test_the_set_is_the_size_the_issue_asks_for() -> None:
