@@ -108,5 +108,5 @@ def list_records(
     if query is not None:
         sql += " AND lower(trim(query)) = :query"
         params["query"] = " ".join(query.split()).lower()
-    sql += " ORDER BY created_at DESC, id DESC LIMIT :limit"
+    sql += " ORDER BY created_at DESC, rowid DESC LIMIT :limit"  # same ms: the later insert
     return [_record(row) for row in conn.execute(sql, params)]

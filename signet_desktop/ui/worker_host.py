@@ -1,12 +1,15 @@
 """The Qt app's worker host: the daemon's `HostedWorkers` with each instance in a QThread.
 
 The state machine (pause, resume, stop with lease release, `worker.state` events) is the
-headless host's (`daemon/workers.py`); only the threads differ, so Qt tools see and name them
-and the app never destroys a thread that is still running (`stop` waits for each).
+headless host's (`daemon/workers.py`); only the threads differ, so Qt tools see and name them.
+Qt aborts a process that destroys a running QThread, so `stop` does not return while one
+still runs: a job that outlives the stop timeout (the model still loading, say) has its lease
+released like the headless host's, and the quit then waits for it to end.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QThread
@@ -14,6 +17,8 @@ from PySide6.QtCore import QThread
 from signet_desktop.daemon.workers import HostedWorkers, Runner
 from signet_desktop.domain.events import EventSink
 from signet_desktop.service.workers import WorkerDeclaration
+
+log = logging.getLogger(__name__)
 
 
 class _LoopThread(QThread):
@@ -34,19 +39,24 @@ class _LoopThread(QThread):
         return self.isRunning()
 
 
-def spawn_qthread(
-    name: str,
-    target: Callable[[], None],
-    priority: QThread.Priority = QThread.Priority.InheritPriority,
-) -> Runner:
-    """Start `target` in a named QThread (a `Runner` for `HostedWorkers`)."""
-    thread = _LoopThread(name, target)
-    thread.start(priority)
-    return thread
-
-
 class QtWorkerHost(HostedWorkers):
     """One QThread per worker instance; give it to `RuntimeOptions(worker_host=...)`."""
 
     def __init__(self, declarations: Sequence[WorkerDeclaration], events: EventSink) -> None:
-        super().__init__(declarations, events, spawn_qthread)
+        self._threads: list[_LoopThread] = []
+        super().__init__(declarations, events, self._spawn_kept)
+
+    def _spawn_kept(self, name: str, target: Callable[[], None]) -> Runner:
+        thread = _LoopThread(name, target)
+        self._threads.append(thread)
+        thread.start()
+        return thread
+
+    def stop(self, timeout: float) -> bool:
+        """The headless host's stop, then wait for any thread still in a job (see above)."""
+        stopped = super().stop(timeout)
+        for thread in self._threads:
+            if thread.isRunning():
+                log.warning("waiting for %s to finish its job before quitting", thread.objectName())
+                thread.wait()
+        return stopped

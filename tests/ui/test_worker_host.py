@@ -70,3 +70,24 @@ def test_jobs_run_in_a_qthread_and_pause_resume_stop(qtbot: QtBot, db: Database)
     assert threads == ["worker-q", "worker-q"]
     states = [e.state for e in seen if isinstance(e, WorkerStateChanged)]
     assert states == ["pending", "running", "paused", "running", "stopped"]
+
+
+def test_stop_never_leaves_a_qthread_running(qtbot: QtBot, db: Database) -> None:
+    """A job that outlives the stop timeout is waited for: Qt aborts on a running QThread."""
+    started, gate = threading.Event(), threading.Event()
+
+    def handler(job: jobs.Job) -> None:
+        started.set()
+        gate.wait(10)
+
+    with db.write() as conn:
+        jobs.enqueue(conn, JOB, agent_id="default")
+    worker = QueueWorker(
+        db, name="q", job_types=(JOB,), handler=handler, settings=WorkerSettings(poll_s=0.01)
+    )
+    host = QtWorkerHost([WorkerDeclaration("q", (JOB,), factory=lambda: worker)], EventBus())
+    host.start()
+    wait_for(started.is_set)
+    threading.Timer(0.5, gate.set).start()  # the job ends well after the stop's timeout
+    assert host.stop(0.05) is False  # it did not end in time: its lease was given back
+    assert not any(t.isRunning() for t in host._threads)
