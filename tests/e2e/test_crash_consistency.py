@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlean
+from support.progress import wait_for_count
 
 from tests.e2e.launcher import Launcher, args_for
 
@@ -67,6 +68,8 @@ def test_sigkill_during_writes_keeps_every_acknowledged_memory(launcher: Launche
     for thread in threads:
         thread.start()
     time.sleep(RUN_BEFORE_KILL_S)
+    # Under load the writers start slowly: kill mid-stream, once they have stored something.
+    wait_for_count(lambda: sum(len(ids) for ids in acked), 11, what="acknowledged remembers")
     daemon.proc.send_signal(signal.SIGKILL)
     daemon.proc.wait(10)
     for thread in threads:
