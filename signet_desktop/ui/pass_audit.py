@@ -45,6 +45,21 @@ from signet_desktop.ui.style import current_theme
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
 
+def _labelled_pair(label: QLabel, top: QWidget, bottom: QWidget, sizes: tuple[int, int]) -> QWidget:
+    """`label` over `top` and `bottom` in a vertical splitter (the timeline, the operations)."""
+    split = QSplitter(Qt.Orientation.Vertical)
+    split.addWidget(top)
+    split.addWidget(bottom)
+    split.setSizes(list(sizes))
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(4)
+    column.addWidget(label)
+    column.addWidget(split, 1)
+    return box
+
+
 class PassAudit(QWidget):
     """A pass's heading and facts, its timeline, operations and quotes, window and runbook."""
 
@@ -94,16 +109,7 @@ class PassAudit(QWidget):
         self.call_json.setReadOnly(True)
         self.call_json.setFont(mono)
         self.call_json.setPlaceholderText("Select a tool call to see its arguments and result.")
-        calls_split = QSplitter(Qt.Orientation.Vertical)
-        calls_split.addWidget(self.calls)
-        calls_split.addWidget(self.call_json)
-        calls_split.setSizes([260, 140])
-        calls_box = QWidget()
-        calls_column = QVBoxLayout(calls_box)
-        calls_column.setContentsMargins(0, 0, 0, 0)
-        calls_column.setSpacing(4)
-        calls_column.addWidget(self.calls_label)
-        calls_column.addWidget(calls_split, 1)
+        calls_box = _labelled_pair(self.calls_label, self.calls, self.call_json, (260, 140))
         self.ops_label = QLabel("Operations")
         self.ops_label.setProperty("role", "muted")
         self.ops = QListWidget()
@@ -112,16 +118,7 @@ class PassAudit(QWidget):
         self.ops.currentRowChanged.connect(self._on_operation)
         self.quotes = QuoteView(self.context)
         self.quotes.setObjectName("dreamQuotes")
-        ops_split = QSplitter(Qt.Orientation.Vertical)
-        ops_split.addWidget(self.ops)
-        ops_split.addWidget(self.quotes)
-        ops_split.setSizes([220, 180])
-        ops_box = QWidget()
-        ops_column = QVBoxLayout(ops_box)
-        ops_column.setContentsMargins(0, 0, 0, 0)
-        ops_column.setSpacing(4)
-        ops_column.addWidget(self.ops_label)
-        ops_column.addWidget(ops_split, 1)
+        ops_box = _labelled_pair(self.ops_label, self.ops, self.quotes, (220, 180))
         middle = QSplitter(Qt.Orientation.Horizontal)
         middle.addWidget(calls_box)
         middle.addWidget(ops_box)
