@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--size", type=parse_size, default=(1280, 800), help="WIDTHxHEIGHT")
-    parser.add_argument("--themes", default="light,dark", help="light, dark or both")
+    parser.add_argument("--themes", default="light,dark", help="light, dark or light,dark")
     parser.add_argument("--count", type=int, default=300, help="demo memories")
     parser.add_argument("--embedder", choices=("native", "hash", "none"), default="native")
     parser.add_argument("--panes", default="", help="only these pane keys (comma-separated)")
