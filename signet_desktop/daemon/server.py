@@ -113,11 +113,21 @@ class DeadlineH11Protocol(H11Protocol):
             return True
         idle = sorted((c for c in others if c.idle_unauthenticated()), key=_waiting_since)
         for connection in idle[:excess]:
-            connection.transport.close()
+            connection.shut()
         if len(idle) >= excess:
             return True
-        self.transport.close()  # every other one is mid-request: this one waits its turn
+        self.shut()  # every other one is mid-request: this one waits its turn
         return False
+
+    def shut(self) -> None:
+        """Close this connection and stop counting it against `max_connections` at once.
+
+        The transport reports `connection_lost` only on a later turn of the loop; a burst of
+        evictions would otherwise still count, and a token holder's request handled in the
+        same turn would be answered 503 by uvicorn's limit.
+        """
+        self.transport.close()
+        self.connections.discard(self)
 
     def _arm_read_deadline(self) -> None:
         self._cancel_read_deadline()
@@ -137,12 +147,12 @@ class DeadlineH11Protocol(H11Protocol):
         self._read_deadline = None
         if self.conn.their_state in _READING and not self.transport.is_closing():
             # The gate waiting on this body then sees a disconnect and answers nothing.
-            self.transport.close()
+            self.shut()
 
     def _head_overdue(self) -> None:
         self._head_deadline = None
         if self.idle_unauthenticated():
-            self.transport.close()
+            self.shut()
 
 
 def _waiting_since(connection: DeadlineH11Protocol) -> float:
