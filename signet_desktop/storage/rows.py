@@ -1,0 +1,48 @@
+"""Rows into values: a frozen dataclass read from a row by field name, and a table's selects.
+
+Repositories return dataclasses, never rows. Most columns map one to one onto a field of the
+same name; `from_row` reads those and takes the few that need converting (JSON, bool) from its
+caller. `TableRows` holds one table's column list and mapper, so a read names only its fixed
+`WHERE` (and `ORDER BY`) fragment and its named parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from signet_desktop.storage.connect import Connection, Cursor, Row
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    D = TypeVar("D", bound=DataclassInstance)
+T = TypeVar("T")
+
+
+def from_row(cls: type[D], row: Row, **converted: Any) -> D:
+    """A `cls` value: each field read from the row column of its name, unless `converted` has it."""
+    named = {f.name: row[f.name] for f in fields(cls) if f.init and f.name not in converted}
+    return cls(**named, **converted)
+
+
+@dataclass(frozen=True, slots=True)
+class TableRows(Generic[T]):
+    """One table's reads: `SELECT columns FROM table WHERE …`, each row made a value by `build`."""
+
+    table: str
+    columns: str
+    build: Callable[[Row], T]
+
+    def _select(self, conn: Connection, where: str, params: Mapping[str, Any]) -> Cursor:
+        return conn.execute(f"SELECT {self.columns} FROM {self.table} WHERE {where}", params)
+
+    def one(self, conn: Connection, where: str, params: Mapping[str, Any]) -> T | None:
+        """The first row matching `where` (a fixed fragment with named params); None if none."""
+        row = self._select(conn, where, params).fetchone()
+        return None if row is None else self.build(row)
+
+    def all(self, conn: Connection, where: str, params: Mapping[str, Any]) -> list[T]:
+        """Every row matching `where` (a fixed fragment, with its ORDER BY and LIMIT if any)."""
+        return [self.build(row) for row in self._select(conn, where, params).fetchall()]
