@@ -13,6 +13,7 @@ from typing import Any
 from signet_desktop.domain.artifacts import Artifact, ArtifactMeta
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows
 
 COLUMNS = (
     "source_path, content_hash, source_kind, session_key, session_token, project, harness, "
@@ -83,6 +84,9 @@ def _row(row: Any) -> Artifact:
         memory_sentence=row["memory_sentence"],
     )
     return Artifact(meta, row["source_path"], row["content_hash"], row["content"])
+
+
+ROWS = TableRows("memory_artifacts", COLUMNS, _row)
 
 
 def upsert_artifact(conn: Connection, artifact: Artifact, source_mtime: str | None) -> bool:
@@ -189,12 +193,12 @@ def transcripts_without_artifact(conn: Connection) -> list[tuple[str, str]]:
 def latest_of_session(
     conn: Connection, agent_id: str, session_key: str, kind: str
 ) -> Artifact | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM memory_artifacts WHERE agent_id = :a AND session_key = :k "
-        "AND source_kind = :kind AND removed_at IS NULL ORDER BY captured_at DESC LIMIT 1",
+    return ROWS.one(
+        conn,
+        "agent_id = :a AND session_key = :k AND source_kind = :kind AND removed_at IS NULL "
+        "ORDER BY captured_at DESC LIMIT 1",
         {"a": agent_id, "k": session_key, "kind": kind},
-    ).fetchone()
-    return None if row is None else _row(row)
+    )
 
 
 def ledger(conn: Connection, agent_id: str, since: str, limit: int) -> list[Artifact]:
@@ -213,9 +217,8 @@ def newest_capture(conn: Connection, agent_id: str) -> str | None:
 
 def list_artifacts(conn: Connection, agent_id: str) -> list[Artifact]:
     """Every live artifact of the agent, oldest first (stable: captured_at, path)."""
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM memory_artifacts WHERE agent_id = :a AND removed_at IS NULL "
-        "ORDER BY captured_at, source_path",
+    return ROWS.all(
+        conn,
+        "agent_id = :a AND removed_at IS NULL ORDER BY captured_at, source_path",
         {"a": agent_id},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    )

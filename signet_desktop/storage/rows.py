@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from signet_desktop.storage.connect import Connection, Cursor, Row
@@ -21,9 +22,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+@cache
+def _init_fields(cls: type[DataclassInstance]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls) if f.init)
+
+
 def from_row(cls: type[D], row: Row, **converted: Any) -> D:
     """A `cls` value: each field read from the row column of its name, unless `converted` has it."""
-    named = {f.name: row[f.name] for f in fields(cls) if f.init and f.name not in converted}
+    named = {name: row[name] for name in _init_fields(cls) if name not in converted}
     return cls(**named, **converted)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row
 
 COLUMNS = (
     "agent_id, session_key, harness, project, content, turn_count, created_at, updated_at, "
@@ -17,27 +18,14 @@ COLUMNS = (
 
 
 def _row(row: Any) -> SessionTranscript:
-    return SessionTranscript(
-        agent_id=row["agent_id"],
-        session_key=row["session_key"],
-        harness=row["harness"],
-        project=row["project"],
-        content=row["content"],
-        turn_count=int(row["turn_count"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        completed_at=row["completed_at"],
-        content_hash=row["content_hash"],
-        source_id=row["source_id"],
-    )
+    return from_row(SessionTranscript, row, turn_count=int(row["turn_count"]))
+
+
+ROWS = TableRows("session_transcripts", COLUMNS, _row)
 
 
 def get_transcript(conn: Connection, agent_id: str, session_key: str) -> SessionTranscript | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM session_transcripts WHERE agent_id = :a AND session_key = :k",
-        {"a": agent_id, "k": session_key},
-    ).fetchone()
-    return None if row is None else _row(row)
+    return ROWS.one(conn, "agent_id = :a AND session_key = :k", {"a": agent_id, "k": session_key})
 
 
 def save_transcript(
