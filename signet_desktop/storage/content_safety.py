@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 SOURCE_KINDS = ("memory", "artifact", "transcript", "summary", "source_chunk")
 STATUSES = ("clean", "tainted", "blocked")
@@ -137,16 +138,11 @@ PENDING_KINDS = ("memory", "transcript", "artifact", "summary")  # memories firs
 
 
 def _decision(row: Any) -> SafetyDecision:
-    return SafetyDecision(
-        agent_id=row["agent_id"],
-        source_kind=row["source_kind"],
-        source_id=row["source_id"],
-        status=row["status"],
+    return from_row(
+        SafetyDecision,
+        row,
         context_eligible=bool(row["context_eligible"]),
         reasons=tuple(json.loads(row["reasons_json"])),
-        policy_version=row["policy_version"],
-        content_hash=row["content_hash"],
-        scanned_at=row["scanned_at"],
     )
 
 

@@ -29,6 +29,7 @@ from signet_desktop.domain.dreaming import (
 )
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 TABLES = (
     "dreaming_state",
@@ -53,16 +54,9 @@ def _loads(text: str | None) -> Any:
 
 
 def _pass(row: Any) -> DreamingPass:
-    return DreamingPass(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        mode=cast(PassMode, row["mode"]),
-        status=cast(PassStatus, row["status"]),
-        trigger_reason=cast("TriggerReason | None", row["trigger_reason"]),
-        provider=row["provider"],
-        model=row["model"],
-        started_at=row["started_at"],
-        completed_at=row["completed_at"],
+    return from_row(
+        DreamingPass,
+        row,
         usage=PassUsage(
             int(row["tokens_input"]),
             int(row["tokens_output"]),
@@ -75,12 +69,8 @@ def _pass(row: Any) -> DreamingPass:
             int(row["mutations_skipped"]),
             int(row["mutations_failed"]),
         ),
-        summary=row["summary"],
-        error=row["error"],
         evidence_window=_loads(row["evidence_window_json"]),
         runbook=_loads(row["runbook_json"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import HookSession
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 COLUMNS = (
     "agent_id, session_key, harness, project, runtime_path, context_epoch, bypassed, "
@@ -16,17 +17,11 @@ COLUMNS = (
 
 
 def _row(row: Any) -> HookSession:
-    return HookSession(
-        agent_id=row["agent_id"],
-        session_key=row["session_key"],
-        harness=row["harness"],
-        project=row["project"],
-        runtime_path=row["runtime_path"],
+    return from_row(
+        HookSession,
+        row,
         context_epoch=int(row["context_epoch"]),
         bypassed=bool(row["bypassed"]),
-        started_at=row["started_at"],
-        last_seen_at=row["last_seen_at"],
-        ended_at=row["ended_at"],
     )
 
 

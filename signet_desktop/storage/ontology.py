@@ -18,6 +18,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 PROPOSAL_COLUMNS = (
     "id, agent_id, operation, status, payload, confidence, rationale, evidence, provenance, "
@@ -42,27 +43,12 @@ def dedupe_key(operation: str, payload: Mapping[str, Any], evidence: Sequence[An
 
 
 def _proposal(row: Any) -> Proposal:
-    return Proposal(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        operation=row["operation"],
-        status=row["status"],
+    return from_row(
+        Proposal,
+        row,
         payload=json.loads(row["payload"]),
-        confidence=row["confidence"],
-        rationale=row["rationale"],
         evidence=tuple(json.loads(row["evidence"] or "[]")),
-        provenance=row["provenance"],
-        risk=row["risk"],
-        pass_id=row["pass_id"],
-        created_by=row["created_by"],
-        applied_by=row["applied_by"],
-        rejected_by=row["rejected_by"],
         result=None if row["result"] is None else json.loads(row["result"]),
-        error=row["error"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        applied_at=row["applied_at"],
-        rejected_at=row["rejected_at"],
     )
 
 
@@ -199,25 +185,11 @@ def mark_failed(conn: Connection, agent_id: str, proposal_id: str, *, error: str
 
 
 def _contradiction(row: Any) -> Contradiction:
-    return Contradiction(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        entity_id=row["entity_id"],
-        entity_name=row["entity_name"],
-        aspect_id=row["aspect_id"],
-        aspect_name=row["aspect_name"],
-        claim_key=row["claim_key"],
-        left_attribute_id=row["left_attribute_id"],
-        right_attribute_id=row["right_attribute_id"],
-        left_content=row["left_content"],
-        right_content=row["right_content"],
+    return from_row(
+        Contradiction,
+        row,
         evidence=tuple(json.loads(row["evidence"] or "[]")),
-        detector=row["detector"],
-        reason=row["reason"],
         confidence=float(row["confidence"]),
-        status=row["status"],
-        detected_at=row["detected_at"],
-        resolved_at=row["resolved_at"],
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from signet_desktop.domain.telemetry import SearchRecord, SearchResultEntry
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 INSERT_RECORD = """
 INSERT INTO memory_search_telemetry (id, agent_id, project, session_key, query, keyword_query,
@@ -76,17 +77,13 @@ def _record(row: Any) -> SearchRecord:
         SearchResultEntry(str(item[0]), float(item[1]), str(item[2]))
         for item in json.loads(row["results_json"] or "[]")
     )
-    return SearchRecord(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        project=row["project"],
-        query=row["query"],
-        keyword_query=row["keyword_query"],
+    return from_row(
+        SearchRecord,
+        row,
         method=row["method"] or "",
         result_count=int(row["result_count"]),
         total_ms=float(row["total_ms"] or 0.0),
         results=results,
-        created_at=row["created_at"],
     )
 
 
