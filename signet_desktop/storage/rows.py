@@ -8,12 +8,12 @@ caller. `TableRows` holds one table's column list and mapper, so a read names on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from signet_desktop.storage.connect import Connection, Cursor, Row
+from signet_desktop.storage.connect import Connection, Cursor, Params, Row
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -41,14 +41,14 @@ class TableRows(Generic[T]):
     columns: str
     build: Callable[[Row], T]
 
-    def _select(self, conn: Connection, where: str, params: Mapping[str, Any]) -> Cursor:
+    def _select(self, conn: Connection, where: str, params: Params) -> Cursor:
         return conn.execute(f"SELECT {self.columns} FROM {self.table} WHERE {where}", params)
 
-    def one(self, conn: Connection, where: str, params: Mapping[str, Any]) -> T | None:
-        """The first row matching `where` (a fixed fragment with named params); None if none."""
+    def one(self, conn: Connection, where: str, params: Params) -> T | None:
+        """The first row matching `where` (a fixed fragment and its parameters); None if none."""
         row = self._select(conn, where, params).fetchone()
         return None if row is None else self.build(row)
 
-    def all(self, conn: Connection, where: str, params: Mapping[str, Any]) -> list[T]:
+    def all(self, conn: Connection, where: str, params: Params) -> list[T]:
         """Every row matching `where` (a fixed fragment, with its ORDER BY and LIMIT if any)."""
         return [self.build(row) for row in self._select(conn, where, params).fetchall()]
