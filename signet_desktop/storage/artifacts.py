@@ -13,7 +13,7 @@ from typing import Any
 from signet_desktop.domain.artifacts import Artifact, ArtifactMeta
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows
+from signet_desktop.storage.rows import TableRows, texts
 
 COLUMNS = (
     "source_path, content_hash, source_kind, session_key, session_token, project, harness, "
@@ -136,12 +136,12 @@ def delete_rows(conn: Connection, agent_id: str | None, paths: Sequence[str]) ->
 
 
 def session_paths(conn: Connection, agent_id: str, token: str) -> list[str]:
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT source_path FROM memory_artifacts WHERE agent_id = :a AND session_token = :t "
         "ORDER BY source_path",
         {"a": agent_id, "t": token},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 def delete_session(conn: Connection, agent_id: str, token: str) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row
+from signet_desktop.storage.rows import from_row, texts
 
 LEAN_COLUMNS = "id, type, content, created_at, pinned, importance, project"
 DURABLE = (
@@ -178,5 +178,4 @@ def session_months(conn: Connection, agent_id: str) -> dict[str, int]:
 
 def agents(conn: Connection) -> list[str]:
     """Every agent that has memories (any state), in name order."""
-    rows = conn.execute("SELECT DISTINCT agent_id FROM memories ORDER BY agent_id").fetchall()
-    return [str(r[0]) for r in rows]
+    return texts(conn, "SELECT DISTINCT agent_id FROM memories ORDER BY agent_id")

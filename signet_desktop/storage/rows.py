@@ -52,3 +52,8 @@ class TableRows(Generic[T]):
     def all(self, conn: Connection, where: str, params: Params) -> list[T]:
         """Every row matching `where` (a fixed fragment, with its ORDER BY and LIMIT if any)."""
         return [self.build(row) for row in self._select(conn, where, params).fetchall()]
+
+
+def texts(conn: Connection, sql: str, params: Params = ()) -> list[str]:
+    """The first column of every row the query returns, as text (ids, paths, keys)."""
+    return [str(row[0]) for row in conn.execute(sql, params).fetchall()]

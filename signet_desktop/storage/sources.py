@@ -25,7 +25,7 @@ from signet_desktop.domain.sources import (
     SourceTotals,
 )
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row
+from signet_desktop.storage.rows import TableRows, from_row, texts
 
 MAX_PURGED_JSON = 4096
 SOURCE_COLUMNS = (
@@ -270,12 +270,12 @@ def file_path(conn: Connection, file_id: str) -> str | None:
 
 
 def staged_paths(conn: Connection, agent_id: str, source_id: str) -> list[str]:
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT staged_path FROM source_import_files "
         "WHERE agent_id = :a AND source_id = :src AND staged_path IS NOT NULL",
         {"a": agent_id, "src": source_id},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 # -- records -------------------------------------------------------------------------------
@@ -445,12 +445,12 @@ def source_totals(conn: Connection, agent_id: str, source_id: str) -> SourceTota
 
 def imported_session_keys(conn: Connection, agent_id: str, source_id: str) -> list[str]:
     """Session keys this source imported (its own sessions, not duplicates of others)."""
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT session_key FROM source_import_records WHERE agent_id = :a AND source_id = :src "
         "AND session_key IS NOT NULL AND outcome IN ('imported', 'pending')",
         {"a": agent_id, "src": source_id},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 # -- removal -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row
+from signet_desktop.storage.rows import TableRows, from_row, texts
 
 COLUMNS = (
     "agent_id, session_key, harness, project, content, turn_count, created_at, updated_at, "
@@ -290,11 +290,11 @@ def complete_imported_transcript(
 
 
 def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list[str]:
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT session_key FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 def source_skipped_lines(conn: Connection, agent_id: str, source_id: str) -> int:
