@@ -345,6 +345,13 @@ def _merge_aspects_of(conn: Connection, prov: Provenance, sid: str, oid: str) ->
         )
 
 
+def _repointed(before: graph_rows.Row, sid: str, oid: str) -> tuple[str, str]:
+    """An edge's (source, target) with the merged entity `oid` replaced by the survivor."""
+    src = sid if before["source_entity_id"] == oid else before["source_entity_id"]
+    tgt = sid if before["target_entity_id"] == oid else before["target_entity_id"]
+    return src, tgt
+
+
 def _merge_links(conn: Connection, prov: Provenance, sid: str, oid: str) -> None:
     for found in conn.execute(
         "SELECT * FROM entity_dependencies WHERE source_entity_id = ? OR target_entity_id = ? "
@@ -352,26 +359,16 @@ def _merge_links(conn: Connection, prov: Provenance, sid: str, oid: str) -> None
         (oid, oid),
     ).fetchall():
         before = reads.row_dict(found)
-        src = sid if before["source_entity_id"] == oid else before["source_entity_id"]
-        tgt = sid if before["target_entity_id"] == oid else before["target_entity_id"]
+        src, tgt = _repointed(before, sid, oid)
         now = utc_now()
         duplicate = before["status"] == "active" and graph_links.live_edge(
             conn, prov.agent_id, src, tgt, before["dependency_type"]
         )
         if src == tgt or duplicate:  # a self-link after the merge, or a second live edge
-            after = graph_rows.update_row(
-                conn, "entity_dependencies", before["id"], {"status": "archived", "updated_at": now}
-            )
+            values = {"status": "archived", "updated_at": now}
         else:
-            after = graph_rows.update_row(
-                conn,
-                "entity_dependencies",
-                before["id"],
-                {"source_entity_id": src, "target_entity_id": tgt, "updated_at": now},
-            )
-        graph_rows.log_mutation(
-            conn, prov, MERGE, "entity_dependencies", before["id"], before, after
-        )
+            values = {"source_entity_id": src, "target_entity_id": tgt, "updated_at": now}
+        graph_rows.update_logged(conn, prov, MERGE, "entity_dependencies", before, values)
 
 
 def _merge_relations(conn: Connection, prov: Provenance, sid: str, oid: str) -> None:
@@ -380,8 +377,7 @@ def _merge_relations(conn: Connection, prov: Provenance, sid: str, oid: str) -> 
         (oid, oid),
     ).fetchall():
         before = reads.row_dict(found)
-        src = sid if before["source_entity_id"] == oid else before["source_entity_id"]
-        tgt = sid if before["target_entity_id"] == oid else before["target_entity_id"]
+        src, tgt = _repointed(before, sid, oid)
         if src == tgt:
             graph_rows.delete_row(conn, "relations", before["id"])
             graph_rows.log_mutation(conn, prov, MERGE, "relations", before["id"], before, None)
