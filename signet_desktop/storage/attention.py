@@ -16,7 +16,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Attention
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 COLUMNS = (
     "id, agent_id, kind, subject_ref, details_json, priority, status, created_by_pass_id, "
@@ -104,11 +104,11 @@ def list_attention(
 
 
 def count_pending(conn: Connection, agent_id: str) -> int:
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM dreaming_attention WHERE agent_id = :a AND status = 'pending'",
         {"a": agent_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def _close(

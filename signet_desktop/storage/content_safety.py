@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row
+from signet_desktop.storage.rows import from_row, scalar_int
 
 SOURCE_KINDS = ("memory", "artifact", "transcript", "summary", "source_chunk")
 STATUSES = ("clean", "tainted", "blocked")
@@ -199,8 +199,7 @@ def reason_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str,
 
 def stale_count(conn: Connection, agent_id: str, version: str) -> int:
     """Decisions made by another policy version (they wait for the rescan)."""
-    row = conn.execute(STALE_COUNT, {"agent_id": agent_id, "version": version}).fetchone()
-    return int(row[0])
+    return scalar_int(conn, STALE_COUNT, {"agent_id": agent_id, "version": version})
 
 
 def _body(kind: str, agent_id: str | None) -> str:
@@ -225,8 +224,7 @@ def pending_items(
 def pending_count(conn: Connection, kind: str, agent_id: str, version: str) -> int:
     """How many items of `kind` of the agent need a decision."""
     sql = f"SELECT COUNT(*) FROM {_body(kind, agent_id)}"
-    row = conn.execute(sql, {"agent_id": agent_id, "version": version}).fetchone()
-    return int(row[0])
+    return scalar_int(conn, sql, {"agent_id": agent_id, "version": version})
 
 
 # -- retention (service/retention.py): the decisions of purged memories -------------------

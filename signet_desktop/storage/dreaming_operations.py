@@ -15,7 +15,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 COLUMNS = (
     "id, agent_id, pass_id, request_id, seq, operation, payload_json, evidence_json, "
@@ -141,12 +141,12 @@ def recent(conn: Connection, agent_id: str, limit: int = 100) -> list[OperationR
 
 def written_in_pass(conn: Connection, agent_id: str, pass_id: str) -> int:
     """Operations of the pass that wrote something (applied or proposed): the per-pass cap."""
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM dreaming_operations WHERE agent_id = :a AND pass_id = :p"
         " AND status IN ('applied', 'proposed')",
         {"a": agent_id, "p": pass_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def status_counts(conn: Connection, agent_id: str, pass_id: str) -> dict[str, int]:

@@ -18,7 +18,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row
+from signet_desktop.storage.rows import from_row, scalar_int
 
 PROPOSAL_COLUMNS = (
     "id, agent_id, operation, status, payload, confidence, rationale, evidence, provenance, "
@@ -130,11 +130,11 @@ def list_proposals(
 
 
 def count_proposals(conn: Connection, agent_id: str, status: str = "pending") -> int:
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM ontology_proposals WHERE agent_id = :a AND status = :s",
         {"a": agent_id, "s": status},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def mark_applied(

@@ -57,3 +57,8 @@ class TableRows(Generic[T]):
 def texts(conn: Connection, sql: str, params: Params = ()) -> list[str]:
     """The first column of every row the query returns, as text (ids, paths, keys)."""
     return [str(row[0]) for row in conn.execute(sql, params).fetchall()]
+
+
+def scalar_int(conn: Connection, sql: str, params: Params = ()) -> int:
+    """The first column of the query's one row, as an int (a COUNT, SUM or MAX)."""
+    return int(conn.execute(sql, params).fetchone()[0])

@@ -9,7 +9,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row, texts
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int, texts
 
 COLUMNS = (
     "agent_id, session_key, harness, project, content, turn_count, created_at, updated_at, "
@@ -299,12 +299,12 @@ def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list
 
 def source_skipped_lines(conn: Connection, agent_id: str, source_id: str) -> int:
     """Unreadable lines in the files a source's sessions came from (their meta says)."""
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COALESCE(SUM(json_extract(source_meta_json, '$.skippedLines')), 0) "
         "FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def delete_source_transcripts(conn: Connection, agent_id: str, source_id: str) -> int:
