@@ -13,7 +13,7 @@ from typing import Any
 from signet_desktop.domain.artifacts import Artifact, ArtifactMeta
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, texts
+from signet_desktop.storage.rows import TableRows, rows_changed, texts
 
 COLUMNS = (
     "source_path, content_hash, source_kind, session_key, session_token, project, harness, "
@@ -127,12 +127,12 @@ def indexed_paths(conn: Connection, agent_id: str | None) -> dict[str, str]:
 
 def delete_rows(conn: Connection, agent_id: str | None, paths: Sequence[str]) -> int:
     """Drop index rows by path (their files are gone); the FTS trigger follows."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "DELETE FROM memory_artifacts WHERE (:a IS NULL OR agent_id = :a) "
         "AND source_path IN (SELECT value FROM json_each(:paths))",
         {"a": agent_id, "paths": json.dumps(list(paths))},
     )
-    return int(cursor.rowcount)
 
 
 def session_paths(conn: Connection, agent_id: str, token: str) -> list[str]:
@@ -145,11 +145,11 @@ def session_paths(conn: Connection, agent_id: str, token: str) -> list[str]:
 
 
 def delete_session(conn: Connection, agent_id: str, token: str) -> int:
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "DELETE FROM memory_artifacts WHERE agent_id = :a AND session_token = :t",
         {"a": agent_id, "t": token},
     )
-    return int(cursor.rowcount)
 
 
 def add_tombstone(

@@ -10,7 +10,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import Actor, HistoryEvent, utc_now
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row
+from signet_desktop.storage.rows import from_row, rows_changed
 
 INSERT_EVENT = """
 INSERT INTO memory_history (
@@ -129,10 +129,9 @@ def delete_events_for(conn: Connection, agent_id: str, memory_ids: Sequence[str]
     """Drop the trail of purged memories (a removed import source; the tombstone remains)."""
     if not memory_ids:
         return 0
-    cursor = conn.execute(
-        DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
+    return rows_changed(
+        conn, DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
     )
-    return int(cursor.rowcount)
 
 
 # -- retention (service/retention.py): events older than the history window ----------------

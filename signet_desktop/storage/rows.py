@@ -62,3 +62,8 @@ def texts(conn: Connection, sql: str, params: Params = ()) -> list[str]:
 def scalar_int(conn: Connection, sql: str, params: Params = ()) -> int:
     """The first column of the query's one row, as an int (a COUNT, SUM or MAX)."""
     return int(conn.execute(sql, params).fetchone()[0])
+
+
+def rows_changed(conn: Connection, sql: str, params: Params = ()) -> int:
+    """Run one write statement; how many rows it inserted, changed or deleted."""
+    return int(conn.execute(sql, params).rowcount)

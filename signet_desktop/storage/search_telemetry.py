@@ -12,7 +12,7 @@ from typing import Any
 
 from signet_desktop.domain.telemetry import SearchRecord, SearchResultEntry
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row
+from signet_desktop.storage.rows import from_row, rows_changed
 
 INSERT_RECORD = """
 INSERT INTO memory_search_telemetry (id, agent_id, project, session_key, query, keyword_query,
@@ -68,8 +68,7 @@ def prune(conn: Connection, *, cutoff: str, agent_ids: Sequence[str], keep: int)
 
 def clear(conn: Connection, agent_id: str) -> int:
     """Forget every recorded recall of one agent; rows gone."""
-    cursor = conn.execute("DELETE FROM memory_search_telemetry WHERE agent_id = ?", (agent_id,))
-    return int(cursor.rowcount)
+    return rows_changed(conn, "DELETE FROM memory_search_telemetry WHERE agent_id = ?", (agent_id,))
 
 
 def _record(row: Any) -> SearchRecord:

@@ -25,7 +25,7 @@ from signet_desktop.domain.sources import (
     SourceTotals,
 )
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row, texts
+from signet_desktop.storage.rows import TableRows, from_row, rows_changed, texts
 
 MAX_PURGED_JSON = 4096
 SOURCE_COLUMNS = (
@@ -176,13 +176,13 @@ def finish_run(conn: Connection, run_id: str, status: str, error: str | None = N
 def interrupt_runs(conn: Connection, agent_id: str, source_id: str) -> int:
     """Runs a killed process left `running` become `interrupted` (the caller knows none of
     this process's threads runs one)."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "UPDATE source_import_runs SET status = 'interrupted', finished_at = :now, "
         "error = 'the process stopped during the run' "
         "WHERE agent_id = :a AND source_id = :src AND status = 'running'",
         {"now": utc_now(), "a": agent_id, "src": source_id},
     )
-    return int(cursor.rowcount)
 
 
 def running_runs(conn: Connection) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row, scalar_int, texts
+from signet_desktop.storage.rows import TableRows, from_row, rows_changed, scalar_int, texts
 
 COLUMNS = (
     "agent_id, session_key, harness, project, content, turn_count, created_at, updated_at, "
@@ -182,22 +182,22 @@ def canonical_files(conn: Connection) -> Sequence[tuple[str, int]]:
 def complete_open_since_before(conn: Connection, opened_at: str) -> int:
     """Start-up recovery: rows a crash left open (last written up to `opened_at`, when this
     process opened the workspace) are complete now, any agent; later captures are not."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "UPDATE session_transcripts SET completed_at = :now "
         "WHERE completed_at IS NULL AND source_id IS NULL AND updated_at <= :opened",
         {"now": utc_now(), "opened": opened_at},
     )
-    return int(cursor.rowcount)
 
 
 def complete_open_before(conn: Connection, before: str) -> int:
     """TTL: open rows not updated since `before` are complete (any agent)."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "UPDATE session_transcripts SET completed_at = :now "
         "WHERE completed_at IS NULL AND source_id IS NULL AND updated_at < :before",
         {"now": utc_now(), "before": before},
     )
-    return int(cursor.rowcount)
 
 
 # -- imported transcripts (service/imports/harness.py) ---------------------------------------
@@ -309,11 +309,11 @@ def source_skipped_lines(conn: Connection, agent_id: str, source_id: str) -> int
 
 def delete_source_transcripts(conn: Connection, agent_id: str, source_id: str) -> int:
     """Delete every transcript row a source imported (the FTS trigger follows)."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "DELETE FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
     )
-    return int(cursor.rowcount)
 
 
 # -- imported transcripts (the Signet-workspace importer; added by its engineer) ---------------
