@@ -18,7 +18,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row, scalar_int
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 PROPOSAL_COLUMNS = (
     "id, agent_id, operation, status, payload, confidence, rationale, evidence, provenance, "
@@ -52,6 +52,9 @@ def _proposal(row: Any) -> Proposal:
     )
 
 
+PROPOSALS = TableRows("ontology_proposals", PROPOSAL_COLUMNS, _proposal)
+
+
 def propose(
     conn: Connection,
     *,
@@ -68,13 +71,11 @@ def propose(
 ) -> tuple[Proposal, bool]:
     """Insert a pending proposal, or return the identical pending one; (row, created)."""
     key = dedupe_key(operation, payload, evidence)
-    existing = conn.execute(
-        f"SELECT {PROPOSAL_COLUMNS} FROM ontology_proposals"
-        " WHERE agent_id = :a AND dedupe_key = :k AND status = 'pending'",
-        {"a": agent_id, "k": key},
-    ).fetchone()
+    existing = PROPOSALS.one(
+        conn, "agent_id = :a AND dedupe_key = :k AND status = 'pending'", {"a": agent_id, "k": key}
+    )
     if existing is not None:
-        return _proposal(existing), False
+        return existing, False
     proposal_id = str(uuid.uuid4())
     now = utc_now()
     conn.execute(
@@ -104,11 +105,7 @@ def propose(
 
 
 def get_proposal(conn: Connection, agent_id: str, proposal_id: str) -> Proposal | None:
-    row = conn.execute(
-        f"SELECT {PROPOSAL_COLUMNS} FROM ontology_proposals WHERE agent_id = :a AND id = :i",
-        {"a": agent_id, "i": proposal_id},
-    ).fetchone()
-    return None if row is None else _proposal(row)
+    return PROPOSALS.one(conn, "agent_id = :a AND id = :i", {"a": agent_id, "i": proposal_id})
 
 
 def list_proposals(
@@ -120,13 +117,12 @@ def list_proposals(
     limit: int = 100,
 ) -> list[Proposal]:
     """The agent's proposals (newest first), optionally one status or one pass."""
-    rows = conn.execute(
-        f"SELECT {PROPOSAL_COLUMNS} FROM ontology_proposals WHERE agent_id = :a"
-        " AND (:status IS NULL OR status = :status) AND (:pass IS NULL OR pass_id = :pass)"
-        " ORDER BY created_at DESC, id DESC LIMIT :limit",
+    return PROPOSALS.all(
+        conn,
+        "agent_id = :a AND (:status IS NULL OR status = :status)"
+        " AND (:pass IS NULL OR pass_id = :pass) ORDER BY created_at DESC, id DESC LIMIT :limit",
         {"a": agent_id, "status": status, "pass": pass_id, "limit": limit},
-    ).fetchall()
-    return [_proposal(r) for r in rows]
+    )
 
 
 def count_proposals(conn: Connection, agent_id: str, status: str = "pending") -> int:
@@ -193,6 +189,9 @@ def _contradiction(row: Any) -> Contradiction:
     )
 
 
+CONTRADICTIONS = TableRows("ontology_contradictions", CONTRADICTION_COLUMNS, _contradiction)
+
+
 def record_contradiction(
     conn: Connection,
     *,
@@ -245,10 +244,9 @@ def record_contradiction(
 def list_contradictions(
     conn: Connection, agent_id: str, *, status: str | None = "active", limit: int = 100
 ) -> list[Contradiction]:
-    rows = conn.execute(
-        f"SELECT {CONTRADICTION_COLUMNS} FROM ontology_contradictions WHERE agent_id = :a"
-        " AND (:status IS NULL OR status = :status)"
+    return CONTRADICTIONS.all(
+        conn,
+        "agent_id = :a AND (:status IS NULL OR status = :status)"
         " ORDER BY detected_at DESC, id DESC LIMIT :limit",
         {"a": agent_id, "status": status, "limit": limit},
-    ).fetchall()
-    return [_contradiction(r) for r in rows]
+    )
