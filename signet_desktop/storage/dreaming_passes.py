@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import sqlean
 
@@ -283,18 +283,13 @@ def tool_calls(conn: Connection, agent_id: str, pass_id: str) -> list[ToolCallRe
         (pass_id, agent_id),
     ).fetchall()
     return [
-        ToolCallRecord(
-            id=row["id"],
-            pass_id=row["pass_id"],
+        from_row(
+            ToolCallRecord,
+            row,
             seq=int(row["seq"]),
-            tool_call_id=row["tool_call_id"],
-            tool_name=row["tool_name"],
             input=_loads(row["input_json"]),
             output=_loads(row["output_json"]),
-            status=cast(ToolCallStatus, row["status"]),
-            error=row["error"],
             duration_ms=int(row["duration_ms"]),
-            created_at=row["created_at"],
         )
         for row in rows
     ]
@@ -331,19 +326,7 @@ def exclusions_of_pass(conn: Connection, agent_id: str, pass_id: str) -> list[Ev
         " ORDER BY source_kind, source_id",
         (agent_id, pass_id),
     ).fetchall()
-    return [
-        EvidenceExclusion(
-            agent_id=row["agent_id"],
-            source_kind=row["source_kind"],
-            source_id=row["source_id"],
-            reason=row["reason"],
-            status=row["status"],
-            attempts=int(row["attempts"]),
-            pass_id=row["pass_id"],
-            excluded_at=row["excluded_at"],
-        )
-        for row in rows
-    ]
+    return [from_row(EvidenceExclusion, row, attempts=int(row["attempts"])) for row in rows]
 
 
 # -- state -------------------------------------------------------------------------------
