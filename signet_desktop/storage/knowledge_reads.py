@@ -28,7 +28,7 @@ from signet_desktop.domain.knowledge import (
     Relation,
 )
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import TableRows, from_row
+from signet_desktop.storage.rows import TableRows, from_row, like_contains
 
 EXCERPT_CHARS = 240
 
@@ -159,11 +159,6 @@ def dependency(conn: Connection, agent_id: str, link_id: str) -> Dependency | No
 # --- listings and detail ----------------------------------------------------------------
 
 
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 def list_entities(
     conn: Connection,
     agent_id: str,
@@ -185,7 +180,7 @@ def list_entities(
         where.append("e.entity_type = :type")
         params["type"] = entity_type
     if query and canonical_entity_name(query):
-        params["q"] = _like(canonical_entity_name(query))
+        params["q"] = like_contains(canonical_entity_name(query))
         where.append(
             "(e.canonical_name LIKE :q ESCAPE '\\' OR EXISTS (SELECT 1 FROM entity_aliases x "
             "WHERE x.entity_id = e.id AND x.canonical_alias LIKE :q ESCAPE '\\'))"

@@ -67,3 +67,9 @@ def scalar_int(conn: Connection, sql: str, params: Params = ()) -> int:
 def rows_changed(conn: Connection, sql: str, params: Params = ()) -> int:
     """Run one write statement; how many rows it inserted, changed or deleted."""
     return int(conn.execute(sql, params).rowcount)
+
+
+def like_contains(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its `\\ % _` escaped (use with ESCAPE '\\')."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
