@@ -133,48 +133,47 @@ def count_proposals(conn: Connection, agent_id: str, status: str = "pending") ->
     )
 
 
+def _move_pending(
+    conn: Connection, agent_id: str, proposal_id: str, sets: str, values: Mapping[str, Any]
+) -> bool:
+    """Apply `sets` (a fixed SET fragment) to a pending proposal; False if it was not pending."""
+    cursor = conn.execute(
+        f"UPDATE ontology_proposals SET {sets}, updated_at = :now"
+        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
+        {**values, "now": utc_now(), "a": agent_id, "i": proposal_id},
+    )
+    return bool(cursor.rowcount)
+
+
 def mark_applied(
     conn: Connection, agent_id: str, proposal_id: str, *, actor: str, result: Mapping[str, Any]
 ) -> bool:
     """pending -> applied, with what the apply changed; False if it was not pending."""
-    now = utc_now()
-    cursor = conn.execute(
-        "UPDATE ontology_proposals SET status = 'applied', applied_by = :by, applied_at = :now,"
-        " result = :result, error = NULL, updated_at = :now"
-        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
-        {
-            "by": actor,
-            "now": now,
-            "result": _canonical(dict(result)),
-            "a": agent_id,
-            "i": proposal_id,
-        },
+    return _move_pending(
+        conn,
+        agent_id,
+        proposal_id,
+        "status = 'applied', applied_by = :by, applied_at = :now, result = :result, error = NULL",
+        {"by": actor, "result": _canonical(dict(result))},
     )
-    return bool(cursor.rowcount)
 
 
 def mark_rejected(
     conn: Connection, agent_id: str, proposal_id: str, *, actor: str, reason: str
 ) -> bool:
     """pending -> rejected with the reason; False if it was not pending."""
-    now = utc_now()
-    cursor = conn.execute(
-        "UPDATE ontology_proposals SET status = 'rejected', rejected_by = :by, rejected_at = :now,"
-        " error = :reason, updated_at = :now"
-        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
-        {"by": actor, "now": now, "reason": reason, "a": agent_id, "i": proposal_id},
+    return _move_pending(
+        conn,
+        agent_id,
+        proposal_id,
+        "status = 'rejected', rejected_by = :by, rejected_at = :now, error = :reason",
+        {"by": actor, "reason": reason},
     )
-    return bool(cursor.rowcount)
 
 
 def mark_failed(conn: Connection, agent_id: str, proposal_id: str, *, error: str) -> bool:
     """pending -> failed (its apply no longer validates, e.g. the target was archived)."""
-    cursor = conn.execute(
-        "UPDATE ontology_proposals SET status = 'failed', error = :e, updated_at = :now"
-        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
-        {"e": error, "now": utc_now(), "a": agent_id, "i": proposal_id},
-    )
-    return bool(cursor.rowcount)
+    return _move_pending(conn, agent_id, proposal_id, "status = 'failed', error = :e", {"e": error})
 
 
 # -- contradictions ----------------------------------------------------------------------------
