@@ -3,7 +3,9 @@
 Repositories return dataclasses, never rows. Most columns map one to one onto a field of the
 same name; `from_row` reads those and takes the few that need converting (JSON, bool) from its
 caller. `TableRows` holds one table's column list and mapper, so a read names only its fixed
-`WHERE` (and `ORDER BY`) fragment and its named parameters.
+`WHERE` (and `ORDER BY`) fragment and its parameters. `texts`, `scalar_int`, `rows_changed`
+and `like_contains` are the small query shapes many owners repeated. Nothing here names a
+table: each owner module still writes its SQL.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ def _init_fields(cls: type[DataclassInstance]) -> tuple[str, ...]:
 
 
 def from_row(cls: type[D], row: Row, **converted: Any) -> D:
-    """A `cls` value: each field read from the row column of its name, unless `converted` has it."""
+    """A `cls` value: each field read from the row column of its name, unless `converted` has it.
+
+    A field that is not a column (even one with a default) must be given in `converted`.
+    """
     named = {name: row[name] for name in _init_fields(cls) if name not in converted}
     return cls(**named, **converted)
 
