@@ -29,7 +29,7 @@ from signet_desktop.domain.dreaming import (
 )
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.rows import from_row
+from signet_desktop.storage.rows import TableRows, from_row
 
 TABLES = (
     "dreaming_state",
@@ -72,6 +72,9 @@ def _pass(row: Any) -> DreamingPass:
         evidence_window=_loads(row["evidence_window_json"]),
         runbook=_loads(row["runbook_json"]),
     )
+
+
+PASSES = TableRows("dreaming_passes", "*", _pass)
 
 
 # -- passes ------------------------------------------------------------------------------
@@ -202,22 +205,19 @@ def interrupt_running(conn: Connection, error: str, now: str | None = None) -> l
 
 
 def get_pass(conn: Connection, agent_id: str, pass_id: str) -> DreamingPass | None:
-    row = conn.execute(
-        "SELECT * FROM dreaming_passes WHERE id = ? AND agent_id = ?", (pass_id, agent_id)
-    ).fetchone()
-    return None if row is None else _pass(row)
+    return PASSES.one(conn, "id = ? AND agent_id = ?", (pass_id, agent_id))
 
 
 def list_passes(
     conn: Connection, agent_id: str, *, status: PassStatus | None = None, limit: int = 50
 ) -> list[DreamingPass]:
     """Newest first."""
-    rows = conn.execute(
-        "SELECT * FROM dreaming_passes WHERE agent_id = :a"
-        " AND (:s IS NULL OR status = :s) ORDER BY started_at DESC, rowid DESC LIMIT :n",
+    return PASSES.all(
+        conn,
+        "agent_id = :a AND (:s IS NULL OR status = :s) ORDER BY started_at DESC, rowid DESC"
+        " LIMIT :n",
         {"a": agent_id, "s": status, "n": limit},
-    ).fetchall()
-    return [_pass(row) for row in rows]
+    )
 
 
 def agents_with_passes(conn: Connection) -> list[str]:
