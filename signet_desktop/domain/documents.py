@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.errors import InvalidInput, check_match
 
 SOURCE_TYPES = ("text", "url", "file")
 STATUSES = (
@@ -39,9 +39,9 @@ _DOCUMENT_ID = re.compile(r"doc_[0-9a-f]{32}")
 
 def check_document_id(value: object) -> str:
     """A document id as the service makes them (`doc_<32 hex>`); anything else is refused."""
-    if not isinstance(value, str) or not _DOCUMENT_ID.fullmatch(value):
-        raise InvalidInput("document id must look like doc_<32 hex>", code="document_id_invalid")
-    return value
+    return check_match(
+        value, _DOCUMENT_ID, "document id must look like doc_<32 hex>", "document_id_invalid"
+    )
 
 
 def check_status(value: str | None) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -30,6 +31,13 @@ class InvalidInput(SignetError):
     """The request itself is wrong; nothing was written."""
 
     code = "invalid_input"
+
+
+def check_match(value: object, pattern: re.Pattern[str], message: str, code: str) -> str:
+    """`value` when it is a string `pattern` matches whole; else InvalidInput(message, code)."""
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise InvalidInput(message, code=code)
+    return value
 
 
 class NotFound(SignetError):

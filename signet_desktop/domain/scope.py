@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.errors import InvalidInput, check_match
 from signet_desktop.domain.memory import Actor
 
 AGENT_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
@@ -22,13 +22,13 @@ MAX_REQUEST_ID_CHARS = 128
 
 def check_agent_id(agent_id: object) -> str:
     """An agent id: 1-128 of letters, digits and `. _ : @ -`, starting alphanumeric."""
-    if not isinstance(agent_id, str) or not AGENT_ID_PATTERN.fullmatch(agent_id):
-        raise InvalidInput(
-            "agentId must be 1-128 characters of letters, digits and . _ : @ -, "
-            "starting with a letter or digit",
-            code="agent_id_invalid",
-        )
-    return agent_id
+    return check_match(
+        agent_id,
+        AGENT_ID_PATTERN,
+        "agentId must be 1-128 characters of letters, digits and . _ : @ -, "
+        "starting with a letter or digit",
+        "agent_id_invalid",
+    )
 
 
 def check_session_key(session: str | None) -> str | None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.errors import check_match
 
 SOURCE_KINDS_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _SOURCE_ID = re.compile(r"src_[0-9a-f]{32}")
@@ -22,15 +22,13 @@ RECORD_OUTCOMES = ("pending", "imported", "skipped", "failed", "duplicate")
 
 def check_source_id(value: object) -> str:
     """A source id as `new_source_id` makes them; anything else is refused (not looked up)."""
-    if not isinstance(value, str) or not _SOURCE_ID.fullmatch(value):
-        raise InvalidInput("source id must look like src_<32 hex>", code="source_id_invalid")
-    return value
+    return check_match(
+        value, _SOURCE_ID, "source id must look like src_<32 hex>", "source_id_invalid"
+    )
 
 
 def check_run_id(value: object) -> str:
-    if not isinstance(value, str) or not _RUN_ID.fullmatch(value):
-        raise InvalidInput("run id must look like run_<32 hex>", code="run_id_invalid")
-    return value
+    return check_match(value, _RUN_ID, "run id must look like run_<32 hex>", "run_id_invalid")
 
 
 @dataclass(frozen=True, slots=True)

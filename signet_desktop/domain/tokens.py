@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from signet_desktop.domain.errors import InvalidInput
+from signet_desktop.domain.errors import InvalidInput, check_match
 from signet_desktop.domain.scope import check_agent_id
 
 TokenPermission = Literal["read", "write", "admin"]
@@ -80,13 +80,13 @@ def expiry(created_at: str, ttl_seconds: int) -> str:
 
 def check_name(name: object) -> str:
     """A token name: 1-64 of letters, digits and `. _ -`, starting alphanumeric."""
-    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise InvalidInput(
-            "name must be 1-64 characters of letters, digits and . _ -, starting with a "
-            "letter or digit",
-            code="token_name_invalid",
-        )
-    return name
+    return check_match(
+        name,
+        NAME_PATTERN,
+        "name must be 1-64 characters of letters, digits and . _ -, starting with a "
+        "letter or digit",
+        "token_name_invalid",
+    )
 
 
 def check_permissions(values: Iterable[object]) -> frozenset[TokenPermission]:

@@ -50,22 +50,24 @@ KEYS = (
 )
 
 
+def _time_parts(pattern: re.Pattern[str], text: str, what: str) -> tuple[str, ...]:
+    """Year, month, day, hour, minute, second and fraction ('' if none) of a timestamp."""
+    found = pattern.match(text)
+    if found is None:
+        raise ValueError(f"not {what}: {text!r}")
+    return tuple(part or "" for part in found.groups())
+
+
 def compact_time(iso: str) -> str:
     """`2026-12-01T14:41:39.123Z` -> `20261201T144139.123Z` (ValueError if not that form)."""
-    found = _ISO.match(iso)
-    if found is None:
-        raise ValueError(f"not a UTC ISO-8601 timestamp: {iso!r}")
-    y, mo, d, h, mi, s, frac = found.groups()
-    return f"{y}{mo}{d}T{h}{mi}{s}{frac or ''}Z"
+    y, mo, d, h, mi, s, frac = _time_parts(_ISO, iso, "a UTC ISO-8601 timestamp")
+    return f"{y}{mo}{d}T{h}{mi}{s}{frac}Z"
 
 
 def iso_time(compact: str) -> str:
     """The inverse of `compact_time`."""
-    found = _COMPACT.match(compact)
-    if found is None:
-        raise ValueError(f"not a compact timestamp: {compact!r}")
-    y, mo, d, h, mi, s, frac = found.groups()
-    return f"{y}-{mo}-{d}T{h}:{mi}:{s}{frac or ''}Z"
+    y, mo, d, h, mi, s, frac = _time_parts(_COMPACT, compact, "a compact timestamp")
+    return f"{y}-{mo}-{d}T{h}:{mi}:{s}{frac}Z"
 
 
 def file_name(meta: ArtifactMeta) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -188,31 +188,13 @@ class SignetDatabase:
 
     def memories(self, *, after_rowid: int = 0, size: int = BATCH) -> Iterator[Batch[SignetMemory]]:
         """Memories in rowid order, a batch at a time."""
-        for rows, last in self._pages("memories", after_rowid, size):
-            mapped: list[SignetMemory] = []
-            unmapped: list[Unmapped] = []
-            for rowid, row in rows:
-                result = map_memory(row)
-                if isinstance(result, Unmapped):
-                    unmapped.append(_with_rowid(result, rowid))
-                else:
-                    mapped.append(result)
-            yield Batch(mapped, unmapped, last)
+        yield from self._batches("memories", after_rowid, size, map_memory)
 
     def transcripts(self, *, size: int = 100) -> Iterator[Batch[SignetTranscript]]:
         """Transcripts in rowid order, a batch at a time (none when the schema lacks them)."""
         if not self.schema.has("session_transcripts"):
             return
-        for rows, last in self._pages("session_transcripts", 0, size):
-            mapped: list[SignetTranscript] = []
-            unmapped: list[Unmapped] = []
-            for rowid, row in rows:
-                result = map_transcript(row)
-                if isinstance(result, Unmapped):
-                    unmapped.append(_with_rowid(result, rowid))
-                else:
-                    mapped.append(result)
-            yield Batch(mapped, unmapped, last)
+        yield from self._batches("session_transcripts", 0, size, map_transcript)
 
     def history_for(self, memory_ids: Sequence[str]) -> dict[str, list[SignetHistoryEvent]]:
         """Each memory's history, oldest first (empty when the schema has no history)."""
@@ -247,6 +229,25 @@ class SignetDatabase:
             Unmapped("memory_history", f"{r['memory_id']}#{r['r']}", "memory_not_in_source")
             for r in rows
         ]
+
+    def _batches(
+        self,
+        table: str,
+        after_rowid: int,
+        size: int,
+        mapper: Callable[[Mapping[str, Any]], T | Unmapped],
+    ) -> Iterator[Batch[T]]:
+        """A table's pages with each row mapped, or set aside (named by rowid) as Unmapped."""
+        for rows, last in self._pages(table, after_rowid, size):
+            mapped: list[T] = []
+            unmapped: list[Unmapped] = []
+            for rowid, row in rows:
+                result = mapper(row)
+                if isinstance(result, Unmapped):
+                    unmapped.append(_with_rowid(result, rowid))
+                else:
+                    mapped.append(result)
+            yield Batch(mapped, unmapped, last)
 
     def _pages(
         self, table: str, after_rowid: int, size: int

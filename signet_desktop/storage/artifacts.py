@@ -13,6 +13,7 @@ from typing import Any
 from signet_desktop.domain.artifacts import Artifact, ArtifactMeta
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, rows_changed, texts
 
 COLUMNS = (
     "source_path, content_hash, source_kind, session_key, session_token, project, harness, "
@@ -85,6 +86,9 @@ def _row(row: Any) -> Artifact:
     return Artifact(meta, row["source_path"], row["content_hash"], row["content"])
 
 
+ROWS = TableRows("memory_artifacts", COLUMNS, _row)
+
+
 def upsert_artifact(conn: Connection, artifact: Artifact, source_mtime: str | None) -> bool:
     """Index one file (insert, or refresh a row whose hash changed); True if a row changed."""
     meta = artifact.meta
@@ -123,29 +127,29 @@ def indexed_paths(conn: Connection, agent_id: str | None) -> dict[str, str]:
 
 def delete_rows(conn: Connection, agent_id: str | None, paths: Sequence[str]) -> int:
     """Drop index rows by path (their files are gone); the FTS trigger follows."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "DELETE FROM memory_artifacts WHERE (:a IS NULL OR agent_id = :a) "
         "AND source_path IN (SELECT value FROM json_each(:paths))",
         {"a": agent_id, "paths": json.dumps(list(paths))},
     )
-    return int(cursor.rowcount)
 
 
 def session_paths(conn: Connection, agent_id: str, token: str) -> list[str]:
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT source_path FROM memory_artifacts WHERE agent_id = :a AND session_token = :t "
         "ORDER BY source_path",
         {"a": agent_id, "t": token},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 def delete_session(conn: Connection, agent_id: str, token: str) -> int:
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "DELETE FROM memory_artifacts WHERE agent_id = :a AND session_token = :t",
         {"a": agent_id, "t": token},
     )
-    return int(cursor.rowcount)
 
 
 def add_tombstone(
@@ -189,12 +193,12 @@ def transcripts_without_artifact(conn: Connection) -> list[tuple[str, str]]:
 def latest_of_session(
     conn: Connection, agent_id: str, session_key: str, kind: str
 ) -> Artifact | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM memory_artifacts WHERE agent_id = :a AND session_key = :k "
-        "AND source_kind = :kind AND removed_at IS NULL ORDER BY captured_at DESC LIMIT 1",
+    return ROWS.one(
+        conn,
+        "agent_id = :a AND session_key = :k AND source_kind = :kind AND removed_at IS NULL "
+        "ORDER BY captured_at DESC LIMIT 1",
         {"a": agent_id, "k": session_key, "kind": kind},
-    ).fetchone()
-    return None if row is None else _row(row)
+    )
 
 
 def ledger(conn: Connection, agent_id: str, since: str, limit: int) -> list[Artifact]:
@@ -213,9 +217,8 @@ def newest_capture(conn: Connection, agent_id: str) -> str | None:
 
 def list_artifacts(conn: Connection, agent_id: str) -> list[Artifact]:
     """Every live artifact of the agent, oldest first (stable: captured_at, path)."""
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM memory_artifacts WHERE agent_id = :a AND removed_at IS NULL "
-        "ORDER BY captured_at, source_path",
+    return ROWS.all(
+        conn,
+        "agent_id = :a AND removed_at IS NULL ORDER BY captured_at, source_path",
         {"a": agent_id},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    )

@@ -16,6 +16,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Attention
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 COLUMNS = (
     "id, agent_id, kind, subject_ref, details_json, priority, status, created_by_pass_id, "
@@ -42,21 +43,15 @@ ON CONFLICT (agent_id, kind, subject_ref) DO UPDATE SET
 
 
 def _row(row: Any) -> Attention:
-    return Attention(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        kind=row["kind"],
-        subject_ref=row["subject_ref"],
+    return from_row(
+        Attention,
+        row,
         details=json.loads(row["details_json"] or "{}"),
         priority=int(row["priority"]),
-        status=row["status"],
-        created_by_pass_id=row["created_by_pass_id"],
-        resolved_by_pass_id=row["resolved_by_pass_id"],
-        resolution=row["resolution"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        resolved_at=row["resolved_at"],
     )
+
+
+ROWS = TableRows("dreaming_attention", COLUMNS, _row)
 
 
 def create_attention(
@@ -83,41 +78,37 @@ def create_attention(
             "now": utc_now(),
         },
     )
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_attention"
-        " WHERE agent_id = :a AND kind = :k AND subject_ref = :s",
+    found = ROWS.one(
+        conn,
+        "agent_id = :a AND kind = :k AND subject_ref = :s",
         {"a": agent_id, "k": kind, "s": subject_ref},
-    ).fetchone()
-    return _row(row)
+    )
+    assert found is not None
+    return found
 
 
 def get_attention(conn: Connection, agent_id: str, attention_id: str) -> Attention | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a AND id = :i",
-        {"a": agent_id, "i": attention_id},
-    ).fetchone()
-    return None if row is None else _row(row)
+    return ROWS.one(conn, "agent_id = :a AND id = :i", {"a": agent_id, "i": attention_id})
 
 
 def list_attention(
     conn: Connection, agent_id: str, *, status: str | None = "pending", limit: int = 100
 ) -> list[Attention]:
     """The agent's attention rows (pending by default), highest priority first."""
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a"
-        " AND (:status IS NULL OR status = :status)"
+    return ROWS.all(
+        conn,
+        "agent_id = :a AND (:status IS NULL OR status = :status)"
         " ORDER BY priority DESC, created_at, id LIMIT :limit",
         {"a": agent_id, "status": status, "limit": limit},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    )
 
 
 def count_pending(conn: Connection, agent_id: str) -> int:
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM dreaming_attention WHERE agent_id = :a AND status = 'pending'",
         {"a": agent_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def _close(
@@ -165,21 +156,19 @@ def reopen_attention(conn: Connection, agent_id: str, attention_id: str) -> bool
 
 
 def resolved_by_pass(conn: Connection, agent_id: str, pass_id: str) -> list[Attention]:
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a"
-        " AND resolved_by_pass_id = :p ORDER BY resolved_at, id",
+    return ROWS.all(
+        conn,
+        "agent_id = :a AND resolved_by_pass_id = :p ORDER BY resolved_at, id",
         {"a": agent_id, "p": pass_id},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    )
 
 
 def created_by_pass(
     conn: Connection, agent_id: str, pass_id: str, *, status: str = "pending"
 ) -> list[Attention]:
     """Attention rows a pass created (the `flag` operations it applied), in one status."""
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_attention WHERE agent_id = :a"
-        " AND created_by_pass_id = :p AND status = :s ORDER BY created_at, id",
+    return ROWS.all(
+        conn,
+        "agent_id = :a AND created_by_pass_id = :p AND status = :s ORDER BY created_at, id",
         {"a": agent_id, "p": pass_id, "s": status},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    )

@@ -15,6 +15,7 @@ from typing import Any
 from signet_desktop.domain.connectors import Connector
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row, texts
 
 COLUMNS = (
     "id, agent_id, provider, display_name, config_json, cursor_json, status, last_sync_at, "
@@ -72,18 +73,11 @@ WHERE connector_id = :id AND agent_id = :agent_id GROUP BY status
 
 
 def _connector(row: Any) -> Connector:
-    return Connector(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        provider=row["provider"],
-        display_name=row["display_name"],
+    return from_row(
+        Connector,
+        row,
         config=json.loads(row["config_json"] or "{}"),
         cursor=json.loads(row["cursor_json"]) if row["cursor_json"] else None,
-        status=row["status"],
-        last_sync_at=row["last_sync_at"],
-        last_error=row["last_error"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
     )
 
 
@@ -187,8 +181,7 @@ def interrupt_syncing(conn: Connection, busy: Sequence[str] = ()) -> int:
 
 def live_document_ids(conn: Connection, agent_id: str, connector_id: str) -> list[str]:
     """Ids of the connector's documents that are not deleted."""
-    rows = conn.execute(LIVE_DOCUMENTS, {"id": connector_id, "agent_id": agent_id}).fetchall()
-    return [str(r[0]) for r in rows]
+    return texts(conn, LIVE_DOCUMENTS, {"id": connector_id, "agent_id": agent_id})
 
 
 def document_states(conn: Connection, agent_id: str, connector_id: str) -> dict[str, int]:

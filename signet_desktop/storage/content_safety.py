@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row, scalar_int
 
 SOURCE_KINDS = ("memory", "artifact", "transcript", "summary", "source_chunk")
 STATUSES = ("clean", "tainted", "blocked")
@@ -137,16 +138,11 @@ PENDING_KINDS = ("memory", "transcript", "artifact", "summary")  # memories firs
 
 
 def _decision(row: Any) -> SafetyDecision:
-    return SafetyDecision(
-        agent_id=row["agent_id"],
-        source_kind=row["source_kind"],
-        source_id=row["source_id"],
-        status=row["status"],
+    return from_row(
+        SafetyDecision,
+        row,
         context_eligible=bool(row["context_eligible"]),
         reasons=tuple(json.loads(row["reasons_json"])),
-        policy_version=row["policy_version"],
-        content_hash=row["content_hash"],
-        scanned_at=row["scanned_at"],
     )
 
 
@@ -203,8 +199,7 @@ def reason_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str,
 
 def stale_count(conn: Connection, agent_id: str, version: str) -> int:
     """Decisions made by another policy version (they wait for the rescan)."""
-    row = conn.execute(STALE_COUNT, {"agent_id": agent_id, "version": version}).fetchone()
-    return int(row[0])
+    return scalar_int(conn, STALE_COUNT, {"agent_id": agent_id, "version": version})
 
 
 def _body(kind: str, agent_id: str | None) -> str:
@@ -229,8 +224,7 @@ def pending_items(
 def pending_count(conn: Connection, kind: str, agent_id: str, version: str) -> int:
     """How many items of `kind` of the agent need a decision."""
     sql = f"SELECT COUNT(*) FROM {_body(kind, agent_id)}"
-    row = conn.execute(sql, {"agent_id": agent_id, "version": version}).fetchone()
-    return int(row[0])
+    return scalar_int(conn, sql, {"agent_id": agent_id, "version": version})
 
 
 # -- retention (service/retention.py): the decisions of purged memories -------------------

@@ -14,6 +14,7 @@ from typing import Any
 from signet_desktop.domain.documents import Document, DocumentChunk, JobState
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 DOCUMENT_COLUMNS = (
     "id, agent_id, project, source_type, source_url, content_type, content_hash, title, status, "
@@ -132,25 +133,13 @@ ORDER BY created_at DESC, rowid DESC LIMIT 1
 
 
 def _document(row: Any) -> Document:
-    return Document(
-        id=str(row["id"]),
-        agent_id=str(row["agent_id"]),
-        project=row["project"],
-        source_type=str(row["source_type"]),
-        source_url=row["source_url"],
-        content_type=row["content_type"],
-        content_hash=row["content_hash"],
-        title=row["title"],
-        status=str(row["status"]),
-        error=row["error"],
-        connector_id=row["connector_id"],
+    return from_row(
+        Document,
+        row,
         chunk_count=int(row["chunk_count"]),
         memory_count=int(row["memory_count"]),
         metadata=json.loads(row["metadata_json"] or "{}"),
-        created_at=str(row["created_at"]),
-        updated_at=str(row["updated_at"]),
-        completed_at=row["completed_at"],
-        deleted_at=row["deleted_at"],
+        job=None,  # not a column: callers that want the latest job attach it
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 COLUMNS = (
     "id, agent_id, pass_id, request_id, seq, operation, payload_json, evidence_json, "
@@ -105,60 +106,47 @@ def append(
 
 
 def _row(row: Any) -> OperationRecord:
-    return OperationRecord(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        pass_id=row["pass_id"],
-        request_id=row["request_id"],
+    return from_row(
+        OperationRecord,
+        row,
         seq=int(row["seq"]),
-        operation=row["operation"],
         payload=json.loads(row["payload_json"]),
         evidence=tuple(json.loads(row["evidence_json"])),
-        provenance=row["provenance"],
-        actor=row["actor"],
-        status=row["status"],
-        code=row["code"],
-        reason=row["reason"],
         result=None if row["result_json"] is None else json.loads(row["result_json"]),
-        created_at=row["created_at"],
     )
 
 
+ROWS = TableRows("dreaming_operations", COLUMNS, _row)
+
+
 def for_pass(conn: Connection, agent_id: str, pass_id: str) -> list[OperationRecord]:
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_operations WHERE agent_id = :a AND pass_id = :p"
-        " ORDER BY seq",
-        {"a": agent_id, "p": pass_id},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    return ROWS.all(
+        conn, "agent_id = :a AND pass_id = :p ORDER BY seq", {"a": agent_id, "p": pass_id}
+    )
 
 
 def for_request(conn: Connection, agent_id: str, request_id: str) -> list[OperationRecord]:
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_operations WHERE agent_id = :a AND request_id = :r"
-        " ORDER BY seq",
-        {"a": agent_id, "r": request_id},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    return ROWS.all(
+        conn, "agent_id = :a AND request_id = :r ORDER BY seq", {"a": agent_id, "r": request_id}
+    )
 
 
 def recent(conn: Connection, agent_id: str, limit: int = 100) -> list[OperationRecord]:
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM dreaming_operations WHERE agent_id = :a"
-        " ORDER BY created_at DESC, seq DESC LIMIT :limit",
+    return ROWS.all(
+        conn,
+        "agent_id = :a ORDER BY created_at DESC, seq DESC LIMIT :limit",
         {"a": agent_id, "limit": limit},
-    ).fetchall()
-    return [_row(r) for r in rows]
+    )
 
 
 def written_in_pass(conn: Connection, agent_id: str, pass_id: str) -> int:
     """Operations of the pass that wrote something (applied or proposed): the per-pass cap."""
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM dreaming_operations WHERE agent_id = :a AND pass_id = :p"
         " AND status IN ('applied', 'proposed')",
         {"a": agent_id, "p": pass_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def status_counts(conn: Connection, agent_id: str, pass_id: str) -> dict[str, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import sqlean
 
@@ -29,6 +29,7 @@ from signet_desktop.domain.dreaming import (
 )
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row
 
 TABLES = (
     "dreaming_state",
@@ -53,16 +54,9 @@ def _loads(text: str | None) -> Any:
 
 
 def _pass(row: Any) -> DreamingPass:
-    return DreamingPass(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        mode=cast(PassMode, row["mode"]),
-        status=cast(PassStatus, row["status"]),
-        trigger_reason=cast("TriggerReason | None", row["trigger_reason"]),
-        provider=row["provider"],
-        model=row["model"],
-        started_at=row["started_at"],
-        completed_at=row["completed_at"],
+    return from_row(
+        DreamingPass,
+        row,
         usage=PassUsage(
             int(row["tokens_input"]),
             int(row["tokens_output"]),
@@ -75,13 +69,12 @@ def _pass(row: Any) -> DreamingPass:
             int(row["mutations_skipped"]),
             int(row["mutations_failed"]),
         ),
-        summary=row["summary"],
-        error=row["error"],
         evidence_window=_loads(row["evidence_window_json"]),
         runbook=_loads(row["runbook_json"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
     )
+
+
+PASSES = TableRows("dreaming_passes", "*", _pass)
 
 
 # -- passes ------------------------------------------------------------------------------
@@ -212,22 +205,19 @@ def interrupt_running(conn: Connection, error: str, now: str | None = None) -> l
 
 
 def get_pass(conn: Connection, agent_id: str, pass_id: str) -> DreamingPass | None:
-    row = conn.execute(
-        "SELECT * FROM dreaming_passes WHERE id = ? AND agent_id = ?", (pass_id, agent_id)
-    ).fetchone()
-    return None if row is None else _pass(row)
+    return PASSES.one(conn, "id = ? AND agent_id = ?", (pass_id, agent_id))
 
 
 def list_passes(
     conn: Connection, agent_id: str, *, status: PassStatus | None = None, limit: int = 50
 ) -> list[DreamingPass]:
     """Newest first."""
-    rows = conn.execute(
-        "SELECT * FROM dreaming_passes WHERE agent_id = :a"
-        " AND (:s IS NULL OR status = :s) ORDER BY started_at DESC, rowid DESC LIMIT :n",
+    return PASSES.all(
+        conn,
+        "agent_id = :a AND (:s IS NULL OR status = :s) ORDER BY started_at DESC, rowid DESC"
+        " LIMIT :n",
         {"a": agent_id, "s": status, "n": limit},
-    ).fetchall()
-    return [_pass(row) for row in rows]
+    )
 
 
 def agents_with_passes(conn: Connection) -> list[str]:
@@ -293,18 +283,13 @@ def tool_calls(conn: Connection, agent_id: str, pass_id: str) -> list[ToolCallRe
         (pass_id, agent_id),
     ).fetchall()
     return [
-        ToolCallRecord(
-            id=row["id"],
-            pass_id=row["pass_id"],
+        from_row(
+            ToolCallRecord,
+            row,
             seq=int(row["seq"]),
-            tool_call_id=row["tool_call_id"],
-            tool_name=row["tool_name"],
             input=_loads(row["input_json"]),
             output=_loads(row["output_json"]),
-            status=cast(ToolCallStatus, row["status"]),
-            error=row["error"],
             duration_ms=int(row["duration_ms"]),
-            created_at=row["created_at"],
         )
         for row in rows
     ]
@@ -341,19 +326,7 @@ def exclusions_of_pass(conn: Connection, agent_id: str, pass_id: str) -> list[Ev
         " ORDER BY source_kind, source_id",
         (agent_id, pass_id),
     ).fetchall()
-    return [
-        EvidenceExclusion(
-            agent_id=row["agent_id"],
-            source_kind=row["source_kind"],
-            source_id=row["source_id"],
-            reason=row["reason"],
-            status=row["status"],
-            attempts=int(row["attempts"]),
-            pass_id=row["pass_id"],
-            excluded_at=row["excluded_at"],
-        )
-        for row in rows
-    ]
+    return [from_row(EvidenceExclusion, row, attempts=int(row["attempts"])) for row in rows]
 
 
 # -- state -------------------------------------------------------------------------------

@@ -71,8 +71,10 @@ def create_entity(
         return existing, False
     now = utc_now()
     source_kind, source_id = _source_of(prov)
-    row = graph_rows.insert_row(
+    row = graph_rows.insert_logged(
         conn,
+        prov,
+        "create_entity",
         "entities",
         {
             "id": graph_rows.new_id(),
@@ -92,7 +94,6 @@ def create_entity(
             "updated_at": now,
         },
     )
-    graph_rows.log_mutation(conn, prov, "create_entity", "entities", row["id"], None, row)
     return reads.to_entity(row), True
 
 
@@ -111,8 +112,10 @@ def add_alias(
     ).fetchone()
     if found is not None:
         return reads.to_alias(found), False
-    row = graph_rows.insert_row(
+    row = graph_rows.insert_logged(
         conn,
+        prov,
+        "add_alias",
         "entity_aliases",
         {
             "id": graph_rows.new_id(),
@@ -124,7 +127,6 @@ def add_alias(
             "created_at": utc_now(),
         },
     )
-    graph_rows.log_mutation(conn, prov, "add_alias", "entity_aliases", row["id"], None, row)
     return reads.to_alias(row), True
 
 
@@ -146,13 +148,14 @@ def rename_entity(
         )
     if new_name == before["name"]:
         return reads.to_entity(before)
-    after = graph_rows.update_row(
+    after = graph_rows.update_logged(
         conn,
+        prov,
+        "rename_entity",
         "entities",
-        entity_id,
+        before,
         {"name": new_name, "canonical_name": canonical, "updated_at": utc_now()},
     )
-    graph_rows.log_mutation(conn, prov, "rename_entity", "entities", entity_id, before, after)
     if keep_alias and before["canonical_name"] != canonical:
         add_alias(conn, prov, entity_id, before["name"])
     return reads.to_entity(after)
@@ -168,13 +171,14 @@ def archive_entity(
     if reason is not None:
         reason = check_text(reason, "reason", MAX_REASON_CHARS)
     now = utc_now()
-    after = graph_rows.update_row(
+    after = graph_rows.update_logged(
         conn,
+        prov,
+        "archive_entity",
         "entities",
-        entity_id,
+        before,
         {"status": "archived", "archived_at": now, "archived_reason": reason, "updated_at": now},
     )
-    graph_rows.log_mutation(conn, prov, "archive_entity", "entities", entity_id, before, after)
     return reads.to_entity(after)
 
 
@@ -194,13 +198,14 @@ def restore_entity(conn: Connection, prov: Provenance, entity_id: str) -> Entity
             code="entity_name_taken",
             details={"entity_id": clash.id},
         )
-    after = graph_rows.update_row(
+    after = graph_rows.update_logged(
         conn,
+        prov,
+        "restore_entity",
         "entities",
-        entity_id,
+        before,
         {"status": "active", "archived_at": None, "archived_reason": None, "updated_at": utc_now()},
     )
-    graph_rows.log_mutation(conn, prov, "restore_entity", "entities", entity_id, before, after)
     return reads.to_entity(after)
 
 
@@ -210,14 +215,13 @@ def set_pinned(conn: Connection, prov: Provenance, entity_id: str, pinned: bool)
     if bool(before["pinned"]) == pinned:
         return reads.to_entity(before)
     now = utc_now()
-    after = graph_rows.update_row(
+    after = graph_rows.update_logged(
         conn,
+        prov,
+        "pin_entity" if pinned else "unpin_entity",
         "entities",
-        entity_id,
+        before,
         {"pinned": int(pinned), "pinned_at": now if pinned else None, "updated_at": now},
-    )
-    graph_rows.log_mutation(
-        conn, prov, "pin_entity" if pinned else "unpin_entity", "entities", entity_id, before, after
     )
     return reads.to_entity(after)
 
@@ -270,10 +274,14 @@ def _merge_one(
     _merge_links(conn, prov, sid, oid)
     _merge_relations(conn, prov, sid, oid)
     now = utc_now()
-    after = graph_rows.update_row(
-        conn, "entities", oid, {"status": "merged", "merged_into": sid, "updated_at": now}
+    after = graph_rows.update_logged(
+        conn,
+        prov,
+        MERGE,
+        "entities",
+        other,
+        {"status": "merged", "merged_into": sid, "updated_at": now},
     )
-    graph_rows.log_mutation(conn, prov, MERGE, "entities", oid, other, after)
 
 
 def _merge_aliases(conn: Connection, prov: Provenance, sid: str, other: graph_rows.Row) -> None:
@@ -298,8 +306,10 @@ def _merge_aliases(conn: Connection, prov: Provenance, sid: str, other: graph_ro
         taken.add(before["canonical_alias"])
         graph_rows.log_mutation(conn, prov, MERGE, "entity_aliases", before["id"], before, after)
     if other["canonical_name"] not in taken and other["canonical_name"] != survivor_name:
-        row = graph_rows.insert_row(
+        graph_rows.insert_logged(
             conn,
+            prov,
+            MERGE,
             "entity_aliases",
             {
                 "id": graph_rows.new_id(),
@@ -311,7 +321,6 @@ def _merge_aliases(conn: Connection, prov: Provenance, sid: str, other: graph_ro
                 "created_at": utc_now(),
             },
         )
-        graph_rows.log_mutation(conn, prov, MERGE, "entity_aliases", row["id"], None, row)
 
 
 def _merge_aspects_of(conn: Connection, prov: Provenance, sid: str, oid: str) -> None:
@@ -326,18 +335,21 @@ def _merge_aspects_of(conn: Connection, prov: Provenance, sid: str, oid: str) ->
         now = utc_now()
         same = mine.get(before["canonical_name"])
         if same is None:
-            after = graph_rows.update_row(
-                conn, "entity_aspects", before["id"], {"entity_id": sid, "updated_at": now}
-            )
-            graph_rows.log_mutation(
-                conn, prov, MERGE, "entity_aspects", before["id"], before, after
+            graph_rows.update_logged(
+                conn, prov, MERGE, "entity_aspects", before, {"entity_id": sid, "updated_at": now}
             )
             continue
         graph_claims.move_claims(conn, prov, MERGE, before["id"], same["id"])
-        after = graph_rows.update_row(
-            conn, "entity_aspects", before["id"], {"status": "merged", "updated_at": now}
+        graph_rows.update_logged(
+            conn, prov, MERGE, "entity_aspects", before, {"status": "merged", "updated_at": now}
         )
-        graph_rows.log_mutation(conn, prov, MERGE, "entity_aspects", before["id"], before, after)
+
+
+def _repointed(before: graph_rows.Row, sid: str, oid: str) -> tuple[str, str]:
+    """An edge's (source, target) with the merged entity `oid` replaced by the survivor."""
+    src = sid if before["source_entity_id"] == oid else before["source_entity_id"]
+    tgt = sid if before["target_entity_id"] == oid else before["target_entity_id"]
+    return src, tgt
 
 
 def _merge_links(conn: Connection, prov: Provenance, sid: str, oid: str) -> None:
@@ -347,26 +359,16 @@ def _merge_links(conn: Connection, prov: Provenance, sid: str, oid: str) -> None
         (oid, oid),
     ).fetchall():
         before = reads.row_dict(found)
-        src = sid if before["source_entity_id"] == oid else before["source_entity_id"]
-        tgt = sid if before["target_entity_id"] == oid else before["target_entity_id"]
+        src, tgt = _repointed(before, sid, oid)
         now = utc_now()
         duplicate = before["status"] == "active" and graph_links.live_edge(
             conn, prov.agent_id, src, tgt, before["dependency_type"]
         )
         if src == tgt or duplicate:  # a self-link after the merge, or a second live edge
-            after = graph_rows.update_row(
-                conn, "entity_dependencies", before["id"], {"status": "archived", "updated_at": now}
-            )
+            values = {"status": "archived", "updated_at": now}
         else:
-            after = graph_rows.update_row(
-                conn,
-                "entity_dependencies",
-                before["id"],
-                {"source_entity_id": src, "target_entity_id": tgt, "updated_at": now},
-            )
-        graph_rows.log_mutation(
-            conn, prov, MERGE, "entity_dependencies", before["id"], before, after
-        )
+            values = {"source_entity_id": src, "target_entity_id": tgt, "updated_at": now}
+        graph_rows.update_logged(conn, prov, MERGE, "entity_dependencies", before, values)
 
 
 def _merge_relations(conn: Connection, prov: Provenance, sid: str, oid: str) -> None:
@@ -375,19 +377,19 @@ def _merge_relations(conn: Connection, prov: Provenance, sid: str, oid: str) -> 
         (oid, oid),
     ).fetchall():
         before = reads.row_dict(found)
-        src = sid if before["source_entity_id"] == oid else before["source_entity_id"]
-        tgt = sid if before["target_entity_id"] == oid else before["target_entity_id"]
+        src, tgt = _repointed(before, sid, oid)
         if src == tgt:
             graph_rows.delete_row(conn, "relations", before["id"])
             graph_rows.log_mutation(conn, prov, MERGE, "relations", before["id"], before, None)
             continue
-        after = graph_rows.update_row(
+        graph_rows.update_logged(
             conn,
+            prov,
+            MERGE,
             "relations",
-            before["id"],
+            before,
             {"source_entity_id": src, "target_entity_id": tgt, "updated_at": utc_now()},
         )
-        graph_rows.log_mutation(conn, prov, MERGE, "relations", before["id"], before, after)
 
 
 def merge_group(conn: Connection, agent_id: str, entity_id: str) -> list[GraphMutation]:
@@ -453,11 +455,13 @@ def mark_entities_unsupported(
     ).fetchall()
     for item in found:
         before = reads.row_dict(item)
-        after = graph_rows.update_row(
-            conn, "entities", before["id"], {"status": "unsupported", "updated_at": utc_now()}
-        )
-        graph_rows.log_mutation(
-            conn, prov, "mark_unsupported", "entities", before["id"], before, after
+        graph_rows.update_logged(
+            conn,
+            prov,
+            "mark_unsupported",
+            "entities",
+            before,
+            {"status": "unsupported", "updated_at": utc_now()},
         )
     return len(found)
 

@@ -38,24 +38,20 @@ def move_claims(
         "SELECT * FROM entity_attributes WHERE aspect_id = ? ORDER BY id", (from_aspect,)
     ).fetchall():
         before = reads.row_dict(found)
-        after = graph_rows.update_row(
+        graph_rows.update_logged(
             conn,
+            prov,
+            operation,
             "entity_attributes",
-            before["id"],
+            before,
             {"aspect_id": to_aspect, "updated_at": utc_now()},
-        )
-        graph_rows.log_mutation(
-            conn, prov, operation, "entity_attributes", before["id"], before, after
         )
     for found in conn.execute(
         "SELECT * FROM entity_dependencies WHERE aspect_id = ? ORDER BY id", (from_aspect,)
     ).fetchall():
         before = reads.row_dict(found)
-        after = graph_rows.update_row(
-            conn, "entity_dependencies", before["id"], {"aspect_id": to_aspect}
-        )
-        graph_rows.log_mutation(
-            conn, prov, operation, "entity_dependencies", before["id"], before, after
+        graph_rows.update_logged(
+            conn, prov, operation, "entity_dependencies", before, {"aspect_id": to_aspect}
         )
 
 
@@ -82,19 +78,20 @@ def create_aspect(
             return reads.to_aspect(before), False
         if before["status"] == "merged":
             raise Conflict(f"aspect {name!r} was merged into another", code="aspect_not_active")
-        after = graph_rows.update_row(
+        after = graph_rows.update_logged(
             conn,
+            prov,
+            "restore_aspect",
             "entity_aspects",
-            before["id"],
+            before,
             {"status": "active", "archived_at": None, "updated_at": utc_now()},
-        )
-        graph_rows.log_mutation(
-            conn, prov, "restore_aspect", "entity_aspects", before["id"], before, after
         )
         return reads.to_aspect(after), True
     now = utc_now()
-    row = graph_rows.insert_row(
+    row = graph_rows.insert_logged(
         conn,
+        prov,
+        "create_aspect",
         "entity_aspects",
         {
             "id": graph_rows.new_id(),
@@ -109,7 +106,6 @@ def create_aspect(
             "updated_at": now,
         },
     )
-    graph_rows.log_mutation(conn, prov, "create_aspect", "entity_aspects", row["id"], None, row)
     return reads.to_aspect(row), True
 
 
@@ -117,14 +113,13 @@ def archive_aspect(conn: Connection, prov: Provenance, aspect_id: str) -> Aspect
     """Archive an active aspect (its claims stay, hidden with it)."""
     before = graph_rows.aspect_row(conn, prov, aspect_id)
     now = utc_now()
-    after = graph_rows.update_row(
+    after = graph_rows.update_logged(
         conn,
+        prov,
+        "archive_aspect",
         "entity_aspects",
-        aspect_id,
+        before,
         {"status": "archived", "archived_at": now, "updated_at": now},
-    )
-    graph_rows.log_mutation(
-        conn, prov, "archive_aspect", "entity_aspects", aspect_id, before, after
     )
     return reads.to_aspect(after)
 
@@ -143,11 +138,13 @@ def merge_aspects(
             raise InvalidInput("only aspects of one entity can be merged", code="aspect_invalid")
     for row in rows:
         move_claims(conn, prov, "merge_aspects", row["id"], survivor_id)
-        after = graph_rows.update_row(
-            conn, "entity_aspects", row["id"], {"status": "merged", "updated_at": utc_now()}
-        )
-        graph_rows.log_mutation(
-            conn, prov, "merge_aspects", "entity_aspects", row["id"], row, after
+        graph_rows.update_logged(
+            conn,
+            prov,
+            "merge_aspects",
+            "entity_aspects",
+            row,
+            {"status": "merged", "updated_at": utc_now()},
         )
     return reads.to_aspect(survivor)
 
@@ -241,10 +238,7 @@ def add_claim_value(
     ).fetchone()
     if same is not None:
         return reads.to_claim(same), False
-    row = graph_rows.insert_row(conn, "entity_attributes", values)
-    graph_rows.log_mutation(
-        conn, prov, "add_claim_value", "entity_attributes", row["id"], None, row
-    )
+    row = graph_rows.insert_logged(conn, prov, "add_claim_value", "entity_attributes", values)
     return reads.to_claim(row), True
 
 
@@ -331,18 +325,14 @@ def supersede_claim_value(
         version_root_id=old["version_root_id"] or old["id"],
         previous_attribute_id=old["id"],
     )
-    row = graph_rows.insert_row(conn, "entity_attributes", values)
-    graph_rows.log_mutation(
-        conn, prov, "supersede_claim_value", "entity_attributes", row["id"], None, row
-    )
-    after = graph_rows.update_row(
+    row = graph_rows.insert_logged(conn, prov, "supersede_claim_value", "entity_attributes", values)
+    graph_rows.update_logged(
         conn,
+        prov,
+        "supersede_claim_value",
         "entity_attributes",
-        old["id"],
+        old,
         {"status": "superseded", "superseded_by": row["id"], "updated_at": utc_now()},
-    )
-    graph_rows.log_mutation(
-        conn, prov, "supersede_claim_value", "entity_attributes", old["id"], old, after
     )
     return reads.to_claim(row)
 
@@ -350,11 +340,13 @@ def supersede_claim_value(
 def archive_claim_value(conn: Connection, prov: Provenance, attribute_id: str) -> Claim:
     """Archive an active claim (kept for history)."""
     before = graph_rows.claim_row(conn, prov, attribute_id)
-    after = graph_rows.update_row(
-        conn, "entity_attributes", attribute_id, {"status": "archived", "updated_at": utc_now()}
-    )
-    graph_rows.log_mutation(
-        conn, prov, "archive_claim_value", "entity_attributes", attribute_id, before, after
+    after = graph_rows.update_logged(
+        conn,
+        prov,
+        "archive_claim_value",
+        "entity_attributes",
+        before,
+        {"status": "archived", "updated_at": utc_now()},
     )
     return reads.to_claim(after)
 
@@ -393,14 +385,13 @@ def mark_claims_unsupported(
         if _other_evidence(before["proposal_evidence"], purged):
             continue
         prov = Provenance(actor=actor, agent_id=before["agent_id"])
-        after = graph_rows.update_row(
+        graph_rows.update_logged(
             conn,
+            prov,
+            "mark_unsupported",
             "entity_attributes",
-            before["id"],
+            before,
             {"status": "unsupported", "updated_at": utc_now()},
-        )
-        graph_rows.log_mutation(
-            conn, prov, "mark_unsupported", "entity_attributes", before["id"], before, after
         )
         marked += 1
     return marked

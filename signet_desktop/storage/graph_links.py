@@ -85,8 +85,10 @@ def create_link(
     if existing is not None:
         return _named_link(conn, existing), False
     now = utc_now()
-    row = graph_rows.insert_row(
+    row = graph_rows.insert_logged(
         conn,
+        prov,
+        "create_link",
         "entity_dependencies",
         {
             "id": graph_rows.new_id(),
@@ -105,7 +107,6 @@ def create_link(
             "updated_at": now,
         },
     )
-    graph_rows.log_mutation(conn, prov, "create_link", "entity_dependencies", row["id"], None, row)
     return _named_link(conn, row), True
 
 
@@ -130,9 +131,8 @@ def update_link(
     if not values:
         return _named_link(conn, before)
     values["updated_at"] = utc_now()
-    after = graph_rows.update_row(conn, "entity_dependencies", link_id, values)
-    graph_rows.log_mutation(
-        conn, prov, "update_link", "entity_dependencies", link_id, before, after
+    after = graph_rows.update_logged(
+        conn, prov, "update_link", "entity_dependencies", before, values
     )
     return _named_link(conn, after)
 
@@ -140,11 +140,13 @@ def update_link(
 def archive_link(conn: Connection, prov: Provenance, link_id: str) -> Dependency:
     """Archive an active link (kept for history)."""
     before = graph_rows.link_row(conn, prov, link_id)
-    after = graph_rows.update_row(
-        conn, "entity_dependencies", link_id, {"status": "archived", "updated_at": utc_now()}
-    )
-    graph_rows.log_mutation(
-        conn, prov, "archive_link", "entity_dependencies", link_id, before, after
+    after = graph_rows.update_logged(
+        conn,
+        prov,
+        "archive_link",
+        "entity_dependencies",
+        before,
+        {"status": "archived", "updated_at": utc_now()},
     )
     return _named_link(conn, after)
 
@@ -173,15 +175,19 @@ def create_relation(
     now = utc_now()
     if found is not None:
         before = reads.row_dict(found)
-        after = graph_rows.update_row(
-            conn, "relations", before["id"], {"mentions": before["mentions"] + 1, "updated_at": now}
-        )
-        graph_rows.log_mutation(
-            conn, prov, "create_relation", "relations", before["id"], before, after
+        after = graph_rows.update_logged(
+            conn,
+            prov,
+            "create_relation",
+            "relations",
+            before,
+            {"mentions": before["mentions"] + 1, "updated_at": now},
         )
         return reads.to_relation(after)
-    row = graph_rows.insert_row(
+    row = graph_rows.insert_logged(
         conn,
+        prov,
+        "create_relation",
         "relations",
         {
             "id": graph_rows.new_id(),
@@ -195,5 +201,4 @@ def create_relation(
             "updated_at": now,
         },
     )
-    graph_rows.log_mutation(conn, prov, "create_relation", "relations", row["id"], None, row)
     return reads.to_relation(row)

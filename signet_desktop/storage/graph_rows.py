@@ -162,6 +162,29 @@ def log_mutation(
     )
 
 
+def insert_logged(
+    conn: Connection, prov: Provenance, operation: str, table: str, values: Mapping[str, Any]
+) -> Row:
+    """Insert a row and log its creation as `operation`; the row as stored."""
+    row = insert_row(conn, table, values)
+    log_mutation(conn, prov, operation, table, row["id"], None, row)
+    return row
+
+
+def update_logged(
+    conn: Connection,
+    prov: Provenance,
+    operation: str,
+    table: str,
+    before: Row,
+    values: Mapping[str, Any],
+) -> Row:
+    """Update the row `before` and log the change as `operation`; the row after."""
+    after = update_row(conn, table, before["id"], values)
+    log_mutation(conn, prov, operation, table, before["id"], before, after)
+    return after
+
+
 def mention_key(row: Mapping[str, Any]) -> str:
     return f"{row['memory_id']}/{row['entity_id']}"
 

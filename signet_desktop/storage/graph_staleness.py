@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from signet_desktop.domain.knowledge import Provenance
 from signet_desktop.storage import graph
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import scalar_int
 
 STALENESS_ACTOR = "source-removal"
 
@@ -25,11 +26,11 @@ _MATCH = (
 
 def count_supported_by(conn: Connection, agent_id: str, kind: str, ids: Sequence[str]) -> int:
     """Active entities derived from these evidence ids."""
-    row = conn.execute(
+    return scalar_int(
+        conn,
         f"SELECT COUNT(*) FROM entities WHERE {_MATCH}",
         {"a": agent_id, "kind": kind, "ids": json.dumps(list(ids))},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def mark_unsupported(conn: Connection, agent_id: str, kind: str, ids: Sequence[str]) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import scalar_int
 
 HINT_MAX_CHARS = 200  # a hint longer than this is cut (at a word boundary when there is one)
 DEFAULT_HINTS_PER_MEMORY = 5  # reference §7: at most 5 hints per memory
@@ -222,8 +223,7 @@ def search_hints(
 
 def hint_documents(conn: Connection, term_match: str, cap: int) -> int:
     """How many hints hold the term (an FTS5 match expression), counting no further than cap."""
-    row = conn.execute(CAPPED_HINT_DOC_COUNT, {"term": term_match, "cap": cap}).fetchone()
-    return int(row[0])
+    return scalar_int(conn, CAPPED_HINT_DOC_COUNT, {"term": term_match, "cap": cap})
 
 
 def hint_rows(conn: Connection) -> int:

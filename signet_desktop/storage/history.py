@@ -10,6 +10,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import Actor, HistoryEvent, utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row, rows_changed
 
 INSERT_EVENT = """
 INSERT INTO memory_history (
@@ -70,24 +71,7 @@ def list_events(conn: Connection, agent_id: str, memory_id: str, limit: int) -> 
     rows = conn.execute(
         LIST_EVENTS, {"agent_id": agent_id, "memory_id": memory_id, "limit": limit}
     ).fetchall()
-    return [
-        HistoryEvent(
-            id=r["id"],
-            memory_id=r["memory_id"],
-            agent_id=r["agent_id"],
-            event=r["event"],
-            old_content=r["old_content"],
-            new_content=r["new_content"],
-            changed_by=r["changed_by"],
-            actor_type=r["actor_type"],
-            reason=r["reason"],
-            metadata=json.loads(r["metadata"] or "{}"),
-            session_id=r["session_id"],
-            request_id=r["request_id"],
-            created_at=r["created_at"],
-        )
-        for r in rows
-    ]
+    return [from_row(HistoryEvent, r, metadata=json.loads(r["metadata"] or "{}")) for r in rows]
 
 
 # -- imported events (importers: the Signet workspace) --------------------------------------
@@ -145,10 +129,9 @@ def delete_events_for(conn: Connection, agent_id: str, memory_ids: Sequence[str]
     """Drop the trail of purged memories (a removed import source; the tombstone remains)."""
     if not memory_ids:
         return 0
-    cursor = conn.execute(
-        DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
+    return rows_changed(
+        conn, DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
     )
-    return int(cursor.rowcount)
 
 
 # -- retention (service/retention.py): events older than the history window ----------------

@@ -8,6 +8,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import HookSession
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row
 
 COLUMNS = (
     "agent_id, session_key, harness, project, runtime_path, context_epoch, bypassed, "
@@ -16,26 +17,19 @@ COLUMNS = (
 
 
 def _row(row: Any) -> HookSession:
-    return HookSession(
-        agent_id=row["agent_id"],
-        session_key=row["session_key"],
-        harness=row["harness"],
-        project=row["project"],
-        runtime_path=row["runtime_path"],
+    return from_row(
+        HookSession,
+        row,
         context_epoch=int(row["context_epoch"]),
         bypassed=bool(row["bypassed"]),
-        started_at=row["started_at"],
-        last_seen_at=row["last_seen_at"],
-        ended_at=row["ended_at"],
     )
 
 
+ROWS = TableRows("hook_sessions", COLUMNS, _row)
+
+
 def get_session(conn: Connection, agent_id: str, session_key: str) -> HookSession | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM hook_sessions WHERE agent_id = :a AND session_key = :k",
-        {"a": agent_id, "k": session_key},
-    ).fetchone()
-    return None if row is None else _row(row)
+    return ROWS.one(conn, "agent_id = :a AND session_key = :k", {"a": agent_id, "k": session_key})
 
 
 def touch_session(

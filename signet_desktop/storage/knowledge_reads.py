@@ -28,6 +28,7 @@ from signet_desktop.domain.knowledge import (
     Relation,
 )
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row, like_contains
 
 EXCERPT_CHARS = 240
 
@@ -53,131 +54,67 @@ def parse_evidence(raw: str | None) -> tuple[Evidence, ...]:
 
 
 def to_entity(row: Mapping[str, Any]) -> Entity:
-    return Entity(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        name=row["name"],
-        canonical_name=row["canonical_name"],
-        entity_type=row["entity_type"],
-        description=row["description"],
-        mentions=int(row["mentions"]),
-        pinned=bool(row["pinned"]),
-        status=row["status"],
-        merged_into=row["merged_into"],
-        source_kind=row["source_kind"],
-        source_id=row["source_id"],
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        archived_at=row["archived_at"],
-        archived_reason=row["archived_reason"],
-        proposal_id=row["proposal_id"],
-    )
+    return from_row(Entity, row, mentions=int(row["mentions"]), pinned=bool(row["pinned"]))
 
 
 def to_alias(row: Mapping[str, Any]) -> Alias:
-    return Alias(
-        row["id"],
-        row["entity_id"],
-        row["alias"],
-        row["canonical_alias"],
-        row["source"],
-        row["created_at"],
-    )
+    return from_row(Alias, row)
 
 
 def to_aspect(row: Mapping[str, Any]) -> Aspect:
-    return Aspect(
-        id=row["id"],
-        entity_id=row["entity_id"],
-        agent_id=row["agent_id"],
-        name=row["name"],
-        canonical_name=row["canonical_name"],
-        weight=float(row["weight"]),
-        status=row["status"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return from_row(Aspect, row, weight=float(row["weight"]))
 
 
 def to_claim(row: Mapping[str, Any]) -> Claim:
-    return Claim(
-        id=row["id"],
-        aspect_id=row["aspect_id"],
-        agent_id=row["agent_id"],
-        memory_id=row["memory_id"],
-        kind=row["kind"],
-        content=row["content"],
+    return from_row(
+        Claim,
+        row,
         confidence=float(row["confidence"]),
         importance=float(row["importance"]),
-        status=row["status"],
-        claim_key=row["claim_key"],
-        group_key=row["group_key"],
         version=int(row["version"]),
-        version_root_id=row["version_root_id"],
-        previous_attribute_id=row["previous_attribute_id"],
-        superseded_by=row["superseded_by"],
         evidence=parse_evidence(row["proposal_evidence"]),
-        proposal_id=row["proposal_id"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
         times=ClaimTimes.read(row),
     )
 
 
 def to_dependency(row: Mapping[str, Any]) -> Dependency:
     keys = row.keys()
-    return Dependency(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        source_entity_id=row["source_entity_id"],
-        target_entity_id=row["target_entity_id"],
-        dependency_type=row["dependency_type"],
+    return from_row(
+        Dependency,
+        row,
         strength=float(row["strength"]),
         confidence=float(row["confidence"]),
-        reason=row["reason"],
-        aspect_id=row["aspect_id"],
-        status=row["status"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
         source_name=row["source_name"] if "source_name" in keys else "",
         target_name=row["target_name"] if "target_name" in keys else "",
     )
 
 
 def to_relation(row: Mapping[str, Any]) -> Relation:
-    return Relation(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        source_entity_id=row["source_entity_id"],
-        target_entity_id=row["target_entity_id"],
-        relation_type=row["relation_type"],
+    return from_row(
+        Relation,
+        row,
         strength=float(row["strength"]),
         confidence=float(row["confidence"]),
         mentions=int(row["mentions"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
     )
 
 
 def to_mutation(row: Mapping[str, Any]) -> GraphMutation:
-    return GraphMutation(
-        id=row["id"],
-        agent_id=row["agent_id"],
+    return from_row(
+        GraphMutation,
+        row,
         seq=int(row["seq"]),
-        actor=row["actor"],
-        pass_id=row["pass_id"],
-        proposal_id=row["proposal_id"],
-        operation=row["operation"],
-        target_table=row["target_table"],
-        target_id=row["target_id"],
         before=json.loads(row["before_json"]) if row["before_json"] else None,
         after=json.loads(row["after_json"]) if row["after_json"] else None,
         evidence=parse_evidence(row["evidence_json"]),
-        source_memory_id=row["source_memory_id"],
-        reverts_mutation_id=row["reverts_mutation_id"],
-        created_at=row["created_at"],
     )
+
+
+ENTITIES = TableRows("entities", "*", to_entity)
+ALIASES = TableRows("entity_aliases", "*", to_alias)
+ASPECTS = TableRows("entity_aspects", "*", to_aspect)
+CLAIMS = TableRows("entity_attributes", "*", to_claim)
+DEPENDENCIES = TableRows("entity_dependencies", "*", to_dependency)
 
 
 # --- single rows ------------------------------------------------------------------------
@@ -185,10 +122,7 @@ def to_mutation(row: Mapping[str, Any]) -> GraphMutation:
 
 def entity(conn: Connection, agent_id: str, entity_id: str) -> Entity | None:
     """The agent's entity with this id (any status), or None."""
-    row = conn.execute(
-        "SELECT * FROM entities WHERE id = ? AND agent_id = ?", (entity_id, agent_id)
-    ).fetchone()
-    return to_entity(row) if row is not None else None
+    return ENTITIES.one(conn, "id = ? AND agent_id = ?", (entity_id, agent_id))
 
 
 def live_entity_named(
@@ -197,47 +131,32 @@ def live_entity_named(
     """The agent's active entity with this canonical name (and type, when given)."""
     canonical = canonical_entity_name(name)
     if entity_type is None:
-        row = conn.execute(
-            "SELECT * FROM entities WHERE agent_id = ? AND canonical_name = ? "
-            "AND status = 'active' ORDER BY created_at, id LIMIT 1",
+        return ENTITIES.one(
+            conn,
+            "agent_id = ? AND canonical_name = ? AND status = 'active' "
+            "ORDER BY created_at, id LIMIT 1",
             (agent_id, canonical),
-        ).fetchone()
-    else:
-        row = conn.execute(
-            "SELECT * FROM entities WHERE agent_id = ? AND canonical_name = ? "
-            "AND entity_type = ? AND status = 'active'",
-            (agent_id, canonical, entity_type),
-        ).fetchone()
-    return to_entity(row) if row is not None else None
+        )
+    return ENTITIES.one(
+        conn,
+        "agent_id = ? AND canonical_name = ? AND entity_type = ? AND status = 'active'",
+        (agent_id, canonical, entity_type),
+    )
 
 
 def aspect(conn: Connection, agent_id: str, aspect_id: str) -> Aspect | None:
-    row = conn.execute(
-        "SELECT * FROM entity_aspects WHERE id = ? AND agent_id = ?", (aspect_id, agent_id)
-    ).fetchone()
-    return to_aspect(row) if row is not None else None
+    return ASPECTS.one(conn, "id = ? AND agent_id = ?", (aspect_id, agent_id))
 
 
 def claim(conn: Connection, agent_id: str, attribute_id: str) -> Claim | None:
-    row = conn.execute(
-        "SELECT * FROM entity_attributes WHERE id = ? AND agent_id = ?", (attribute_id, agent_id)
-    ).fetchone()
-    return to_claim(row) if row is not None else None
+    return CLAIMS.one(conn, "id = ? AND agent_id = ?", (attribute_id, agent_id))
 
 
 def dependency(conn: Connection, agent_id: str, link_id: str) -> Dependency | None:
-    row = conn.execute(
-        "SELECT * FROM entity_dependencies WHERE id = ? AND agent_id = ?", (link_id, agent_id)
-    ).fetchone()
-    return to_dependency(row) if row is not None else None
+    return DEPENDENCIES.one(conn, "id = ? AND agent_id = ?", (link_id, agent_id))
 
 
 # --- listings and detail ----------------------------------------------------------------
-
-
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 def list_entities(
@@ -261,7 +180,7 @@ def list_entities(
         where.append("e.entity_type = :type")
         params["type"] = entity_type
     if query and canonical_entity_name(query):
-        params["q"] = _like(canonical_entity_name(query))
+        params["q"] = like_contains(canonical_entity_name(query))
         where.append(
             "(e.canonical_name LIKE :q ESCAPE '\\' OR EXISTS (SELECT 1 FROM entity_aliases x "
             "WHERE x.entity_id = e.id AND x.canonical_alias LIKE :q ESCAPE '\\'))"
@@ -280,21 +199,18 @@ def list_entities(
 
 
 def aliases_of(conn: Connection, agent_id: str, entity_id: str) -> list[Alias]:
-    rows = conn.execute(
-        "SELECT * FROM entity_aliases WHERE entity_id = ? AND agent_id = ? "
-        "ORDER BY canonical_alias",
-        (entity_id, agent_id),
-    ).fetchall()
-    return [to_alias(r) for r in rows]
+    return ALIASES.all(
+        conn, "entity_id = ? AND agent_id = ? ORDER BY canonical_alias", (entity_id, agent_id)
+    )
 
 
 def aspects_of(conn: Connection, agent_id: str, entity_id: str) -> list[Aspect]:
-    rows = conn.execute(
-        "SELECT * FROM entity_aspects WHERE entity_id = ? AND agent_id = ? "
+    return ASPECTS.all(
+        conn,
+        "entity_id = ? AND agent_id = ? "
         "ORDER BY status = 'active' DESC, weight DESC, canonical_name",
         (entity_id, agent_id),
-    ).fetchall()
-    return [to_aspect(r) for r in rows]
+    )
 
 
 def claims_of_aspects(

@@ -9,6 +9,7 @@ from typing import Any
 from signet_desktop.domain.maintenance import MaintenanceRun
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 MAX_STEPS_JSON = 16_384
 RUN_COLUMNS = "id, trigger, status, started_at, finished_at, steps_json, error"
@@ -34,15 +35,7 @@ DELETE FROM maintenance_runs WHERE id NOT IN (
 
 
 def _run(row: Any) -> MaintenanceRun:
-    return MaintenanceRun(
-        id=row["id"],
-        trigger=row["trigger"],
-        status=row["status"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        steps=json.loads(row["steps_json"] or "{}"),
-        error=row["error"],
-    )
+    return from_row(MaintenanceRun, row, steps=json.loads(row["steps_json"] or "{}"))
 
 
 def start_run(conn: Connection, run_id: str, *, trigger: str) -> None:

@@ -18,6 +18,7 @@ from signet_desktop.storage.memory_browse import browse_memories as browse_memor
 from signet_desktop.storage.memory_browse import browse_position as browse_position
 from signet_desktop.storage.memory_cues import write_cues
 from signet_desktop.storage.memory_rows import MEMORY_COLUMNS, row_to_memory
+from signet_desktop.storage.rows import rows_changed, texts
 
 INSERT_MEMORY = """
 INSERT INTO memories (
@@ -416,18 +417,18 @@ def insert_imported(conn: Connection, memory: ImportedMemory) -> None:
 
 def imported_ids(conn: Connection, agent_id: str, source_type: str, source_id: str) -> list[str]:
     """Ids of the agent's memories (live or deleted) that one import source brought in."""
-    rows = conn.execute(
-        IMPORTED_IDS, {"agent_id": agent_id, "source_type": source_type, "source_id": source_id}
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    return texts(
+        conn,
+        IMPORTED_IDS,
+        {"agent_id": agent_id, "source_type": source_type, "source_id": source_id},
+    )
 
 
 def delete_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> int:
     """Purge rows for good (a removed import source); FTS follows through its trigger."""
     if not ids:
         return 0
-    cursor = conn.execute(DELETE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))})
-    return int(cursor.rowcount)
+    return rows_changed(conn, DELETE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))})
 
 
 # -- retention (service/retention.py): tombstones past the recovery window -----------------

@@ -10,6 +10,7 @@ from signet_desktop.domain.memory import Memory
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.memory_rows import MEMORY_COLUMNS, row_to_memory
+from signet_desktop.storage.rows import like_contains
 
 # The inspector's browse: one page of an agent's memories (live, or the deleted ones) in a
 # chosen order with optional filters. Sort keys and filters are fixed fragments; only the
@@ -56,7 +57,7 @@ def _browse_sql(query: BrowseQuery, agent_id: str) -> tuple[str, dict[str, Any]]
     fragments = [BROWSE_SCOPE]
     values: dict[str, Any] = {
         "type": query.type,
-        "text": None if query.text is None else f"%{_like_escape(query.text)}%",
+        "text": None if query.text is None else like_contains(query.text),
         "tag": query.tag,
         "who": query.who,
         "project": query.project,
@@ -67,10 +68,6 @@ def _browse_sql(query: BrowseQuery, agent_id: str) -> tuple[str, dict[str, Any]]
             fragments.append(BROWSE_FILTERS[name])
             params[name] = value
     return " AND ".join(fragments), params
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _browse_order(query: BrowseQuery) -> str:

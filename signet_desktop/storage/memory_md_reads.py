@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row, texts
 
 LEAN_COLUMNS = "id, type, content, created_at, pinned, importance, project"
 DURABLE = (
@@ -87,15 +88,7 @@ class Scan:
 
 
 def _lean(row: Any) -> MdMemory:
-    return MdMemory(
-        id=row["id"],
-        type=row["type"],
-        content=row["content"],
-        created_at=row["created_at"],
-        pinned=bool(row["pinned"]),
-        importance=float(row["importance"]),
-        project=row["project"],
-    )
+    return from_row(MdMemory, row, pinned=bool(row["pinned"]), importance=float(row["importance"]))
 
 
 def global_head(
@@ -185,5 +178,4 @@ def session_months(conn: Connection, agent_id: str) -> dict[str, int]:
 
 def agents(conn: Connection) -> list[str]:
     """Every agent that has memories (any state), in name order."""
-    rows = conn.execute("SELECT DISTINCT agent_id FROM memories ORDER BY agent_id").fetchall()
-    return [str(r[0]) for r in rows]
+    return texts(conn, "SELECT DISTINCT agent_id FROM memories ORDER BY agent_id")

@@ -18,6 +18,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Contradiction, Proposal
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 PROPOSAL_COLUMNS = (
     "id, agent_id, operation, status, payload, confidence, rationale, evidence, provenance, "
@@ -42,28 +43,16 @@ def dedupe_key(operation: str, payload: Mapping[str, Any], evidence: Sequence[An
 
 
 def _proposal(row: Any) -> Proposal:
-    return Proposal(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        operation=row["operation"],
-        status=row["status"],
+    return from_row(
+        Proposal,
+        row,
         payload=json.loads(row["payload"]),
-        confidence=row["confidence"],
-        rationale=row["rationale"],
         evidence=tuple(json.loads(row["evidence"] or "[]")),
-        provenance=row["provenance"],
-        risk=row["risk"],
-        pass_id=row["pass_id"],
-        created_by=row["created_by"],
-        applied_by=row["applied_by"],
-        rejected_by=row["rejected_by"],
         result=None if row["result"] is None else json.loads(row["result"]),
-        error=row["error"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        applied_at=row["applied_at"],
-        rejected_at=row["rejected_at"],
     )
+
+
+PROPOSALS = TableRows("ontology_proposals", PROPOSAL_COLUMNS, _proposal)
 
 
 def propose(
@@ -82,13 +71,11 @@ def propose(
 ) -> tuple[Proposal, bool]:
     """Insert a pending proposal, or return the identical pending one; (row, created)."""
     key = dedupe_key(operation, payload, evidence)
-    existing = conn.execute(
-        f"SELECT {PROPOSAL_COLUMNS} FROM ontology_proposals"
-        " WHERE agent_id = :a AND dedupe_key = :k AND status = 'pending'",
-        {"a": agent_id, "k": key},
-    ).fetchone()
+    existing = PROPOSALS.one(
+        conn, "agent_id = :a AND dedupe_key = :k AND status = 'pending'", {"a": agent_id, "k": key}
+    )
     if existing is not None:
-        return _proposal(existing), False
+        return existing, False
     proposal_id = str(uuid.uuid4())
     now = utc_now()
     conn.execute(
@@ -118,11 +105,7 @@ def propose(
 
 
 def get_proposal(conn: Connection, agent_id: str, proposal_id: str) -> Proposal | None:
-    row = conn.execute(
-        f"SELECT {PROPOSAL_COLUMNS} FROM ontology_proposals WHERE agent_id = :a AND id = :i",
-        {"a": agent_id, "i": proposal_id},
-    ).fetchone()
-    return None if row is None else _proposal(row)
+    return PROPOSALS.one(conn, "agent_id = :a AND id = :i", {"a": agent_id, "i": proposal_id})
 
 
 def list_proposals(
@@ -134,91 +117,78 @@ def list_proposals(
     limit: int = 100,
 ) -> list[Proposal]:
     """The agent's proposals (newest first), optionally one status or one pass."""
-    rows = conn.execute(
-        f"SELECT {PROPOSAL_COLUMNS} FROM ontology_proposals WHERE agent_id = :a"
-        " AND (:status IS NULL OR status = :status) AND (:pass IS NULL OR pass_id = :pass)"
-        " ORDER BY created_at DESC, id DESC LIMIT :limit",
+    return PROPOSALS.all(
+        conn,
+        "agent_id = :a AND (:status IS NULL OR status = :status)"
+        " AND (:pass IS NULL OR pass_id = :pass) ORDER BY created_at DESC, id DESC LIMIT :limit",
         {"a": agent_id, "status": status, "pass": pass_id, "limit": limit},
-    ).fetchall()
-    return [_proposal(r) for r in rows]
+    )
 
 
 def count_proposals(conn: Connection, agent_id: str, status: str = "pending") -> int:
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM ontology_proposals WHERE agent_id = :a AND status = :s",
         {"a": agent_id, "s": status},
-    ).fetchone()
-    return int(row[0])
+    )
+
+
+def _move_pending(
+    conn: Connection, agent_id: str, proposal_id: str, sets: str, values: Mapping[str, Any]
+) -> bool:
+    """Apply `sets` (a fixed SET fragment) to a pending proposal; False if it was not pending."""
+    cursor = conn.execute(
+        f"UPDATE ontology_proposals SET {sets}, updated_at = :now"
+        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
+        {**values, "now": utc_now(), "a": agent_id, "i": proposal_id},
+    )
+    return bool(cursor.rowcount)
 
 
 def mark_applied(
     conn: Connection, agent_id: str, proposal_id: str, *, actor: str, result: Mapping[str, Any]
 ) -> bool:
     """pending -> applied, with what the apply changed; False if it was not pending."""
-    now = utc_now()
-    cursor = conn.execute(
-        "UPDATE ontology_proposals SET status = 'applied', applied_by = :by, applied_at = :now,"
-        " result = :result, error = NULL, updated_at = :now"
-        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
-        {
-            "by": actor,
-            "now": now,
-            "result": _canonical(dict(result)),
-            "a": agent_id,
-            "i": proposal_id,
-        },
+    return _move_pending(
+        conn,
+        agent_id,
+        proposal_id,
+        "status = 'applied', applied_by = :by, applied_at = :now, result = :result, error = NULL",
+        {"by": actor, "result": _canonical(dict(result))},
     )
-    return bool(cursor.rowcount)
 
 
 def mark_rejected(
     conn: Connection, agent_id: str, proposal_id: str, *, actor: str, reason: str
 ) -> bool:
     """pending -> rejected with the reason; False if it was not pending."""
-    now = utc_now()
-    cursor = conn.execute(
-        "UPDATE ontology_proposals SET status = 'rejected', rejected_by = :by, rejected_at = :now,"
-        " error = :reason, updated_at = :now"
-        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
-        {"by": actor, "now": now, "reason": reason, "a": agent_id, "i": proposal_id},
+    return _move_pending(
+        conn,
+        agent_id,
+        proposal_id,
+        "status = 'rejected', rejected_by = :by, rejected_at = :now, error = :reason",
+        {"by": actor, "reason": reason},
     )
-    return bool(cursor.rowcount)
 
 
 def mark_failed(conn: Connection, agent_id: str, proposal_id: str, *, error: str) -> bool:
     """pending -> failed (its apply no longer validates, e.g. the target was archived)."""
-    cursor = conn.execute(
-        "UPDATE ontology_proposals SET status = 'failed', error = :e, updated_at = :now"
-        " WHERE agent_id = :a AND id = :i AND status = 'pending'",
-        {"e": error, "now": utc_now(), "a": agent_id, "i": proposal_id},
-    )
-    return bool(cursor.rowcount)
+    return _move_pending(conn, agent_id, proposal_id, "status = 'failed', error = :e", {"e": error})
 
 
 # -- contradictions ----------------------------------------------------------------------------
 
 
 def _contradiction(row: Any) -> Contradiction:
-    return Contradiction(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        entity_id=row["entity_id"],
-        entity_name=row["entity_name"],
-        aspect_id=row["aspect_id"],
-        aspect_name=row["aspect_name"],
-        claim_key=row["claim_key"],
-        left_attribute_id=row["left_attribute_id"],
-        right_attribute_id=row["right_attribute_id"],
-        left_content=row["left_content"],
-        right_content=row["right_content"],
+    return from_row(
+        Contradiction,
+        row,
         evidence=tuple(json.loads(row["evidence"] or "[]")),
-        detector=row["detector"],
-        reason=row["reason"],
         confidence=float(row["confidence"]),
-        status=row["status"],
-        detected_at=row["detected_at"],
-        resolved_at=row["resolved_at"],
     )
+
+
+CONTRADICTIONS = TableRows("ontology_contradictions", CONTRADICTION_COLUMNS, _contradiction)
 
 
 def record_contradiction(
@@ -273,10 +243,9 @@ def record_contradiction(
 def list_contradictions(
     conn: Connection, agent_id: str, *, status: str | None = "active", limit: int = 100
 ) -> list[Contradiction]:
-    rows = conn.execute(
-        f"SELECT {CONTRADICTION_COLUMNS} FROM ontology_contradictions WHERE agent_id = :a"
-        " AND (:status IS NULL OR status = :status)"
+    return CONTRADICTIONS.all(
+        conn,
+        "agent_id = :a AND (:status IS NULL OR status = :status)"
         " ORDER BY detected_at DESC, id DESC LIMIT :limit",
         {"a": agent_id, "status": status, "limit": limit},
-    ).fetchall()
-    return [_contradiction(r) for r in rows]
+    )

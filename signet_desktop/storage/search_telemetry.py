@@ -12,6 +12,7 @@ from typing import Any
 
 from signet_desktop.domain.telemetry import SearchRecord, SearchResultEntry
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row, rows_changed
 
 INSERT_RECORD = """
 INSERT INTO memory_search_telemetry (id, agent_id, project, session_key, query, keyword_query,
@@ -67,8 +68,7 @@ def prune(conn: Connection, *, cutoff: str, agent_ids: Sequence[str], keep: int)
 
 def clear(conn: Connection, agent_id: str) -> int:
     """Forget every recorded recall of one agent; rows gone."""
-    cursor = conn.execute("DELETE FROM memory_search_telemetry WHERE agent_id = ?", (agent_id,))
-    return int(cursor.rowcount)
+    return rows_changed(conn, "DELETE FROM memory_search_telemetry WHERE agent_id = ?", (agent_id,))
 
 
 def _record(row: Any) -> SearchRecord:
@@ -76,17 +76,13 @@ def _record(row: Any) -> SearchRecord:
         SearchResultEntry(str(item[0]), float(item[1]), str(item[2]))
         for item in json.loads(row["results_json"] or "[]")
     )
-    return SearchRecord(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        project=row["project"],
-        query=row["query"],
-        keyword_query=row["keyword_query"],
+    return from_row(
+        SearchRecord,
+        row,
         method=row["method"] or "",
         result_count=int(row["result_count"]),
         total_ms=float(row["total_ms"] or 0.0),
         results=results,
-        created_at=row["created_at"],
     )
 
 

@@ -25,6 +25,7 @@ from signet_desktop.domain.sources import (
     SourceTotals,
 )
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row, rows_changed, texts
 
 MAX_PURGED_JSON = 4096
 SOURCE_COLUMNS = (
@@ -54,8 +55,7 @@ def new_run_id() -> str:
 # -- sources -------------------------------------------------------------------------------
 
 
-def _source(row: Any) -> Source:
-    return Source(*(row[name] for name in Source.__dataclass_fields__))
+SOURCES = TableRows("sources", SOURCE_COLUMNS, lambda row: from_row(Source, row))
 
 
 def insert_source(
@@ -74,30 +74,24 @@ def insert_source(
 
 
 def get_source(conn: Connection, agent_id: str, source_id: str) -> Source | None:
-    row = conn.execute(
-        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE agent_id = :a AND id = :id",
-        {"a": agent_id, "id": source_id},
-    ).fetchone()
-    return None if row is None else _source(row)
+    return SOURCES.one(conn, "agent_id = :a AND id = :id", {"a": agent_id, "id": source_id})
 
 
 def live_source_at(conn: Connection, agent_id: str, kind: str, root_path: str) -> Source | None:
     """The live (not removed) source of this kind at this root, if registered."""
-    row = conn.execute(
-        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE agent_id = :a AND kind = :kind "
-        "AND root_path = :root AND removed_at IS NULL",
+    return SOURCES.one(
+        conn,
+        "agent_id = :a AND kind = :kind AND root_path = :root AND removed_at IS NULL",
         {"a": agent_id, "kind": kind, "root": root_path},
-    ).fetchone()
-    return None if row is None else _source(row)
+    )
 
 
 def list_sources(conn: Connection, agent_id: str, *, include_removed: bool = False) -> list[Source]:
-    rows = conn.execute(
-        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE agent_id = :a "
-        "AND (:all OR removed_at IS NULL) ORDER BY created_at, id",
+    return SOURCES.all(
+        conn,
+        "agent_id = :a AND (:all OR removed_at IS NULL) ORDER BY created_at, id",
         {"a": agent_id, "all": int(include_removed)},
-    ).fetchall()
-    return [_source(r) for r in rows]
+    )
 
 
 def set_source_status(
@@ -129,6 +123,9 @@ def _run(row: Any) -> ImportRun:
     )
 
 
+RUNS = TableRows("source_import_runs", RUN_COLUMNS, _run)
+
+
 def insert_run(conn: Connection, agent_id: str, source_id: str, triggered_by: str) -> str:
     """A running run; the partial unique index refuses a second one (sqlite IntegrityError)."""
     run_id = new_run_id()
@@ -141,29 +138,23 @@ def insert_run(conn: Connection, agent_id: str, source_id: str, triggered_by: st
 
 
 def get_run(conn: Connection, agent_id: str, run_id: str) -> ImportRun | None:
-    row = conn.execute(
-        f"SELECT {RUN_COLUMNS} FROM source_import_runs WHERE agent_id = :a AND id = :id",
-        {"a": agent_id, "id": run_id},
-    ).fetchone()
-    return None if row is None else _run(row)
+    return RUNS.one(conn, "agent_id = :a AND id = :id", {"a": agent_id, "id": run_id})
 
 
 def running_run(conn: Connection, agent_id: str, source_id: str) -> ImportRun | None:
-    row = conn.execute(
-        f"SELECT {RUN_COLUMNS} FROM source_import_runs "
-        "WHERE agent_id = :a AND source_id = :src AND status = 'running'",
+    return RUNS.one(
+        conn,
+        "agent_id = :a AND source_id = :src AND status = 'running'",
         {"a": agent_id, "src": source_id},
-    ).fetchone()
-    return None if row is None else _run(row)
+    )
 
 
 def list_runs(conn: Connection, agent_id: str, source_id: str, limit: int = 20) -> list[ImportRun]:
-    rows = conn.execute(
-        f"SELECT {RUN_COLUMNS} FROM source_import_runs WHERE agent_id = :a AND source_id = :src "
-        "ORDER BY started_at DESC, rowid DESC LIMIT :n",
+    return RUNS.all(
+        conn,
+        "agent_id = :a AND source_id = :src ORDER BY started_at DESC, rowid DESC LIMIT :n",
         {"a": agent_id, "src": source_id, "n": limit},
-    ).fetchall()
-    return [_run(r) for r in rows]
+    )
 
 
 def add_run_counts(conn: Connection, run_id: str, counts: ImportCounts) -> None:
@@ -185,13 +176,13 @@ def finish_run(conn: Connection, run_id: str, status: str, error: str | None = N
 def interrupt_runs(conn: Connection, agent_id: str, source_id: str) -> int:
     """Runs a killed process left `running` become `interrupted` (the caller knows none of
     this process's threads runs one)."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "UPDATE source_import_runs SET status = 'interrupted', finished_at = :now, "
         "error = 'the process stopped during the run' "
         "WHERE agent_id = :a AND source_id = :src AND status = 'running'",
         {"now": utc_now(), "a": agent_id, "src": source_id},
     )
-    return int(cursor.rowcount)
 
 
 def running_runs(conn: Connection) -> list[tuple[str, str]]:
@@ -205,17 +196,13 @@ def running_runs(conn: Connection) -> list[tuple[str, str]]:
 # -- files ---------------------------------------------------------------------------------
 
 
-def _file(row: Any) -> ImportFile:
-    return ImportFile(*(row[name] for name in ImportFile.__dataclass_fields__))
+FILES = TableRows("source_import_files", FILE_COLUMNS, lambda row: from_row(ImportFile, row))
 
 
 def get_file(conn: Connection, source_id: str, relative_path: str) -> ImportFile | None:
-    row = conn.execute(
-        f"SELECT {FILE_COLUMNS} FROM source_import_files "
-        "WHERE source_id = :src AND relative_path = :rel",
-        {"src": source_id, "rel": relative_path},
-    ).fetchone()
-    return None if row is None else _file(row)
+    return FILES.one(
+        conn, "source_id = :src AND relative_path = :rel", {"src": source_id, "rel": relative_path}
+    )
 
 
 def upsert_file(
@@ -283,30 +270,30 @@ def file_path(conn: Connection, file_id: str) -> str | None:
 
 
 def staged_paths(conn: Connection, agent_id: str, source_id: str) -> list[str]:
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT staged_path FROM source_import_files "
         "WHERE agent_id = :a AND source_id = :src AND staged_path IS NOT NULL",
         {"a": agent_id, "src": source_id},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 # -- records -------------------------------------------------------------------------------
 
 
-def _record(row: Any) -> ImportRecord:
-    return ImportRecord(*(row[name] for name in ImportRecord.__dataclass_fields__))
+RECORDS = TableRows(
+    "source_import_records", RECORD_COLUMNS, lambda row: from_row(ImportRecord, row)
+)
 
 
 def get_record(
     conn: Connection, agent_id: str, source_id: str, source_record_id: str
 ) -> ImportRecord | None:
-    row = conn.execute(
-        f"SELECT {RECORD_COLUMNS} FROM source_import_records "
-        "WHERE agent_id = :a AND source_id = :src AND source_record_id = :rec",
+    return RECORDS.one(
+        conn,
+        "agent_id = :a AND source_id = :src AND source_record_id = :rec",
         {"a": agent_id, "src": source_id, "rec": source_record_id},
-    ).fetchone()
-    return None if row is None else _record(row)
+    )
 
 
 def begin_record(
@@ -458,12 +445,12 @@ def source_totals(conn: Connection, agent_id: str, source_id: str) -> SourceTota
 
 def imported_session_keys(conn: Connection, agent_id: str, source_id: str) -> list[str]:
     """Session keys this source imported (its own sessions, not duplicates of others)."""
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT session_key FROM source_import_records WHERE agent_id = :a AND source_id = :src "
         "AND session_key IS NOT NULL AND outcome IN ('imported', 'pending')",
         {"a": agent_id, "src": source_id},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 # -- removal -------------------------------------------------------------------------------
@@ -559,18 +546,4 @@ def tombstones_at(
         "AND root_path = :root ORDER BY removed_at DESC",
         {"a": agent_id, "kind": kind, "root": root_path},
     ).fetchall()
-    return [
-        SourceTombstone(
-            id=r["id"],
-            agent_id=r["agent_id"],
-            source_id=r["source_id"],
-            kind=r["kind"],
-            name=r["name"],
-            root_path=r["root_path"],
-            reason=r["reason"],
-            removed_by=r["removed_by"],
-            purged=json.loads(r["purged_json"]),
-            removed_at=r["removed_at"],
-        )
-        for r in rows
-    ]
+    return [from_row(SourceTombstone, r, purged=json.loads(r["purged_json"])) for r in rows]

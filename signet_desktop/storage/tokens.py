@@ -11,6 +11,7 @@ from typing import Any
 
 from signet_desktop.domain.tokens import ApiToken
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import from_row
 
 COLUMNS = "id, name, kind, permissions_json, agents_json, created_at, expires_at, revoked_at"
 INSERT = """
@@ -26,15 +27,11 @@ REVOKE = "UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at 
 
 
 def _token(row: Any) -> ApiToken:
-    return ApiToken(
-        id=row["id"],
-        name=row["name"],
-        kind=row["kind"],
+    return from_row(
+        ApiToken,
+        row,
         permissions=frozenset(json.loads(row["permissions_json"])),
         agents=frozenset(json.loads(row["agents_json"])),
-        created_at=row["created_at"],
-        expires_at=row["expires_at"],
-        revoked_at=row["revoked_at"],
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import scalar_int
 
 MAX_TURN_CHARS = 8_000  # a turn is indexed (and quoted) up to this; the canonical file is whole
 
@@ -97,12 +98,12 @@ def neighbours(
 def source_turn_count(conn: Connection, agent_id: str, source_id: str) -> int:
     """How many indexed turns the sessions one import source brought hold (a removal's count;
     the rows themselves go with their sessions by cascade)."""
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COUNT(*) FROM transcript_turns t JOIN session_transcripts s "
         "ON s.seq = t.session_seq WHERE s.agent_id = :a AND s.source_id = :src",
         {"a": agent_id, "src": source_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 # -- backfill (sessions retained before migration 0014) --------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.rows import TableRows, from_row, rows_changed, scalar_int, texts
 
 COLUMNS = (
     "agent_id, session_key, harness, project, content, turn_count, created_at, updated_at, "
@@ -17,27 +18,14 @@ COLUMNS = (
 
 
 def _row(row: Any) -> SessionTranscript:
-    return SessionTranscript(
-        agent_id=row["agent_id"],
-        session_key=row["session_key"],
-        harness=row["harness"],
-        project=row["project"],
-        content=row["content"],
-        turn_count=int(row["turn_count"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        completed_at=row["completed_at"],
-        content_hash=row["content_hash"],
-        source_id=row["source_id"],
-    )
+    return from_row(SessionTranscript, row, turn_count=int(row["turn_count"]))
+
+
+ROWS = TableRows("session_transcripts", COLUMNS, _row)
 
 
 def get_transcript(conn: Connection, agent_id: str, session_key: str) -> SessionTranscript | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM session_transcripts WHERE agent_id = :a AND session_key = :k",
-        {"a": agent_id, "k": session_key},
-    ).fetchone()
-    return None if row is None else _row(row)
+    return ROWS.one(conn, "agent_id = :a AND session_key = :k", {"a": agent_id, "k": session_key})
 
 
 def save_transcript(
@@ -194,22 +182,22 @@ def canonical_files(conn: Connection) -> Sequence[tuple[str, int]]:
 def complete_open_since_before(conn: Connection, opened_at: str) -> int:
     """Start-up recovery: rows a crash left open (last written up to `opened_at`, when this
     process opened the workspace) are complete now, any agent; later captures are not."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "UPDATE session_transcripts SET completed_at = :now "
         "WHERE completed_at IS NULL AND source_id IS NULL AND updated_at <= :opened",
         {"now": utc_now(), "opened": opened_at},
     )
-    return int(cursor.rowcount)
 
 
 def complete_open_before(conn: Connection, before: str) -> int:
     """TTL: open rows not updated since `before` are complete (any agent)."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "UPDATE session_transcripts SET completed_at = :now "
         "WHERE completed_at IS NULL AND source_id IS NULL AND updated_at < :before",
         {"now": utc_now(), "before": before},
     )
-    return int(cursor.rowcount)
 
 
 # -- imported transcripts (service/imports/harness.py) ---------------------------------------
@@ -302,30 +290,30 @@ def complete_imported_transcript(
 
 
 def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list[str]:
-    rows = conn.execute(
+    return texts(
+        conn,
         "SELECT session_key FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    )
 
 
 def source_skipped_lines(conn: Connection, agent_id: str, source_id: str) -> int:
     """Unreadable lines in the files a source's sessions came from (their meta says)."""
-    row = conn.execute(
+    return scalar_int(
+        conn,
         "SELECT COALESCE(SUM(json_extract(source_meta_json, '$.skippedLines')), 0) "
         "FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
-    ).fetchone()
-    return int(row[0])
+    )
 
 
 def delete_source_transcripts(conn: Connection, agent_id: str, source_id: str) -> int:
     """Delete every transcript row a source imported (the FTS trigger follows)."""
-    cursor = conn.execute(
+    return rows_changed(
+        conn,
         "DELETE FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
     )
-    return int(cursor.rowcount)
 
 
 # -- imported transcripts (the Signet-workspace importer; added by its engineer) ---------------
