@@ -394,8 +394,9 @@ class PassSeam:
     def _actor(self) -> str:
         return self.actor or (f"dreaming:{self.pass_id}" if self.pass_id else "dreaming")
 
-    def validate(self, operations: list[Any]) -> dict[str, Any]:
-        report = apply_operations(
+    def _run(self, operations: list[Any], *, dry_run: bool) -> ApplyReport:
+        """`operations` through the apply seam as this pass (a dry run publishes nothing)."""
+        return apply_operations(
             self.db,
             agent_id=self.agent_id,
             pass_id=self.pass_id,
@@ -403,20 +404,14 @@ class PassSeam:
             actor=self._actor(),
             caps=self.caps,
             workspace=self.workspace,
-            dry_run=True,
+            dry_run=dry_run,
+            events=None if dry_run else self.events,
         )
-        return report_json(report)
+
+    def validate(self, operations: list[Any]) -> dict[str, Any]:
+        return report_json(self._run(operations, dry_run=True))
 
     def apply(self, operations: list[Any]) -> tuple[dict[str, Any], MutationCounts]:
-        report = apply_operations(
-            self.db,
-            agent_id=self.agent_id,
-            pass_id=self.pass_id,
-            operations=operations,
-            actor=self._actor(),
-            caps=self.caps,
-            workspace=self.workspace,
-            events=self.events,
-        )
+        report = self._run(operations, dry_run=False)
         self.reports.append(report)
         return report_json(report), report.mutation_counts()

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from signet_desktop.domain.entities import canonical_entity_name
 from signet_desktop.domain.errors import InvalidInput
@@ -229,45 +229,26 @@ class _Checker:
             raise Refused("target_mismatch", f"{value} is an aspect of {owner.entity_id}")
 
     def entity(self, entity_id: str) -> Entity:
-        found = graph.entity(self.conn, self.agent, entity_id)
-        if found is None:
-            raise Refused("target_not_found", f"entity {entity_id} not found in this agent's scope")
-        if found.status != "active":
-            raise Refused("target_not_active", f"entity {entity_id} is {found.status}, not active")
-        return found
+        return _active(graph.entity(self.conn, self.agent, entity_id), f"entity {entity_id}")
 
     def aspect(self, aspect_id: str, entity_id: str | None = None) -> str:
-        found = graph.aspect(self.conn, self.agent, aspect_id)
-        if found is None:
-            raise Refused("target_not_found", f"aspect {aspect_id} not found in this agent's scope")
-        if found.status != "active":
-            raise Refused("target_not_active", f"aspect {aspect_id} is {found.status}, not active")
+        found = _active(graph.aspect(self.conn, self.agent, aspect_id), f"aspect {aspect_id}")
         if entity_id is not None and found.entity_id != entity_id:
             raise Refused("target_mismatch", f"aspect {aspect_id} is not an aspect of {entity_id}")
         self.entity(found.entity_id)
         return found.entity_id
 
     def claim(self, attribute_id: str, aspect_id: str | None = None) -> None:
-        found = graph.claim(self.conn, self.agent, attribute_id)
-        if found is None:
-            raise Refused(
-                "target_not_found", f"claim value {attribute_id} not found in this agent's scope"
-            )
-        if found.status != "active":
-            raise Refused(
-                "target_not_active", f"claim value {attribute_id} is {found.status}, not active"
-            )
+        found = _active(
+            graph.claim(self.conn, self.agent, attribute_id), f"claim value {attribute_id}"
+        )
         if aspect_id is not None and found.aspect_id != aspect_id:
             raise Refused(
                 "target_mismatch", f"claim value {attribute_id} is not under aspect {aspect_id}"
             )
 
     def link(self, link_id: str) -> None:
-        found = graph.dependency(self.conn, self.agent, link_id)
-        if found is None:
-            raise Refused("target_not_found", f"link {link_id} not found in this agent's scope")
-        if found.status != "active":
-            raise Refused("target_not_active", f"link {link_id} is {found.status}, not active")
+        _active(graph.dependency(self.conn, self.agent, link_id), f"link {link_id}")
 
     def _targets(self, op: Operation) -> str | None:
         """Resolve every target; the reason the operation needs review, if it does."""
@@ -413,3 +394,22 @@ def _subject_matches(subject_ref: str, kind: str, targets: Sequence[str]) -> boo
     prefix, sep, rest = subject.partition(":")
     subject_id = rest.strip() if sep and prefix.strip().lower() == kind else subject
     return subject_id in targets
+
+
+class _Stated(Protocol):
+    """A graph row with a status: entity, aspect, claim value or link."""
+
+    @property
+    def status(self) -> str: ...
+
+
+_T = TypeVar("_T", bound=_Stated)
+
+
+def _active(found: _T | None, what: str) -> _T:
+    """`found` when the agent has it and it is active; Refused (not found / not active) else."""
+    if found is None:
+        raise Refused("target_not_found", f"{what} not found in this agent's scope")
+    if found.status != "active":
+        raise Refused("target_not_active", f"{what} is {found.status}, not active")
+    return found

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from signet_desktop.domain.errors import Conflict
-from signet_desktop.domain.knowledge import ClaimTimes, Provenance
+from signet_desktop.domain.knowledge import Claim, ClaimTimes, Provenance
 from signet_desktop.dreaming.operations import (
     Archive,
     ClaimValue,
@@ -131,10 +131,11 @@ def _create_aspect(
     return _done(op, [aspect.id]) if created else _unchanged(op, "aspect", aspect.id)
 
 
-def _add_claim_value(
+def _add_claim(
     conn: Connection, op: Operation, p: ClaimValue, prov: Provenance
-) -> OperationResult:
-    claim, created = graph_claims.add_claim_value(
+) -> tuple[Claim, bool]:
+    """Add `p.value` under its aspect with the operation's confidence and the payload's times."""
+    return graph_claims.add_claim_value(
         conn,
         prov,
         p.aspect_id,
@@ -143,6 +144,12 @@ def _add_claim_value(
         confidence=op.envelope.confidence,
         times=ClaimTimes.read(p),
     )
+
+
+def _add_claim_value(
+    conn: Connection, op: Operation, p: ClaimValue, prov: Provenance
+) -> OperationResult:
+    claim, created = _add_claim(conn, op, p, prov)
     if not created:
         return _unchanged(op, "claim value", claim.id)
     return _with_contradictions(conn, op, p, prov, _done(op, [claim.id]), claim.id)
@@ -177,15 +184,7 @@ def _supersede(
         active = [c for c in claims if c.status == "active" and c.claim_key == p.claim_key]
         target = active[0].id if active else None
     if target is None:
-        claim, _ = graph_claims.add_claim_value(
-            conn,
-            prov,
-            p.aspect_id,
-            p.value,
-            claim_key=p.claim_key,
-            confidence=op.envelope.confidence,
-            times=ClaimTimes.read(p),
-        )
+        claim, _ = _add_claim(conn, op, p, prov)
         return _with_contradictions(conn, op, p, prov, _done(op, [claim.id]), claim.id)
     claim = graph_claims.supersede_claim_value(
         conn, prov, target, p.value, confidence=op.envelope.confidence, times=ClaimTimes.read(p)

@@ -71,16 +71,15 @@ def build_model(weights: BertWeights, dense: Dense = float_dense) -> bytes:
     scale = c("scale", _f32(1.0 / math.sqrt(head_dim)))
     sqrt2 = c("sqrt2", _f32(math.sqrt(2.0)))
 
+    def layer_norm(t: str, gamma: str, beta: str) -> str:
+        """LayerNormalization of `t` over the hidden axis (`gamma`, `beta`: constants)."""
+        return g.node("LayerNormalization", [t, gamma, beta], axis=-1, epsilon=eps)
+
     seq = g.node("Shape", ["ids"], start=1, end=2)
     positions = g.node("Slice", [c("position", weights.position), c("zero", _i64(0)), seq])
     x = g.node("Add", [g.node("Gather", [c("word", weights.word), "ids"]), positions])
     x = g.node("Add", [x, c("token_type0", weights.token_type0)])
-    x = g.node(
-        "LayerNormalization",
-        [x, c("emb_g", weights.emb_ln_g), c("emb_b", weights.emb_ln_b)],
-        axis=-1,
-        epsilon=eps,
-    )
+    x = layer_norm(x, c("emb_g", weights.emb_ln_g), c("emb_b", weights.emb_ln_b))
     mask = g.node("Cast", ["mask"], to=FLOAT)
     keys = g.node("Unsqueeze", [mask, c("axes_1_2", _i64(1, 2))])  # [B,1,1,S]
     bias = g.node("Mul", [g.node("Sub", [one, keys]), c("mask_bias", _f32(_MASK_BIAS))])
@@ -102,21 +101,15 @@ def build_model(weights: BertWeights, dense: Dense = float_dense) -> bytes:
             "Reshape", [g.node("Transpose", [context], perm=[0, 2, 1, 3]), hidden_shape]
         )
         attn = dense(g, context, f"out_w{i}", layer.out_w, layer.out_b)
-        x = g.node(
-            "LayerNormalization",
-            [g.node("Add", [attn, x]), c(f"ln1_g{i}", layer.ln1_g), c(f"ln1_b{i}", layer.ln1_b)],
-            axis=-1,
-            epsilon=eps,
+        x = layer_norm(
+            g.node("Add", [attn, x]), c(f"ln1_g{i}", layer.ln1_g), c(f"ln1_b{i}", layer.ln1_b)
         )
         up = dense(g, x, f"up_w{i}", layer.up_w, layer.up_b)
         erf = g.node("Erf", [g.node("Div", [up, sqrt2])])
         gelu = g.node("Mul", [g.node("Mul", [up, g.node("Add", [erf, one])]), half])
         down = dense(g, gelu, f"down_w{i}", layer.down_w, layer.down_b)
-        x = g.node(
-            "LayerNormalization",
-            [g.node("Add", [down, x]), c(f"ln2_g{i}", layer.ln2_g), c(f"ln2_b{i}", layer.ln2_b)],
-            axis=-1,
-            epsilon=eps,
+        x = layer_norm(
+            g.node("Add", [down, x]), c(f"ln2_g{i}", layer.ln2_g), c(f"ln2_b{i}", layer.ln2_b)
         )
 
     weight = g.node("Unsqueeze", [mask, c("axes_2", _i64(2))])  # [B,S,1]

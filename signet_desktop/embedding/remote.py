@@ -22,7 +22,8 @@ from signet_desktop.embedding.provider import (
     empty_vectors,
     validate_vectors,
 )
-from signet_desktop.embedding.transport import JsonEndpoint, RetryPolicy, redact_url
+from signet_desktop.embedding.transport import JsonEndpoint, RetryPolicy
+from signet_desktop.inference.transport import redact_url
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
 DEFAULT_TIMEOUT_S = 30.0

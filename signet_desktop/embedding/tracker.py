@@ -27,9 +27,13 @@ from signet_desktop.embedding.provider import (
     EmbeddingError,
     EmbeddingProvider,
     EmbeddingUnavailable,
-    validate_vectors,
 )
-from signet_desktop.embedding.vectors import HAS_CURRENT_VECTOR, VectorWrite, vector_blob
+from signet_desktop.embedding.vectors import (
+    HAS_CURRENT_VECTOR,
+    PendingVector,
+    VectorWrite,
+    embed_writes,
+)
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
 from signet_desktop.storage import counters, memories
@@ -95,12 +99,11 @@ class StepResult:
         return self.kind != "idle" and not self.unavailable
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
-    memory_id: str
-    agent_id: str
-    content: str
-    content_hash: str
+def _pending(row: Any) -> PendingVector:
+    """A memory row (id, agent_id, content, content_hash) as the text to embed."""
+    return PendingVector(
+        str(row["id"]), str(row["agent_id"]), str(row["content"]), str(row["content_hash"])
+    )
 
 
 class EmbeddingTracker:
@@ -205,10 +208,7 @@ class EmbeddingTracker:
             )
         if row is None or row["is_deleted"] or row["embedded"]:
             return {"embedded": False, "generation": generation.id}
-        item = _Item(
-            str(row["id"]), str(row["agent_id"]), str(row["content"]), str(row["content_hash"])
-        )
-        writes = self._embed([item])
+        writes = self._embed([_pending(row)])
         with self._db.write() as conn:
             self._write(conn, generation, writes)
         self._coverage = None
@@ -286,9 +286,7 @@ class EmbeddingTracker:
             .fetchall()
         )
         items = [
-            _Item(str(r["id"]), str(r["agent_id"]), str(r["content"]), str(r["content_hash"]))
-            for r in rows
-            if self._failures.get(str(r["id"]), 0) < MAX_ITEM_FAILURES
+            _pending(r) for r in rows if self._failures.get(str(r["id"]), 0) < MAX_ITEM_FAILURES
         ]
         self._advance_cursor([int(r["seq"]) for r in rows], size)
         if not rows:
@@ -313,19 +311,13 @@ class EmbeddingTracker:
         else:
             self._cursor = min(seqs)
 
-    def _embed(self, items: Sequence[_Item]) -> list[VectorWrite]:
+    def _embed(self, items: Sequence[PendingVector]) -> list[VectorWrite]:
         """Vectors for `items` (one provider call); validated before anything is written."""
         if not items:
             return []
-        dims = self.embedder.dimensions
-        raw = self.embedder.embed([item.content for item in items])
-        matrix = validate_vectors(raw, dims, self.embedder.name, expected_rows=len(items))
-        return [
-            VectorWrite(item.agent_id, item.memory_id, item.content_hash, vector_blob(row, dims))
-            for item, row in zip(items, matrix, strict=True)
-        ]
+        return embed_writes(self.embedder, self.embedder.dimensions, items)
 
-    def _embed_one_by_one(self, items: Sequence[_Item]) -> list[VectorWrite]:
+    def _embed_one_by_one(self, items: Sequence[PendingVector]) -> list[VectorWrite]:
         writes: list[VectorWrite] = []
         for item in items:
             try:

@@ -14,11 +14,11 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingUnavailable
+from signet_desktop.inference.transport import is_loopback, redact_url
 
 _log = logging.getLogger(__name__)
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
@@ -39,21 +39,6 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.backoff_max_s)
         base = min(self.backoff_s * 2.0**attempt, self.backoff_max_s)
         return base * (1.0 + 0.1 * random.random())
-
-
-def redact_url(url: str) -> str:
-    """`url` without user:password@ and without the query string (either may hold secrets)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def is_loopback(url: str) -> bool:
-    """True for http(s) URLs on localhost, 127.0.0.0/8 or ::1."""
-    host = (urlsplit(url).hostname or "").lower()
-    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 class JsonEndpoint:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from signet_desktop.domain.memory import utc_now
+from signet_desktop.domain.memory import Memory, utc_now
 from signet_desktop.embedding.generations import (
     Generation,
     checked_bits_table,
@@ -24,7 +24,12 @@ from signet_desktop.embedding.generations import (
     list_generations,
     vec_table_exists,
 )
-from signet_desktop.embedding.provider import EmbeddingDimensionMismatch, EmbeddingError
+from signet_desktop.embedding.provider import (
+    EmbeddingDimensionMismatch,
+    EmbeddingError,
+    EmbeddingProvider,
+    validate_vectors,
+)
 from signet_desktop.storage.connect import Connection
 
 SOURCE_MEMORY = "memory"
@@ -73,6 +78,20 @@ class VectorWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingVector:
+    """A committed memory whose vector is still to be made."""
+
+    memory_id: str
+    agent_id: str
+    content: str
+    content_hash: str
+
+    @classmethod
+    def of(cls, memory: Memory) -> PendingVector:
+        return cls(memory.id, memory.agent_id, memory.content, memory.content_hash)
+
+
+@dataclass(frozen=True, slots=True)
 class ResyncReport:
     """What a mirror resync found and did."""
 
@@ -83,6 +102,18 @@ class ResyncReport:
     removed: int
     rebuilt: bool
     dry_run: bool
+
+
+def embed_writes(
+    embedder: EmbeddingProvider, dimensions: int, items: Sequence[PendingVector]
+) -> list[VectorWrite]:
+    """One provider call for `items`: their vectors, validated, as the canonical rows to write."""
+    raw = embedder.embed([item.content for item in items])
+    matrix = validate_vectors(raw, dimensions, embedder.name, expected_rows=len(items))
+    return [
+        VectorWrite(item.agent_id, item.memory_id, item.content_hash, vector_blob(row, dimensions))
+        for item, row in zip(items, matrix, strict=True)
+    ]
 
 
 def vector_blob(vector: npt.ArrayLike, dimensions: int) -> bytes:

@@ -14,13 +14,11 @@ from typing import Any
 from pydantic import SecretStr
 
 from signet_desktop.inference.accounting import Pricing
-from signet_desktop.inference.exchange import exchange
+from signet_desktop.inference.exchange import JsonChatProvider
 from signet_desktop.inference.retry import RetryPolicy
-from signet_desktop.inference.transport import JsonTransport, is_loopback
 from signet_desktop.inference.types import (
     ChatMessage,
     ChatRequest,
-    ChatResponse,
     FinishReason,
     ToolCall,
     Usage,
@@ -45,7 +43,7 @@ def messages_url(base_url: str) -> str:
     return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
 
 
-class AnthropicProvider:
+class AnthropicProvider(JsonChatProvider):
     """A ChatProvider for Anthropic's Messages API."""
 
     def __init__(
@@ -58,37 +56,19 @@ class AnthropicProvider:
         pricing: Pricing | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        if not model.strip():
-            raise ValueError("a model name is required")
-        self.name = name
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.pricing = pricing or Pricing(free=is_loopback(self.base_url))
         headers = {"anthropic-version": API_VERSION}
         if api_key is not None and api_key.get_secret_value():
             headers["x-api-key"] = api_key.get_secret_value()
-        self._transport = JsonTransport(
-            name,
-            messages_url(self.base_url),
+        super().__init__(
+            name=name,
+            model=model,
+            base_url=base_url,
+            endpoint=messages_url,
             headers=headers,
-            secret=api_key,
-            retry=retry or RetryPolicy(),
-        )
-
-    def __repr__(self) -> str:
-        url = self._transport.safe_url
-        return f"AnthropicProvider(name={self.name!r}, model={self.model!r}, url={url!r})"
-
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        """One message (retried on 429/5xx/529 within `request.timeout_s`)."""
-        return exchange(
-            self._transport,
-            self.payload(request),
-            request.timeout_s,
-            _parse,
-            provider=self.name,
-            model=self.model,
-            pricing=self.pricing,
+            api_key=api_key,
+            pricing=pricing,
+            retry=retry,
+            parse=_parse,
         )
 
     def payload(self, request: ChatRequest) -> dict[str, Any]:
@@ -111,9 +91,6 @@ class AnthropicProvider:
                 for t in request.tools
             ]
         return body
-
-    def close(self) -> None:
-        self._transport.close()
 
 
 def _turns(messages: Any) -> list[dict[str, Any]]:

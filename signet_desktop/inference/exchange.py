@@ -9,12 +9,21 @@ is here once.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import SecretStr
+
 from signet_desktop.inference.accounting import Pricing
-from signet_desktop.inference.transport import JsonTransport
-from signet_desktop.inference.types import ChatResponse, FinishReason, ToolCall, Usage
+from signet_desktop.inference.retry import RetryPolicy
+from signet_desktop.inference.transport import JsonTransport, is_loopback
+from signet_desktop.inference.types import (
+    ChatRequest,
+    ChatResponse,
+    FinishReason,
+    ToolCall,
+    Usage,
+)
 from signet_desktop.inference.wire import ShapeError
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
@@ -51,3 +60,61 @@ def exchange(
         latency_ms=latency_ms,
         cost_usd=pricing.cost(usage),
     )
+
+
+class JsonChatProvider:
+    """What the HTTP JSON providers share: checked model, pricing, transport, the exchange.
+
+    A subclass builds its own `payload`; `parse` reads its API's answer.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        base_url: str,
+        endpoint: Callable[[str], str],
+        headers: Mapping[str, str],
+        api_key: SecretStr | None,
+        pricing: Pricing | None,
+        retry: RetryPolicy | None,
+        parse: Parse,
+    ) -> None:
+        if not model.strip():
+            raise ValueError("a model name is required")
+        self.name = name
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.pricing = pricing or Pricing(free=is_loopback(self.base_url))
+        self._parse = parse
+        self._transport = JsonTransport(
+            name,
+            endpoint(self.base_url),
+            headers=headers,
+            secret=api_key,
+            retry=retry or RetryPolicy(),
+        )
+
+    def __repr__(self) -> str:
+        url = self._transport.safe_url
+        return f"{type(self).__name__}(name={self.name!r}, model={self.model!r}, url={url!r})"
+
+    def payload(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body sent for `request`."""
+        raise NotImplementedError
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        """One call (retried on 429/5xx, and 529 for Anthropic, within `request.timeout_s`)."""
+        return exchange(
+            self._transport,
+            self.payload(request),
+            request.timeout_s,
+            self._parse,
+            provider=self.name,
+            model=self.model,
+            pricing=self.pricing,
+        )
+
+    def close(self) -> None:
+        self._transport.close()

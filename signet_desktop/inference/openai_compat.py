@@ -14,13 +14,11 @@ from typing import Any
 from pydantic import SecretStr
 
 from signet_desktop.inference.accounting import Pricing
-from signet_desktop.inference.exchange import exchange
+from signet_desktop.inference.exchange import JsonChatProvider
 from signet_desktop.inference.retry import RetryPolicy
-from signet_desktop.inference.transport import JsonTransport, is_loopback
 from signet_desktop.inference.types import (
     ChatMessage,
     ChatRequest,
-    ChatResponse,
     FinishReason,
     ToolCall,
     Usage,
@@ -36,7 +34,7 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(JsonChatProvider):
     """A ChatProvider for any server speaking OpenAI's chat completions API."""
 
     def __init__(
@@ -51,41 +49,23 @@ class OpenAICompatProvider:
         headers: Mapping[str, str] | None = None,
         token_limit_field: str = "max_tokens",
     ) -> None:
-        if not model.strip():
-            raise ValueError("a model name is required")
-        self.name = name
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        # OpenAI's own API wants max_completion_tokens (its reasoning models refuse
-        # max_tokens); every other OpenAI-compatible server reads max_tokens.
-        self.token_limit_field = token_limit_field
-        self.pricing = pricing or Pricing(free=is_loopback(self.base_url))
         all_headers = dict(headers or {})
         if api_key is not None and api_key.get_secret_value():
             all_headers["Authorization"] = f"Bearer {api_key.get_secret_value()}"
-        self._transport = JsonTransport(
-            name,
-            f"{self.base_url}/chat/completions",
+        super().__init__(
+            name=name,
+            model=model,
+            base_url=base_url,
+            endpoint=_completions_url,
             headers=all_headers,
-            secret=api_key,
-            retry=retry or RetryPolicy(),
+            api_key=api_key,
+            pricing=pricing,
+            retry=retry,
+            parse=_parse,
         )
-
-    def __repr__(self) -> str:
-        url = self._transport.safe_url
-        return f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, url={url!r})"
-
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        """One completion (retried on 429/5xx within `request.timeout_s`)."""
-        return exchange(
-            self._transport,
-            self.payload(request),
-            request.timeout_s,
-            _parse,
-            provider=self.name,
-            model=self.model,
-            pricing=self.pricing,
-        )
+        # OpenAI's own API wants max_completion_tokens (its reasoning models refuse
+        # max_tokens); every other OpenAI-compatible server reads max_tokens.
+        self.token_limit_field = token_limit_field
 
     def payload(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body sent for `request`."""
@@ -114,8 +94,10 @@ class OpenAICompatProvider:
             body["response_format"] = {"type": "json_object"}
         return body
 
-    def close(self) -> None:
-        self._transport.close()
+
+def _completions_url(base_url: str) -> str:
+    """The chat completions endpoint below an API root that ends in `/v1`."""
+    return f"{base_url}/chat/completions"
 
 
 def _echoed_arguments(text: str) -> str:

@@ -38,6 +38,7 @@ LEXICAL_TOP_K = 50
 OVERFETCH = 4  # the fast path ranks k * OVERFETCH index rows before scope and filters
 POSTINGS_BUDGET = 10_000
 SATURATED_WINDOW = 20_000
+NEWEST_MEMORY_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM memories"
 MIN_IDF = 1e-6  # FTS5's floor for a term in more than half of the rows
 
 # FTS5's averages record (id 1 of the %_data table): varints, the row count first.
@@ -94,19 +95,35 @@ def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = N
         for token in tokens
     }
     present = sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t])
+    matched, min_seq = admit_rarest(conn, present, counts, POSTINGS_BUDGET, NEWEST_MEMORY_SEQ)
+    dropped = tuple(t for t in present if t not in matched)
+    return TermPlan(tuple(matched), dropped, min_seq, counts)
+
+
+def admit_rarest(
+    conn: Connection,
+    present: list[str],
+    counts: Mapping[str, int],
+    budget: int,
+    newest_seq: str,
+) -> tuple[list[str], int]:
+    """The `present` terms (rarest first) admitted within `budget` postings, and the seq floor.
+
+    The rarest term is always admitted; when even it is counted past `budget` the floor keeps
+    the newest SATURATED_WINDOW rows (`newest_seq`: the statement reading the highest seq).
+    """
     matched: list[str] = []
     total = 0
     for token in present:
-        if matched and total + counts[token] > POSTINGS_BUDGET:
+        if matched and total + counts[token] > budget:
             break
         matched.append(token)
         total += counts[token]
     min_seq = 0
-    if matched and counts[matched[0]] >= cap:
-        newest = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()[0]
+    if matched and counts[matched[0]] >= budget + 1:
+        newest = conn.execute(newest_seq).fetchone()[0]
         min_seq = max(0, int(newest) - SATURATED_WINDOW + 1)
-    dropped = tuple(t for t in present if t not in matched)
-    return TermPlan(tuple(matched), dropped, min_seq, counts)
+    return matched, min_seq
 
 
 def fts_rows(conn: Connection, averages: str = FTS_AVERAGES) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 from signet_desktop.domain.recall import ChannelEvidence
 from signet_desktop.recall.lexical import (
     MIN_IDF,
-    SATURATED_WINDOW,
+    admit_rarest,
     fts_rows,
     query_ceiling,
 )
@@ -33,6 +33,7 @@ OVERFETCH = 8  # pool rows per wanted hit before the scope join (other agents sh
 TURN_POSTINGS_BUDGET = 4_000
 TURN_FTS = "transcript_turns_fts"
 FTS_AVERAGES = "SELECT block FROM transcript_turns_fts_data WHERE id = 1"
+NEWEST_TURN_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM transcript_turns"
 
 # Scope fragments (fixed text; values are parameters): any of the agent's projects, exactly
 # one project (recall's project filter), or one project plus sessions without one (hooks,
@@ -134,7 +135,7 @@ def search_turns(
     tokens = query_tokens(text)
     cap = TURN_POSTINGS_BUDGET + 1
     documents = {token: counts.count(conn, token, cap) for token in tokens}
-    matched, min_seq = _plan(conn, documents, cap)
+    matched, min_seq = _plan(conn, documents)
     match = match_expression(matched)
     if match is None:
         return []
@@ -146,21 +147,10 @@ def search_turns(
     return _calibrate(list(rows), query_ceiling(documents, fts_rows(conn, FTS_AVERAGES)))
 
 
-def _plan(conn: Connection, documents: dict[str, int], cap: int) -> tuple[list[str], int]:
+def _plan(conn: Connection, documents: dict[str, int]) -> tuple[list[str], int]:
     """Terms admitted rarest first within the postings budget, and the rowid floor."""
     present = sorted((t for t, n in documents.items() if n > 0), key=lambda t: documents[t])
-    matched: list[str] = []
-    total = 0
-    for token in present:
-        if matched and total + documents[token] > TURN_POSTINGS_BUDGET:
-            break
-        matched.append(token)
-        total += documents[token]
-    min_seq = 0
-    if matched and documents[matched[0]] >= cap:
-        newest = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM transcript_turns").fetchone()[0]
-        min_seq = max(0, int(newest) - SATURATED_WINDOW + 1)
-    return matched, min_seq
+    return admit_rarest(conn, present, documents, TURN_POSTINGS_BUDGET, NEWEST_TURN_SEQ)
 
 
 def _pool_full(rows: list[Any], conn: Connection, params: dict[str, Any]) -> bool:

@@ -83,21 +83,15 @@ WHERE e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
 ORDER BY knn.distance
 """
 
-MATRIX_CANDIDATES = """
-SELECT m.id AS id, e.id AS embedding_id
+# The live memories behind a list of embedding ids (`:ids`, JSON), under the recall filters.
+_BY_EMBEDDING_IDS = """
 FROM embeddings e
 JOIN memories m ON m.id = e.source_id
 WHERE e.id IN (SELECT value FROM json_each(:ids))
   AND +e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
 """
-
-CANDIDATE_ROWS = """
-SELECT m.id AS id, e.vector AS vector
-FROM embeddings e
-JOIN memories m ON m.id = e.source_id
-WHERE e.id IN (SELECT value FROM json_each(:ids))
-  AND +e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
-"""
+MATRIX_CANDIDATES = "SELECT m.id AS id, e.id AS embedding_id" + _BY_EMBEDDING_IDS
+CANDIDATE_ROWS = "SELECT m.id AS id, e.vector AS vector" + _BY_EMBEDDING_IDS
 
 RECENT_WINDOW = """
 SELECT m.id AS id, e.vector AS vector

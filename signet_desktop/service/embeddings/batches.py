@@ -20,11 +20,11 @@ import logging
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.embedding.priority import lower_current_thread
+from signet_desktop.embedding.vectors import PendingVector
 
 log = logging.getLogger(__name__)
 
@@ -33,20 +33,6 @@ DEFAULT_MAX_CHARS = 32_000
 DEFAULT_MAX_QUEUED = 20_000
 DEFAULT_DRAIN_S = 2.0
 DEFAULT_JOIN_S = 10.0  # the batch in flight at close: one provider call and one write
-
-
-@dataclass(frozen=True, slots=True)
-class PendingVector:
-    """A committed memory whose vector is still to be made."""
-
-    memory_id: str
-    agent_id: str
-    content: str
-    content_hash: str
-
-    @classmethod
-    def of(cls, memory: Memory) -> PendingVector:
-        return cls(memory.id, memory.agent_id, memory.content, memory.content_hash)
 
 
 def split_batches(

@@ -28,9 +28,9 @@ from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider, validate_vectors
 from signet_desktop.embedding.tracker import BACKFILL_JOB, MEMORIES_FOR_JOBS
-from signet_desktop.embedding.vectors import VectorWrite, vector_blob
+from signet_desktop.embedding.vectors import PendingVector, VectorWrite, embed_writes, vector_blob
 from signet_desktop.queue import jobs
-from signet_desktop.service.embeddings.batches import PendingVector, VectorBatcher, split_batches
+from signet_desktop.service.embeddings.batches import VectorBatcher, split_batches
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
@@ -157,13 +157,7 @@ class EmbeddingVectors:
         return PreparedVector(self._generation, vector_blob(matrix[0], dims))
 
     def _embed_batch(self, items: Sequence[PendingVector]) -> list[VectorWrite]:
-        dims = self._generation.dimensions
-        raw = self._embedder.embed([item.content for item in items])
-        matrix = validate_vectors(raw, dims, self._embedder.name, expected_rows=len(items))
-        return [
-            VectorWrite(item.agent_id, item.memory_id, item.content_hash, vector_blob(row, dims))
-            for item, row in zip(items, matrix, strict=True)
-        ]
+        return embed_writes(self._embedder, self._generation.dimensions, items)
 
     def _still_missing(self, items: Sequence[PendingVector]) -> list[PendingVector]:
         """The items still live and without a current vector (the tracker's own query)."""

@@ -65,6 +65,41 @@ def check_status(status: str | None) -> str | None:
     return status
 
 
+def write_claim(
+    conn: Connection,
+    prov: Provenance,
+    aspect_id: str,
+    content: str,
+    *,
+    claim_key: str | None,
+    kind: str,
+    confidence: float,
+    importance: float,
+) -> tuple[Claim, bool]:
+    """A claim under an aspect: keyed, it sets the key's value (superseding another);
+    unkeyed, it adds one. True when something was written."""
+    if claim_key is None:
+        return graph_claims.add_claim_value(
+            conn,
+            prov,
+            aspect_id,
+            content,
+            kind=kind,
+            confidence=confidence,
+            importance=importance,
+        )
+    return graph_claims.set_claim_value(
+        conn,
+        prov,
+        aspect_id,
+        claim_key,
+        content,
+        kind=kind,
+        confidence=confidence,
+        importance=importance,
+    )
+
+
 class KnowledgeService:
     """Knowledge-graph reads and explicit writes over one database, scoped by agent."""
 
@@ -213,27 +248,16 @@ class KnowledgeService:
                 target, _ = graph_claims.create_aspect(conn, prov, entity_id, str(aspect))
             else:
                 target = _own_aspect(conn, prov, entity_id, aspect_id)
-            if claim_key is None:
-                claim, _ = graph_claims.add_claim_value(
-                    conn,
-                    prov,
-                    target.id,
-                    content,
-                    kind=kind,
-                    confidence=confidence,
-                    importance=importance,
-                )
-            else:
-                claim, _ = graph_claims.set_claim_value(
-                    conn,
-                    prov,
-                    target.id,
-                    claim_key,
-                    content,
-                    kind=kind,
-                    confidence=confidence,
-                    importance=importance,
-                )
+            claim, _ = write_claim(
+                conn,
+                prov,
+                target.id,
+                content,
+                claim_key=claim_key,
+                kind=kind,
+                confidence=confidence,
+                importance=importance,
+            )
         self._changed(agent_id, "add_claim", entity_id)
         return claim
 

@@ -18,6 +18,7 @@ from signet_desktop.domain.knowledge import (
     StructuredPayload,
 )
 from signet_desktop.domain.memory import Actor, Memory
+from signet_desktop.service.knowledge.service import write_claim
 from signet_desktop.storage import graph, graph_claims, hints
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.connect import Connection
@@ -57,27 +58,16 @@ def apply_structured(
         linked[entity.id] = entity
         aspect, _ = graph_claims.create_aspect(conn, prov, entity.id, aspect_item.name)
         for claim in aspect_item.claims:
-            if claim.claim_key:
-                _, wrote = graph_claims.set_claim_value(
-                    conn,
-                    prov,
-                    aspect.id,
-                    claim.claim_key,
-                    claim.content,
-                    kind=claim.kind,
-                    confidence=claim.confidence,
-                    importance=claim.importance,
-                )
-            else:
-                _, wrote = graph_claims.add_claim_value(
-                    conn,
-                    prov,
-                    aspect.id,
-                    claim.content,
-                    kind=claim.kind,
-                    confidence=claim.confidence,
-                    importance=claim.importance,
-                )
+            _, wrote = write_claim(
+                conn,
+                prov,
+                aspect.id,
+                claim.content,
+                claim_key=claim.claim_key or None,
+                kind=claim.kind,
+                confidence=claim.confidence,
+                importance=claim.importance,
+            )
             claims += int(wrote)
     ids = tuple(linked)
     for entity in linked.values():
