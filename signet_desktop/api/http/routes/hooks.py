@@ -101,6 +101,13 @@ def _require_harness(body: HookBody) -> None:
         )
 
 
+def _required_text(value: str | None, field: str) -> str:
+    """`value` when it has more than white space, else 422 `<field>_required`."""
+    if not value or not value.strip():
+        raise InvalidInput(f"{field} is required", code=f"{field}_required")
+    return value
+
+
 R = TypeVar("R")
 
 EMPTY_START = SessionStartResult(Identity("Signet", ""), (), "", "")
@@ -190,11 +197,10 @@ async def compaction_complete(body: CompactionCompleteBody, request: Request) ->
 async def hook_remember(body: HookRememberBody, request: Request) -> JSONResponse:
     """Signet's hook-side remember: `{saved, id}`."""
     _require_harness(body)
-    if not body.content or not body.content.strip():
-        raise InvalidInput("content is required", code="content_required")
+    content = _required_text(body.content, "content")
     ctx = _context(request, body)
     remember = RememberRequest(
-        content=body.content,
+        content=content,
         agent_id=ctx.agent_id,
         who=body.who or ctx.harness,
         project=ctx.project,
@@ -209,12 +215,9 @@ async def hook_remember(body: HookRememberBody, request: Request) -> JSONRespons
 async def hook_recall(body: HookRecallBody, request: Request) -> Response:
     """Signet's hook-side recall: the recall response plus its legacy `count`."""
     _require_harness(body)
-    if not body.query or not body.query.strip():
-        raise InvalidInput("query is required", code="query_required")
+    text = _required_text(body.query, "query")
     ctx = _context(request, body)
-    query = RecallQuery(
-        query=body.query, agent_id=ctx.agent_id, limit=body.limit or HOOK_RECALL_LIMIT
-    )
+    query = RecallQuery(query=text, agent_id=ctx.agent_id, limit=body.limit or HOOK_RECALL_LIMIT)
 
     def render(result: Any) -> dict[str, Any]:
         answer = recall_json(result)
@@ -374,18 +377,15 @@ class SessionSearchBody(HookBody):
 @router.post("/api/sessions/search", operation_id="sessions_search")
 async def sessions_search(body: SessionSearchBody, request: Request) -> JSONResponse:
     """BM25 over retained transcripts: `{hits: [{sessionKey, project, updatedAt, excerpt}]}`."""
-    if not body.query or not body.query.strip():
-        raise InvalidInput("query is required", code="query_required")
+    query = _required_text(body.query, "query")
     transcripts = get_service(request).transcripts
     hits = await off_loop(
-        partial(
-            transcripts.search,
-            resolve_agent(request, body.agent_id),
-            body.query,
-            session_key=body.session_key,
-            project=body.project,
-            limit=body.limit or 10,
-        )
+        transcripts.search,
+        resolve_agent(request, body.agent_id),
+        query,
+        session_key=body.session_key,
+        project=body.project,
+        limit=body.limit or 10,
     )
     return JSONResponse(session_hits_json(hits))
 
