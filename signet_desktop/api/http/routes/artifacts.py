@@ -18,7 +18,7 @@ from pydantic import AliasChoices, Field
 from signet_desktop.api.artifact_views import artifact_json, reindex_json, removed_session_json
 from signet_desktop.api.http.schemas import AgentParams, StrictBody
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -52,7 +52,7 @@ async def artifacts_reindex(
     request: Request, params: Annotated[AgentParams, Query()], body: ReindexBody | None = None
 ) -> JSONResponse:
     """Rebuild the agent's artifact index from the files (tombstoned sessions stay out)."""
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     report = await off_loop(get_service(request).artifacts.reindex, agent_id)
     return JSONResponse(reindex_json(report))
 

@@ -28,7 +28,13 @@ from signet_desktop.api.connector_views import (
 )
 from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.schemas import AgentParams, Body
-from signet_desktop.api.http.scope import first_set, get_service, off_loop, resolve_agent
+from signet_desktop.api.http.scope import (
+    body_agent,
+    first_set,
+    get_service,
+    off_loop,
+    resolve_agent,
+)
 from signet_desktop.domain.connectors import PROVIDER_FILESYSTEM
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.service.documents.connectors import FolderRequest
@@ -122,7 +128,7 @@ async def connector_create(
     body: ConnectorBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Register a folder (validated before anything is written) and start its first sync."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     service = get_service(request).connectors
     local = principal_of(request).local  # only the local user reads its default roots
     connector = await off_loop(

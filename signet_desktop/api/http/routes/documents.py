@@ -27,7 +27,7 @@ from signet_desktop.api.document_views import (
 from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -105,7 +105,7 @@ async def documents_submit(
     body: DocumentBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Queue a document; 201 with its id, or 200 `deduplicated` for one the agent has."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     submit = partial(
         get_service(request).documents.submit,
         agent_id,

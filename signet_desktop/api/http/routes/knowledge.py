@@ -23,7 +23,7 @@ from pydantic import AfterValidator, AliasChoices, Field
 
 from signet_desktop.api.http.schemas import AgentParams, Body, Params
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     off_loop,
     resolve_actor,
@@ -233,9 +233,8 @@ class ExpandBody(Body):
 
 
 def _who(request: Request, body: WriteBody | None, params: AgentParams) -> tuple[str, Actor]:
-    body = body or WriteBody.model_validate({})
-    agent = resolve_agent(request, first_set(body.agent_id, params.agent_id))
-    return agent, resolve_actor(request, body.changed_by)
+    agent = body_agent(request, body, params)
+    return agent, resolve_actor(request, body.changed_by if body else None)
 
 
 async def _write(

@@ -24,7 +24,7 @@ from pydantic import AliasChoices, Field
 from signet_desktop.api.http.errors import ErrorBody
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     off_loop,
     resolve_actor,
@@ -101,7 +101,7 @@ async def ontology_proposals_bulk(
 ) -> JSONResponse:
     """Apply or reject many proposals; each id gets its own outcome."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     found = await off_loop(
         partial(
             service.bulk,
@@ -152,7 +152,7 @@ async def _decide(
 ) -> JSONResponse:
     """Apply or reject one proposal as the caller (the body's agent over the query's)."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     actor = _actor(request)
     if reject:
         reason = body.reason if body else None
@@ -183,7 +183,7 @@ async def ontology_apply(
 ) -> JSONResponse:
     """Apply operations through the seam (no pass); `dryRun` only validates."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     report = await off_loop(
         partial(
             service.apply, agent_id, body.operations, actor=_actor(request), dry_run=body.dry_run
@@ -216,7 +216,7 @@ async def dream_pass_revert(
 ) -> JSONResponse:
     """Undo a pass's graph mutations, or show exactly what would change (`dryRun`)."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     dry_run = bool(body and body.dry_run)
     outcome = await off_loop(
         partial(service.revert_pass, agent_id, pass_id, actor=_actor(request), dry_run=dry_run)

@@ -24,7 +24,7 @@ from signet_desktop.api.http.errors import ErrorBody, error_response
 from signet_desktop.api.http.ratelimit import retry_after
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -117,7 +117,7 @@ async def queue_repair(
     """Requeue, release, cancel or prune jobs; a dry run unless `dryRun: false`."""
     if body.tables is not None and "summary" in body.tables:
         return error_response(410, "the summary queue is retired in this daemon", "summary_retired")
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     repair = body.request(header_reason(request, body.reason))
     result = await off_loop(get_service(request).pipeline.queue.repair, agent_id, repair)
     if result.refused:

@@ -21,7 +21,7 @@ from pydantic import AliasChoices, Field
 from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.schemas import AgentParams, StrictBody
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -72,7 +72,7 @@ async def sources_import(
     body: ImportBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Register the root as a source (or reuse it) and start a run; 202 with its ids."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     actor = resolve_actor(request)
     ticket = await off_loop(
         partial(
