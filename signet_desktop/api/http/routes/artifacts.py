@@ -8,7 +8,6 @@ files; re-indexing never brings it back.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
@@ -65,6 +64,6 @@ async def artifacts_remove_session(
     agent_id = resolve_agent(request, params.agent_id)
     reason = header_reason(request, params.reason) or "removed over HTTP"
     removed = await off_loop(
-        partial(get_service(request).artifacts.remove_session, agent_id, session_key, reason)
+        get_service(request).artifacts.remove_session, agent_id, session_key, reason
     )
     return JSONResponse(removed_session_json(removed))

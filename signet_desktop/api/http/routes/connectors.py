@@ -13,7 +13,6 @@ memories forgotten) and nothing else. Everything is scoped by agent.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -114,11 +113,9 @@ async def connectors_list(request: Request, params: Annotated[ListParams, Query(
     """The agent's connectors (`includeRemoved=true` lists disconnected ones too)."""
     service = get_service(request).connectors
     found = await off_loop(
-        partial(
-            service.list,
-            resolve_agent(request, params.agent_id),
-            include_disabled=params.include_removed,
-        )
+        service.list,
+        resolve_agent(request, params.agent_id),
+        include_disabled=params.include_removed,
     )
     return JSONResponse({"connectors": [connector_json(c) for c in found]})
 
@@ -131,9 +128,7 @@ async def connector_create(
     agent_id = body_agent(request, body, params)
     service = get_service(request).connectors
     local = principal_of(request).local  # only the local user reads its default roots
-    connector = await off_loop(
-        partial(service.add_folder, agent_id, folder_request(body), local=local)
-    )
+    connector = await off_loop(service.add_folder, agent_id, folder_request(body), local=local)
     if body.sync:
         await off_loop(service.sync_in_background, agent_id, connector.id)
     return JSONResponse({**connector_json(connector), "syncStarted": body.sync}, status_code=201)
@@ -193,8 +188,8 @@ async def _sync(
     service = get_service(request).connectors
     agent_id = resolve_agent(request, params.agent_id)
     if params.wait:
-        report = await off_loop(partial(service.sync, agent_id, connector_id, full=full))
+        report = await off_loop(service.sync, agent_id, connector_id, full=full)
         return JSONResponse(sync_json(report))
-    await off_loop(partial(service.sync_in_background, agent_id, connector_id, full=full))
+    await off_loop(service.sync_in_background, agent_id, connector_id, full=full)
     body: dict[str, Any] = {"id": connector_id, "status": "syncing", "full": full}
     return JSONResponse(body, status_code=202)

@@ -11,7 +11,6 @@ limit); other routes keep 1 MiB. Ingest runs in the background (`document.progre
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -106,13 +105,12 @@ async def documents_submit(
 ) -> JSONResponse:
     """Queue a document; 201 with its id, or 200 `deduplicated` for one the agent has."""
     agent_id = body_agent(request, body, params)
-    submit = partial(
+    ticket = await off_loop(
         get_service(request).documents.submit,
         agent_id,
         body.to_request(),
         local=principal_of(request).local,  # only the local user reads its default roots
     )
-    ticket = await off_loop(submit)
     return JSONResponse(ticket_json(ticket), status_code=200 if ticket.deduplicated else 201)
 
 
@@ -122,12 +120,10 @@ async def documents_list(
 ) -> JSONResponse:
     """The agent's documents newest first (`status` filters; `limit` 50 by default, ≤ 500)."""
     found = await off_loop(
-        partial(
-            get_service(request).documents.list,
-            resolve_agent(request, params.agent_id),
-            status=params.status,
-            limit=params.limit,
-        )
+        get_service(request).documents.list,
+        resolve_agent(request, params.agent_id),
+        status=params.status,
+        limit=params.limit,
     )
     return JSONResponse({"documents": [document_json(d) for d in found], "count": len(found)})
 
@@ -149,13 +145,11 @@ async def document_chunks(
 ) -> JSONResponse:
     """The document's chunks in order: memory id, index and text."""
     found = await off_loop(
-        partial(
-            get_service(request).documents.chunks,
-            resolve_agent(request, params.agent_id),
-            document_id,
-            limit=params.limit,
-            offset=params.offset,
-        )
+        get_service(request).documents.chunks,
+        resolve_agent(request, params.agent_id),
+        document_id,
+        limit=params.limit,
+        offset=params.offset,
     )
     return JSONResponse(
         {"documentId": document_id, "chunks": [chunk_json(c) for c in found], "count": len(found)}
@@ -168,12 +162,10 @@ async def document_delete(
 ) -> JSONResponse:
     """Delete the document, soft-delete its chunk memories, cancel work in flight."""
     outcome = await off_loop(
-        partial(
-            get_service(request).documents.delete,
-            resolve_agent(request, params.agent_id),
-            document_id,
-            header_reason(request, params.reason),
-            actor=resolve_actor(request),
-        )
+        get_service(request).documents.delete,
+        resolve_agent(request, params.agent_id),
+        document_id,
+        header_reason(request, params.reason),
+        actor=resolve_actor(request),
     )
     return JSONResponse(delete_json(outcome))

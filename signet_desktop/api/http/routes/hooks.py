@@ -270,12 +270,10 @@ async def claude_prompt_submit(body: ClaudeCodeHookBody, request: Request) -> JS
         return JSONResponse({})
     hooks = get_service(request).hooks
     result = await off_loop(
-        partial(
-            hooks.user_prompt_submit,
-            _claude_context(request, body),
-            body.prompt or "",
-            transcript_path=body.transcript_path,  # captured after the answer (live turns)
-        )
+        hooks.user_prompt_submit,
+        _claude_context(request, body),
+        body.prompt or "",
+        transcript_path=body.transcript_path,  # captured after the answer (live turns)
     )
     return JSONResponse(claude_code_output("UserPromptSubmit", result.inject))
 
@@ -289,15 +287,13 @@ async def claude_pre_compact(body: ClaudeCodeHookBody, request: Request) -> JSON
     service = get_service(request)
     if body.transcript_path and ctx.session_key:
         await off_loop(
-            partial(
-                service.transcripts.capture_file,
-                ctx.agent_id,
-                ctx.session_key,
-                ctx.harness,
-                body.transcript_path,
-                project=ctx.project,
-                local=ctx.local,
-            )
+            service.transcripts.capture_file,
+            ctx.agent_id,
+            ctx.session_key,
+            ctx.harness,
+            body.transcript_path,
+            project=ctx.project,
+            local=ctx.local,
         )
     return JSONResponse({})
 
@@ -308,11 +304,9 @@ async def claude_session_end(body: ClaudeCodeHookBody, request: Request) -> JSON
         return JSONResponse({})
     hooks = get_service(request).hooks
     await off_loop(
-        partial(
-            hooks.session_end,
-            _claude_context(request, body),
-            transcript_path=body.transcript_path,
-        )
+        hooks.session_end,
+        _claude_context(request, body),
+        transcript_path=body.transcript_path,
     )
     return JSONResponse({})
 
@@ -332,15 +326,13 @@ async def sessions_list(
 ) -> JSONResponse:
     transcripts = get_service(request).transcripts
     listing = await off_loop(
-        partial(
-            transcripts.sessions,
-            resolve_agent(request, agent_id),
-            harness=harness,
-            project=project,
-            status=status,
-            limit=limit,
-            offset=offset,
-        )
+        transcripts.sessions,
+        resolve_agent(request, agent_id),
+        harness=harness,
+        project=project,
+        status=status,
+        limit=limit,
+        offset=offset,
     )
     return JSONResponse(session_page_json(listing.rows, listing.total, limit, offset))
 

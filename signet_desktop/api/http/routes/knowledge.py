@@ -14,7 +14,6 @@ a 422.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
@@ -248,7 +247,7 @@ async def _write(
     """Run one knowledge write off the loop as the caller's agent, recording its actor."""
     agent, actor = _who(request, body, params)
     method = op(get_service(request).knowledge)
-    return await off_loop(partial(method, agent, *args, actor=actor, **kwargs))
+    return await off_loop(method, agent, *args, actor=actor, **kwargs)
 
 
 # --- reads ----------------------------------------------------------------------------------
@@ -261,15 +260,13 @@ async def knowledge_entities(
     """The agent's entities, pinned then most mentioned first."""
     service = get_service(request).knowledge
     page = await off_loop(
-        partial(
-            service.list_entities,
-            resolve_agent(request, params.agent_id),
-            query=params.q,
-            entity_type=params.type,
-            status=params.status,
-            limit=params.limit,
-            offset=params.offset,
-        )
+        service.list_entities,
+        resolve_agent(request, params.agent_id),
+        query=params.q,
+        entity_type=params.type,
+        status=params.status,
+        limit=params.limit,
+        offset=params.offset,
     )
     return JSONResponse(entity_page_json(page))
 
@@ -281,12 +278,10 @@ async def knowledge_entity(
     """One entity with its aliases, aspects, claims (with history), links and mentions."""
     service = get_service(request).knowledge
     detail = await off_loop(
-        partial(
-            service.get_entity,
-            resolve_agent(request, params.agent_id),
-            entity_id,
-            mention_limit=params.mention_limit,
-        )
+        service.get_entity,
+        resolve_agent(request, params.agent_id),
+        entity_id,
+        mention_limit=params.mention_limit,
     )
     return JSONResponse(entity_detail_json(detail))
 
@@ -307,14 +302,12 @@ async def knowledge_expand(body: ExpandBody, request: Request) -> JSONResponse:
     reaches from it within `maxTokens` (a read: it changes nothing)."""
     expansion = get_service(request).expansion
     found = await off_loop(
-        partial(
-            expansion.expand,
-            resolve_agent(request, body.agent_id),
-            body.entity,
-            aspect=body.aspect,
-            question=body.question,
-            max_tokens=body.max_tokens,
-        )
+        expansion.expand,
+        resolve_agent(request, body.agent_id),
+        body.entity,
+        aspect=body.aspect,
+        question=body.question,
+        max_tokens=body.max_tokens,
     )
     return JSONResponse(expansion_json(found))
 

@@ -8,7 +8,6 @@ sweep is process-wide: it purges every agent's expired tombstones.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -34,7 +33,7 @@ async def maintenance_status(
 ) -> JSONResponse:
     """Interval, retention windows, the next run, and the newest runs."""
     retention = get_service(request).retention
-    runs = await off_loop(partial(retention.recent, params.limit))
+    runs = await off_loop(retention.recent, params.limit)
     return JSONResponse(
         {**retention.status_fact(), "runs": [maintenance_run_json(r) for r in runs]}
     )

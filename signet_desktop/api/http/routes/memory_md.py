@@ -9,7 +9,6 @@ and how the last rebuild ended.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -37,7 +36,7 @@ async def memory_md_rebuild(
     """Build and write the agent's MEMORY.md; `changed: false` when the bytes were the same."""
     agent_id = body_agent(request, body, params)
     now = body.now if body else None
-    outcome = await off_loop(partial(get_service(request).memory_md.rebuild, agent_id, now))
+    outcome = await off_loop(get_service(request).memory_md.rebuild, agent_id, now)
     return JSONResponse(rebuild_json(outcome))
 
 

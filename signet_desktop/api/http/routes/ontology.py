@@ -90,7 +90,7 @@ async def ontology_proposals(
     service = get_service(request).ontology
     agent_id = resolve_agent(request, params.agent_id)
     found = await off_loop(
-        partial(service.proposals, agent_id, status=params.status or "pending", limit=params.limit)
+        service.proposals, agent_id, status=params.status or "pending", limit=params.limit
     )
     return JSONResponse({"proposals": [proposal_json(p) for p in found], "count": len(found)})
 
@@ -103,14 +103,12 @@ async def ontology_proposals_bulk(
     service = get_service(request).ontology
     agent_id = body_agent(request, body, params)
     found = await off_loop(
-        partial(
-            service.bulk,
-            agent_id,
-            body.ids,
-            action=body.action,
-            actor=_actor(request),
-            reason=body.reason,
-        )
+        service.bulk,
+        agent_id,
+        body.ids,
+        action=body.action,
+        actor=_actor(request),
+        reason=body.reason,
     )
     ids = list(dict.fromkeys(body.ids))
     return JSONResponse(
@@ -170,9 +168,7 @@ async def ontology_contradictions(
     service = get_service(request).ontology
     agent_id = resolve_agent(request, params.agent_id)
     found = await off_loop(
-        partial(
-            service.contradictions, agent_id, status=params.status or "active", limit=params.limit
-        )
+        service.contradictions, agent_id, status=params.status or "active", limit=params.limit
     )
     return JSONResponse({"contradictions": [contradiction_json(c) for c in found]})
 
@@ -185,9 +181,7 @@ async def ontology_apply(
     service = get_service(request).ontology
     agent_id = body_agent(request, body, params)
     report = await off_loop(
-        partial(
-            service.apply, agent_id, body.operations, actor=_actor(request), dry_run=body.dry_run
-        )
+        service.apply, agent_id, body.operations, actor=_actor(request), dry_run=body.dry_run
     )
     return JSONResponse(apply_report_json(report))
 
@@ -198,7 +192,7 @@ async def dream_attention(request: Request, params: Annotated[ListParams, Query(
     service = get_service(request).ontology
     agent_id = resolve_agent(request, params.agent_id)
     found = await off_loop(
-        partial(service.attention, agent_id, status=params.status or "pending", limit=params.limit)
+        service.attention, agent_id, status=params.status or "pending", limit=params.limit
     )
     return JSONResponse({"attention": [attention_json(a) for a in found]})
 
@@ -219,7 +213,7 @@ async def dream_pass_revert(
     agent_id = body_agent(request, body, params)
     dry_run = bool(body and body.dry_run)
     outcome = await off_loop(
-        partial(service.revert_pass, agent_id, pass_id, actor=_actor(request), dry_run=dry_run)
+        service.revert_pass, agent_id, pass_id, actor=_actor(request), dry_run=dry_run
     )
     payload = revert_json(outcome)
     if outcome.blockers and not dry_run:

@@ -11,7 +11,6 @@ Everything is scoped by agent (`agentId` or `x-signet-agent-id`).
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
@@ -75,15 +74,13 @@ async def sources_import(
     agent_id = body_agent(request, body, params)
     actor = resolve_actor(request)
     ticket = await off_loop(
-        partial(
-            get_service(request).imports.start,
-            agent_id,
-            body.kind,
-            body.path,
-            reimport=body.reimport,
-            triggered_by=actor.changed_by,
-            local=principal_of(request).local,  # only the local user reads its default roots
-        )
+        get_service(request).imports.start,
+        agent_id,
+        body.kind,
+        body.path,
+        reimport=body.reimport,
+        triggered_by=actor.changed_by,
+        local=principal_of(request).local,  # only the local user reads its default roots
     )
     return JSONResponse(import_ticket_json(ticket), status_code=202)
 
@@ -118,13 +115,11 @@ async def source_remove(
     """Purge what the source brought and tombstone it; a preview unless `dryRun=false`."""
     actor = resolve_actor(request)
     report = await off_loop(
-        partial(
-            get_service(request).imports.remove,
-            resolve_agent(request, params.agent_id),
-            source_id,
-            dry_run=params.dry_run,
-            reason=header_reason(request, params.reason),
-            removed_by=actor.changed_by,
-        )
+        get_service(request).imports.remove,
+        resolve_agent(request, params.agent_id),
+        source_id,
+        dry_run=params.dry_run,
+        reason=header_reason(request, params.reason),
+        removed_by=actor.changed_by,
     )
     return JSONResponse(purge_report_json(report))
