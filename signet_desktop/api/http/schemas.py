@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
+from fastapi import Path
 from pydantic import (
     AfterValidator,
     AliasChoices,
@@ -40,6 +41,10 @@ MAX_NESTING = 32
 MAX_LIST_LIMIT = 1000
 MAX_HISTORY_LIMIT = 1000
 MAX_VERSION = 2**62
+
+# Path segments: one of our rows by id, and a harness's session key.
+RowId = Annotated[str, Path(min_length=1, max_length=64)]
+SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 
 
 def _aliases(*names: str) -> AliasChoices:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.artifact_views import artifact_json, reindex_json, removed_session_json
-from signet_desktop.api.http.schemas import AgentParams, StrictBody
+from signet_desktop.api.http.schemas import AgentParams, SessionKey, StrictBody
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -25,7 +25,6 @@ from signet_desktop.api.http.scope import (
 )
 
 router = APIRouter(tags=["artifacts"])
-SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 
 
 class ReindexBody(StrictBody):

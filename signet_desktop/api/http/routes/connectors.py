@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
@@ -26,7 +26,7 @@ from signet_desktop.api.connector_views import (
     sync_json,
 )
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, Body
+from signet_desktop.api.http.schemas import AgentParams, Body, RowId
 from signet_desktop.api.http.scope import (
     body_agent,
     first_set,
@@ -40,7 +40,6 @@ from signet_desktop.service.documents.connectors import FolderRequest
 
 router = APIRouter(tags=["connectors"])
 
-ConnectorId = Annotated[str, Path(min_length=1, max_length=64)]
 Patterns = list[Annotated[str, Field(max_length=200)]]
 
 
@@ -136,7 +135,7 @@ async def connector_create(
 
 @router.get("/api/connectors/{connector_id}", operation_id="connector_get")
 async def connector_get(
-    connector_id: ConnectorId, request: Request, params: Annotated[AgentParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """One connector."""
     service = get_service(request).connectors
@@ -146,7 +145,7 @@ async def connector_get(
 
 @router.delete("/api/connectors/{connector_id}", operation_id="connector_remove")
 async def connector_remove(
-    connector_id: ConnectorId, request: Request, params: Annotated[AgentParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Disconnect: delete the connector's documents and nothing else; the folder untouched."""
     service = get_service(request).connectors
@@ -156,7 +155,7 @@ async def connector_remove(
 
 @router.post("/api/connectors/{connector_id}/sync", operation_id="connector_sync")
 async def connector_sync(
-    connector_id: ConnectorId, request: Request, params: Annotated[SyncParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[SyncParams, Query()]
 ) -> JSONResponse:
     """An incremental sync: only files whose content changed are re-ingested."""
     return await _sync(request, connector_id, params, full=False)
@@ -164,7 +163,7 @@ async def connector_sync(
 
 @router.post("/api/connectors/{connector_id}/sync/full", operation_id="connector_sync_full")
 async def connector_sync_full(
-    connector_id: ConnectorId, request: Request, params: Annotated[SyncParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[SyncParams, Query()]
 ) -> JSONResponse:
     """Re-read every file (`confirm=true` required, as in Signet)."""
     if not params.confirm:
@@ -174,7 +173,7 @@ async def connector_sync_full(
 
 @router.get("/api/connectors/{connector_id}/health", operation_id="connector_health")
 async def connector_health(
-    connector_id: ConnectorId, request: Request, params: Annotated[AgentParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """The folder's readability, files in the cursor, documents per state, the last error."""
     service = get_service(request).connectors

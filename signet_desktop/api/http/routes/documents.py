@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
@@ -24,7 +24,7 @@ from signet_desktop.api.document_views import (
     ticket_json,
 )
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, Body
+from signet_desktop.api.http.schemas import AgentParams, Body, RowId
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -36,8 +36,6 @@ from signet_desktop.api.http.scope import (
 from signet_desktop.domain.documents import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, DocumentRequest
 
 router = APIRouter(tags=["documents"])
-
-DocumentId = Annotated[str, Path(min_length=1, max_length=64)]
 
 
 def _alias(*names: str) -> Any:
@@ -130,7 +128,7 @@ async def documents_list(
 
 @router.get("/api/documents/{document_id}", operation_id="document_get")
 async def document_get(
-    document_id: DocumentId, request: Request, params: Annotated[AgentParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """One document with its pipeline state, error and latest job."""
     found = await off_loop(
@@ -141,7 +139,7 @@ async def document_get(
 
 @router.get("/api/documents/{document_id}/chunks", operation_id="document_chunks")
 async def document_chunks(
-    document_id: DocumentId, request: Request, params: Annotated[ChunkParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[ChunkParams, Query()]
 ) -> JSONResponse:
     """The document's chunks in order: memory id, index and text."""
     found = await off_loop(
@@ -158,7 +156,7 @@ async def document_chunks(
 
 @router.delete("/api/documents/{document_id}", operation_id="document_delete")
 async def document_delete(
-    document_id: DocumentId, request: Request, params: Annotated[DeleteParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[DeleteParams, Query()]
 ) -> JSONResponse:
     """Delete the document, soft-delete its chunk memories, cancel work in flight."""
     outcome = await off_loop(

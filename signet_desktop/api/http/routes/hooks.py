@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from signet_desktop.api.hook_views import (
@@ -42,6 +42,7 @@ from signet_desktop.api.http.hook_schemas import (
 from signet_desktop.api.http.json_route import JsonBodyRoute
 from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.rendering import json_off_loop
+from signet_desktop.api.http.schemas import SessionKey
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
 from signet_desktop.api.recall_views import recall_json
 from signet_desktop.domain.errors import InvalidInput
@@ -68,7 +69,6 @@ from signet_desktop.service.memories.service import RememberRequest
 
 router = APIRouter(tags=["hooks"], route_class=JsonBodyRoute)
 
-SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 HOOK_RECALL_LIMIT = 10
 MAX_OFFSET = 10_000_000
 

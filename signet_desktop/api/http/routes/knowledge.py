@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, TypeVar
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, AliasChoices, Field
 
-from signet_desktop.api.http.schemas import AgentParams, Body, Params
+from signet_desktop.api.http.schemas import AgentParams, Body, Params, RowId
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -71,7 +71,6 @@ T = TypeVar("T")
 
 router = APIRouter(tags=["knowledge"])
 
-Id = Annotated[str, Path(min_length=1, max_length=64)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -273,7 +272,7 @@ async def knowledge_entities(
 
 @router.get("/api/knowledge/entities/{entity_id}", operation_id="knowledge_entity")
 async def knowledge_entity(
-    entity_id: Id, request: Request, params: Annotated[DetailParams, Query()]
+    entity_id: RowId, request: Request, params: Annotated[DetailParams, Query()]
 ) -> JSONResponse:
     """One entity with its aliases, aspects, claims (with history), links and mentions."""
     service = get_service(request).knowledge
@@ -342,7 +341,7 @@ async def knowledge_entity_create(
 
 @router.post("/api/knowledge/entities/{entity_id}/aliases", operation_id="knowledge_alias_add")
 async def knowledge_alias_add(
-    entity_id: Id, body: AliasBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: AliasBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     alias = await _write(
         request,
@@ -357,7 +356,7 @@ async def knowledge_alias_add(
 
 @router.post("/api/knowledge/entities/{entity_id}/aspects", operation_id="knowledge_aspect_add")
 async def knowledge_aspect_add(
-    entity_id: Id, body: AspectBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: AspectBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     aspect = await _write(
         request,
@@ -373,7 +372,7 @@ async def knowledge_aspect_add(
 
 @router.post("/api/knowledge/entities/{entity_id}/claims", operation_id="knowledge_claim_add")
 async def knowledge_claim_add(
-    entity_id: Id, body: ClaimBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: ClaimBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Add a claim (or, with `claim_key`, set the keyed value: a new version supersedes)."""
     claim = await _write(
@@ -396,7 +395,7 @@ async def knowledge_claim_add(
 
 @router.post("/api/knowledge/entities/{entity_id}/archive", operation_id="knowledge_entity_archive")
 async def knowledge_entity_archive(
-    entity_id: Id,
+    entity_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
@@ -414,7 +413,7 @@ async def knowledge_entity_archive(
 
 @router.post("/api/knowledge/entities/{entity_id}/rename", operation_id="knowledge_entity_rename")
 async def knowledge_entity_rename(
-    entity_id: Id, body: RenameBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: RenameBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     entity = await _write(
         request,
@@ -454,7 +453,7 @@ async def knowledge_link_create(
 
 @router.post("/api/knowledge/links/{link_id}/archive", operation_id="knowledge_link_archive")
 async def knowledge_link_archive(
-    link_id: Id,
+    link_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
@@ -471,7 +470,7 @@ async def knowledge_link_archive(
 
 @router.post("/api/knowledge/claims/{claim_id}/archive", operation_id="knowledge_claim_archive")
 async def knowledge_claim_archive(
-    claim_id: Id,
+    claim_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,

@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.http.errors import ErrorBody
-from signet_desktop.api.http.schemas import AgentParams, Body
+from signet_desktop.api.http.schemas import AgentParams, Body, RowId
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -42,7 +42,6 @@ from signet_desktop.api.ontology_views import (
 
 router = APIRouter(tags=["ontology"])
 
-ProposalId = Annotated[str, Path(min_length=1, max_length=64)]
 PassId = Annotated[str, Path(min_length=1, max_length=128)]
 AgentField = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
 REVERT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -118,7 +117,7 @@ async def ontology_proposals_bulk(
 
 @router.post("/api/ontology/proposals/{proposal_id}/apply", operation_id="ontology_proposal_apply")
 async def ontology_proposal_apply(
-    proposal_id: ProposalId,
+    proposal_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ReasonBody | None = None,
@@ -131,7 +130,7 @@ async def ontology_proposal_apply(
     "/api/ontology/proposals/{proposal_id}/reject", operation_id="ontology_proposal_reject"
 )
 async def ontology_proposal_reject(
-    proposal_id: ProposalId,
+    proposal_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ReasonBody | None = None,

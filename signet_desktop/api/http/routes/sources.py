@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, StrictBody
+from signet_desktop.api.http.schemas import AgentParams, RowId, StrictBody
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -37,9 +37,6 @@ from signet_desktop.api.source_views import (
 from signet_desktop.domain.errors import NotFound
 
 router = APIRouter(tags=["sources"])
-
-SourceId = Annotated[str, Path(min_length=1, max_length=64)]
-RunId = Annotated[str, Path(min_length=1, max_length=64)]
 
 
 class ImportBody(StrictBody):
@@ -87,7 +84,7 @@ async def sources_import(
 
 @router.get("/api/sources/{source_id}", operation_id="source_get")
 async def source_get(
-    source_id: SourceId, request: Request, params: Annotated[AgentParams, Query()]
+    source_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """The source, its recent runs with their counters, and what it holds now."""
     detail = await off_loop(
@@ -98,7 +95,7 @@ async def source_get(
 
 @router.get("/api/sources/{source_id}/runs/{run_id}", operation_id="source_run_get")
 async def source_run_get(
-    source_id: SourceId, run_id: RunId, request: Request, params: Annotated[AgentParams, Query()]
+    source_id: RowId, run_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """One run's status and counters (what `signet import` polls)."""
     agent_id = resolve_agent(request, params.agent_id)
@@ -110,7 +107,7 @@ async def source_run_get(
 
 @router.delete("/api/sources/{source_id}", operation_id="source_remove")
 async def source_remove(
-    source_id: SourceId, request: Request, params: Annotated[RemoveParams, Query()]
+    source_id: RowId, request: Request, params: Annotated[RemoveParams, Query()]
 ) -> JSONResponse:
     """Purge what the source brought and tombstone it; a preview unless `dryRun=false`."""
     actor = resolve_actor(request)
