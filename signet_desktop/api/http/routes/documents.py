@@ -38,30 +38,28 @@ from signet_desktop.domain.documents import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, 
 router = APIRouter(tags=["documents"])
 
 
-def _alias(*names: str) -> Any:
-    return AliasChoices(*names)
-
-
 class DocumentBody(Body):
     """POST /api/documents (Signet's snake_case; camelCase accepted too)."""
 
     # A file's text as sent: the chunker drops its control characters (form feeds, NULs).
     RAW_TEXT_FIELDS = frozenset({"content"})
 
-    source_type: str = Field(validation_alias=_alias("source_type", "sourceType"), max_length=16)
+    source_type: str = Field(
+        validation_alias=AliasChoices("source_type", "sourceType"), max_length=16
+    )
     content: str | None = None
     url: str | None = Field(None, max_length=4096)
     path: str | None = Field(None, max_length=4096)
     title: str | None = Field(None, max_length=500)
     content_type: str | None = Field(
-        None, validation_alias=_alias("content_type", "contentType"), max_length=200
+        None, validation_alias=AliasChoices("content_type", "contentType"), max_length=200
     )
     connector_id: str | None = Field(
-        None, validation_alias=_alias("connector_id", "connectorId"), max_length=64
+        None, validation_alias=AliasChoices("connector_id", "connectorId"), max_length=64
     )
     project: str | None = Field(None, max_length=512)
     metadata: dict[str, Any] = Field(default_factory=dict)
-    agent_id: str | None = Field(None, validation_alias=_alias("agentId", "agent_id"))
+    agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
 
     def to_request(self) -> DocumentRequest:
         return DocumentRequest(
