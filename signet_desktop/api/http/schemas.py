@@ -398,6 +398,12 @@ class AgentParams(Params):
     agent_id: str | None = _agent_field()
 
 
+class ReasonParams(AgentParams):
+    """A removal's query: the agent and why (`reason`, kept in the history)."""
+
+    reason: str | None = Field(None, max_length=500)
+
+
 class ListParams(AgentParams):
     """GET /api/memories."""
 

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.artifact_views import artifact_json, reindex_json, removed_session_json
-from signet_desktop.api.http.schemas import AgentParams, SessionKey, StrictBody
+from signet_desktop.api.http.schemas import AgentParams, ReasonParams, SessionKey, StrictBody
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -31,10 +31,6 @@ class ReindexBody(StrictBody):
     """POST /api/artifacts/reindex."""
 
     agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
-
-
-class RemoveParams(AgentParams):
-    reason: str | None = Field(None, max_length=500)
 
 
 @router.get("/api/artifacts", operation_id="artifacts_list")
@@ -57,7 +53,7 @@ async def artifacts_reindex(
 
 @router.delete("/api/artifacts/sessions/{session_key}", operation_id="artifacts_remove_session")
 async def artifacts_remove_session(
-    session_key: SessionKey, request: Request, params: Annotated[RemoveParams, Query()]
+    session_key: SessionKey, request: Request, params: Annotated[ReasonParams, Query()]
 ) -> JSONResponse:
     """Tombstone the session, drop its rows and delete its files."""
     agent_id = resolve_agent(request, params.agent_id)

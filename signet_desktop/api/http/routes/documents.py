@@ -24,7 +24,7 @@ from signet_desktop.api.document_views import (
     ticket_json,
 )
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, Body, RowId
+from signet_desktop.api.http.schemas import AgentParams, Body, ReasonParams, RowId
 from signet_desktop.api.http.scope import (
     body_agent,
     get_service,
@@ -89,12 +89,6 @@ class ChunkParams(AgentParams):
     offset: int = Field(0, ge=0, le=2**53)
 
 
-class DeleteParams(AgentParams):
-    """DELETE /api/documents/{id}."""
-
-    reason: str | None = Field(None, max_length=500)
-
-
 @router.post("/api/documents", operation_id="documents_submit", status_code=201)
 async def documents_submit(
     body: DocumentBody, params: Annotated[AgentParams, Query()], request: Request
@@ -154,7 +148,7 @@ async def document_chunks(
 
 @router.delete("/api/documents/{document_id}", operation_id="document_delete")
 async def document_delete(
-    document_id: RowId, request: Request, params: Annotated[DeleteParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[ReasonParams, Query()]
 ) -> JSONResponse:
     """Delete the document, soft-delete its chunk memories, cancel work in flight."""
     outcome = await off_loop(
