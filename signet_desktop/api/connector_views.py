@@ -1,4 +1,7 @@
-"""Wire shapes of /api/connectors and /api/maintenance (Signet's connector field names)."""
+"""Wire shapes of /api/connectors (Signet's connector field names).
+
+/api/maintenance answers its runs as the status board does (`service.retention.run_fact`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ from signet_desktop.domain.connectors import (
     DisconnectReport,
     SyncReport,
 )
-from signet_desktop.domain.maintenance import MaintenanceRun
 
 
 def connector_json(connector: Connector) -> dict[str, Any]:
@@ -80,17 +82,4 @@ def disconnect_json(report: DisconnectReport) -> dict[str, Any]:
         "removed": True,
         "documentsDeleted": report.documents_deleted,
         "chunksForgotten": report.chunks_forgotten,
-    }
-
-
-def maintenance_run_json(run: MaintenanceRun) -> dict[str, Any]:
-    """One recorded retention/maintenance run."""
-    return {
-        "id": run.id,
-        "trigger": run.trigger,
-        "status": run.status,
-        "startedAt": run.started_at,
-        "finishedAt": run.finished_at,
-        "steps": dict(run.steps),
-        "error": run.error,
     }

@@ -13,6 +13,7 @@ from signet_desktop.domain.dreaming import (
     PassDetail,
     ToolCallRecord,
 )
+from signet_desktop.domain.ontology import OperationRecord
 
 
 def _plain(value: Any) -> Any:
@@ -81,8 +82,8 @@ def exclusion_json(item: EvidenceExclusion) -> dict[str, Any]:
     }
 
 
-def operation_json(record: Any) -> dict[str, Any]:
-    """A `dreaming_operations` record (domain/ontology.py OperationRecord)."""
+def operation_json(record: OperationRecord) -> dict[str, Any]:
+    """A `dreaming_operations` record."""
     return {
         "id": record.id,
         "seq": record.seq,

@@ -1,17 +1,13 @@
 """Wire shapes of the ontology control plane: proposals, contradictions, attention, seam
-reports, seam operation records and pass reverts (camelCase, as Signet's dashboard reads)."""
+reports and pass reverts (camelCase, as Signet's dashboard reads). A seam operation record is
+rendered by `dreaming_views.operation_json`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from signet_desktop.domain.errors import SignetError
-from signet_desktop.domain.ontology import (
-    Attention,
-    Contradiction,
-    OperationRecord,
-    Proposal,
-)
+from signet_desktop.domain.ontology import Attention, Contradiction, Proposal
 from signet_desktop.dreaming.apply import ApplyReport, report_json
 from signet_desktop.dreaming.revert import RevertOutcome
 from signet_desktop.service.knowledge.ontology import ProposalOutcome
@@ -78,25 +74,6 @@ def attention_json(item: Attention) -> dict[str, Any]:
         "createdAt": item.created_at,
         "updatedAt": item.updated_at,
         "resolvedAt": item.resolved_at,
-    }
-
-
-def operation_record_json(record: OperationRecord) -> dict[str, Any]:
-    return {
-        "id": record.id,
-        "passId": record.pass_id,
-        "requestId": record.request_id,
-        "seq": record.seq,
-        "operation": record.operation,
-        "payload": dict(record.payload),
-        "evidence": [dict(e) for e in record.evidence],
-        "provenance": record.provenance,
-        "actor": record.actor,
-        "status": record.status,
-        "code": record.code,
-        "reason": record.reason,
-        "result": None if record.result is None else dict(record.result),
-        "createdAt": record.created_at,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from signet_desktop.api.views import camel
 from signet_desktop.domain.sources import (
     COUNT_FIELDS,
     ImportCounts,
@@ -20,13 +21,8 @@ from signet_desktop.domain.sources import (
 )
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
 def counts_json(counts: ImportCounts) -> dict[str, int]:
-    return {_camel(name): getattr(counts, name) for name in COUNT_FIELDS}
+    return {camel(name): getattr(counts, name) for name in COUNT_FIELDS}
 
 
 def source_json(source: Source) -> dict[str, Any]:
@@ -61,7 +57,7 @@ def import_run_json(run: ImportRun) -> dict[str, Any]:
 def account_json(account: RunAccount) -> dict[str, Any]:
     """Which files and sessions a run imported or left, and why (reason -> count)."""
     return {
-        "files": {_camel(name): n for name, n in account.files.items()},
+        "files": {camel(name): n for name, n in account.files.items()},
         "fileReasons": dict(account.file_reasons),
         "sessionReasons": dict(account.record_reasons),
         "subagents": account.subagents,

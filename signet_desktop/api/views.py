@@ -100,7 +100,7 @@ def history_event_json(event: HistoryEvent) -> dict[str, Any]:
         "request_id": event.request_id,
         "created_at": event.created_at,
     }
-    body.update({_camel(name): body[name] for name in HISTORY_CAMEL_FIELDS})
+    body.update({camel(name): body[name] for name in HISTORY_CAMEL_FIELDS})
     return body
 
 
@@ -286,7 +286,7 @@ def error_details_json(code: str, details: Mapping[str, Any]) -> dict[str, Any]:
     """
     if not details:
         return {}
-    extra = {_camel(name): value for name, value in details.items()}
+    extra = {camel(name): value for name, value in details.items()}
     return {**{k: v for k, v in extra.items() if k not in {"error", "code"}}, "status": code}
 
 
@@ -492,7 +492,8 @@ def pipeline_flags_json(status: PipelineStatus) -> dict[str, Any]:
     }
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
+    """A snake_case field name as its camelCase wire key (`files_seen` -> `filesSeen`)."""
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
@@ -504,7 +505,7 @@ def event_json(event: Event, seq: int | None = None) -> dict[str, Any]:
         body["seq"] = seq
     for item in dataclasses.fields(event):
         value = getattr(event, item.name)
-        body[_camel(item.name)] = list(value) if isinstance(value, tuple) else value
+        body[camel(item.name)] = list(value) if isinstance(value, tuple) else value
     return body
 
 

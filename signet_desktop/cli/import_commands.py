@@ -11,7 +11,6 @@ and purges only when asked again with `--yes`.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,6 @@ from signet_desktop.client.daemon import DaemonClient
 
 IMPORT_PATH = "/api/sources/import"
 SOURCES_PATH = "/api/sources"
-POLL_S = 0.25
 BAR_WIDTH = 24
 HARNESS_KINDS = {
     "claude-code": "Claude Code's history (default ~/.claude/projects; CLAUDE_CONFIG_DIR moves it)",
@@ -170,13 +168,10 @@ def follow(
 ) -> Mapping[str, Any]:
     """Poll the run until it finishes, drawing the progress bar on stderr."""
     path = f"{SOURCES_PATH}/{source_id}/runs/{run_id}"
-    started = time.monotonic()
     tty = bool(getattr(ctx.err, "isatty", lambda: False)())
     last_line = ""
-    while True:
-        run: Mapping[str, Any] = client.get(path)
+    for run, elapsed in client.poll(path):
         if bar:
-            elapsed = time.monotonic() - started
             line = records_line(run, elapsed) if records else progress_line(run, elapsed)
             if tty:
                 ctx.err.write("\r" + line.ljust(len(last_line)))
@@ -188,7 +183,7 @@ def follow(
             if bar and tty:
                 ctx.err.write("\n")
             return run
-        time.sleep(POLL_S)
+    raise AssertionError("poll() never ends")
 
 
 def progress_line(run: Mapping[str, Any], elapsed: float) -> str:

@@ -9,7 +9,6 @@ agent already has is reported as such (`deduplicated`) and followed like a new o
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,6 @@ from signet_desktop.cli.context import (
 from signet_desktop.client.daemon import DaemonClient
 
 DOCUMENTS_PATH = "/api/documents"
-POLL_S = 0.25
 FINAL = frozenset({"done", "failed", "deleted"})
 
 INGEST_EXAMPLES = """\
@@ -121,18 +119,15 @@ def follow(
     client: DaemonClient, ctx: CliContext, document_id: str, *, lines: bool
 ) -> Mapping[str, Any]:
     """Poll until the document is done, failed (an attempt failed) or deleted; a line per state."""
-    started = time.monotonic()
     last = ""
-    while True:
-        document: Mapping[str, Any] = client.get(f"{DOCUMENTS_PATH}/{document_id}")
+    for document, elapsed in client.poll(f"{DOCUMENTS_PATH}/{document_id}"):
         status = str(document.get("status"))
-        line = f"{status} · {time.monotonic() - started:.1f} s"
         if lines and status != last:
-            ctx.warn(line)
+            ctx.warn(f"{status} · {elapsed:.1f} s")
         last = status
         if status in FINAL:
             return document
-        time.sleep(POLL_S)
+    raise AssertionError("poll() never ends")
 
 
 def summary_line(document: Mapping[str, Any]) -> str:

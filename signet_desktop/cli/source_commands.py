@@ -10,7 +10,6 @@ first sync, polling the connector; `--no-wait` returns once it started.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,6 @@ from signet_desktop.cli.context import (
 from signet_desktop.client.daemon import DaemonClient
 
 CONNECTORS_PATH = "/api/connectors"
-POLL_S = 0.25
 
 SOURCE_EXAMPLES = """\
   signet source add folder ~/notes                       # **/*.md, **/*.markdown, **/*.txt
@@ -148,17 +146,15 @@ def follow(
     client: DaemonClient, ctx: CliContext, connector_id: str, *, bar: bool
 ) -> Mapping[str, Any]:
     """Poll the connector's health until its sync ended; a files line on stderr meanwhile."""
-    started = time.monotonic()
     last = ""
-    while True:
-        health: Mapping[str, Any] = client.get(f"{CONNECTORS_PATH}/{connector_id}/health")
+    for health, elapsed in client.poll(f"{CONNECTORS_PATH}/{connector_id}/health"):
         if health.get("status") != "syncing":
             return health
-        line = f"{health.get('files', 0):,} files indexed · {time.monotonic() - started:.1f} s"
+        line = f"{health.get('files', 0):,} files indexed · {elapsed:.1f} s"
         if bar and line != last:
             ctx.warn(line)
             last = line
-        time.sleep(POLL_S)
+    raise AssertionError("poll() never ends")
 
 
 def _report(

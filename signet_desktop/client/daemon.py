@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +24,7 @@ import httpx
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 
 DEFAULT_TIMEOUT_S = 10.0
+POLL_S = 0.25  # how often `poll` asks again about work the daemon does in the background
 
 
 # A daemon bound to the wildcard address is reached on loopback.
@@ -193,6 +195,16 @@ class DaemonClient:
     def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
         """GET `path` and return the decoded JSON body."""
         return self.request("GET", path, params=params)
+
+    def poll(self, path: str) -> Iterator[tuple[Mapping[str, Any], float]]:
+        """GET `path` every POLL_S, forever: each answer with the seconds since polling began.
+
+        The caller stops iterating once an answer says the work ended."""
+        started = time.monotonic()
+        while True:
+            answer: Mapping[str, Any] = self.get(path)
+            yield answer, time.monotonic() - started
+            time.sleep(POLL_S)
 
     def post(self, path: str, body: Mapping[str, Any]) -> Any:
         """POST a JSON body and return the decoded JSON answer."""

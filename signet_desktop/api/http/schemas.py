@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
+from fastapi import Path
 from pydantic import (
     AfterValidator,
     AliasChoices,
@@ -41,9 +42,9 @@ MAX_LIST_LIMIT = 1000
 MAX_HISTORY_LIMIT = 1000
 MAX_VERSION = 2**62
 
-
-def _aliases(*names: str) -> AliasChoices:
-    return AliasChoices(*names)
+# Path segments: one of our rows by id, and a harness's session key.
+RowId = Annotated[str, Path(min_length=1, max_length=64)]
+SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 
 
 def check_json_text(data: Any) -> None:
@@ -163,7 +164,7 @@ def _agent_field() -> Any:
     # The core checks the pattern (400 agent_id_invalid); the schema states it for clients.
     return Field(
         default=None,
-        validation_alias=_aliases("agentId", "agent_id"),
+        validation_alias=AliasChoices("agentId", "agent_id"),
         json_schema_extra={"pattern": f"^{AGENT_ID_PATTERN.pattern}$", "maxLength": 128},
     )
 
@@ -227,20 +228,22 @@ class RememberBody(Body):
     scope: str | None = None
     visibility: Literal["global", "private"] | None = None
     source_type: str | None = Field(
-        default=None, validation_alias=_aliases("sourceType", "source_type")
+        default=None, validation_alias=AliasChoices("sourceType", "source_type")
     )
-    source_id: str | None = Field(default=None, validation_alias=_aliases("sourceId", "source_id"))
+    source_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("sourceId", "source_id")
+    )
     source_path: str | None = Field(
-        default=None, validation_alias=_aliases("sourcePath", "source_path")
+        default=None, validation_alias=AliasChoices("sourcePath", "source_path")
     )
     runtime_path: str | None = Field(
-        default=None, validation_alias=_aliases("runtimePath", "runtime_path")
+        default=None, validation_alias=AliasChoices("runtimePath", "runtime_path")
     )
     idempotency_key: str | None = Field(
-        default=None, validation_alias=_aliases("idempotencyKey", "idempotency_key")
+        default=None, validation_alias=AliasChoices("idempotencyKey", "idempotency_key")
     )
     created_at: Timestamp | None = Field(
-        default=None, validation_alias=_aliases("createdAt", "created_at")
+        default=None, validation_alias=AliasChoices("createdAt", "created_at")
     )
     occurred_at: Timestamp | None = Field(default=None, validation_alias="occurredAt")
     observed_at: Timestamp | None = Field(default=None, validation_alias="observedAt")
@@ -249,7 +252,7 @@ class RememberBody(Body):
     valid_until: Timestamp | None = Field(default=None, validation_alias="validUntil")
     review_after: Timestamp | None = Field(default=None, validation_alias="reviewAfter")
     session_id: str | None = Field(
-        default=None, validation_alias=_aliases("sessionId", "session_id")
+        default=None, validation_alias=AliasChoices("sessionId", "session_id")
     )
     agent_id: str | None = _agent_field()
     metadata: dict[str, Any] | None = None
@@ -308,13 +311,13 @@ class RecallOptions(BaseModel):
     until: Timestamp | None = None
     pinned: bool | None = None
     importance_min: Score | None = Field(
-        default=None, validation_alias=_aliases("importance_min", "importanceMin")
+        default=None, validation_alias=AliasChoices("importance_min", "importanceMin")
     )
     min_score: Score | None = Field(
-        default=None, validation_alias=_aliases("min_score", "minScore")
+        default=None, validation_alias=AliasChoices("min_score", "minScore")
     )
     keyword_query: str | None = Field(
-        default=None, validation_alias=_aliases("keywordQuery", "keyword_query")
+        default=None, validation_alias=AliasChoices("keywordQuery", "keyword_query")
     )
     expand: bool = False
     agent_id: str | None = _agent_field()
@@ -350,18 +353,18 @@ class RecallBody(RecallOptions, Body):
     query: str = _non_empty("the recall query")
     tags: TagFilters = None
     session_key: str | None = Field(
-        default=None, validation_alias=_aliases("sessionKey", "session_key")
+        default=None, validation_alias=AliasChoices("sessionKey", "session_key")
     )
     include_recalled: bool | None = Field(
-        default=None, validation_alias=_aliases("includeRecalled", "include_recalled")
+        default=None, validation_alias=AliasChoices("includeRecalled", "include_recalled")
     )
     time: RecallTime | None = None
     aggregate: bool | None = None
     aggregate_budget: Literal["small", "medium", "large"] | None = Field(
-        default=None, validation_alias=_aliases("aggregateBudget", "aggregate_budget")
+        default=None, validation_alias=AliasChoices("aggregateBudget", "aggregate_budget")
     )
     save_aggregate: bool | None = Field(
-        default=None, validation_alias=_aliases("saveAggregate", "save_aggregate")
+        default=None, validation_alias=AliasChoices("saveAggregate", "save_aggregate")
     )
     # Which rankers run (ours; absent: all). `["transcript"]` searches session turns only.
     channels: list[str] | None = Field(default=None, max_length=8)
@@ -395,6 +398,12 @@ class AgentParams(Params):
     agent_id: str | None = _agent_field()
 
 
+class ReasonParams(AgentParams):
+    """A removal's query: the agent and why (`reason`, kept in the history)."""
+
+    reason: str | None = Field(None, max_length=500)
+
+
 class ListParams(AgentParams):
     """GET /api/memories."""
 
@@ -414,10 +423,10 @@ class ChangeBody(Body):
 
     reason: str | None = None
     if_version: Version | None = Field(
-        default=None, validation_alias=_aliases("if_version", "ifVersion")
+        default=None, validation_alias=AliasChoices("if_version", "ifVersion")
     )
     changed_by: str | None = Field(
-        default=None, validation_alias=_aliases("changed_by", "changedBy")
+        default=None, validation_alias=AliasChoices("changed_by", "changedBy")
     )
     agent_id: str | None = _agent_field()
 
@@ -453,7 +462,7 @@ class ForgetParams(AgentParams):
     reason: str | None = None
     force: bool | None = None
     if_version: Version | None = Field(
-        default=None, validation_alias=_aliases("if_version", "ifVersion")
+        default=None, validation_alias=AliasChoices("if_version", "ifVersion")
     )
 
 

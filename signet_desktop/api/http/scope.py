@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import ParamSpec, TypeVar
+from typing import ParamSpec, Protocol, TypeVar
 
 import anyio.to_thread
 from fastapi import Request
@@ -54,6 +54,16 @@ def resolve_agent(request: Request, explicit: str | None) -> str:
             code="agent_not_allowed",
         )
     return value
+
+
+class _NamesAgent(Protocol):
+    @property
+    def agent_id(self) -> str | None: ...
+
+
+def body_agent(request: Request, body: _NamesAgent | None, params: _NamesAgent) -> str:
+    """The agent a write acts for: the body's `agentId` over the query's (see resolve_agent)."""
+    return resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
 
 
 def resolve_actor(

@@ -8,17 +8,16 @@ files; re-indexing never brings it back.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.artifact_views import artifact_json, reindex_json, removed_session_json
-from signet_desktop.api.http.schemas import AgentParams, StrictBody
+from signet_desktop.api.http.schemas import AgentParams, ReasonParams, SessionKey, StrictBody
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -26,17 +25,12 @@ from signet_desktop.api.http.scope import (
 )
 
 router = APIRouter(tags=["artifacts"])
-SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 
 
 class ReindexBody(StrictBody):
     """POST /api/artifacts/reindex."""
 
     agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
-
-
-class RemoveParams(AgentParams):
-    reason: str | None = Field(None, max_length=500)
 
 
 @router.get("/api/artifacts", operation_id="artifacts_list")
@@ -52,19 +46,19 @@ async def artifacts_reindex(
     request: Request, params: Annotated[AgentParams, Query()], body: ReindexBody | None = None
 ) -> JSONResponse:
     """Rebuild the agent's artifact index from the files (tombstoned sessions stay out)."""
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     report = await off_loop(get_service(request).artifacts.reindex, agent_id)
     return JSONResponse(reindex_json(report))
 
 
 @router.delete("/api/artifacts/sessions/{session_key}", operation_id="artifacts_remove_session")
 async def artifacts_remove_session(
-    session_key: SessionKey, request: Request, params: Annotated[RemoveParams, Query()]
+    session_key: SessionKey, request: Request, params: Annotated[ReasonParams, Query()]
 ) -> JSONResponse:
     """Tombstone the session, drop its rows and delete its files."""
     agent_id = resolve_agent(request, params.agent_id)
     reason = header_reason(request, params.reason) or "removed over HTTP"
     removed = await off_loop(
-        partial(get_service(request).artifacts.remove_session, agent_id, session_key, reason)
+        get_service(request).artifacts.remove_session, agent_id, session_key, reason
     )
     return JSONResponse(removed_session_json(removed))

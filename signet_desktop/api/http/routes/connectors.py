@@ -13,10 +13,9 @@ memories forgotten) and nothing else. Everything is scoped by agent.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
@@ -27,15 +26,20 @@ from signet_desktop.api.connector_views import (
     sync_json,
 )
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, Body
-from signet_desktop.api.http.scope import first_set, get_service, off_loop, resolve_agent
+from signet_desktop.api.http.schemas import AgentParams, Body, RowId
+from signet_desktop.api.http.scope import (
+    body_agent,
+    first_set,
+    get_service,
+    off_loop,
+    resolve_agent,
+)
 from signet_desktop.domain.connectors import PROVIDER_FILESYSTEM
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.service.documents.connectors import FolderRequest
 
 router = APIRouter(tags=["connectors"])
 
-ConnectorId = Annotated[str, Path(min_length=1, max_length=64)]
 Patterns = list[Annotated[str, Field(max_length=200)]]
 
 
@@ -108,11 +112,9 @@ async def connectors_list(request: Request, params: Annotated[ListParams, Query(
     """The agent's connectors (`includeRemoved=true` lists disconnected ones too)."""
     service = get_service(request).connectors
     found = await off_loop(
-        partial(
-            service.list,
-            resolve_agent(request, params.agent_id),
-            include_disabled=params.include_removed,
-        )
+        service.list,
+        resolve_agent(request, params.agent_id),
+        include_disabled=params.include_removed,
     )
     return JSONResponse({"connectors": [connector_json(c) for c in found]})
 
@@ -122,12 +124,10 @@ async def connector_create(
     body: ConnectorBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Register a folder (validated before anything is written) and start its first sync."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     service = get_service(request).connectors
     local = principal_of(request).local  # only the local user reads its default roots
-    connector = await off_loop(
-        partial(service.add_folder, agent_id, folder_request(body), local=local)
-    )
+    connector = await off_loop(service.add_folder, agent_id, folder_request(body), local=local)
     if body.sync:
         await off_loop(service.sync_in_background, agent_id, connector.id)
     return JSONResponse({**connector_json(connector), "syncStarted": body.sync}, status_code=201)
@@ -135,7 +135,7 @@ async def connector_create(
 
 @router.get("/api/connectors/{connector_id}", operation_id="connector_get")
 async def connector_get(
-    connector_id: ConnectorId, request: Request, params: Annotated[AgentParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """One connector."""
     service = get_service(request).connectors
@@ -145,7 +145,7 @@ async def connector_get(
 
 @router.delete("/api/connectors/{connector_id}", operation_id="connector_remove")
 async def connector_remove(
-    connector_id: ConnectorId, request: Request, params: Annotated[AgentParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Disconnect: delete the connector's documents and nothing else; the folder untouched."""
     service = get_service(request).connectors
@@ -155,7 +155,7 @@ async def connector_remove(
 
 @router.post("/api/connectors/{connector_id}/sync", operation_id="connector_sync")
 async def connector_sync(
-    connector_id: ConnectorId, request: Request, params: Annotated[SyncParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[SyncParams, Query()]
 ) -> JSONResponse:
     """An incremental sync: only files whose content changed are re-ingested."""
     return await _sync(request, connector_id, params, full=False)
@@ -163,7 +163,7 @@ async def connector_sync(
 
 @router.post("/api/connectors/{connector_id}/sync/full", operation_id="connector_sync_full")
 async def connector_sync_full(
-    connector_id: ConnectorId, request: Request, params: Annotated[SyncParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[SyncParams, Query()]
 ) -> JSONResponse:
     """Re-read every file (`confirm=true` required, as in Signet)."""
     if not params.confirm:
@@ -173,7 +173,7 @@ async def connector_sync_full(
 
 @router.get("/api/connectors/{connector_id}/health", operation_id="connector_health")
 async def connector_health(
-    connector_id: ConnectorId, request: Request, params: Annotated[AgentParams, Query()]
+    connector_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """The folder's readability, files in the cursor, documents per state, the last error."""
     service = get_service(request).connectors
@@ -187,8 +187,8 @@ async def _sync(
     service = get_service(request).connectors
     agent_id = resolve_agent(request, params.agent_id)
     if params.wait:
-        report = await off_loop(partial(service.sync, agent_id, connector_id, full=full))
+        report = await off_loop(service.sync, agent_id, connector_id, full=full)
         return JSONResponse(sync_json(report))
-    await off_loop(partial(service.sync_in_background, agent_id, connector_id, full=full))
+    await off_loop(service.sync_in_background, agent_id, connector_id, full=full)
     body: dict[str, Any] = {"id": connector_id, "status": "syncing", "full": full}
     return JSONResponse(body, status_code=202)

@@ -11,10 +11,9 @@ limit); other routes keep 1 MiB. Ingest runs in the background (`document.progre
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
@@ -25,9 +24,9 @@ from signet_desktop.api.document_views import (
     ticket_json,
 )
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, Body
+from signet_desktop.api.http.schemas import AgentParams, Body, ReasonParams, RowId
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -38,12 +37,6 @@ from signet_desktop.domain.documents import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, 
 
 router = APIRouter(tags=["documents"])
 
-DocumentId = Annotated[str, Path(min_length=1, max_length=64)]
-
-
-def _alias(*names: str) -> Any:
-    return AliasChoices(*names)
-
 
 class DocumentBody(Body):
     """POST /api/documents (Signet's snake_case; camelCase accepted too)."""
@@ -51,20 +44,22 @@ class DocumentBody(Body):
     # A file's text as sent: the chunker drops its control characters (form feeds, NULs).
     RAW_TEXT_FIELDS = frozenset({"content"})
 
-    source_type: str = Field(validation_alias=_alias("source_type", "sourceType"), max_length=16)
+    source_type: str = Field(
+        validation_alias=AliasChoices("source_type", "sourceType"), max_length=16
+    )
     content: str | None = None
     url: str | None = Field(None, max_length=4096)
     path: str | None = Field(None, max_length=4096)
     title: str | None = Field(None, max_length=500)
     content_type: str | None = Field(
-        None, validation_alias=_alias("content_type", "contentType"), max_length=200
+        None, validation_alias=AliasChoices("content_type", "contentType"), max_length=200
     )
     connector_id: str | None = Field(
-        None, validation_alias=_alias("connector_id", "connectorId"), max_length=64
+        None, validation_alias=AliasChoices("connector_id", "connectorId"), max_length=64
     )
     project: str | None = Field(None, max_length=512)
     metadata: dict[str, Any] = Field(default_factory=dict)
-    agent_id: str | None = Field(None, validation_alias=_alias("agentId", "agent_id"))
+    agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
 
     def to_request(self) -> DocumentRequest:
         return DocumentRequest(
@@ -94,25 +89,18 @@ class ChunkParams(AgentParams):
     offset: int = Field(0, ge=0, le=2**53)
 
 
-class DeleteParams(AgentParams):
-    """DELETE /api/documents/{id}."""
-
-    reason: str | None = Field(None, max_length=500)
-
-
 @router.post("/api/documents", operation_id="documents_submit", status_code=201)
 async def documents_submit(
     body: DocumentBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Queue a document; 201 with its id, or 200 `deduplicated` for one the agent has."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
-    submit = partial(
+    agent_id = body_agent(request, body, params)
+    ticket = await off_loop(
         get_service(request).documents.submit,
         agent_id,
         body.to_request(),
         local=principal_of(request).local,  # only the local user reads its default roots
     )
-    ticket = await off_loop(submit)
     return JSONResponse(ticket_json(ticket), status_code=200 if ticket.deduplicated else 201)
 
 
@@ -122,19 +110,17 @@ async def documents_list(
 ) -> JSONResponse:
     """The agent's documents newest first (`status` filters; `limit` 50 by default, ≤ 500)."""
     found = await off_loop(
-        partial(
-            get_service(request).documents.list,
-            resolve_agent(request, params.agent_id),
-            status=params.status,
-            limit=params.limit,
-        )
+        get_service(request).documents.list,
+        resolve_agent(request, params.agent_id),
+        status=params.status,
+        limit=params.limit,
     )
     return JSONResponse({"documents": [document_json(d) for d in found], "count": len(found)})
 
 
 @router.get("/api/documents/{document_id}", operation_id="document_get")
 async def document_get(
-    document_id: DocumentId, request: Request, params: Annotated[AgentParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """One document with its pipeline state, error and latest job."""
     found = await off_loop(
@@ -145,17 +131,15 @@ async def document_get(
 
 @router.get("/api/documents/{document_id}/chunks", operation_id="document_chunks")
 async def document_chunks(
-    document_id: DocumentId, request: Request, params: Annotated[ChunkParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[ChunkParams, Query()]
 ) -> JSONResponse:
     """The document's chunks in order: memory id, index and text."""
     found = await off_loop(
-        partial(
-            get_service(request).documents.chunks,
-            resolve_agent(request, params.agent_id),
-            document_id,
-            limit=params.limit,
-            offset=params.offset,
-        )
+        get_service(request).documents.chunks,
+        resolve_agent(request, params.agent_id),
+        document_id,
+        limit=params.limit,
+        offset=params.offset,
     )
     return JSONResponse(
         {"documentId": document_id, "chunks": [chunk_json(c) for c in found], "count": len(found)}
@@ -164,16 +148,14 @@ async def document_chunks(
 
 @router.delete("/api/documents/{document_id}", operation_id="document_delete")
 async def document_delete(
-    document_id: DocumentId, request: Request, params: Annotated[DeleteParams, Query()]
+    document_id: RowId, request: Request, params: Annotated[ReasonParams, Query()]
 ) -> JSONResponse:
     """Delete the document, soft-delete its chunk memories, cancel work in flight."""
     outcome = await off_loop(
-        partial(
-            get_service(request).documents.delete,
-            resolve_agent(request, params.agent_id),
-            document_id,
-            header_reason(request, params.reason),
-            actor=resolve_actor(request),
-        )
+        get_service(request).documents.delete,
+        resolve_agent(request, params.agent_id),
+        document_id,
+        header_reason(request, params.reason),
+        actor=resolve_actor(request),
     )
     return JSONResponse(delete_json(outcome))

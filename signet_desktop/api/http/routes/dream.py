@@ -20,7 +20,7 @@ from pydantic import AliasChoices, Field
 from signet_desktop.api.dreaming_views import dream_status_json, pass_detail_json, pass_json
 from signet_desktop.api.http.errors import ErrorBody
 from signet_desktop.api.http.schemas import AgentParams, Body
-from signet_desktop.api.http.scope import first_set, get_service, off_loop, resolve_agent
+from signet_desktop.api.http.scope import body_agent, get_service, off_loop, resolve_agent
 
 router = APIRouter(tags=["dreaming"])
 
@@ -60,7 +60,7 @@ async def dream_trigger(
 ) -> JSONResponse:
     """Begin a pass for the agent and run it in the background."""
     body = body or TriggerBody.model_validate({})
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     pass_id = await off_loop(get_service(request).dreaming.trigger, agent_id, body.mode)
     return JSONResponse(
         {"passId": pass_id, "agentId": agent_id, "mode": body.mode, "status": "running"},

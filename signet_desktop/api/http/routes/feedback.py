@@ -8,7 +8,6 @@ rating of a memory the agent does not have is 404 and nothing is recorded
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -38,11 +37,9 @@ async def memory_feedback(body: FeedbackBody, request: Request) -> JSONResponse:
     """Fold each rating into the memory's running mean for the session; all or nothing."""
     service = get_service(request).feedback
     outcome = await off_loop(
-        partial(
-            service.rate,
-            resolve_agent(request, body.agent_id),
-            body.session_key or "",
-            body.feedback,
-        )
+        service.rate,
+        resolve_agent(request, body.agent_id),
+        body.session_key or "",
+        body.feedback,
     )
     return JSONResponse(feedback_json(outcome))

@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from signet_desktop.api.hook_views import (
@@ -42,6 +42,7 @@ from signet_desktop.api.http.hook_schemas import (
 from signet_desktop.api.http.json_route import JsonBodyRoute
 from signet_desktop.api.http.principal import principal_of
 from signet_desktop.api.http.rendering import json_off_loop
+from signet_desktop.api.http.schemas import SessionKey
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
 from signet_desktop.api.recall_views import recall_json
 from signet_desktop.domain.errors import InvalidInput
@@ -68,7 +69,6 @@ from signet_desktop.service.memories.service import RememberRequest
 
 router = APIRouter(tags=["hooks"], route_class=JsonBodyRoute)
 
-SessionKey = Annotated[str, Path(min_length=1, max_length=512)]
 HOOK_RECALL_LIMIT = 10
 MAX_OFFSET = 10_000_000
 
@@ -99,6 +99,13 @@ def _require_harness(body: HookBody) -> None:
         raise InvalidInput(
             "harness is required (claude-code, codex, opencode, …)", code="harness_required"
         )
+
+
+def _required_text(value: str | None, field: str) -> str:
+    """`value` when it has more than white space, else 422 `<field>_required`."""
+    if not value or not value.strip():
+        raise InvalidInput(f"{field} is required", code=f"{field}_required")
+    return value
 
 
 R = TypeVar("R")
@@ -190,11 +197,10 @@ async def compaction_complete(body: CompactionCompleteBody, request: Request) ->
 async def hook_remember(body: HookRememberBody, request: Request) -> JSONResponse:
     """Signet's hook-side remember: `{saved, id}`."""
     _require_harness(body)
-    if not body.content or not body.content.strip():
-        raise InvalidInput("content is required", code="content_required")
+    content = _required_text(body.content, "content")
     ctx = _context(request, body)
     remember = RememberRequest(
-        content=body.content,
+        content=content,
         agent_id=ctx.agent_id,
         who=body.who or ctx.harness,
         project=ctx.project,
@@ -209,12 +215,9 @@ async def hook_remember(body: HookRememberBody, request: Request) -> JSONRespons
 async def hook_recall(body: HookRecallBody, request: Request) -> Response:
     """Signet's hook-side recall: the recall response plus its legacy `count`."""
     _require_harness(body)
-    if not body.query or not body.query.strip():
-        raise InvalidInput("query is required", code="query_required")
+    text = _required_text(body.query, "query")
     ctx = _context(request, body)
-    query = RecallQuery(
-        query=body.query, agent_id=ctx.agent_id, limit=body.limit or HOOK_RECALL_LIMIT
-    )
+    query = RecallQuery(query=text, agent_id=ctx.agent_id, limit=body.limit or HOOK_RECALL_LIMIT)
 
     def render(result: Any) -> dict[str, Any]:
         answer = recall_json(result)
@@ -267,12 +270,10 @@ async def claude_prompt_submit(body: ClaudeCodeHookBody, request: Request) -> JS
         return JSONResponse({})
     hooks = get_service(request).hooks
     result = await off_loop(
-        partial(
-            hooks.user_prompt_submit,
-            _claude_context(request, body),
-            body.prompt or "",
-            transcript_path=body.transcript_path,  # captured after the answer (live turns)
-        )
+        hooks.user_prompt_submit,
+        _claude_context(request, body),
+        body.prompt or "",
+        transcript_path=body.transcript_path,  # captured after the answer (live turns)
     )
     return JSONResponse(claude_code_output("UserPromptSubmit", result.inject))
 
@@ -286,15 +287,13 @@ async def claude_pre_compact(body: ClaudeCodeHookBody, request: Request) -> JSON
     service = get_service(request)
     if body.transcript_path and ctx.session_key:
         await off_loop(
-            partial(
-                service.transcripts.capture_file,
-                ctx.agent_id,
-                ctx.session_key,
-                ctx.harness,
-                body.transcript_path,
-                project=ctx.project,
-                local=ctx.local,
-            )
+            service.transcripts.capture_file,
+            ctx.agent_id,
+            ctx.session_key,
+            ctx.harness,
+            body.transcript_path,
+            project=ctx.project,
+            local=ctx.local,
         )
     return JSONResponse({})
 
@@ -305,11 +304,9 @@ async def claude_session_end(body: ClaudeCodeHookBody, request: Request) -> JSON
         return JSONResponse({})
     hooks = get_service(request).hooks
     await off_loop(
-        partial(
-            hooks.session_end,
-            _claude_context(request, body),
-            transcript_path=body.transcript_path,
-        )
+        hooks.session_end,
+        _claude_context(request, body),
+        transcript_path=body.transcript_path,
     )
     return JSONResponse({})
 
@@ -329,15 +326,13 @@ async def sessions_list(
 ) -> JSONResponse:
     transcripts = get_service(request).transcripts
     listing = await off_loop(
-        partial(
-            transcripts.sessions,
-            resolve_agent(request, agent_id),
-            harness=harness,
-            project=project,
-            status=status,
-            limit=limit,
-            offset=offset,
-        )
+        transcripts.sessions,
+        resolve_agent(request, agent_id),
+        harness=harness,
+        project=project,
+        status=status,
+        limit=limit,
+        offset=offset,
     )
     return JSONResponse(session_page_json(listing.rows, listing.total, limit, offset))
 
@@ -374,18 +369,15 @@ class SessionSearchBody(HookBody):
 @router.post("/api/sessions/search", operation_id="sessions_search")
 async def sessions_search(body: SessionSearchBody, request: Request) -> JSONResponse:
     """BM25 over retained transcripts: `{hits: [{sessionKey, project, updatedAt, excerpt}]}`."""
-    if not body.query or not body.query.strip():
-        raise InvalidInput("query is required", code="query_required")
+    query = _required_text(body.query, "query")
     transcripts = get_service(request).transcripts
     hits = await off_loop(
-        partial(
-            transcripts.search,
-            resolve_agent(request, body.agent_id),
-            body.query,
-            session_key=body.session_key,
-            project=body.project,
-            limit=body.limit or 10,
-        )
+        transcripts.search,
+        resolve_agent(request, body.agent_id),
+        query,
+        session_key=body.session_key,
+        project=body.project,
+        limit=body.limit or 10,
     )
     return JSONResponse(session_hits_json(hits))
 

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from signet_desktop.api.http.scope import get_service, off_loop
+from signet_desktop.api.views import camel
 
 router = APIRouter(tags=["inference"])
 
@@ -16,11 +17,6 @@ async def inference_status(request: Request) -> JSONResponse:
     policy, local, priced, reason}]}`; the same for every agent (inference is process-wide)."""
     status = await off_loop(get_service(request).inference.status)
     workloads = [
-        {_camel(key): value for key, value in workload.items()} for workload in status["workloads"]
+        {camel(key): value for key, value in workload.items()} for workload in status["workloads"]
     ]
     return JSONResponse({"enabled": status["enabled"], "workloads": workloads})
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)

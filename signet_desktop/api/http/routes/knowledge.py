@@ -14,16 +14,15 @@ a 422.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Annotated, TypeVar
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, AliasChoices, Field
 
-from signet_desktop.api.http.schemas import AgentParams, Body, Params
+from signet_desktop.api.http.schemas import AgentParams, Body, Params, RowId
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     off_loop,
     resolve_actor,
@@ -72,7 +71,6 @@ T = TypeVar("T")
 
 router = APIRouter(tags=["knowledge"])
 
-Id = Annotated[str, Path(min_length=1, max_length=64)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -233,9 +231,8 @@ class ExpandBody(Body):
 
 
 def _who(request: Request, body: WriteBody | None, params: AgentParams) -> tuple[str, Actor]:
-    body = body or WriteBody.model_validate({})
-    agent = resolve_agent(request, first_set(body.agent_id, params.agent_id))
-    return agent, resolve_actor(request, body.changed_by)
+    agent = body_agent(request, body, params)
+    return agent, resolve_actor(request, body.changed_by if body else None)
 
 
 async def _write(
@@ -249,7 +246,7 @@ async def _write(
     """Run one knowledge write off the loop as the caller's agent, recording its actor."""
     agent, actor = _who(request, body, params)
     method = op(get_service(request).knowledge)
-    return await off_loop(partial(method, agent, *args, actor=actor, **kwargs))
+    return await off_loop(method, agent, *args, actor=actor, **kwargs)
 
 
 # --- reads ----------------------------------------------------------------------------------
@@ -262,32 +259,28 @@ async def knowledge_entities(
     """The agent's entities, pinned then most mentioned first."""
     service = get_service(request).knowledge
     page = await off_loop(
-        partial(
-            service.list_entities,
-            resolve_agent(request, params.agent_id),
-            query=params.q,
-            entity_type=params.type,
-            status=params.status,
-            limit=params.limit,
-            offset=params.offset,
-        )
+        service.list_entities,
+        resolve_agent(request, params.agent_id),
+        query=params.q,
+        entity_type=params.type,
+        status=params.status,
+        limit=params.limit,
+        offset=params.offset,
     )
     return JSONResponse(entity_page_json(page))
 
 
 @router.get("/api/knowledge/entities/{entity_id}", operation_id="knowledge_entity")
 async def knowledge_entity(
-    entity_id: Id, request: Request, params: Annotated[DetailParams, Query()]
+    entity_id: RowId, request: Request, params: Annotated[DetailParams, Query()]
 ) -> JSONResponse:
     """One entity with its aliases, aspects, claims (with history), links and mentions."""
     service = get_service(request).knowledge
     detail = await off_loop(
-        partial(
-            service.get_entity,
-            resolve_agent(request, params.agent_id),
-            entity_id,
-            mention_limit=params.mention_limit,
-        )
+        service.get_entity,
+        resolve_agent(request, params.agent_id),
+        entity_id,
+        mention_limit=params.mention_limit,
     )
     return JSONResponse(entity_detail_json(detail))
 
@@ -308,14 +301,12 @@ async def knowledge_expand(body: ExpandBody, request: Request) -> JSONResponse:
     reaches from it within `maxTokens` (a read: it changes nothing)."""
     expansion = get_service(request).expansion
     found = await off_loop(
-        partial(
-            expansion.expand,
-            resolve_agent(request, body.agent_id),
-            body.entity,
-            aspect=body.aspect,
-            question=body.question,
-            max_tokens=body.max_tokens,
-        )
+        expansion.expand,
+        resolve_agent(request, body.agent_id),
+        body.entity,
+        aspect=body.aspect,
+        question=body.question,
+        max_tokens=body.max_tokens,
     )
     return JSONResponse(expansion_json(found))
 
@@ -350,7 +341,7 @@ async def knowledge_entity_create(
 
 @router.post("/api/knowledge/entities/{entity_id}/aliases", operation_id="knowledge_alias_add")
 async def knowledge_alias_add(
-    entity_id: Id, body: AliasBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: AliasBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     alias = await _write(
         request,
@@ -365,7 +356,7 @@ async def knowledge_alias_add(
 
 @router.post("/api/knowledge/entities/{entity_id}/aspects", operation_id="knowledge_aspect_add")
 async def knowledge_aspect_add(
-    entity_id: Id, body: AspectBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: AspectBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     aspect = await _write(
         request,
@@ -381,7 +372,7 @@ async def knowledge_aspect_add(
 
 @router.post("/api/knowledge/entities/{entity_id}/claims", operation_id="knowledge_claim_add")
 async def knowledge_claim_add(
-    entity_id: Id, body: ClaimBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: ClaimBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """Add a claim (or, with `claim_key`, set the keyed value: a new version supersedes)."""
     claim = await _write(
@@ -404,7 +395,7 @@ async def knowledge_claim_add(
 
 @router.post("/api/knowledge/entities/{entity_id}/archive", operation_id="knowledge_entity_archive")
 async def knowledge_entity_archive(
-    entity_id: Id,
+    entity_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
@@ -422,7 +413,7 @@ async def knowledge_entity_archive(
 
 @router.post("/api/knowledge/entities/{entity_id}/rename", operation_id="knowledge_entity_rename")
 async def knowledge_entity_rename(
-    entity_id: Id, body: RenameBody, request: Request, params: Annotated[AgentParams, Query()]
+    entity_id: RowId, body: RenameBody, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     entity = await _write(
         request,
@@ -462,7 +453,7 @@ async def knowledge_link_create(
 
 @router.post("/api/knowledge/links/{link_id}/archive", operation_id="knowledge_link_archive")
 async def knowledge_link_archive(
-    link_id: Id,
+    link_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,
@@ -479,7 +470,7 @@ async def knowledge_link_archive(
 
 @router.post("/api/knowledge/claims/{claim_id}/archive", operation_id="knowledge_claim_archive")
 async def knowledge_claim_archive(
-    claim_id: Id,
+    claim_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ArchiveBody | None = None,

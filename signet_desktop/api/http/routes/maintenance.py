@@ -8,16 +8,15 @@ sweep is process-wide: it purges every agent's expired tombstones.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from signet_desktop.api.connector_views import maintenance_run_json
 from signet_desktop.api.http.schemas import Params
 from signet_desktop.api.http.scope import get_service, off_loop
+from signet_desktop.service.retention import run_fact
 
 router = APIRouter(tags=["maintenance"])
 
@@ -34,10 +33,8 @@ async def maintenance_status(
 ) -> JSONResponse:
     """Interval, retention windows, the next run, and the newest runs."""
     retention = get_service(request).retention
-    runs = await off_loop(partial(retention.recent, params.limit))
-    return JSONResponse(
-        {**retention.status_fact(), "runs": [maintenance_run_json(r) for r in runs]}
-    )
+    runs = await off_loop(retention.recent, params.limit)
+    return JSONResponse({**retention.status_fact(), "runs": [run_fact(r) for r in runs]})
 
 
 @router.post("/api/maintenance/run", operation_id="maintenance_run")
@@ -45,4 +42,4 @@ async def maintenance_status(
 async def maintenance_run(request: Request) -> JSONResponse:
     """Run the sweep now; its record with what each step removed."""
     report = await off_loop(get_service(request).retention.run, "manual")
-    return JSONResponse({**maintenance_run_json(report.run), "more": report.more})
+    return JSONResponse(run_fact(report.run, more=report.more))

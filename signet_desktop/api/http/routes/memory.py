@@ -27,6 +27,7 @@ from signet_desktop.api.http.schemas import (
     SearchParams,
 )
 from signet_desktop.api.http.scope import (
+    body_agent,
     first_set,
     get_service,
     header_reason,
@@ -71,7 +72,7 @@ async def remember(
     body: RememberBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Store a memory (deduped on sourceId, idempotencyKey, then content)."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     actor = resolve_actor(request, session_id=body.session_id)
     outcome = await off_loop(
         get_service(request).memories.remember, body.to_request(agent_id), actor
@@ -88,7 +89,7 @@ async def recall(
     body: RecallBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> Response:
     """Ranked memories for a query, with per-channel evidence."""
-    query = body.to_query(resolve_agent(request, first_set(body.agent_id, params.agent_id)))
+    query = body.to_query(body_agent(request, body, params))
     return await json_off_loop(partial(get_service(request).recall.search, query), recall_json)
 
 
@@ -109,7 +110,7 @@ async def forget_batch(
     if body.mode == "execute" and body.sent_if_version:
         raise InvalidInput(BATCH_IF_VERSION, code="if_version_unsupported")
     service = get_service(request)
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     selector = await off_loop(_forget_selector, service, agent_id, body)
     if body.mode == "preview":
         preview = await off_loop(service.memories.preview_forget, agent_id, selector)
@@ -155,7 +156,7 @@ async def modify_batch(
     body: BatchModifyBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Signet's batch modify: up to 200 patches, each validated before anything is written."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     items = await off_loop(
         get_service(request).memories.modify_batch,
         agent_id,
@@ -195,7 +196,7 @@ async def modify_memory(
 ) -> JSONResponse:
     """Change content, type, tags, importance or pinned; needs a reason; `if_version`
     guards races. A content change re-embeds and flags rows citing the old text."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     change = await off_loop(
         get_service(request).memories.modify,
         agent_id,
@@ -217,7 +218,7 @@ async def forget_memory(
 ) -> JSONResponse:
     """Soft-delete (recoverable for 30 days). Fields may come in the body or the query."""
     body = body or ForgetBody()
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     reason = first_set(body.reason, params.reason)
     force = first_set(body.force, params.force)
     change = await off_loop(
@@ -253,7 +254,7 @@ async def recover_memory(
 ) -> JSONResponse:
     """Undo a soft delete within the recovery window."""
     body = body or RecoverBody()
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     change = await off_loop(
         get_service(request).memories.recover,
         agent_id,

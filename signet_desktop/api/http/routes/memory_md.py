@@ -9,7 +9,6 @@ and how the last rebuild ended.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -18,7 +17,7 @@ from pydantic import AliasChoices, Field
 
 from signet_desktop.api.artifact_views import rebuild_json
 from signet_desktop.api.http.schemas import AgentParams, StrictBody
-from signet_desktop.api.http.scope import first_set, get_service, off_loop, resolve_agent
+from signet_desktop.api.http.scope import body_agent, get_service, off_loop, resolve_agent
 
 router = APIRouter(tags=["memory-md"])
 
@@ -35,9 +34,9 @@ async def memory_md_rebuild(
     request: Request, params: Annotated[AgentParams, Query()], body: RebuildBody | None = None
 ) -> JSONResponse:
     """Build and write the agent's MEMORY.md; `changed: false` when the bytes were the same."""
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     now = body.now if body else None
-    outcome = await off_loop(partial(get_service(request).memory_md.rebuild, agent_id, now))
+    outcome = await off_loop(get_service(request).memory_md.rebuild, agent_id, now)
     return JSONResponse(rebuild_json(outcome))
 
 

@@ -22,9 +22,9 @@ from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.http.errors import ErrorBody
-from signet_desktop.api.http.schemas import AgentParams, Body
+from signet_desktop.api.http.schemas import AgentParams, Body, RowId
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     off_loop,
     resolve_actor,
@@ -42,7 +42,6 @@ from signet_desktop.api.ontology_views import (
 
 router = APIRouter(tags=["ontology"])
 
-ProposalId = Annotated[str, Path(min_length=1, max_length=64)]
 PassId = Annotated[str, Path(min_length=1, max_length=128)]
 AgentField = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
 REVERT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -90,7 +89,7 @@ async def ontology_proposals(
     service = get_service(request).ontology
     agent_id = resolve_agent(request, params.agent_id)
     found = await off_loop(
-        partial(service.proposals, agent_id, status=params.status or "pending", limit=params.limit)
+        service.proposals, agent_id, status=params.status or "pending", limit=params.limit
     )
     return JSONResponse({"proposals": [proposal_json(p) for p in found], "count": len(found)})
 
@@ -101,16 +100,14 @@ async def ontology_proposals_bulk(
 ) -> JSONResponse:
     """Apply or reject many proposals; each id gets its own outcome."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     found = await off_loop(
-        partial(
-            service.bulk,
-            agent_id,
-            body.ids,
-            action=body.action,
-            actor=_actor(request),
-            reason=body.reason,
-        )
+        service.bulk,
+        agent_id,
+        body.ids,
+        action=body.action,
+        actor=_actor(request),
+        reason=body.reason,
     )
     ids = list(dict.fromkeys(body.ids))
     return JSONResponse(
@@ -120,7 +117,7 @@ async def ontology_proposals_bulk(
 
 @router.post("/api/ontology/proposals/{proposal_id}/apply", operation_id="ontology_proposal_apply")
 async def ontology_proposal_apply(
-    proposal_id: ProposalId,
+    proposal_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ReasonBody | None = None,
@@ -133,7 +130,7 @@ async def ontology_proposal_apply(
     "/api/ontology/proposals/{proposal_id}/reject", operation_id="ontology_proposal_reject"
 )
 async def ontology_proposal_reject(
-    proposal_id: ProposalId,
+    proposal_id: RowId,
     request: Request,
     params: Annotated[AgentParams, Query()],
     body: ReasonBody | None = None,
@@ -152,7 +149,7 @@ async def _decide(
 ) -> JSONResponse:
     """Apply or reject one proposal as the caller (the body's agent over the query's)."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     actor = _actor(request)
     if reject:
         reason = body.reason if body else None
@@ -170,9 +167,7 @@ async def ontology_contradictions(
     service = get_service(request).ontology
     agent_id = resolve_agent(request, params.agent_id)
     found = await off_loop(
-        partial(
-            service.contradictions, agent_id, status=params.status or "active", limit=params.limit
-        )
+        service.contradictions, agent_id, status=params.status or "active", limit=params.limit
     )
     return JSONResponse({"contradictions": [contradiction_json(c) for c in found]})
 
@@ -183,11 +178,9 @@ async def ontology_apply(
 ) -> JSONResponse:
     """Apply operations through the seam (no pass); `dryRun` only validates."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     report = await off_loop(
-        partial(
-            service.apply, agent_id, body.operations, actor=_actor(request), dry_run=body.dry_run
-        )
+        service.apply, agent_id, body.operations, actor=_actor(request), dry_run=body.dry_run
     )
     return JSONResponse(apply_report_json(report))
 
@@ -198,7 +191,7 @@ async def dream_attention(request: Request, params: Annotated[ListParams, Query(
     service = get_service(request).ontology
     agent_id = resolve_agent(request, params.agent_id)
     found = await off_loop(
-        partial(service.attention, agent_id, status=params.status or "pending", limit=params.limit)
+        service.attention, agent_id, status=params.status or "pending", limit=params.limit
     )
     return JSONResponse({"attention": [attention_json(a) for a in found]})
 
@@ -216,10 +209,10 @@ async def dream_pass_revert(
 ) -> JSONResponse:
     """Undo a pass's graph mutations, or show exactly what would change (`dryRun`)."""
     service = get_service(request).ontology
-    agent_id = resolve_agent(request, first_set(body.agent_id if body else None, params.agent_id))
+    agent_id = body_agent(request, body, params)
     dry_run = bool(body and body.dry_run)
     outcome = await off_loop(
-        partial(service.revert_pass, agent_id, pass_id, actor=_actor(request), dry_run=dry_run)
+        service.revert_pass, agent_id, pass_id, actor=_actor(request), dry_run=dry_run
     )
     payload = revert_json(outcome)
     if outcome.blockers and not dry_run:

@@ -24,7 +24,7 @@ from signet_desktop.api.http.errors import ErrorBody, error_response
 from signet_desktop.api.http.ratelimit import retry_after
 from signet_desktop.api.http.schemas import AgentParams, Body
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -51,36 +51,38 @@ REPAIR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _alias(*names: str) -> Any:
-    return AliasChoices(*names)
-
-
 class RepairBody(Body):
     """POST /api/diagnostics/queue/repair."""
 
     action: Literal["requeue", "release", "cancel", "prune"]
-    dry_run: bool = Field(True, validation_alias=_alias("dryRun", "dry_run"))
+    dry_run: bool = Field(True, validation_alias=AliasChoices("dryRun", "dry_run"))
     ids: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
         None, max_length=MAX_IDS
     )
     job_type: str | None = Field(
-        None, min_length=1, max_length=64, validation_alias=_alias("jobType", "job_type")
+        None, min_length=1, max_length=64, validation_alias=AliasChoices("jobType", "job_type")
     )
     older_than_ms: int | None = Field(
-        None, ge=0, le=MAX_MS, validation_alias=_alias("olderThanMs", "older_than_ms")
+        None, ge=0, le=MAX_MS, validation_alias=AliasChoices("olderThanMs", "older_than_ms")
     )
     retention_ms: int | None = Field(
-        None, ge=0, le=MAX_MS, validation_alias=_alias("retentionMs", "retention_ms")
+        None, ge=0, le=MAX_MS, validation_alias=AliasChoices("retentionMs", "retention_ms")
     )
     error_pattern: str | None = Field(
-        None, min_length=1, max_length=200, validation_alias=_alias("errorPattern", "error_pattern")
+        None,
+        min_length=1,
+        max_length=200,
+        validation_alias=AliasChoices("errorPattern", "error_pattern"),
     )
     max_batch: int = Field(
-        DEFAULT_MAX_BATCH, ge=1, le=MAX_BATCH, validation_alias=_alias("maxBatch", "max_batch")
+        DEFAULT_MAX_BATCH,
+        ge=1,
+        le=MAX_BATCH,
+        validation_alias=AliasChoices("maxBatch", "max_batch"),
     )
     tables: list[Literal["memory", "summary"]] | None = Field(None, max_length=2)
     reason: str | None = Field(None, max_length=500)
-    agent_id: str | None = Field(None, validation_alias=_alias("agentId", "agent_id"))
+    agent_id: str | None = Field(None, validation_alias=AliasChoices("agentId", "agent_id"))
 
     def request(self, reason: str | None) -> RepairRequest:
         older = self.older_than_ms
@@ -117,7 +119,7 @@ async def queue_repair(
     """Requeue, release, cancel or prune jobs; a dry run unless `dryRun: false`."""
     if body.tables is not None and "summary" in body.tables:
         return error_response(410, "the summary queue is retired in this daemon", "summary_retired")
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     repair = body.request(header_reason(request, body.reason))
     result = await off_loop(get_service(request).pipeline.queue.repair, agent_id, repair)
     if result.refused:

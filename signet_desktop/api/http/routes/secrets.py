@@ -20,7 +20,7 @@ from signet_desktop.api.http.schemas import AgentParams
 from signet_desktop.api.http.schemas import Body as JsonBody
 from signet_desktop.api.http.schemas import _agent_field as agent_field
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     off_loop,
     resolve_actor,
@@ -64,7 +64,7 @@ async def put_secret(
 ) -> JSONResponse:
     """Store (or replace) a secret; a refused request writes nothing."""
     body = body or SecretBody()
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     value = None if body.value is None else SecretStr(body.value)
     stored = await off_loop(
         get_service(request).secrets.put,

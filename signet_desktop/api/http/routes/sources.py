@@ -11,17 +11,16 @@ Everything is scoped by agent (`agentId` or `x-signet-agent-id`).
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, Field
 
 from signet_desktop.api.http.principal import principal_of
-from signet_desktop.api.http.schemas import AgentParams, StrictBody
+from signet_desktop.api.http.schemas import AgentParams, RowId, StrictBody
 from signet_desktop.api.http.scope import (
-    first_set,
+    body_agent,
     get_service,
     header_reason,
     off_loop,
@@ -38,9 +37,6 @@ from signet_desktop.api.source_views import (
 from signet_desktop.domain.errors import NotFound
 
 router = APIRouter(tags=["sources"])
-
-SourceId = Annotated[str, Path(min_length=1, max_length=64)]
-RunId = Annotated[str, Path(min_length=1, max_length=64)]
 
 
 class ImportBody(StrictBody):
@@ -72,25 +68,23 @@ async def sources_import(
     body: ImportBody, params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Register the root as a source (or reuse it) and start a run; 202 with its ids."""
-    agent_id = resolve_agent(request, first_set(body.agent_id, params.agent_id))
+    agent_id = body_agent(request, body, params)
     actor = resolve_actor(request)
     ticket = await off_loop(
-        partial(
-            get_service(request).imports.start,
-            agent_id,
-            body.kind,
-            body.path,
-            reimport=body.reimport,
-            triggered_by=actor.changed_by,
-            local=principal_of(request).local,  # only the local user reads its default roots
-        )
+        get_service(request).imports.start,
+        agent_id,
+        body.kind,
+        body.path,
+        reimport=body.reimport,
+        triggered_by=actor.changed_by,
+        local=principal_of(request).local,  # only the local user reads its default roots
     )
     return JSONResponse(import_ticket_json(ticket), status_code=202)
 
 
 @router.get("/api/sources/{source_id}", operation_id="source_get")
 async def source_get(
-    source_id: SourceId, request: Request, params: Annotated[AgentParams, Query()]
+    source_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """The source, its recent runs with their counters, and what it holds now."""
     detail = await off_loop(
@@ -101,7 +95,7 @@ async def source_get(
 
 @router.get("/api/sources/{source_id}/runs/{run_id}", operation_id="source_run_get")
 async def source_run_get(
-    source_id: SourceId, run_id: RunId, request: Request, params: Annotated[AgentParams, Query()]
+    source_id: RowId, run_id: RowId, request: Request, params: Annotated[AgentParams, Query()]
 ) -> JSONResponse:
     """One run's status and counters (what `signet import` polls)."""
     agent_id = resolve_agent(request, params.agent_id)
@@ -113,18 +107,16 @@ async def source_run_get(
 
 @router.delete("/api/sources/{source_id}", operation_id="source_remove")
 async def source_remove(
-    source_id: SourceId, request: Request, params: Annotated[RemoveParams, Query()]
+    source_id: RowId, request: Request, params: Annotated[RemoveParams, Query()]
 ) -> JSONResponse:
     """Purge what the source brought and tombstone it; a preview unless `dryRun=false`."""
     actor = resolve_actor(request)
     report = await off_loop(
-        partial(
-            get_service(request).imports.remove,
-            resolve_agent(request, params.agent_id),
-            source_id,
-            dry_run=params.dry_run,
-            reason=header_reason(request, params.reason),
-            removed_by=actor.changed_by,
-        )
+        get_service(request).imports.remove,
+        resolve_agent(request, params.agent_id),
+        source_id,
+        dry_run=params.dry_run,
+        reason=header_reason(request, params.reason),
+        removed_by=actor.changed_by,
     )
     return JSONResponse(purge_report_json(report))

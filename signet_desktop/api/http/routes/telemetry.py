@@ -16,7 +16,8 @@ from pydantic import Field
 from signet_desktop.api.http.schemas import AgentParams
 from signet_desktop.api.http.scope import get_service, off_loop, resolve_actor, resolve_agent
 from signet_desktop.api.telemetry_views import search_history_json
-from signet_desktop.service.recall.telemetry import MAX_HISTORY_LIMIT
+from signet_desktop.domain.memory import Actor
+from signet_desktop.service.recall.telemetry import MAX_HISTORY_LIMIT, SearchTelemetry
 
 router = APIRouter(tags=["telemetry"])
 PATH = "/api/telemetry/memory-search"
@@ -30,14 +31,18 @@ class HistoryParams(AgentParams):
     limit: int = Field(50, ge=1, le=MAX_HISTORY_LIMIT)
 
 
+def _ledger(request: Request, params: AgentParams) -> tuple[str, Actor, SearchTelemetry | None]:
+    """The agent and actor asking, and the ledger (None: a service without a database)."""
+    agent_id = resolve_agent(request, params.agent_id)
+    return agent_id, resolve_actor(request), get_service(request).recall.telemetry
+
+
 @router.get(PATH, operation_id="search_telemetry")
 async def search_history(
     params: Annotated[HistoryParams, Query()], request: Request
 ) -> JSONResponse:
     """Recorded recalls, newest first: query, method, timing, ranked ids and scores."""
-    agent_id = resolve_agent(request, params.agent_id)
-    actor = resolve_actor(request)
-    telemetry = get_service(request).recall.telemetry
+    agent_id, actor, telemetry = _ledger(request, params)
     if telemetry is None:  # a service built without a database: nothing was ever recorded
         return JSONResponse(search_history_json([], enabled=False))
     records = await off_loop(
@@ -56,8 +61,6 @@ async def clear_search_history(
     params: Annotated[AgentParams, Query()], request: Request
 ) -> JSONResponse:
     """Forget every recorded recall of the agent."""
-    agent_id = resolve_agent(request, params.agent_id)
-    actor = resolve_actor(request)
-    telemetry = get_service(request).recall.telemetry
+    agent_id, actor, telemetry = _ledger(request, params)
     removed = 0 if telemetry is None else await off_loop(telemetry.clear, actor, agent_id)
     return JSONResponse({"removed": removed})

@@ -12,7 +12,6 @@ token for its agent, say), and sees and revokes only tokens bound to its agents.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request
@@ -103,8 +102,8 @@ async def token_list(request: Request) -> JSONResponse:
 async def token_revoke(token_ref: TokenRef, request: Request) -> JSONResponse:
     """Revoke the token with this id or name; requests showing it get 401 `token_revoked`."""
     tokens = get_service(request).tokens
-    found = await off_loop(partial(tokens.get, token_ref))
+    found = await off_loop(tokens.get, token_ref)
     if not within_reach(principal_of(request), found):
         raise NotFound(f"no token with id or name {token_ref!r}", code="token_not_found")
-    revoked = await off_loop(partial(tokens.revoke, found.id))
+    revoked = await off_loop(tokens.revoke, found.id)
     return JSONResponse({"token": token_json(revoked)})
