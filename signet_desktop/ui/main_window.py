@@ -2,7 +2,8 @@
 
 The rail lists whatever `discover_panes()` found (or the specs a test passes); the shell names no
 pane. Panes are built on first show into a QStackedWidget and reached by click, arrow keys,
-Ctrl+1..9, Ctrl+Tab or the command palette (Ctrl+K). The window is the panes' `Navigator`.
+each pane's own shortcut (unique: Ctrl+1..9, Ctrl+0), Ctrl+Tab or the command palette (Ctrl+K).
+The window is the panes' `Navigator`.
 The status bar is re-read off the GUI thread when an event says something changed (debounced),
 never on a timer. A pane that fails to build or act shows a banner; the window keeps working.
 """
@@ -35,7 +36,13 @@ from signet_desktop.ui.command_palette import CommandPalette
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import icon
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget, discover_panes
+from signet_desktop.ui.pane import (
+    PaneContext,
+    PaneSpec,
+    PaneWidget,
+    discover_panes,
+    pane_shortcuts,
+)
 from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
@@ -83,6 +90,7 @@ class MainWindow(QMainWindow):
         self.hide_on_close = hide_on_close
         self.agent_id = agent_id
         self.specs: list[PaneSpec] = list(discover_panes() if specs is None else specs)
+        self.shortcuts = pane_shortcuts(self.specs)  # pane key -> its key sequence, unique
         self.context = PaneContext(
             service=service,
             events=events,
@@ -177,11 +185,8 @@ class MainWindow(QMainWindow):
                 QShortcut(QKeySequence(sequence), self, _shower(self, spec.key))
 
     def shortcut_of(self, index: int) -> str | None:
-        """The pane's own shortcut, else Ctrl+<position> for the first nine."""
-        spec = self.specs[index]
-        if spec.shortcut:
-            return spec.shortcut
-        return f"Ctrl+{index + 1}" if index < 9 else None
+        """The rail row's key sequence (`pane_shortcuts`: its own, else a free Ctrl+digit)."""
+        return self.shortcuts.get(self.specs[index].key)
 
     # -- Navigator ----------------------------------------------------------------------------
 

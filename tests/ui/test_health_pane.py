@@ -79,7 +79,7 @@ def open_pane(qtbot: QtBot, context: PaneContext) -> HealthPane:
 
 def test_registers_itself_for_the_rail() -> None:
     assert PANE in discover_panes()
-    assert (PANE.key, PANE.order, PANE.shortcut) == ("health", 90, "Ctrl+9")
+    assert (PANE.key, PANE.order, PANE.shortcut) == ("health", 90, "Ctrl+0")
 
 
 def test_shows_what_signet_doctor_checks(

@@ -562,5 +562,5 @@ PANE = PaneSpec(
     icon="health.svg",
     order=90,
     factory=HealthPane,
-    shortcut="Ctrl+9",
+    shortcut="Ctrl+0",
 )
