@@ -329,9 +329,9 @@ def test_a_burst_of_job_events_costs_few_readings_and_shows_the_last_job(
     service, _ = hosted
     readings: list[float] = []
 
-    def counted(service: SignetService, workspace: Path) -> HealthReport:
+    def counted(service: SignetService, workspace: Path, agent_id: str) -> HealthReport:
         readings.append(time.monotonic())
-        return health_report.read_health(service, workspace)
+        return health_report.read_health(service, workspace, agent_id)
 
     monkeypatch.setattr(health_pane, "read_health", counted)
     pane = open_pane(qtbot, hosted_context)

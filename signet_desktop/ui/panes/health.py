@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -286,6 +286,14 @@ class WorkersCard(Section):
         if run.error:
             self.table.setItem(row, 3, QTableWidgetItem(run.error))
 
+    def set_no_jobs(self, name: str) -> None:
+        """A worker that takes no queued jobs (a timer, a watcher) has no last job to show."""
+        row = self._row_of(name)
+        if row is not None:
+            item = QTableWidgetItem("no queued jobs")
+            item.setForeground(QBrush(QColor(current_theme().muted)))
+            self.table.setItem(row, 2, item)
+
     def _row_of(self, name: str) -> int | None:
         for row in range(self.table.rowCount()):
             item = self.table.item(row, 0)
@@ -311,7 +319,10 @@ class LogView(Section):
         self.text.setReadOnly(True)
         self.text.setFont(monospace())
         self.text.setMaximumBlockCount(bridge.ring.capacity)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # Wrapped, never scrolled sideways: a short line must not show as a fragment.
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.text.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.text.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.empty = QLabel("No log lines at this level yet.")
         self.empty.setProperty("role", "muted")
         level_label = QLabel("Level")
@@ -460,6 +471,7 @@ class HealthPane(PaneWidget):
             read_health,
             self.context.service,
             self.context.workspace,
+            self.context.agent_id,
             done=self._show,
             failed=self._failed,
         )
@@ -474,10 +486,16 @@ class HealthPane(PaneWidget):
         if not self.coverage.reading(report.embedding, time.monotonic()):
             self.embedding.set_coverage(self.coverage.embedded, self.coverage.total)
         self.workers.set_paused(report.paused, report.hosted)
+        for name, run in report.last_runs.items():
+            heard = self._last_runs.get(name)
+            if heard is None or heard.at < run.at:
+                self._last_runs[name] = run
         for worker in report.workers:
             self.workers.set_worker(worker.name, worker.state, worker.error)
             if worker.name in self._last_runs:
                 self.workers.set_last_run(worker.name, self._last_runs[worker.name])
+            elif not worker.job_types:
+                self.workers.set_no_jobs(worker.name)
         queue = report.queue
         self.workers.queue.setText(
             "Queue: " + " · ".join(f"{queue[state]:,} {state}" for state in queue)
