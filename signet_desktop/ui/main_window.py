@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.service.facade import SignetService
-from signet_desktop.ui.command_palette import CommandPalette
+from signet_desktop.ui.command_palette import CommandPalette, recall_entries
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import icon
@@ -130,9 +131,16 @@ class MainWindow(QMainWindow):
         self.search_button.setObjectName("railSearch")
         self.search_button.setToolTip("Search memory or jump to a pane (Ctrl+K)")
         self.search_button.clicked.connect(lambda: self.open_palette())
-        self.command_palette = CommandPalette(self.specs, self)
+        self.command_palette = CommandPalette(
+            self.specs,
+            self,
+            shortcuts=self.shortcuts,
+            tasks=self.tasks,
+            lookup=partial(recall_entries, self.service, self.agent_id),
+        )
         self.command_palette.search_chosen.connect(self.search_memory)
         self.command_palette.pane_chosen.connect(lambda key: self.show_pane(key))
+        self.command_palette.memory_chosen.connect(self.open_memory)
 
         rail_column = QVBoxLayout()
         rail_column.setContentsMargins(0, 0, 1, 0)  # 1 px: the rail's right border shows
