@@ -31,7 +31,7 @@ SEARCH_ROLE = "search"
 PANE_ROLE = "pane"
 MEMORY_ROLE = "memory"
 PALETTE_WIDTH = 560
-ROW_HEIGHT = 34
+MIN_ROW_HEIGHT = 34
 MAX_VISIBLE_ROWS = 10
 LIVE_DELAY_MS = 150  # typing pauses this long before recall is asked
 LIVE_HITS = 5
@@ -230,7 +230,9 @@ class CommandPalette(QDialog):
         self.list.setCurrentRow(rows.index(keep) if kept else 0)
         self.list.setVisible(bool(rows))
         visible = min(len(rows), MAX_VISIBLE_ROWS)
-        self.list.setFixedHeight(visible * ROW_HEIGHT + 6)
+        self.list.ensurePolished()  # the stylesheet's row padding counts in the row heights
+        rows_high = sum(max(self.list.sizeHintForRow(r), MIN_ROW_HEIGHT) for r in range(visible))
+        self.list.setFixedHeight(rows_high + 2 * self.list.frameWidth() + 2)
         self.adjustSize()
 
     def _row_key(self, row: int) -> tuple[str, str]:

@@ -14,10 +14,16 @@ from pytestqt.qtbot import QtBot
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories.service import RememberRequest
-from signet_desktop.ui.command_palette import MEMORY_ROLE, CommandPalette, palette_entries
+from signet_desktop.ui.command_palette import (
+    MAX_VISIBLE_ROWS,
+    MEMORY_ROLE,
+    CommandPalette,
+    palette_entries,
+)
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.settings import ShellSettings
+from signet_desktop.ui.style import LIGHT, stylesheet
 from tests.ui.test_health_pane import wait_until
 from tests.ui.test_main_window import SPECS, make_window, pane, show_active
 
@@ -47,12 +53,20 @@ def kinds(palette: CommandPalette) -> list[str]:
 
 
 def fits(palette: CommandPalette) -> bool:
-    """No blank space: the popup ends where its list does (plus the margin)."""
+    """No blank space: the popup ends where its list does (plus the margin), and up to
+    MAX_VISIBLE_ROWS rows show without scrolling."""
+    palette.list.doItemsLayout()
     bottom = palette.list.geometry().bottom() if palette.list.isVisible() else 0
-    return palette.height() == palette.sizeHint().height() and palette.height() - bottom <= 12
+    scrolls = palette.list.verticalScrollBar().maximum() > 0
+    return (
+        palette.height() == palette.sizeHint().height()
+        and palette.height() - bottom <= 12
+        and (not scrolls or palette.list.count() > MAX_VISIBLE_ROWS)
+    )
 
 
 def opened(qtbot: QtBot, window: MainWindow) -> CommandPalette:
+    window.setStyleSheet(stylesheet(LIGHT))  # the real rows' padding
     show_active(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     palette = window.command_palette
