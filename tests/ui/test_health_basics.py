@@ -84,3 +84,22 @@ def test_another_agents_jobs_are_not_this_agents_last_job(pane_context: PaneCont
     run_document_worker(service)
     assert "documents" not in read_health(service, pane_context.workspace, "default").last_runs
     assert "documents" in read_health(service, pane_context.workspace, "other").last_runs
+
+
+def test_a_long_last_job_never_pushes_the_error_out_of_sight(
+    qt_loop: asyncio.AbstractEventLoop, qtbot: QtBot, pane_context: PaneContext
+) -> None:
+    service = pane_context.service
+    service.documents.submit("default", DocumentRequest("url", url="https://docs.invalid/x"))
+    run_document_worker(service)  # the fetch fails: a failed (or dead) last job with its error
+    pane = open_pane(qtbot, pane_context)
+    table = pane.workers.table
+    row = pane.workers._row_of("documents")
+    assert row is not None
+    wait_until(lambda: table.item(row, 3) is not None and table.item(row, 3).text() != "")
+    error = table.item(row, 3)
+    assert error.toolTip() == error.text()  # elided in place, whole on hover
+    table.doItemsLayout()
+    assert table.horizontalScrollBar().maximum() == 0
+    right = table.columnViewportPosition(3) + table.columnWidth(3)
+    assert right <= table.viewport().width()

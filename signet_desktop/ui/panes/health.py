@@ -231,7 +231,11 @@ class WorkersCard(Section):
         self.table.setShowGrid(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        # The error takes what is left, elided (the whole text is its tooltip): the table never
+        # scrolls sideways, which hid the error behind a long "Last job".
+        header.setSectionResizeMode(len(_WORKER_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.queue = QLabel("")
@@ -266,7 +270,7 @@ class WorkersCard(Section):
         level = {"running": Level.OK, "crashed": Level.FAIL}.get(state, Level.WARN)
         state_item.setForeground(QBrush(level_colour(level)))
         self.table.setItem(row, 1, state_item)
-        self.table.setItem(row, 3, QTableWidgetItem(error or ""))
+        self.table.setItem(row, 3, _error_item(error or ""))
         self._fit_rows()
 
     def _fit_rows(self) -> None:
@@ -284,7 +288,7 @@ class WorkersCard(Section):
         moment = time.strftime("%H:%M:%S", time.localtime(run.at))
         self.table.setItem(row, 2, QTableWidgetItem(f"{moment} {run.outcome} ({run.job_type})"))
         if run.error:
-            self.table.setItem(row, 3, QTableWidgetItem(run.error))
+            self.table.setItem(row, 3, _error_item(run.error))
 
     def set_no_jobs(self, name: str) -> None:
         """A worker that takes no queued jobs (a timer, a watcher) has no last job to show."""
@@ -300,6 +304,12 @@ class WorkersCard(Section):
             if item is not None and item.text() == name:
                 return row
         return None
+
+
+def _error_item(text: str) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setToolTip(text)
+    return item
 
 
 class LogView(Section):
