@@ -70,7 +70,9 @@ def test_last_job_shows_what_ran_before_the_pane_was_opened(
     pane: HealthPane = open_pane(qtbot, pane_context)
     row = pane.workers._row_of("documents")
     assert row is not None
-    wait_until(lambda: "completed (document_ingest)" in pane.workers.table.item(row, 2).text())
+    last = pane.workers.table.item(row, 2)
+    wait_until(lambda: last.text().endswith(" completed"))
+    assert last.toolTip().startswith("document_ingest job completed at")
     timers = [w.name for w in report.workers if not w.job_types]
     assert timers  # e.g. transcript TTL: takes no queued jobs, so has no last job
     timer_row = pane.workers._row_of(timers[0])
@@ -103,3 +105,27 @@ def test_a_long_last_job_never_pushes_the_error_out_of_sight(
     assert table.horizontalScrollBar().maximum() == 0
     right = table.columnViewportPosition(3) + table.columnWidth(3)
     assert right <= table.viewport().width()
+
+
+def test_the_newest_line_stays_in_sight_when_lines_rewrap_unless_scrolled_up(
+    qtbot: QtBot, ring_log: logging.Logger
+) -> None:
+    for n in range(30):
+        ring_log.info("worker %d started", n)
+    ring_log.warning(LONG)
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    view = LogView(LogBridge(log_ring(), holder))  # filled before it has its size
+    view.setParent(holder)
+    holder.resize(420, 260)
+    view.resize(420, 260)
+    holder.show()
+    qtbot.waitExposed(holder)
+    scroll = view.text.verticalScrollBar()
+    qtbot.waitUntil(lambda: scroll.maximum() > 0)
+    assert scroll.value() == scroll.maximum()  # re-wrapped at its width, still at the end
+    scroll.setValue(0)  # the reader scrolls up to read
+    ring_log.info("one more")
+    qtbot.waitUntil(lambda: any("one more" in line for line in view.shown()))
+    assert scroll.value() == 0 and not view.following
+    view.bridge.close()

@@ -286,7 +286,9 @@ class WorkersCard(Section):
         if row is None:
             return
         moment = time.strftime("%H:%M:%S", time.localtime(run.at))
-        self.table.setItem(row, 2, QTableWidgetItem(f"{moment} {run.outcome} ({run.job_type})"))
+        item = QTableWidgetItem(f"{moment} {run.outcome}")  # short: the error needs the room
+        item.setToolTip(f"{run.job_type} job {run.outcome} at {moment}")
+        self.table.setItem(row, 2, item)
         if run.error:
             self.table.setItem(row, 3, _error_item(run.error))
 
@@ -333,6 +335,11 @@ class LogView(Section):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.text.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The newest line stays in sight while lines arrive and re-wrap (a resize), unless
+        # the reader scrolled up.
+        self.following = True
+        self.text.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self.text.verticalScrollBar().rangeChanged.connect(self._range_changed)
         self.empty = QLabel("No log lines at this level yet.")
         self.empty.setProperty("role", "muted")
         level_label = QLabel("Level")
@@ -378,6 +385,13 @@ class LogView(Section):
             f'<span style="color:{theme.muted}">{html.escape(line.logger)}</span> '
             f"{html.escape(message)}"
         )
+
+    def _scrolled(self, value: int) -> None:
+        self.following = value >= self.text.verticalScrollBar().maximum()
+
+    def _range_changed(self, _low: int, high: int) -> None:
+        if self.following:
+            self.text.verticalScrollBar().setValue(high)
 
     def _update_empty(self) -> None:
         self.empty.setVisible(self.text.document().isEmpty())
