@@ -12,10 +12,11 @@ from pytestqt.qtbot import QtBot
 
 from signet_desktop.daemon.logring import log_ring
 from signet_desktop.domain.documents import DocumentRequest
+from signet_desktop.ui.health_cards import LogView
 from signet_desktop.ui.health_report import read_health
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.pane import PaneContext
-from signet_desktop.ui.panes.health import HealthPane, LogView
+from signet_desktop.ui.panes.health import HealthPane
 from tests.ui.test_documents_pane import run_document_worker
 from tests.ui.test_health_pane import open_pane, wait_until
 
