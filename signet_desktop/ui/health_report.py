@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from signet_desktop.domain.events import (
@@ -22,12 +23,16 @@ from signet_desktop.domain.events import (
     MemoriesEmbedded,
     MemoryCreated,
 )
+from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.embedding.tracker import COVERAGE_TTL_S
+from signet_desktop.queue.jobs import Job
 from signet_desktop.service import diagnostics
 from signet_desktop.service.diagnostics import Check, Level
 from signet_desktop.service.embeddings.service import EmbeddingStatus
 from signet_desktop.service.facade import ServiceStatus, SignetService
 from signet_desktop.service.pipeline.service import MEMORY_QUEUE, QUEUE_STATES
+
+LAST_JOB_SCAN = 20  # a job type's most recently changed jobs searched for its last finished one
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +65,16 @@ class WorkerRow:
 
 
 @dataclass(frozen=True, slots=True)
+class LastRun:
+    """The last job a worker finished: heard on the bus, or read from the queue."""
+
+    at: float
+    outcome: str  # completed | failed | dead
+    job_type: str
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class HealthReport:
     """One consistent reading of everything the pane shows."""
 
@@ -69,6 +84,9 @@ class HealthReport:
     paused: bool
     hosted: bool
     queue: Mapping[str, int]
+    # Each queue worker's last finished job as the queue records it (what ran before the pane
+    # was opened: the bus only tells it what runs from then on).
+    last_runs: Mapping[str, LastRun] = field(default_factory=dict)
     read_at: float = field(default_factory=time.time)
 
     @property
@@ -80,20 +98,60 @@ class HealthReport:
         return sum(1 for check in self.checks if check.level is Level.FAIL)
 
 
-def read_health(service: SignetService, workspace: Path) -> HealthReport:
+def read_health(
+    service: SignetService, workspace: Path, agent_id: str = DEFAULT_AGENT_ID
+) -> HealthReport:
     """Run the doctor's checks and read the pipeline (blocks: call it in a worker thread)."""
     status = service.status()
     pipeline = service.pipeline.status()
+    workers = tuple(
+        WorkerRow(w.name, w.state, w.paused, w.job_types, w.error) for w in pipeline.workers
+    )
     return HealthReport(
         checks=tuple(health_checks(workspace, status)),
         embedding=embedding_facts(status.embedding),
-        workers=tuple(
-            WorkerRow(w.name, w.state, w.paused, w.job_types, w.error) for w in pipeline.workers
-        ),
+        workers=workers,
         paused=pipeline.mode == "paused",
         hosted=pipeline.hosted,
         queue={s: pipeline.queues.get(MEMORY_QUEUE, {}).get(s, 0) for s in QUEUE_STATES},
+        last_runs=recorded_runs(service, agent_id, workers),
     )
+
+
+def recorded_runs(
+    service: SignetService, agent_id: str, workers: Sequence[WorkerRow]
+) -> dict[str, LastRun]:
+    """Each worker's last finished job of its types, read from the agent's queue."""
+    runs: dict[str, LastRun] = {}
+    for worker in workers:
+        found = [
+            run
+            for job_type in worker.job_types
+            if (run := _last_finished(service, agent_id, job_type)) is not None
+        ]
+        if found:
+            runs[worker.name] = max(found, key=lambda run: run.at)
+    return runs
+
+
+def _last_finished(service: SignetService, agent_id: str, job_type: str) -> LastRun | None:
+    recent = service.pipeline.queue.jobs(agent_id, job_type=job_type, limit=LAST_JOB_SCAN)
+    return next((run for job in recent if (run := finished_run(job)) is not None), None)
+
+
+def finished_run(job: Job) -> LastRun | None:
+    """The job's last finished attempt (completed, dead, or failed and waiting), else None."""
+    if job.status == "completed" and job.completed_at:
+        return LastRun(_epoch(job.completed_at), "completed", job.job_type)
+    if job.status == "dead":
+        return LastRun(_epoch(job.failed_at or job.updated_at), "dead", job.job_type, job.error)
+    if job.failed_at and job.error:
+        return LastRun(_epoch(job.failed_at), "failed", job.job_type, job.error)
+    return None
+
+
+def _epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp).timestamp()
 
 
 def health_checks(workspace: Path, status: ServiceStatus) -> list[Check]:
@@ -167,16 +225,6 @@ class CoverageCount:
             return False
         self._events_until = now + self.window_s
         return True
-
-
-@dataclass(frozen=True, slots=True)
-class LastRun:
-    """The last job a worker finished, as the pane heard it on the bus."""
-
-    at: float
-    outcome: str  # completed | failed | dead
-    job_type: str
-    error: str | None = None
 
 
 def last_run_of(event: Event) -> tuple[str, LastRun] | None:

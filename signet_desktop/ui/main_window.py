@@ -2,7 +2,8 @@
 
 The rail lists whatever `discover_panes()` found (or the specs a test passes); the shell names no
 pane. Panes are built on first show into a QStackedWidget and reached by click, arrow keys,
-Ctrl+1..9, Ctrl+Tab or the command palette (Ctrl+K). The window is the panes' `Navigator`.
+each pane's own shortcut (unique: Ctrl+1..9, Ctrl+0), Ctrl+Tab or the command palette (Ctrl+K).
+The window is the panes' `Navigator`.
 The status bar is re-read off the GUI thread when an event says something changed (debounced),
 never on a timer. A pane that fails to build or act shows a banner; the window keeps working.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +33,17 @@ from PySide6.QtWidgets import (
 from signet_desktop.domain.events import Event
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.service.facade import SignetService
-from signet_desktop.ui.command_palette import CommandPalette
+from signet_desktop.ui.command_palette import CommandPalette, recall_entries
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.icon import icon
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget, discover_panes
+from signet_desktop.ui.pane import (
+    PaneContext,
+    PaneSpec,
+    PaneWidget,
+    discover_panes,
+    pane_shortcuts,
+)
 from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
@@ -83,6 +91,7 @@ class MainWindow(QMainWindow):
         self.hide_on_close = hide_on_close
         self.agent_id = agent_id
         self.specs: list[PaneSpec] = list(discover_panes() if specs is None else specs)
+        self.shortcuts = pane_shortcuts(self.specs)  # pane key -> its key sequence, unique
         self.context = PaneContext(
             service=service,
             events=events,
@@ -122,9 +131,16 @@ class MainWindow(QMainWindow):
         self.search_button.setObjectName("railSearch")
         self.search_button.setToolTip("Search memory or jump to a pane (Ctrl+K)")
         self.search_button.clicked.connect(lambda: self.open_palette())
-        self.command_palette = CommandPalette(self.specs, self)
+        self.command_palette = CommandPalette(
+            self.specs,
+            self,
+            shortcuts=self.shortcuts,
+            tasks=self.tasks,
+            lookup=partial(recall_entries, self.service, self.agent_id),
+        )
         self.command_palette.search_chosen.connect(self.search_memory)
         self.command_palette.pane_chosen.connect(lambda key: self.show_pane(key))
+        self.command_palette.memory_chosen.connect(self.open_memory)
 
         rail_column = QVBoxLayout()
         rail_column.setContentsMargins(0, 0, 1, 0)  # 1 px: the rail's right border shows
@@ -177,11 +193,8 @@ class MainWindow(QMainWindow):
                 QShortcut(QKeySequence(sequence), self, _shower(self, spec.key))
 
     def shortcut_of(self, index: int) -> str | None:
-        """The pane's own shortcut, else Ctrl+<position> for the first nine."""
-        spec = self.specs[index]
-        if spec.shortcut:
-            return spec.shortcut
-        return f"Ctrl+{index + 1}" if index < 9 else None
+        """The rail row's key sequence (`pane_shortcuts`: its own, else a free Ctrl+digit)."""
+        return self.shortcuts.get(self.specs[index].key)
 
     # -- Navigator ----------------------------------------------------------------------------
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
@@ -80,7 +81,11 @@ class PaneSpec:
     icon: str  # SVG file name under resources/icons/
     order: int  # rail position (smaller first)
     factory: Callable[[PaneContext], PaneWidget]
-    shortcut: str | None = None  # e.g. "Ctrl+2"
+    shortcut: str | None = None  # e.g. "Ctrl+2"; None: the first free Ctrl+digit
+
+
+# Ctrl+1..9 then Ctrl+0: what a pane without its own shortcut gets, in rail order.
+DIGIT_SHORTCUTS = tuple(f"Ctrl+{digit}" for digit in (*range(1, 10), 0))
 
 
 def discover_panes(package: str = PANES_PACKAGE) -> list[PaneSpec]:
@@ -95,6 +100,30 @@ def discover_panes(package: str = PANES_PACKAGE) -> list[PaneSpec]:
         if isinstance(spec, PaneSpec):
             specs.append(spec)
     return sorted_specs(specs)
+
+
+def pane_shortcuts(specs: Sequence[PaneSpec]) -> dict[str, str]:
+    """Each pane's key sequence, none shared: a pane's own `shortcut` first (the earlier pane
+    keeps a clashing one), then the first free Ctrl+digit in rail order; none once those run
+    out. A pane that loses its own shortcut is logged (the shell test fails on it)."""
+    taken: dict[str, str] = {}  # normalised sequence -> pane key
+    for spec in specs:
+        if spec.shortcut:
+            sequence = _normalised(spec.shortcut)
+            if sequence in taken:
+                log.warning("pane %s: %s is %s's already", spec.key, sequence, taken[sequence])
+            else:
+                taken[sequence] = spec.key
+    by_key = {key: sequence for sequence, key in taken.items()}
+    free = [s for s in map(_normalised, DIGIT_SHORTCUTS) if s not in taken]
+    for spec in specs:
+        if spec.key not in by_key and free:
+            by_key[spec.key] = free.pop(0)
+    return {spec.key: by_key[spec.key] for spec in specs if spec.key in by_key}
+
+
+def _normalised(sequence: str) -> str:
+    return QKeySequence(sequence).toString(QKeySequence.SequenceFormat.PortableText)
 
 
 def sorted_specs(specs: Iterable[PaneSpec]) -> list[PaneSpec]:

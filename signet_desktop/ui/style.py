@@ -30,6 +30,7 @@ class Theme:
     accent: str  # selection, focus, primary buttons
     accent_text: str
     selection: str  # the selected rail row / list item
+    hover: str  # a rail row under the mouse: neutral, so it never reads as selected
     icon: str  # line icons
     ok: str
     warn: str
@@ -49,6 +50,7 @@ LIGHT = Theme(
     accent="#3b3f8f",
     accent_text="#ffffff",
     selection="#dcdff5",
+    hover="#e1e3e9",
     icon="#3c4052",
     ok="#2e9d5b",
     warn="#9a6b00",
@@ -68,6 +70,7 @@ DARK = Theme(
     accent="#8b90e8",
     accent_text="#11121a",
     selection="#30335a",
+    hover="#22242c",
     icon="#c9cbd8",
     ok="#5cc98a",
     warn="#f0c35a",
@@ -106,9 +109,9 @@ QToolTip {{ background: {t.surface}; color: {t.text}; border: 1px solid {t.borde
 QWidget#railBox {{ background: {t.rail}; border-right: 1px solid {t.border}; }}
 QListWidget#rail {{ background: {t.rail}; border: none; padding: 4px 8px; outline: none; }}
 QListWidget#rail::item {{ padding: 0 8px; margin: 1px 0; border-radius: 6px; color: {t.text}; }}
-QListWidget#rail::item:hover {{ background: {t.selection}; }}
-QListWidget#rail::item:selected {{ background: {t.selection}; color: {t.text};
-    font-weight: 600; }}
+QListWidget#rail::item:hover {{ background: {t.hover}; }}
+QListWidget#rail::item:selected, QListWidget#rail::item:selected:hover {{
+    background: {t.selection}; color: {t.text}; font-weight: 600; }}
 QLabel#railTitle {{ color: {t.muted}; font-weight: 600; letter-spacing: 1px;
     padding: 14px 16px 6px 18px; }}
 QPushButton#railSearch {{ text-align: left; padding: 6px 10px; color: {t.muted}; }}

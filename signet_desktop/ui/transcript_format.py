@@ -85,6 +85,16 @@ def header_line(session: SessionTranscript, turns: Sequence[Turn] = ()) -> str:
     return " · ".join(parts)
 
 
+def hits_text(shown: int, query: str, limit: int) -> str:
+    """The search's summary. The service returns at most `limit` hits and no total, so a full
+    page says it is the best of more, never that only that many sessions match."""
+    if not shown:
+        return f"No session mentions “{query}”"
+    if shown >= limit:
+        return f"Showing the best {shown:,} — more sessions match “{query}”"
+    return f"{shown:,} {'session matches' if shown == 1 else 'sessions match'} “{query}”"
+
+
 def count_text(total: int, filtered: bool) -> str:
     if filtered:
         return f"{total:,} match" if total else "No session matches these filters"

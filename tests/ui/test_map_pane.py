@@ -99,7 +99,7 @@ def viewport_pos(pane: MapPane, row: int) -> QPoint:
 
 def test_the_pane_registers_itself() -> None:
     spec = next(s for s in discover_panes() if s.key == "map")
-    assert (spec.title, spec.icon, spec.order, spec.shortcut) == ("Map", "map.svg", 80, "Ctrl+8")
+    assert (spec.title, spec.icon, spec.order, spec.shortcut) == ("Map", "map.svg", 80, "Ctrl+9")
     assert spec.factory is MapPane
 
 

@@ -48,7 +48,7 @@ def test_the_theme_follows_the_window_lightness(qtbot: QtBot) -> None:
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=lambda t: t.name)
 def test_text_is_readable_on_its_backgrounds(theme: Theme) -> None:
-    for background in (theme.window, theme.surface, theme.rail, theme.selection):
+    for background in (theme.window, theme.surface, theme.rail, theme.selection, theme.hover):
         assert contrast(theme.text, background) >= 7.0, background  # WCAG AAA body text
     for background in (theme.window, theme.surface, theme.rail):
         assert contrast(theme.muted, background) >= 4.5, background  # AA secondary text

@@ -495,5 +495,5 @@ PANE = PaneSpec(
     icon="documents.svg",
     order=70,
     factory=DocumentsPane,
-    shortcut="Ctrl+7",
+    shortcut="Ctrl+8",
 )

@@ -10,44 +10,32 @@ daemon's in-memory ring.
 
 from __future__ import annotations
 
-import html
-import logging
 import time
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPlainTextEdit,
-    QProgressBar,
     QPushButton,
-    QSizePolicy,
-    QTableWidget,
-    QTableWidgetItem,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from signet_desktop.daemon.logring import LogLine, log_ring
+from signet_desktop.daemon.logring import log_ring
 from signet_desktop.domain.events import Event, WorkerStateChanged
-from signet_desktop.service.diagnostics import Check, Level
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.empty_state import Banner
+from signet_desktop.ui.health_cards import (
+    ChecksView,
+    EmbeddingCard,
+    LogView,
+    Section,
+    WorkersCard,
+)
 from signet_desktop.ui.health_report import (
-    LOG_LEVELS,
     CoverageCount,
-    EmbeddingFacts,
     HealthReport,
     LastRun,
-    coverage_text,
     last_run_of,
     read_health,
 )
@@ -70,296 +58,7 @@ REFRESH_ON = frozenset(
         "job.dead",
     }
 )
-DEFAULT_LOG_LEVEL = logging.INFO
 FOLLOW_UP_MARGIN_MS = 500
-MAX_CHECK_ROWS = 14
-MAX_WORKER_ROWS = 6
-_WORKER_COLUMNS = ("Worker", "State", "Last job", "Error")
-
-
-class Section(QFrame):
-    """A titled card: `header` holds the title (add controls beside it), `body` the content."""
-
-    def __init__(self, title: str) -> None:
-        super().__init__()
-        self.setObjectName("healthSection")
-        heading = QLabel(title)
-        heading.setProperty("role", "heading")
-        self.header = QHBoxLayout()
-        self.header.addWidget(heading)
-        self.header.addStretch(1)
-        self.body = QVBoxLayout(self)
-        self.body.setContentsMargins(12, 10, 12, 10)
-        self.body.setSpacing(6)
-        self.body.addLayout(self.header)
-
-
-def level_colour(level: Level) -> QColor:
-    theme = current_theme()
-    return QColor({Level.OK: theme.ok, Level.WARN: theme.warn, Level.FAIL: theme.error}[level])
-
-
-def monospace() -> QFont:
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-
-
-class ChecksView(QTreeWidget):
-    """The doctor's checklist: a coloured ✓ ! ✗ per line, details as muted children."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("healthChecks")
-        self.setColumnCount(2)
-        self.setHeaderHidden(True)
-        self.setRootIsDecorated(False)
-        self.setIndentation(0)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setWordWrap(True)
-        self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.header().setStretchLastSection(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-
-    def sizeHint(self) -> QSize:
-        """Tall enough for every line (up to MAX_CHECK_ROWS; it scrolls beyond)."""
-        rows = min(max(self.topLevelItemCount(), 4), MAX_CHECK_ROWS)
-        row_height = self.sizeHintForRow(0) if self.topLevelItemCount() else 20
-        return QSize(super().sizeHint().width(), rows * max(row_height, 18) + 8)
-
-    def show_checks(self, checks: tuple[Check, ...]) -> None:
-        self.clear()
-        muted = QBrush(QColor(current_theme().muted))
-        for check in checks:
-            item = QTreeWidgetItem(self, [check.level.value, check.text])
-            item.setForeground(0, QBrush(level_colour(check.level)))
-            item.setToolTip(1, check.text)
-            font = item.font(0)
-            font.setBold(True)
-            item.setFont(0, font)
-            for detail in check.details:
-                child = QTreeWidgetItem(self, ["", detail])
-                child.setForeground(1, muted)
-                child.setToolTip(1, detail)
-        self.updateGeometry()
-
-    def texts(self) -> list[str]:
-        """`✓ text` / `    detail` lines, as `signet doctor` prints them (tests, copy)."""
-        lines = []
-        for row in range(self.topLevelItemCount()):
-            item = self.topLevelItem(row)
-            if item is None:
-                continue
-            glyph, text = item.text(0), item.text(1)
-            lines.append(f"{glyph} {text}" if glyph else f"    {text}")
-        return lines
-
-
-class EmbeddingCard(Section):
-    """Model, generation, vector search mode and the coverage bar."""
-
-    def __init__(self) -> None:
-        super().__init__("Embeddings")
-        column = self.body
-        self.model = QLabel("—")
-        self.model.setObjectName("healthModel")
-        self.model.setWordWrap(True)
-        self.generation = QLabel("")
-        self.generation.setProperty("role", "muted")
-        self.generation.setWordWrap(True)
-        self.search = QLabel("")
-        self.search.setProperty("role", "muted")
-        self.search.setWordWrap(True)
-        self.bar = QProgressBar()
-        self.bar.setObjectName("healthCoverage")
-        self.bar.setTextVisible(False)
-        self.coverage = QLabel("")
-        self.coverage.setObjectName("healthCoverageText")
-        row = QHBoxLayout()
-        row.addWidget(self.bar, 1)
-        row.addWidget(self.coverage)
-        column.addWidget(self.model)
-        column.addWidget(self.generation)
-        column.addLayout(row)
-        column.addWidget(self.search)
-
-    def show_facts(self, facts: EmbeddingFacts) -> None:
-        if not facts.configured:
-            self.model.setText("No embedder configured (embedding.provider: none)")
-            self.generation.setText("Recall is keyword-only; memories are stored without vectors.")
-            self.search.setText("")
-            self.set_coverage(0, 0)
-            self.bar.setEnabled(False)
-            return
-        self.bar.setEnabled(True)
-        dims = f" · {facts.dimensions} dimensions" if facts.dimensions else ""
-        self.model.setText(f"{facts.provider} · {facts.model or 'model'}{dims}")
-        generation = (
-            f"generation {facts.generation} ({facts.generation_status})"
-            if facts.generation is not None
-            else "no generation yet"
-        )
-        self.generation.setText(generation)
-        self.search.setText(f"vectorCompleteness: {facts.vector_search}")
-        self.set_coverage(facts.embedded, facts.total)
-
-    def set_coverage(self, embedded: int, total: int) -> None:
-        self.bar.setRange(0, max(total, 1))
-        self.bar.setValue(min(embedded, total) if total else (1 if embedded == total else 0))
-        self.coverage.setText(coverage_text(embedded, total))
-
-
-class WorkersCard(Section):
-    """The hosted workers, the queue and Pause / Resume."""
-
-    def __init__(self) -> None:
-        super().__init__("Workers")
-        column = self.body
-        self.mode = QLabel("")
-        self.mode.setObjectName("healthPipelineMode")
-        self.pause_button = QPushButton("Pause")
-        self.pause_button.setObjectName("healthPause")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setObjectName("healthResume")
-        self.header.addWidget(self.pause_button)
-        self.header.addWidget(self.resume_button)
-        self.table = QTableWidget(0, len(_WORKER_COLUMNS))
-        self.table.setObjectName("healthWorkers")
-        self.table.setHorizontalHeaderLabels(list(_WORKER_COLUMNS))
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.setShowGrid(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.queue = QLabel("")
-        self.queue.setWordWrap(True)
-        self.queue.setProperty("role", "muted")
-        column.addWidget(self.mode)
-        column.addWidget(self.table)
-        column.addWidget(self.queue)
-
-    def set_paused(self, paused: bool, hosted: bool) -> None:
-        if paused:
-            text = "Paused: no new jobs are taken" + ("" if hosted else " (applies at start)")
-        else:
-            text = "Running" if hosted else "Not hosted in this process"
-        self.mode.setText(text)
-        self.pause_button.setEnabled(not paused)
-        self.resume_button.setEnabled(paused)
-
-    def worker_state(self, name: str) -> str:
-        row = self._row_of(name)
-        item = None if row is None else self.table.item(row, 1)
-        return "" if item is None else item.text()
-
-    def set_worker(self, name: str, state: str, error: str | None) -> None:
-        row = self._row_of(name)
-        if row is None:
-            row = self.table.rowCount()
-            self.table.insertRow(row)
-            self.table.setItem(row, 0, QTableWidgetItem(name))
-            self.table.setItem(row, 2, QTableWidgetItem("—"))
-        state_item = QTableWidgetItem(state)
-        level = {"running": Level.OK, "crashed": Level.FAIL}.get(state, Level.WARN)
-        state_item.setForeground(QBrush(level_colour(level)))
-        self.table.setItem(row, 1, state_item)
-        self.table.setItem(row, 3, QTableWidgetItem(error or ""))
-        self._fit_rows()
-
-    def _fit_rows(self) -> None:
-        rows = min(max(self.table.rowCount(), 1), MAX_WORKER_ROWS)
-        height = (
-            self.table.horizontalHeader().height()
-            + rows * self.table.verticalHeader().defaultSectionSize()
-        )
-        self.table.setFixedHeight(height + 2 * self.table.frameWidth())
-
-    def set_last_run(self, name: str, run: LastRun) -> None:
-        row = self._row_of(name)
-        if row is None:
-            return
-        moment = time.strftime("%H:%M:%S", time.localtime(run.at))
-        self.table.setItem(row, 2, QTableWidgetItem(f"{moment} {run.outcome} ({run.job_type})"))
-        if run.error:
-            self.table.setItem(row, 3, QTableWidgetItem(run.error))
-
-    def _row_of(self, name: str) -> int | None:
-        for row in range(self.table.rowCount()):
-            item = self.table.item(row, 0)
-            if item is not None and item.text() == name:
-                return row
-        return None
-
-
-class LogView(Section):
-    """The ring's recent lines at or above the chosen level, newest at the bottom."""
-
-    def __init__(self, bridge: LogBridge) -> None:
-        super().__init__("Recent log")
-        self.bridge = bridge
-        column = self.body
-        self.level = QComboBox()
-        self.level.setObjectName("healthLogLevel")
-        for label, value in LOG_LEVELS:
-            self.level.addItem(label, value)
-        self.level.setCurrentIndex(self.level.findData(DEFAULT_LOG_LEVEL))
-        self.text = QPlainTextEdit()
-        self.text.setObjectName("healthLog")
-        self.text.setReadOnly(True)
-        self.text.setFont(monospace())
-        self.text.setMaximumBlockCount(bridge.ring.capacity)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.empty = QLabel("No log lines at this level yet.")
-        self.empty.setProperty("role", "muted")
-        level_label = QLabel("Level")
-        level_label.setProperty("role", "muted")
-        self.header.addWidget(level_label)
-        self.header.addWidget(self.level)
-        column.addWidget(self.empty)
-        column.addWidget(self.text, 1)
-        self.level.currentIndexChanged.connect(self.reload)
-        bridge.line_logged.connect(self.append)
-        self.reload()
-
-    @property
-    def min_level(self) -> int:
-        return int(self.level.currentData())
-
-    def reload(self) -> None:
-        self.text.clear()
-        for line in self.bridge.ring.lines(self.min_level):
-            self._write(line)
-        self._update_empty()
-
-    def append(self, line: LogLine) -> None:
-        if line.level >= self.min_level:
-            self._write(line)
-            self._update_empty()
-
-    def shown(self) -> list[str]:
-        return [text for text in self.text.toPlainText().splitlines() if text]
-
-    def _write(self, line: LogLine) -> None:
-        theme = current_theme()
-        colour = theme.muted
-        if line.level >= logging.ERROR:
-            colour = theme.error
-        elif line.level >= logging.WARNING:
-            colour = theme.warn
-        moment = time.strftime("%H:%M:%S", time.localtime(line.created))
-        message = line.message + (f" · {line.exception}" if line.exception else "")
-        self.text.appendHtml(
-            f'<span style="color:{theme.muted}">{moment}</span> '
-            f'<span style="color:{colour}">{line.level_name}</span> '
-            f'<span style="color:{theme.muted}">{html.escape(line.logger)}</span> '
-            f"{html.escape(message)}"
-        )
-
-    def _update_empty(self) -> None:
-        self.empty.setVisible(self.text.document().isEmpty())
 
 
 class HealthPane(PaneWidget):
@@ -460,6 +159,7 @@ class HealthPane(PaneWidget):
             read_health,
             self.context.service,
             self.context.workspace,
+            self.context.agent_id,
             done=self._show,
             failed=self._failed,
         )
@@ -474,10 +174,16 @@ class HealthPane(PaneWidget):
         if not self.coverage.reading(report.embedding, time.monotonic()):
             self.embedding.set_coverage(self.coverage.embedded, self.coverage.total)
         self.workers.set_paused(report.paused, report.hosted)
+        for name, run in report.last_runs.items():
+            heard = self._last_runs.get(name)
+            if heard is None or heard.at < run.at:
+                self._last_runs[name] = run
         for worker in report.workers:
             self.workers.set_worker(worker.name, worker.state, worker.error)
             if worker.name in self._last_runs:
                 self.workers.set_last_run(worker.name, self._last_runs[worker.name])
+            elif not worker.job_types:
+                self.workers.set_no_jobs(worker.name)
         queue = report.queue
         self.workers.queue.setText(
             "Queue: " + " · ".join(f"{queue[state]:,} {state}" for state in queue)
@@ -562,5 +268,5 @@ PANE = PaneSpec(
     icon="health.svg",
     order=90,
     factory=HealthPane,
-    shortcut="Ctrl+9",
+    shortcut="Ctrl+0",
 )

@@ -1,4 +1,4 @@
-"""The Map pane (Ctrl+8): a scatter of the agent's embeddings, PCA at once, UMAP when computed.
+"""The Map pane (Ctrl+9): a scatter of the agent's embeddings, PCA at once, UMAP when computed.
 
 The layout comes from `service.projection` off the GUI thread: PCA is there at once, UMAP runs
 in a background process (progress bar, Cancel) and is cached. Points are coloured by type,
@@ -580,5 +580,5 @@ PANE = PaneSpec(
     icon="map.svg",
     order=80,
     factory=MapPane,
-    shortcut="Ctrl+8",
+    shortcut="Ctrl+9",
 )

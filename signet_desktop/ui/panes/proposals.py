@@ -550,4 +550,5 @@ PANE = PaneSpec(
     icon="proposals.svg",
     order=55,
     factory=ProposalsPane,
+    shortcut="Ctrl+6",
 )

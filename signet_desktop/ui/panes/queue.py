@@ -468,5 +468,5 @@ PANE = PaneSpec(
     icon="queue.svg",
     order=60,
     factory=QueuePane,
-    shortcut="Ctrl+6",
+    shortcut="Ctrl+7",
 )

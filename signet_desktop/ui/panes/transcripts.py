@@ -40,7 +40,7 @@ from signet_desktop.ui.hit_format import relative_date
 from signet_desktop.ui.import_panel import ImportPanel
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.transcript_format import count_text, excerpt_html
+from signet_desktop.ui.transcript_format import count_text, excerpt_html, hits_text
 from signet_desktop.ui.transcript_list import SessionDelegate, SessionFilter, SessionListModel
 from signet_desktop.ui.transcript_view import TranscriptView
 from signet_desktop.ui.widgets import single_shot, title_row
@@ -370,12 +370,7 @@ class TranscriptsPane(PaneWidget):
             self.results.setItemWidget(item, label)
             item.setSizeHint(label.sizeHint())
         self.results.blockSignals(False)
-        if hits:
-            plural = "session matches" if len(hits) == 1 else "sessions match"
-            shown = f"{len(hits)} {plural}"
-        else:
-            shown = "No session mentions"
-        self.results_label.setText(f"{shown} “{query}”")
+        self.results_label.setText(hits_text(len(hits), query, MAX_SEARCH_LIMIT))
 
     def _on_result_row(self, row: int) -> None:
         item = self.results.item(row)
