@@ -24,7 +24,11 @@ pytestmark = pytest.mark.slow
 
 CHUNK_SIZE = 400
 DOCS = 2
+# No embedder: chunk vectors follow the acknowledgement on their own path (the crash and
+# vector tests cover it), and loading the model twice a case only took CPU from the steps
+# under test.
 AGENT_YAML = (
+    "embedding:\n  provider: none\n"
     "memory:\n  pipelineV2:\n    worker:\n      pollMs: 200\n"
     f"    documents:\n      chunkSize: {CHUNK_SIZE}\n      chunkOverlap: 40\n"
 )
