@@ -69,7 +69,7 @@ def bind_memory_extraction(
         file = paths.root / "agent.yaml"
         text = _block(target, agent)
         _checked(text, file, target, agent)
-        _write(file, text, create_root=True)
+        _write(file, text)
         return BindingResult(file, "created", target)
     text = _read(file)
     data = parse_yaml(text).data
@@ -190,9 +190,9 @@ def _read(file: Path) -> str:
         raise BindingError(f"cannot read {file}: {exc}") from None
 
 
-def _write(file: Path, text: str, *, create_root: bool = False) -> None:
+def _write(file: Path, text: str) -> None:
     try:
-        write_atomic(file, text, create_root=create_root)
+        write_atomic(file, text)
     except ConfigWriteError as exc:
         raise BindingError(str(exc)) from None
 

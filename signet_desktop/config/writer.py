@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +21,12 @@ from typing import Any
 
 import yaml
 
+from signet_desktop.config.atomic import replace_file
 from signet_desktop.config.loader import ConfigError, LoadedConfig, load_config, parse_config_text
 from signet_desktop.config.source import YamlSyntaxError, parse_yaml
 from signet_desktop.config.workspace import WorkspacePaths
 
 BACKUP_SUFFIX = ".bak"
-NEW_FILE_MODE = 0o600
 DEFAULT_FILE_NAME = "agent.yaml"
 
 Changes = Mapping[str, object]  # "auth.mode" -> "team"; None removes the key
@@ -109,31 +107,18 @@ def write_config_text(paths: WorkspacePaths, text: str) -> WriteResult:
             shutil.copy2(file.resolve(), backup)
         except OSError as exc:
             raise ConfigWriteError(f"not saved: cannot back up {file} to {backup}: {exc}") from None
-    write_atomic(file, text, create_root=True)
+    write_atomic(file, text)
     return WriteResult(file, True, backup, dataclasses.replace(loaded, path=file))
 
 
-def write_atomic(file: Path, text: str, *, create_root: bool = False) -> None:
+def write_atomic(file: Path, text: str) -> None:
     """Replace `file` atomically, keeping its mode; through a symlink, edit what it points at.
     Raises ConfigWriteError (the file is then untouched)."""
     real = file.resolve() if file.is_symlink() else file
     try:
-        if create_root:
-            real.parent.mkdir(parents=True, exist_ok=True)
-        mode = real.stat().st_mode & 0o7777 if real.exists() else NEW_FILE_MODE
-        fd, temp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+        replace_file(real, text)
     except OSError as exc:
-        raise ConfigWriteError(f"cannot write {file}: {exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, real)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise ConfigWriteError(f"cannot write {file}: {exc}") from None
+        raise ConfigWriteError(f"not saved: cannot write {file}: {exc}") from None
 
 
 def _parent(data: dict[str, Any], keys: list[str], dotted: str) -> dict[str, Any]:
