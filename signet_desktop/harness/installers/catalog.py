@@ -15,6 +15,7 @@ from signet_desktop.harness.installers import claude_code, codex, opencode, prob
 from signet_desktop.harness.installers.files import Locations, Plan
 
 HARNESSES = ("claude-code", "codex", "opencode")
+BINARIES = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}  # its command
 LABELS = {"claude-code": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
 STATUS: Mapping[str, Callable[[Locations], dict[str, Any]]] = {
     "claude-code": claude_code.status,
