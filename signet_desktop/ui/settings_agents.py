@@ -44,7 +44,7 @@ def state_text(agent: AgentFacts) -> tuple[str, str]:
     if agent.error:
         return f"config unreadable: {agent.error}", "error"
     if not agent.connected:
-        return "not connected", "warn"
+        return "not connected", "warn" if agent.binary is not None else ""
     parts = []
     if agent.hooks != "none":
         parts.append(f"{agent.hooks} hooks")

@@ -95,7 +95,8 @@ class DreamingSection(Section):
         form.addRow("Provider", self.provider)
         form.addRow("Endpoint", self.endpoint)
         form.addRow("Model", self.model)
-        form.addRow("API key", row_of(self.key, self.secret, stretch=False))
+        self.key_row = row_of(self.key, self.secret, stretch=False)
+        form.addRow("API key", self.key_row)
         self.form = form
         holder = QWidget()
         holder.setLayout(form)
@@ -124,6 +125,8 @@ class DreamingSection(Section):
             self.endpoint.setText(facts.endpoint)
             self.model.setText(facts.model)
             self.secret.setText(facts.secret)
+        else:
+            self._provider_changed()  # the usual secret name of the first provider
         (self.use_http if facts.kind == "http" else self.use_harness).setChecked(True)
         self._choice_changed()
         self._key_hint()
@@ -132,9 +135,9 @@ class DreamingSection(Section):
 
     def _choice_changed(self) -> None:
         harness = self.use_harness.isChecked()
-        self.harness.setEnabled(harness)
-        for widget in (self.provider, self.endpoint, self.model, self.key, self.secret):
-            widget.setEnabled(not harness)
+        self.form.setRowVisible(self.harness, harness)
+        for widget in (self.provider, self.endpoint, self.model, self.key_row):
+            self.form.setRowVisible(widget, not harness)
 
     def _provider_changed(self) -> None:
         executor = str(self.provider.currentData())

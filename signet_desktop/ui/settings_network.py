@@ -60,7 +60,7 @@ class NetworkSection(Section):
         self.address = QLineEdit()
         self.address.setObjectName("networkAddress")
         self.address.setReadOnly(True)
-        self.body.addWidget(row_of(self.address, stretch=False))
+        self.body.addWidget(row_of(self.address))
         self.body.addWidget(muted(BIND_NOTE))
         self.mode = QComboBox()
         self.mode.setObjectName("authMode")
