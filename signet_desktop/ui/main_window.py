@@ -194,7 +194,7 @@ class MainWindow(QMainWindow):
                 QShortcut(QKeySequence(sequence), self, _shower(self, spec.key))
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange:  # a theme chosen in Settings
+        if event.type() == QEvent.Type.PaletteChange:  # e.g. a theme chosen in Settings
             for row, spec in enumerate(self.specs):  # line icons are drawn in its colour
                 self.rail.item(row).setIcon(icon(spec.icon))
             self.search_button.setIcon(icon("search"))

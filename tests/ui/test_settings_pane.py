@@ -11,15 +11,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from signet_desktop.config import WorkspacePaths, describe_config, load_config
 from signet_desktop.ui.diff_dialog import DiffDialog
+from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.pane import PaneContext, discover_panes, pane_shortcuts
 from signet_desktop.ui.panes.settings import PANE, SettingsPane
 from signet_desktop.ui.settings import ShellSettings
-from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.style import apply_style, current_theme
 from tests.support.fake_llm import FakeLLM, reply
 from tests.ui.test_health_pane import wait_until
 
@@ -306,3 +308,30 @@ def test_the_confirmation_shows_the_diff_and_defaults_to_cancel(qtbot: QtBot) ->
     assert cancel.isDefault()
     cancel.click()
     assert dialog.result() == QDialog.DialogCode.Rejected
+
+
+def test_a_chosen_theme_recolours_the_rail_icons(
+    qtbot: QtBot, pane_context: PaneContext, tmp_path: Path, qt_loop: asyncio.AbstractEventLoop
+) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    window = MainWindow(
+        pane_context.service,
+        events=pane_context.events,
+        settings=ShellSettings.at(tmp_path / "window.ini"),
+        specs=[PANE],
+    )
+    qtbot.addWidget(window)
+
+    def drawn() -> QImage:
+        return window.rail.item(0).icon().pixmap(24, 24).toImage()
+
+    before = drawn()
+    other = "dark" if current_theme().name == "light" else "light"
+    try:
+        apply_style(app, other)
+        qtbot.waitUntil(lambda: drawn() != before)
+    finally:
+        apply_style(app, "system")
+    qtbot.waitUntil(lambda: drawn() == before)
+    window.shutdown()
