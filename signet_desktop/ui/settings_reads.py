@@ -82,12 +82,18 @@ class SettingsSnapshot:
     embedding: EmbeddingStatus
     saved_embedding: str  # "native · all-MiniLM-L6-v2" as agent.yaml says
     network: NetworkFacts
+    found: tuple[Harness, ...] = ()  # every harness found on this machine
 
 
 def read_settings(
-    service: SignetService, workspace: Path, env: Mapping[str, str], url: str
+    service: SignetService,
+    workspace: Path,
+    env: Mapping[str, str],
+    url: str,
+    found: tuple[Harness, ...] | None = None,
 ) -> SettingsSnapshot:
-    """One read of everything (runs harness `--version` checks: call it off the GUI thread)."""
+    """One read of everything, off the GUI thread; `found` (the harnesses found by an earlier
+    read) spares each harness's `--version` run, which None does afresh."""
     paths = WorkspacePaths.for_root(workspace)
     error = None
     try:
@@ -101,8 +107,9 @@ def read_settings(
     runtime = _mapping(board.get("runtime"))
     auth = _mapping(_mapping(running).get("auth"))
     embedding = config.embedding
-    path_var, home = search_env(env)
-    found = discover(path_var=path_var, home=home)  # each binary's bounded `--version`
+    if found is None:
+        path_var, home = search_env(env)
+        found = discover(path_var=path_var, home=home)  # each binary's bounded `--version`
     return SettingsSnapshot(
         config_path=config_path(paths),
         config_error=error,
@@ -120,6 +127,7 @@ def read_settings(
             tokens=tuple(service.tokens.list()),
             now=service.tokens.now(),
         ),
+        found=found,
     )
 
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from signet_desktop.inference.harness_discovery import Harness
 from signet_desktop.ui.diff_dialog import ask_with_diff
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
@@ -43,7 +44,6 @@ FRAME = Frame(
     empty_hint="The message above says why.",
     read_error="The settings could not be read",
     notice_name="settingsNotice",
-    refresh_on=("secret.",),
 )
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 Confirm = Callable[[str, str, str], bool]
@@ -82,6 +82,7 @@ class SettingsPane(FramedPane):
             self, title, lead, details
         )
         self.snapshot: SettingsSnapshot | None = None
+        self.found: tuple[Harness, ...] | None = None  # harnesses found on this visit
         self.restart = muted(name="settingsRestart")
         self.agents = AgentsSection(self)
         self.dreaming = DreamingSection(self)
@@ -114,12 +115,18 @@ class SettingsPane(FramedPane):
 
     # -- reading ---------------------------------------------------------------------------
 
+    def activated(self) -> None:
+        self.found = None  # look for the harnesses again on each visit (one `--version` each)
+        super().activated()
+
     def reader(self) -> Callable[[], SettingsSnapshot]:
         service, workspace, env, url = self.service, self.workspace, dict(self.env), self.url
-        return lambda: read_settings(service, workspace, env, url)
+        found = self.found
+        return lambda: read_settings(service, workspace, env, url, found)
 
     def show_snapshot(self, snapshot: SettingsSnapshot) -> None:
         self.snapshot = snapshot
+        self.found = snapshot.found
         self.show_listing(False, str(snapshot.config_path))
         if snapshot.config_error is not None:
             self.restart.setText(
