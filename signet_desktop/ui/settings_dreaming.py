@@ -89,6 +89,7 @@ class DreamingSection(Section):
         self.test.setToolTip("One real call to what agent.yaml now sends Dreaming to")
         self.test.clicked.connect(self.run_test)
         self.outcome = muted(name="dreamingOutcome")
+        self.outcome.hide()  # until there is something to say
         form = QFormLayout()
         form.addRow("Runs on", row_of(self.use_harness, self.use_http))
         form.addRow("Harness", self.harness)
@@ -171,17 +172,21 @@ class DreamingSection(Section):
         if self.use_harness.isChecked():
             agent = str(self.harness.currentData() or "")
             if not agent:
-                self.outcome.setText("No harness to use: install one, or choose a provider.")
+                self._tell("No harness to use: install one, or choose a provider.")
                 return
             self.host.act(
                 lambda: bind_memory_extraction(paths, agent, replace=True),
-                lambda result: f"Dreaming runs on {agent} ({result.action}). {RESTART_NOTE}",
+                lambda result: (
+                    f"Dreaming runs on {agent} ({result.action}"
+                    + (f"; it ran on {result.previous} before" if result.previous else "")
+                    + f"). {RESTART_NOTE}"
+                ),
             )
             return
         try:
             work = self._http_save(paths)
         except ValueError as exc:
-            self.outcome.setText(str(exc))
+            self._tell(str(exc))
             return
         self.host.act(work, self._saved)
 
@@ -218,7 +223,7 @@ class DreamingSection(Section):
 
     def run_test(self) -> None:
         paths, env = self._paths(), self.host.env
-        self.outcome.setText("Testing… (one real call; up to 30 s)")
+        self._tell("Testing… (one real call; up to 30 s)")
         self.test.setEnabled(False)
 
         def trial() -> TrialOutcome:
@@ -228,13 +233,17 @@ class DreamingSection(Section):
 
         self.host.act(trial, self._tested)
 
+    def _tell(self, text: str, state: str = "") -> None:
+        self.outcome.setText(text)
+        self.outcome.setProperty("state", state)
+        self.outcome.style().unpolish(self.outcome)
+        self.outcome.style().polish(self.outcome)
+        self.outcome.show()
+
     def _tested(self, outcome: TrialOutcome) -> str:
         self.test.setEnabled(True)
         mark = "✔" if outcome.ok else "✘"
-        self.outcome.setText(f"{mark} {outcome.text}")
-        self.outcome.setProperty("state", "ok" if outcome.ok else "error")
-        self.outcome.style().unpolish(self.outcome)
-        self.outcome.style().polish(self.outcome)
+        self._tell(f"{mark} {outcome.text}", "ok" if outcome.ok else "error")
         return "Test passed." if outcome.ok else "Test failed: see Dreaming."
 
 
