@@ -21,7 +21,7 @@ from signet_desktop.harness.installers.catalog import (
 )
 from signet_desktop.harness.installers.files import DEFAULT_URL, Locations, Plan, apply, diff
 from signet_desktop.harness.installers.ledger import InstallLedger
-from signet_desktop.ui.settings_form import Section, SettingsHost, muted
+from signet_desktop.ui.settings_form import Section, SettingsHost, muted, set_state
 from signet_desktop.ui.settings_reads import AgentFacts
 
 LEAD = (
@@ -81,9 +81,7 @@ class AgentsSection(Section):
             found.setText(found_text(agent))
             words, level = state_text(agent)
             state.setText(words)
-            state.setProperty("state", level)
-            state.style().unpolish(state)
-            state.style().polish(state)
+            set_state(state, level)
             buttons[0].setEnabled(agent.error is None)
             buttons[1].setEnabled(agent.connected)
 

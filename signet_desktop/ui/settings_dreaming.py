@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from signet_desktop.config import WorkspacePaths, load_config
+from signet_desktop.config import ConfigError, WorkspacePaths, load_config
 from signet_desktop.config.inference_binding import bind_memory_extraction, http_binding
 from signet_desktop.config.writer import update_config
 from signet_desktop.domain.errors import InvalidInput
@@ -30,7 +30,14 @@ from signet_desktop.inference.trial import TrialOutcome, try_workload
 from signet_desktop.inference.workloads import secrets_dir_for
 from signet_desktop.service.secrets import check_name, check_value
 from signet_desktop.ui.memory_format import INSPECTOR_ACTOR
-from signet_desktop.ui.settings_form import RESTART_NOTE, Section, SettingsHost, muted, row_of
+from signet_desktop.ui.settings_form import (
+    RESTART_NOTE,
+    Section,
+    SettingsHost,
+    muted,
+    row_of,
+    set_state,
+)
 from signet_desktop.ui.settings_reads import DreamingFacts
 
 LEAD = (
@@ -227,7 +234,10 @@ class DreamingSection(Section):
         self.test.setEnabled(False)
 
         def trial() -> TrialOutcome:
-            inference = load_config(paths).config.inference
+            try:
+                inference = load_config(paths).config.inference
+            except ConfigError as exc:
+                return TrialOutcome(False, f"agent.yaml does not load: {exc}")
             secrets = secrets_dir_for(paths.root)
             return try_workload(inference, "memory_extraction", env=env, secrets_dir=secrets)
 
@@ -235,9 +245,7 @@ class DreamingSection(Section):
 
     def _tell(self, text: str, state: str = "") -> None:
         self.outcome.setText(text)
-        self.outcome.setProperty("state", state)
-        self.outcome.style().unpolish(self.outcome)
-        self.outcome.style().polish(self.outcome)
+        set_state(self.outcome, state)
         self.outcome.show()
 
     def _tested(self, outcome: TrialOutcome) -> str:

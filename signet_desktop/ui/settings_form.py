@@ -76,3 +76,10 @@ def row_of(*widgets: QWidget, stretch: bool = True) -> QWidget:
     if stretch:
         layout.addStretch(1)
     return holder
+
+
+def set_state(label: QLabel, state: str) -> None:
+    """Colour `label` as ok, warn or error ("" for plain) through the stylesheet."""
+    label.setProperty("state", state)
+    label.style().unpolish(label)
+    label.style().polish(label)

@@ -296,6 +296,10 @@ def test_a_config_that_does_not_load_is_said_and_never_rewritten(pane: SettingsP
     pane.network.save()
     wait_until(lambda: "fix it first" in pane.banner.text)
     assert agent_yaml(pane).read_bytes() == before
+    pane.dreaming.test.click()
+    wait_until(lambda: pane.dreaming.outcome.text().startswith("✘"))
+    assert "agent.yaml does not load" in pane.dreaming.outcome.text()
+    assert pane.dreaming.test.isEnabled()
 
 
 def test_the_confirmation_shows_the_diff_and_defaults_to_cancel(qtbot: QtBot) -> None:

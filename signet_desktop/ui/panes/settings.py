@@ -31,7 +31,7 @@ from signet_desktop.ui.settings import THEMES
 from signet_desktop.ui.settings_agents import AgentsSection
 from signet_desktop.ui.settings_dreaming import DreamingSection
 from signet_desktop.ui.settings_embedder import EmbedderSection
-from signet_desktop.ui.settings_form import RESTART_NOTE, Section, muted, row_of
+from signet_desktop.ui.settings_form import RESTART_NOTE, Section, muted, row_of, set_state
 from signet_desktop.ui.settings_network import NetworkSection
 from signet_desktop.ui.settings_reads import SettingsSnapshot, read_settings
 from signet_desktop.ui.style import apply_style
@@ -133,20 +133,18 @@ class SettingsPane(FramedPane):
                 "agent.yaml does not load, so nothing is saved to it until it is fixed: "
                 f"{snapshot.config_error}"
             )
-            self.restart.setProperty("state", "error")
+            set_state(self.restart, "error")
         elif snapshot.pending_restart:
             self.restart.setText(
                 f"agent.yaml has saved changes the daemon has not loaded. {RESTART_NOTE}"
             )
-            self.restart.setProperty("state", "warn")
+            set_state(self.restart, "warn")
         else:
             self.restart.setText(
                 "Changes to agent.yaml are validated, backed up (agent.yaml.bak) and apply at "
                 "the daemon's next start; tokens, keys, installs and the theme apply at once."
             )
-            self.restart.setProperty("state", "")
-        self.restart.style().unpolish(self.restart)
-        self.restart.style().polish(self.restart)
+            set_state(self.restart, "")
         self.agents.show_agents(snapshot.agents)
         self.dreaming.show_facts(snapshot.dreaming)
         self.embedder.show_status(snapshot.embedding, snapshot.saved_embedding)
