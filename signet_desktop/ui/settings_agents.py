@@ -159,7 +159,8 @@ def _applied(label: str, plan: Plan, backups: list[object], uninstall: bool) -> 
     done = "Uninstalled from" if uninstall else "Installed into"
     count = len(plan.pending)
     kept = f"; {len(backups)} backup(s) kept" if backups else ""
-    return f"{done} {label}: {count} file(s) written{kept}. New {label} sessions use it."
+    after = "run without Signet" if uninstall else "use Signet"
+    return f"{done} {label}: {count} file(s) written{kept}. New {label} sessions {after}."
 
 
 def _bound(slot: Callable[[str, str], None], name: str, label: str) -> Callable[[], None]:
