@@ -9,12 +9,17 @@ per harness what is connected and whether the daemon answers.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from signet_desktop.cli.context import CliContext, ExitCode, Subparsers, add_command
 from signet_desktop.client.daemon import DaemonClient, DaemonResponseError, DaemonUnreachable
-from signet_desktop.harness.installers import claude_code, codex, opencode, probe
+from signet_desktop.harness.installers.catalog import (
+    HARNESSES,
+    check,
+    plan_install,
+    plan_uninstall,
+    status_rows,
+)
 from signet_desktop.harness.installers.files import (
     BACKUP_SUFFIX,
     ConfigFileError,
@@ -26,15 +31,8 @@ from signet_desktop.harness.installers.files import (
 )
 from signet_desktop.harness.installers.ledger import InstallLedger
 
-HARNESSES = ("claude-code", "codex", "opencode")
 ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "open-code": "opencode"}
 STATUS_TIMEOUT_S = 2.0
-STATUS: Mapping[str, Callable[[Locations], dict[str, Any]]] = {
-    "claude-code": claude_code.status,
-    "codex": codex.status,
-    "opencode": opencode.status,
-}
-
 INSTALL_EXAMPLES = """\
   signet install claude-code --dry-run   # show the diff, write nothing
   signet install claude-code             # `signet hook` command hooks + MCP server
@@ -112,26 +110,6 @@ def register(subparsers: Subparsers) -> None:
     uninstall.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
 
 
-def plan_install(
-    name: str, locations: Locations, url: str, http_hooks: bool = False, wrapper: bool = True
-) -> Plan:
-    """The install plan of one harness; everything it writes calls the daemon at `url`."""
-    if name == "claude-code":
-        return claude_code.plan_install(locations, claude_code.Options(url, http_hooks))
-    if name == "codex":
-        return codex.plan_install(locations, url, wrapper=wrapper)
-    return opencode.plan_install(locations, url)
-
-
-def plan_uninstall(name: str, locations: Locations) -> Plan:
-    """The uninstall plan of one harness."""
-    if name == "claude-code":
-        return claude_code.plan_uninstall(locations)
-    if name == "codex":
-        return codex.plan_uninstall(locations)
-    return opencode.plan_uninstall(locations)
-
-
 def run_install(args: argparse.Namespace, ctx: CliContext) -> int:
     """`signet install`."""
     if args.status:
@@ -206,11 +184,6 @@ def _carry_out(
     return ExitCode.OK
 
 
-def status_rows(locations: Locations) -> list[tuple[str, dict[str, Any]]]:
-    """(harness, facts) for every harness."""
-    return [(name, STATUS[name](locations)) for name in HARNESSES]
-
-
 def _daemon_state(client: DaemonClient) -> str:
     try:
         health = client.get("/health")
@@ -222,14 +195,6 @@ def _daemon_state(client: DaemonClient) -> str:
     return f"reachable ({state})"
 
 
-def _url_of(argv: list[str]) -> str | None:
-    """The `--url` a written command passes (None: the default resolution)."""
-    for index, word in enumerate(argv[:-1]):
-        if word == "--url":
-            return argv[index + 1]
-    return None
-
-
 def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
     """`signet install --status`: per harness what is written, and whether each written
     command starts from this environment (hooks: `hook --help`; MCP: a real `initialize`)."""
@@ -238,32 +203,10 @@ def run_status(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(f"daemon {url}: {_daemon_state(client)}")
     broken = 0
     for name, facts in status_rows(Locations.from_env(ctx.env)):
-        found = "found" if facts.get("found") else "not found"
-        ctx.print(f"{name}: config {facts['config']} ({found})")
-        if "error" in facts:
-            ctx.print(f"  error: {facts['error']}")
-            continue
-        ctx.print(f"  hooks: {facts.get('hooks', 'none')}")
-        commands = [list(argv) for argv in facts.get("hook_commands", []) if argv]
-        for program in dict.fromkeys(argv[0] for argv in commands):
-            result = probe.command_starts([program], ctx.env)
-            broken += not result.ok
-            ctx.print(f"    hook command: {'ok' if result.ok else 'FAILS'} ({result.detail})")
-        targets = {target for argv in commands if (target := _url_of(argv)) is not None}
-        for target in sorted(targets - {url}):
-            ctx.print(f"    note: the hooks call {target}, not {url}")
-        if not facts.get("mcp"):
-            ctx.print("  MCP server signet: no")
-        elif facts.get("mcp_argv"):
-            result = probe.mcp_initialize(facts["mcp_argv"], ctx.env, facts.get("mcp_env"))
-            broken += not result.ok
-            state = "yes, starts" if result.ok else "written, but FAILS to start"
-            ctx.print(f"  MCP server signet: {state} ({result.detail})")
-        else:
-            ctx.print("  MCP server signet: written, with no command")
-            broken += 1
-        if facts.get("note"):
-            ctx.print(f"  note: {facts['note']}")
+        result = check(name, facts, ctx.env, url)
+        broken += result.broken
+        for line in result.lines:
+            ctx.print(line)
     if broken:
         ctx.print(f"{broken} written command(s) do not start: run `signet install <harness>` again")
         return ExitCode.FAILURE

@@ -11,9 +11,7 @@ the config loader before anything is written, and is written atomically (same mo
 from __future__ import annotations
 
 import copy
-import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +23,12 @@ from signet_desktop.config.loader import ConfigError, load_config, parse_config_
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.source import parse_yaml
 from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.config.writer import ConfigWriteError, write_atomic
 
 DEFAULT_TARGET = "claude-code"
+HTTP_TARGET = "dreaming-http"  # the target (and account) an HTTP provider is written as
 WORKLOAD_KEY = "memoryExtraction"
 _WORKLOAD_KEYS = (WORKLOAD_KEY, "memory_extraction")  # the loader accepts either spelling
-_NEW_FILE_MODE = 0o600
 _HEADER = "# Dreaming runs through an agent harness (written by `signet dream setup`).\n"
 
 
@@ -70,7 +69,7 @@ def bind_memory_extraction(
         file = paths.root / "agent.yaml"
         text = _block(target, agent)
         _checked(text, file, target, agent)
-        _write(file, text, create_root=True)
+        _write(file, text)
         return BindingResult(file, "created", target)
     text = _read(file)
     data = parse_yaml(text).data
@@ -191,23 +190,34 @@ def _read(file: Path) -> str:
         raise BindingError(f"cannot read {file}: {exc}") from None
 
 
-def _write(file: Path, text: str, *, create_root: bool = False) -> None:
-    """Replace `file` atomically, keeping its mode; through a symlink, edit what it points at."""
-    real = file.resolve() if file.is_symlink() else file
+def _write(file: Path, text: str) -> None:
     try:
-        if create_root:
-            real.parent.mkdir(parents=True, exist_ok=True)
-        mode = real.stat().st_mode & 0o7777 if real.exists() else _NEW_FILE_MODE
-        fd, temp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
-    except OSError as exc:
-        raise BindingError(f"cannot write {file}: {exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, real)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise BindingError(f"cannot write {file}: {exc}") from None
+        write_atomic(file, text)
+    except ConfigWriteError as exc:
+        raise BindingError(str(exc)) from None
+
+
+def http_binding(
+    provider: str,
+    model: str,
+    *,
+    endpoint: str | None = None,
+    secret: str | None = None,
+    target: str = HTTP_TARGET,
+) -> dict[str, object]:
+    """The agent.yaml changes (dotted key -> value, None removes) that send Dreaming to an
+    HTTP provider: an account whose key is `$secret:NAME` (the secret store holds the value),
+    a target with the one model, and memoryExtraction bound to it."""
+    executor: dict[str, object] = {"executor": provider, "models": {model: {}}}
+    if endpoint:
+        executor["endpoint"] = endpoint
+    account: dict[str, object] | None = None
+    if secret:
+        account = {"provider": provider, "apiKey": f"$secret:{secret}"}
+        executor["account"] = target
+    return {
+        f"inference.accounts.{target}": account,
+        f"inference.targets.{target}": executor,
+        f"inference.workloads.{WORKLOAD_KEY}": {"target": target},
+        "inference.workloads.memory_extraction": None,
+    }

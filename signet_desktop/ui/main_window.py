@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
             workspace=Path(workspace),
             url=url,
             agent_id=agent_id,
+            settings=settings,
         )
         self.panes: dict[str, QWidget] = {}  # built lazily: a PaneWidget, or its failure
         self.current_key: str | None = None
@@ -191,6 +192,13 @@ class MainWindow(QMainWindow):
             sequence = self.shortcut_of(index)
             if sequence:
                 QShortcut(QKeySequence(sequence), self, _shower(self, spec.key))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # e.g. a theme chosen in Settings
+            for row, spec in enumerate(self.specs):  # line icons are drawn in its colour
+                self.rail.item(row).setIcon(icon(spec.icon))
+            self.search_button.setIcon(icon("search"))
+        super().changeEvent(event)
 
     def shortcut_of(self, index: int) -> str | None:
         """The rail row's key sequence (`pane_shortcuts`: its own, else a free Ctrl+digit)."""

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QWidget
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class PaneContext:
     workspace: Path
     url: str = ""
     agent_id: str = DEFAULT_AGENT_ID
+    settings: ShellSettings | None = None  # what the window remembers (theme); None in tests
 
 
 class PaneWidget(QWidget):

@@ -1,8 +1,9 @@
 """The inspector's look: one light and one dark theme, chosen from the system palette.
 
-The stylesheet is generated from a `Theme` (a handful of named colours and a type scale) so
-panes style themselves with object names and properties (`role="muted"`, `banner="error"`)
-instead of colours of their own. Icons take `Theme.icon` as their line colour.
+The theme follows the system palette unless the user chose light or dark (Settings, kept in
+`ShellSettings`). The stylesheet is generated from a `Theme` (a handful of named colours and a
+type scale) so panes style themselves with object names and properties (`role="muted"`,
+`banner="error"`) instead of colours of their own. Icons take `Theme.icon` as their line colour.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 BASE_POINT_SIZE = 10  # body text; titles scale from it
@@ -148,6 +149,12 @@ QFrame#banner[banner="error"] {{ background: {t.error_surface}; border: 1px soli
 QFrame#banner[banner="warn"] {{ background: {t.warn_surface}; border: 1px solid {t.warn};
     border-radius: 6px; }}
 QFrame#banner QLabel {{ color: {t.text}; }}
+QFrame[card="true"] {{ background: {t.surface}; border: 1px solid {t.border};
+    border-radius: 8px; }}
+QFrame[card="true"] QLabel {{ background: transparent; }}
+QLabel[state="ok"] {{ color: {t.ok}; }}
+QLabel[state="warn"] {{ color: {t.warn}; }}
+QLabel[state="error"] {{ color: {t.error}; }}
 QFrame#emptyState QLabel#emptyTitle {{ font-size: {BASE_POINT_SIZE + 4}pt; font-weight: 600; }}
 QFrame#emptyState QLabel#emptyHint {{ color: {t.muted}; }}
 QDialog#commandPalette {{ background: {t.surface}; border: 1px solid {t.border};
@@ -171,8 +178,45 @@ QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; }}
 """
 
 
-def apply_style(app: QApplication) -> Theme:
-    """Style `app` after its current (system) palette; returns the theme used."""
+def palette_of(theme: Theme) -> QPalette:
+    """A palette of the theme's colours (what a light or dark desktop hands Qt)."""
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: theme.window,
+        QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.Base: theme.surface,
+        QPalette.ColorRole.AlternateBase: theme.window,
+        QPalette.ColorRole.Text: theme.text,
+        QPalette.ColorRole.Button: theme.surface,
+        QPalette.ColorRole.ButtonText: theme.text,
+        QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.HighlightedText: theme.accent_text,
+        QPalette.ColorRole.ToolTipBase: theme.surface,
+        QPalette.ColorRole.ToolTipText: theme.text,
+        QPalette.ColorRole.PlaceholderText: theme.muted,
+    }
+    for role, colour in roles.items():
+        palette.setColor(role, QColor(colour))
+    return palette
+
+
+class _Desktop:
+    """The system palette, kept while a chosen theme replaces it (so "system" restores it)."""
+
+    palette: QPalette | None = None
+
+
+def apply_style(app: QApplication, choice: str = "system") -> Theme:
+    """Style `app`: "light" or "dark" sets that theme's palette, "system" follows the
+    desktop's (restoring it after a chosen one); returns the theme used."""
+    forced = {"light": LIGHT, "dark": DARK}.get(choice)
+    if forced is not None:
+        if _Desktop.palette is None:
+            _Desktop.palette = QPalette(app.palette())
+        app.setPalette(palette_of(forced))
+    elif _Desktop.palette is not None:
+        app.setPalette(_Desktop.palette)
+        _Desktop.palette = None
     theme = theme_for(app.palette())
     font = app.font()
     if font.pointSize() < BASE_POINT_SIZE:

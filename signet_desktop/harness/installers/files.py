@@ -15,14 +15,13 @@ import difflib
 import json
 import os
 import shutil
-import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from signet_desktop.config.atomic import replace_file
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
 from signet_desktop.harness.installers.json_edit import JsoncError, loads, patched
 
@@ -260,19 +259,4 @@ def apply(plan: Plan, log: WriteLog | None = None, *, uninstall: bool = False) -
 
 def write_atomic(path: Path, text: str, mode: int | None = None) -> None:
     """Replace `path` with `text` in one rename; keeps the old file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        keep = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        keep = NEW_FILE_MODE if mode is None else mode
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, keep)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text, NEW_FILE_MODE if mode is None else mode)
