@@ -148,6 +148,9 @@ QFrame#banner[banner="error"] {{ background: {t.error_surface}; border: 1px soli
 QFrame#banner[banner="warn"] {{ background: {t.warn_surface}; border: 1px solid {t.warn};
     border-radius: 6px; }}
 QFrame#banner QLabel {{ color: {t.text}; }}
+QFrame#failedItems {{ background: {t.warn_surface}; border: 1px solid {t.warn};
+    border-radius: 6px; }}
+QFrame#failedItems QLabel {{ color: {t.text}; }}
 QFrame#emptyState QLabel#emptyTitle {{ font-size: {BASE_POINT_SIZE + 4}pt; font-weight: 600; }}
 QFrame#emptyState QLabel#emptyHint {{ color: {t.muted}; }}
 QDialog#commandPalette {{ background: {t.surface}; border: 1px solid {t.border};
