@@ -21,9 +21,19 @@ ACTORS = {
     "codex": "Codex",
     "opencode": "OpenCode",
     "inspector": "You",
+    "user": "You",
+    "mcp": "An MCP client",
+    "signet-hook": "An agent",
     "document-ingest": "Document ingest",
     "retention": "Retention",
     "dreaming": "Dreaming",
+}
+# A memory event's verb, active (who did it) and passive (when who is not known).
+MEMORY_VERBS = {
+    "memory.created": ("remembered", "stored"),
+    "memory.updated": ("changed", "changed"),
+    "memory.deleted": ("forgot", "forgotten"),
+    "memory.recovered": ("brought back", "brought back"),
 }
 REPAIRED = {
     "requeue": "retried",
@@ -171,6 +181,11 @@ def _import(f: dict[str, Any], d: Detail) -> Line:
     return Line(f"An import ended {f['status']}: {f['error']}", "transcripts", {}, "warn")
 
 
+def _repaired(f: dict[str, Any], d: Detail) -> Line:
+    n = int(f["affected"] or 0)
+    return Line(f"The queue was repaired: {n:,} job{'' if n == 1 else 's'} {f['action']}", "queue")
+
+
 def _worded(text: str, pane: str, level: str = "info") -> Saying:
     return lambda f, d: Line(text.format(**f), pane, {}, level)
 
@@ -178,10 +193,7 @@ def _worded(text: str, pane: str, level: str = "info") -> Saying:
 Saying = Callable[[dict[str, Any], Detail], Line]
 
 _SAYINGS: dict[str, Saying] = {
-    "memory.created": _memory("remembered", "stored"),
-    "memory.updated": _memory("changed", "changed"),
-    "memory.deleted": _memory("forgot", "forgotten"),
-    "memory.recovered": _memory("brought back", "brought back"),
+    **{kind: _memory(*verbs) for kind, verbs in MEMORY_VERBS.items()},
     "job.failed": _worded("{job_type} attempt failed and will be retried", "queue"),
     "job.dead": _worded("{job_type} job failed for good: {error}", "queue", "warn"),
     "document.finished": _document,
@@ -195,7 +207,7 @@ _SAYINGS: dict[str, Saying] = {
     "maintenance.finished": _worded(
         "Maintenance ran: {purged_memories} old memories purged", "health"
     ),
-    "queue.repaired": _worded("The queue was repaired: {affected} jobs {action}", "queue"),
+    "queue.repaired": _repaired,
     "memory_md.rebuilt": _worded("MEMORY.md was rewritten", "health"),
     "memory_md.failed": _worded("MEMORY.md could not be written: {error}", "health", "warn"),
     "projection.finished": _worded("The map was laid out ({points} points)", "map"),
