@@ -58,7 +58,8 @@ class FailedItem:
         """`the document “design-doc.pdf”`, or `an embedding backfill job`."""
         if self.document_id is not None:
             return f"the document “{self.document or self.document_id[:8]}”"
-        return "a " + self.job_type.replace("_", " ") + " job"
+        kind = self.job_type.replace("_", " ")
+        return ("an " if kind[:1] in "aeiou" else "a ") + kind + " job"
 
 
 @dataclass(frozen=True, slots=True)

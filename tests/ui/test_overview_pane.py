@@ -154,3 +154,19 @@ def test_day_start_is_the_local_midnight_in_stored_form() -> None:
     stamp = day_start(datetime(2026, 12, 6, 15, 0, tzinfo=UTC))
     assert stamp.endswith(".000Z") and stamp <= "2026-12-06T15:00:00.000Z"
     assert stamp > "2026-12-05T09:00:00.000Z"
+
+
+def test_activated_before_the_window_shows_it_reads_once_shown(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext, tmp_path: Path
+) -> None:
+    """The first pane is activated while the window is still hidden (the launch, the
+    screenshot script): it must read when it is shown, not wait for an event."""
+    pane = OverviewPane(pane_context)
+    pane.env = {"HOME": str(tmp_path / "home")}
+    qtbot.addWidget(pane)
+    pane.activated()
+    qt_loop.run_until_complete(asyncio.sleep(0.3))
+    assert pane.report is None  # hidden: nothing read
+    pane.show()
+    settle(qt_loop, pane_context, until=lambda: pane.report is not None)
+    assert pane.state_label.text() == "Ready"
