@@ -15,9 +15,17 @@ from signet_desktop.service.pipeline.queue_ops import RepairResult
 from signet_desktop.service.verdict import FailedItem, Verdict, retry
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.pane_frame import error_text
+from signet_desktop.ui.style import current_theme
 
 SHOWN = 3  # rows; more are counted under them
 ERROR_CHARS = 140
+
+
+def verdict_colour(state: str) -> str:
+    """The theme's colour for a verdict's state: ok, warn (paused, degraded) or error."""
+    theme = current_theme()
+    colours = {"healthy": theme.ok, "working": theme.ok, "paused": theme.warn}
+    return colours.get(state, theme.warn if state == "degraded" else theme.error)
 
 
 def item_text(item: FailedItem) -> str:

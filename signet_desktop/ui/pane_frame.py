@@ -168,6 +168,15 @@ class FramedPane(PaneWidget):
         self.notice.setText(text)
         self.notice.show()
 
+    def show_outcome(self, text: str, ok: bool) -> None:
+        """An action's outcome (a Retry): the notice when it went well, else a warning
+        banner; then read again."""
+        if ok:
+            self.say(text)
+        else:
+            self.banner.show_message(text, "warn")
+        self.refresh()
+
     def _read(self) -> None:
         self.context.tasks.call(self.reader(), done=self._read_done, failed=self._read_failed)
 

@@ -25,7 +25,7 @@ from signet_desktop.daemon.logring import log_ring
 from signet_desktop.domain.events import Event, WorkerStateChanged
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.empty_state import Banner
-from signet_desktop.ui.failed_items import FailedItems
+from signet_desktop.ui.failed_items import FailedItems, verdict_colour
 from signet_desktop.ui.health_cards import (
     ChecksView,
     EmbeddingCard,
@@ -175,6 +175,7 @@ class HealthPane(PaneWidget):
         self.banner.clear()
         self.checks.show_checks(report.checks)
         self.summary.setText(summary_text(report))
+        self.summary.setStyleSheet(f"color: {verdict_colour(report.verdict.state)};")
         self.failed.show_verdict(report.verdict)
         self.embedding.show_facts(report.embedding)
         if not self.coverage.reading(report.embedding, time.monotonic()):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 from signet_desktop.domain.events import Event
 from signet_desktop.ui import overview_format as fmt
 from signet_desktop.ui.activity_words import Line, describe
-from signet_desktop.ui.failed_items import FailedItems
+from signet_desktop.ui.failed_items import FailedItems, verdict_colour
 from signet_desktop.ui.overview_cards import FEED_LIMIT, ActivityFeed, Card
 from signet_desktop.ui.overview_report import (
     OverviewReport,
@@ -91,7 +91,7 @@ class OverviewPane(FramedPane):
 
     def _build(self) -> None:
         self.failed = FailedItems(self.context)
-        self.failed.retried.connect(self._retried)
+        self.failed.retried.connect(self.show_outcome)
         self.cards: dict[str, Card] = {}
         grid = QGridLayout()
         grid.setSpacing(12)
@@ -131,12 +131,8 @@ class OverviewPane(FramedPane):
         self.report = report = snapshot
         now = self.clock()
         verdict = report.verdict
-        theme = current_theme()
-        colour = {"healthy": theme.ok, "working": theme.ok, "paused": theme.warn}.get(
-            verdict.state, theme.warn if verdict.state == "degraded" else theme.error
-        )
         self.state_label.setText(verdict.headline)
-        self.state_label.setStyleSheet(f"color: {colour};")
+        self.state_label.setStyleSheet(f"color: {verdict_colour(verdict.state)};")
         self.failed.show_verdict(verdict)
         url = self.context.url
         self.cards["daemon"].show_text(fmt.daemon_card(report.runtime, url, now, verdict))
@@ -203,13 +199,6 @@ class OverviewPane(FramedPane):
 
     def _open_line(self, line: Line) -> None:
         self.context.navigator.show_pane(line.pane, **line.reveal)
-
-    def _retried(self, text: str, ok: bool) -> None:
-        if ok:
-            self.say(text)
-        else:
-            self.banner.show_message(text, "warn")
-        self.refresh()
 
     def shutdown(self) -> None:
         self._flush_timer.stop()

@@ -41,7 +41,7 @@ from signet_desktop.queue.repair import ACTIONS, RepairOutcome, RepairRequest
 from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics, RepairResult
 from signet_desktop.service.verdict import Verdict, judge, read_facts
 from signet_desktop.ui import queue_format as fmt
-from signet_desktop.ui.failed_items import FailedItems
+from signet_desktop.ui.failed_items import FailedItems, verdict_colour
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
@@ -248,7 +248,7 @@ class QueuePane(FramedPane):
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
         self.failed = FailedItems(self.context)
-        self.failed.retried.connect(self._retried)
+        self.failed.retried.connect(self.show_outcome)
         column.addWidget(self.failed)
         column.addWidget(self.pills)
         column.addWidget(self.chart)
@@ -335,19 +335,9 @@ class QueuePane(FramedPane):
 
     def _set_health(self, verdict: Verdict) -> None:
         """The verdict the tray and the status bar show (a failed item is counted, no more)."""
-        theme = current_theme()
-        colours = {"healthy": theme.ok, "working": theme.ok, "paused": theme.warn}
-        colour = colours.get(verdict.state, theme.warn if verdict.state == "degraded" else None)
         text = " · ".join(part for part in (verdict.headline, verdict.failed_text) if part)
         self.health_label.setText(text)
-        self.health_label.setStyleSheet(f"color: {colour or theme.error};")
-
-    def _retried(self, text: str, ok: bool) -> None:
-        if ok:
-            self.say(text)
-        else:
-            self.banner.show_message(text, "warn")
-        self.refresh()
+        self.health_label.setStyleSheet(f"color: {verdict_colour(verdict.state)};")
 
     def _set_types(self, report: QueueDiagnostics) -> None:
         known = [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]
