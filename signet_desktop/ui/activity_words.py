@@ -15,6 +15,7 @@ from typing import Any
 from signet_desktop.domain.events import Event
 
 QUOTE_CHARS = 60
+DOCUMENT_ACTOR = "document-ingest"
 ACTORS = {
     "claude-code": "Claude Code",
     "claude": "Claude Code",
@@ -137,6 +138,8 @@ def _memory(verb: str, passive: str) -> Saying:
         reveal = {"memory_id": f["memory_id"]}
         if d.who is None and d.text is None:
             return Line(f"A memory was {passive}", "memories", reveal)
+        if d.who == DOCUMENT_ACTOR:  # a document's chunk, not something an agent said
+            return Line(f"A document chunk was {passive}: {quoted(d.text)}", "memories", reveal)
         about = f" {quoted(d.text)}" if d.text else " a memory"
         return Line(f"{actor_name(d.who)} {verb}{about}", "memories", reveal)
 

@@ -28,6 +28,11 @@ def verdict_colour(state: str) -> str:
     return colours.get(state, theme.warn if state == "degraded" else theme.error)
 
 
+def link_html(href: str, text: str) -> str:
+    """A link in the theme's accent (Qt's default link blue is unreadable on dark)."""
+    return f'<a href="{href}" style="color: {current_theme().accent};">{text}</a>'
+
+
 def item_text(item: FailedItem) -> str:
     """`The document “x” could not finish: 404 Not Found` on one line."""
     error = " ".join((item.error or "no reason recorded").split())

@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor, QMouseEvent
 from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QVBoxLayout
 
 from signet_desktop.ui.activity_words import Line
+from signet_desktop.ui.failed_items import link_html
 from signet_desktop.ui.overview_format import CardText, parse
 from signet_desktop.ui.style import current_theme
 
@@ -36,7 +37,8 @@ class Card(QFrame):
         self.detail = QLabel("")
         self.detail.setProperty("role", "muted")
         self.detail.setWordWrap(True)
-        self.link = QLabel(f'<a href="{pane}">{link} →</a>')
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.link = QLabel(link_html(pane, f"{link} →"))
         self.link.setObjectName("overviewLink")
         self.link.linkActivated.connect(self.chosen.emit)
         column = QVBoxLayout(self)

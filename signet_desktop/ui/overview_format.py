@@ -14,7 +14,7 @@ from signet_desktop.service.verdict import Verdict
 from signet_desktop.ui.overview_report import AgentFact, Counted, OverviewReport
 
 IDLE_WORDS = {
-    "disabled": "off",
+    "disabled": "scheduled passes off",
     "no-inference": "no model set",
     "backing-off": "backing off after a failure",
     "deferred": "waiting for the machine to be idle",

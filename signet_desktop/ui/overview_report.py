@@ -18,7 +18,7 @@ from typing import Any
 from signet_desktop.domain.browse import BrowseQuery
 from signet_desktop.domain.dreaming import DreamingStatus
 from signet_desktop.domain.errors import SignetError
-from signet_desktop.domain.events import Event
+from signet_desktop.domain.events import Event, MemoryCreated
 from signet_desktop.domain.memory import Memory
 from signet_desktop.harness.installers import claude_code, codex, opencode
 from signet_desktop.harness.installers.files import Locations
@@ -28,9 +28,7 @@ from signet_desktop.ui.activity_words import (
     MEMORY_VERBS,
     Detail,
     Line,
-    actor_name,
     describe,
-    quoted,
 )
 
 TODAY_SCAN = 500  # newest memories looked at for "today"; past it: "500+"
@@ -135,17 +133,13 @@ def agent_facts(
 
 def recent_lines(memories: Sequence[Memory]) -> list[tuple[str, Line]]:
     """(when, line) for the newest memories: the feed before anything happens."""
-    return [
-        (
-            memory.created_at,
-            Line(
-                f"{actor_name(memory.updated_by)} remembered {quoted(memory.content)}",
-                "memories",
-                {"memory_id": memory.id},
-            ),
-        )
-        for memory in memories
-    ]
+    found = []
+    for memory in memories:
+        event = MemoryCreated(memory_id=memory.id, memory_type=memory.type, embedded=False)
+        line = describe(event, Detail(who=memory.updated_by, text=memory.content))
+        if line is not None:
+            found.append((memory.created_at, line))
+    return found
 
 
 def lines_for(service: SignetService, agent_id: str, events: Sequence[Event]) -> list[Line]:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 from signet_desktop.domain.events import Event
 from signet_desktop.service.verdict import vectors_text
 from signet_desktop.ui.activity_words import describe
+from signet_desktop.ui.failed_items import link_html
 from signet_desktop.ui.status_view import StatusView, ago, memories_text, workers_text
 
 AGO_TICK_MS = 1000
@@ -79,7 +80,7 @@ class StatusBar(QStatusBar):
         self.memories_label.setText("· " + memories_text(view))
         self.vectors_label.setText("· " + vectors_text(view.facts))
         self.workers_label.setText("· " + workers_text(view))
-        self.failed_label.setText(f'· <a href="queue">{verdict.failed_text}</a>')
+        self.failed_label.setText("· " + link_html("queue", verdict.failed_text))
         self.failed_label.setVisible(bool(verdict.failed))
         self._set_dot(_DOT_STATE.get(verdict.state, "error"))
         self.dot_label.setToolTip(verdict.reason)

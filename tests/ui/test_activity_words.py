@@ -36,6 +36,8 @@ def test_memory_events_name_who_and_what() -> None:
     assert (line.pane, line.reveal) == ("memories", {"memory_id": "m1"})
     assert text(CREATED) == "A memory was stored"
     assert text(CREATED, Detail(who="user", text="hi")) == "You remembered “hi”"
+    chunk = Detail(who="document-ingest", text="# Runbook")
+    assert text(CREATED, chunk) == "A document chunk was stored: “# Runbook”"
 
 
 def test_failures_documents_sessions_and_repairs_read_as_sentences() -> None:
