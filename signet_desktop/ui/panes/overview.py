@@ -131,7 +131,9 @@ class OverviewPane(FramedPane):
         self.report = report = snapshot
         now = self.clock()
         verdict = report.verdict
-        self.state_label.setText(verdict.headline)
+        self.state_label.setText(
+            " · ".join(part for part in (verdict.headline, verdict.failed_text) if part)
+        )
         self.state_label.setStyleSheet(f"color: {verdict_colour(verdict.state)};")
         self.failed.show_verdict(verdict)
         url = self.context.url
