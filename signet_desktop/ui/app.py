@@ -174,7 +174,7 @@ class DesktopShell(QObject):
 
     def _status_read(self, view: StatusView) -> None:
         if self.tray is not None:
-            self.tray.show_state(tray_state(view), view.paused)
+            self.tray.show_state(tray_state(view), view.facts.paused)
 
     def _event_published(self, event: Event) -> None:
         if self.tray is not None:

@@ -31,6 +31,7 @@ from signet_desktop.service.diagnostics import Check, Level
 from signet_desktop.service.embeddings.service import EmbeddingStatus
 from signet_desktop.service.facade import ServiceStatus, SignetService
 from signet_desktop.service.pipeline.service import MEMORY_QUEUE, QUEUE_STATES
+from signet_desktop.service.verdict import Verdict, judge, read_facts
 
 LAST_JOB_SCAN = 20  # a job type's most recently changed jobs searched for its last finished one
 
@@ -84,6 +85,7 @@ class HealthReport:
     paused: bool
     hosted: bool
     queue: Mapping[str, int]
+    verdict: Verdict  # the one the tray, the status bar and Queue show (service/verdict.py)
     # Each queue worker's last finished job as the queue records it (what ran before the pane
     # was opened: the bus only tells it what runs from then on).
     last_runs: Mapping[str, LastRun] = field(default_factory=dict)
@@ -114,6 +116,7 @@ def read_health(
         paused=pipeline.mode == "paused",
         hosted=pipeline.hosted,
         queue={s: pipeline.queues.get(MEMORY_QUEUE, {}).get(s, 0) for s in QUEUE_STATES},
+        verdict=judge(read_facts(service, agent_id)),
         last_runs=recorded_runs(service, agent_id, workers),
     )
 

@@ -53,7 +53,14 @@ from signet_desktop.ui.widgets import single_shot
 log = logging.getLogger(__name__)
 
 STATUS_DEBOUNCE_MS = 250  # a burst of events (an import, a backfill) costs one read
-REFRESH_ON = ("memory.", "status.changed", "worker.state", "embedding.progress", "job.")
+REFRESH_ON = (
+    "memory.",
+    "status.changed",
+    "worker.state",
+    "embedding.progress",
+    "job.",
+    "queue.repaired",
+)
 RECALL_PANE = "recall"
 MEMORIES_PANE = "memories"
 DEFAULT_SIZE = QSize(1120, 720)
@@ -182,6 +189,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
+        self.status.failures_chosen.connect(lambda: self.show_pane("queue", state="dead"))
         self._shortcuts()
 
     def _shortcuts(self) -> None:

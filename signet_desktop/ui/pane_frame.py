@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtGui import QHideEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from signet_desktop.domain.events import Event
@@ -62,6 +62,7 @@ class FramedPane(PaneWidget):
         self.frame = frame
         self.agent_id = context.agent_id  # the agent shown (a pane may offer others)
         self._started = False
+        self._missed = False  # a read asked for while hidden: run it once shown
         self._flight = SingleFlight(self._read)
         self._refresh_timer = single_shot(self, frame.refresh_ms, self.refresh)
         context.events.event_published.connect(self._on_event)
@@ -113,6 +114,12 @@ class FramedPane(PaneWidget):
         self._refresh_timer.stop()
         super().hideEvent(event)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """A pane activated before its window was shown (the first pane at launch) reads now."""
+        super().showEvent(event)
+        if self._missed:
+            self.refresh()
+
     def shutdown(self) -> None:
         self._refresh_timer.stop()
         with contextlib.suppress(RuntimeError, TypeError):
@@ -122,8 +129,12 @@ class FramedPane(PaneWidget):
 
     def refresh(self) -> None:
         """Read again (one read at a time; an ask during a read runs once more after it)."""
-        if not self._started or not self.isVisible():
-            return  # a hidden pane reads again when it is shown (`activated`)
+        if not self._started:
+            return
+        if not self.isVisible():
+            self._missed = True  # read again when shown (`activated`, or `showEvent`)
+            return
+        self._missed = False
         missing = self.unavailable()
         if missing is not None:
             self.empty.set_text(*missing)
@@ -156,6 +167,15 @@ class FramedPane(PaneWidget):
         """Show `text` in the notice line."""
         self.notice.setText(text)
         self.notice.show()
+
+    def show_outcome(self, text: str, ok: bool) -> None:
+        """An action's outcome (a Retry): the notice when it went well, else a warning
+        banner; then read again."""
+        if ok:
+            self.say(text)
+        else:
+            self.banner.show_message(text, "warn")
+        self.refresh()
 
     def _read(self) -> None:
         self.context.tasks.call(self.reader(), done=self._read_done, failed=self._read_failed)

@@ -86,22 +86,6 @@ def pills(report: QueueDiagnostics) -> list[Pill]:
     return found
 
 
-def health_text(report: QueueDiagnostics) -> str:
-    """One line: the status and the signals that cost it."""
-    limits, reasons = report.thresholds, []
-    if report.depth > limits.depth:
-        reasons.append(f"{grouped(report.depth)} pending (over {limits.depth})")
-    if report.dead_rate > limits.dead_rate:
-        reasons.append(f"{report.dead_rate:.0%} of the last day's jobs died")
-    age = report.oldest_pending_age_s
-    if age is not None and age > limits.oldest_pending_s:
-        reasons.append(f"oldest pending waited {int(age // 60)} min")
-    if report.lease_anomalies:
-        noun = "lease" if report.lease_anomalies == 1 else "leases"
-        reasons.append(f"{report.lease_anomalies} stuck {noun}")
-    return report.status + (": " + "; ".join(reasons) if reasons else "")
-
-
 def job_row(job: Job, now: datetime | None = None) -> tuple[str, ...]:
     """The jobs table's cells: job, type, attempts, state, changed, error."""
     return (

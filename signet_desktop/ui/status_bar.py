@@ -1,8 +1,11 @@
-"""The window's status bar: daemon state, memories, vectors, workers and the last event.
+"""The window's status bar, in words: the verdict, memories, vectors, workers, failed items
+and the last thing that happened.
 
-It only renders: the shell hands it a `StatusView` (read off the GUI thread) and each bus event
-it sees. A 1 s timer re-renders the "3 s ago" text from the stored time of the last event; it
-reads nothing.
+It only renders: the shell hands it a `StatusView` (read off the GUI thread; its verdict is the
+one the tray, Health and Queue show) and each bus event it sees, said in words
+(`activity_words.describe`). A 1 s timer re-renders the "3 s ago" text from the stored time of
+the last event; it reads nothing. Clicking the failed items asks for the Queue
+(`failures_chosen`).
 """
 
 from __future__ import annotations
@@ -10,28 +13,25 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from signet_desktop.domain.events import Event
-from signet_desktop.ui.status_view import (
-    StatusView,
-    ago,
-    daemon_state,
-    memories_text,
-    tray_state,
-    vectors_text,
-    workers_text,
-)
+from signet_desktop.service.verdict import vectors_text
+from signet_desktop.ui.activity_words import describe
+from signet_desktop.ui.failed_items import link_html
+from signet_desktop.ui.status_view import StatusView, ago, memories_text, workers_text
 
 AGO_TICK_MS = 1000
-QUIET_KINDS = ("status.changed",)  # bookkeeping, not something that happened to the user's data
 DOT = "●"
 _DOT_STATE = {"healthy": "ok", "working": "ok", "paused": "warn", "degraded": "warn"}
 
 
 class StatusBar(QStatusBar):
-    """`● ready · 12,431 memories · vectors complete · 2 workers idle · last: … 3 s ago`."""
+    """`● Ready · 12,431 memories · vectors complete · 2 workers idle · 1 failed item ·
+    last: A memory was stored 3 s ago`."""
+
+    failures_chosen = Signal()
 
     def __init__(
         self, parent: QWidget | None = None, *, clock: Callable[[], float] = time.monotonic
@@ -39,7 +39,7 @@ class StatusBar(QStatusBar):
         super().__init__(parent)
         self.setSizeGripEnabled(False)
         self._clock = clock
-        self._last_kind: str | None = None
+        self._last_words: str | None = None
         self._last_at = 0.0
         self.dot_label = QLabel(DOT)
         self.dot_label.setObjectName("statusDot")
@@ -47,6 +47,11 @@ class StatusBar(QStatusBar):
         self.memories_label = QLabel("")
         self.vectors_label = QLabel("")
         self.workers_label = QLabel("")
+        self.failed_label = QLabel("")
+        self.failed_label.setObjectName("statusFailed")
+        self.failed_label.setToolTip("Show the failed items in the Queue, each with Retry")
+        self.failed_label.linkActivated.connect(lambda _link: self.failures_chosen.emit())
+        self.failed_label.hide()
         self.last_label = QLabel("")
         self.note_label = QLabel("")
         self.url_label = QLabel("")
@@ -56,6 +61,7 @@ class StatusBar(QStatusBar):
             self.memories_label,
             self.vectors_label,
             self.workers_label,
+            self.failed_label,
             self.last_label,
         ):
             self.addWidget(label)
@@ -69,13 +75,15 @@ class StatusBar(QStatusBar):
 
     def show_view(self, view: StatusView) -> None:
         """Render fresh facts."""
-        self.state_label.setText(daemon_state(view))
+        verdict = view.verdict
+        self.state_label.setText(verdict.headline)
         self.memories_label.setText("· " + memories_text(view))
-        self.vectors_label.setText("· " + vectors_text(view))
+        self.vectors_label.setText("· " + vectors_text(view.facts))
         self.workers_label.setText("· " + workers_text(view))
-        state = tray_state(view)
-        self._set_dot(_DOT_STATE.get(state.state, "error"))
-        self.dot_label.setToolTip(state.reason)
+        self.failed_label.setText("· " + link_html("queue", verdict.failed_text))
+        self.failed_label.setVisible(bool(verdict.failed))
+        self._set_dot(_DOT_STATE.get(verdict.state, "error"))
+        self.dot_label.setToolTip(verdict.reason)
 
     def show_failure(self, text: str) -> None:
         """The facts could not be read (shown in place, the bar keeps working)."""
@@ -94,19 +102,20 @@ class StatusBar(QStatusBar):
         self.note_label.setVisible(bool(text))
 
     def note_event(self, event: Event) -> None:
-        """Remember the last event (by kind) and when it arrived."""
-        if event.kind in QUIET_KINDS:
+        """Remember the last event (in words) and when it arrived; bookkeeping is skipped."""
+        line = describe(event)
+        if line is None:
             return
-        self._last_kind = event.kind
+        self._last_words = line.text
         self._last_at = self._clock()
         self._render_last()
         if not self._ticker.isActive():
             self._ticker.start()
 
     def last_text(self) -> str:
-        if self._last_kind is None:
+        if self._last_words is None:
             return ""
-        return f"· last: {self._last_kind} {ago(self._clock() - self._last_at)}"
+        return f"· {self._last_words} {ago(self._clock() - self._last_at)}"
 
     def stop(self) -> None:
         self._ticker.stop()

@@ -155,6 +155,9 @@ QFrame[card="true"] QLabel {{ background: transparent; }}
 QLabel[state="ok"] {{ color: {t.ok}; }}
 QLabel[state="warn"] {{ color: {t.warn}; }}
 QLabel[state="error"] {{ color: {t.error}; }}
+QFrame#failedItems {{ background: {t.warn_surface}; border: 1px solid {t.warn};
+    border-radius: 6px; }}
+QFrame#failedItems QLabel {{ color: {t.text}; }}
 QFrame#emptyState QLabel#emptyTitle {{ font-size: {BASE_POINT_SIZE + 4}pt; font-weight: 600; }}
 QFrame#emptyState QLabel#emptyHint {{ color: {t.muted}; }}
 QDialog#commandPalette {{ background: {t.surface}; border: 1px solid {t.border};

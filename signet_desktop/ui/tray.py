@@ -1,10 +1,11 @@
 """The tray icon: the daemon's state at a glance, its menu, and rate-limited failure notices.
 
-The icon shows one of `TRAY_STATES` with the reason in the tooltip (`status_view.tray_state`
-decides from the status the window read). The menu only emits what was chosen; the desktop
-shell (`ui/app.py`) acts on it through the facade, off the GUI thread. Failures seen on the bus
-(a crashed worker, a dead job) and a turn for the worse in the state become notifications, at
-most one per kind per `NOTIFY_INTERVAL_S`.
+The icon shows one of `TRAY_STATES` with the summary in the tooltip (`status_view.tray_state`:
+the verdict of `service/verdict.py` on the status the window read, the same the status bar,
+Health and Queue show; a failed item is counted there, it never turns the icon). The menu
+only emits what was chosen; the desktop shell (`ui/app.py`) acts on it through the facade, off
+the GUI thread. Failures seen on the bus (a crashed worker, a dead job) and a turn for the
+worse in the state become notifications, at most one per kind per `NOTIFY_INTERVAL_S`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class TrayIcon(QSystemTrayIcon):
         super().__init__(tray_icon("healthy"), parent)
         self._clock = clock
         self._notified: dict[str, float] = {}
-        self.state = TrayState("healthy", "starting")
+        self.state = TrayState("healthy", "Starting…")
         self.paused = False
         self.notices: list[tuple[str, str, str]] = []  # (kind, title, message) shown so far
         self.menu = QMenu()
@@ -83,7 +84,7 @@ class TrayIcon(QSystemTrayIcon):
         self.set_paused(paused)
         self._render()
         if state.state in _BAD and before.state != state.state:
-            self.notify(state.state, f"{APP_NAME}: {state.state}", state.reason)
+            self.notify(state.state, APP_NAME, state.reason)
 
     def set_paused(self, paused: bool) -> None:
         self.paused = paused
@@ -100,7 +101,8 @@ class TrayIcon(QSystemTrayIcon):
             detail = f": {event.error}" if event.error else ""
             self.notify("worker.crashed", "A worker stopped", f"{event.worker} crashed{detail}")
         elif isinstance(event, JobDead):
-            self.notify("job.dead", "A job failed for good", f"{event.job_type}: {event.error}")
+            kind = event.job_type.replace("_", " ").capitalize()
+            self.notify("job.dead", f"{kind} job failed", f"{event.error} (Retry it in Queue)")
 
     def notify(self, kind: str, title: str, message: str) -> bool:
         """Show a notification unless one of this kind was shown in the last minute."""
@@ -119,7 +121,7 @@ class TrayIcon(QSystemTrayIcon):
 
     def _render(self) -> None:
         self.setIcon(tray_icon(self.state.state))
-        self.setToolTip(f"{APP_NAME} — {self.state.state}\n{self.state.reason}")
+        self.setToolTip(f"{APP_NAME}\n{self.state.reason}")
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (

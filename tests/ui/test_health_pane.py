@@ -106,7 +106,7 @@ def test_shows_what_signet_doctor_checks(
     assert shown == render(list(report.checks))
     assert report.checks == tuple(health_checks(workspace, status))
     assert "No embedder configured" in pane.embedding.model.text()
-    assert pane.summary.text() == "2 checks need a look"
+    assert pane.summary.text() == "Ready · 2 checks need a look"
 
 
 def test_doctor_reads_the_same_values_back_from_the_wire(pane_context: PaneContext) -> None:

@@ -337,7 +337,7 @@ def test_status_bar_shows_the_facts_read_off_the_gui_thread(
     window.refresh_status()
     qt_loop.run_until_complete(window.tasks.wait_idle())
     bar = window.status
-    assert bar.state_label.text() == "warming up (embedder)"
+    assert bar.state_label.text() == "Warming up (embedder)…"
     assert bar.memories_label.text() == "· 2 memories"
     assert bar.vectors_label.text() == "· keyword only (no embedder)"
     declared = len(service.pipeline.status().workers)  # declared, none hosted in this test
@@ -378,7 +378,7 @@ def test_status_follows_the_event_bus_without_polling(
     assert reads[-1] == 3
     assert len(reads) <= 3  # the burst was debounced, not one read per event
     assert window.status.memories_label.text() == "· 3 memories"
-    assert window.status.last_label.text().startswith("· last: memory.created ")
+    assert window.status.last_label.text().startswith("· A memory was stored ")
 
 
 def test_a_failed_status_read_shows_in_place(

@@ -39,14 +39,6 @@ def test_pills_group_digits_and_flag_dead_jobs() -> None:
     assert [p.alert for p in shown] == [False, False, False, True, False]
 
 
-def test_health_text_names_what_costs_health() -> None:
-    assert fmt.health_text(report()) == "healthy"
-    busy = replace(report(pending=80), status="degraded", lease_anomalies=1, dead_rate=0.2)
-    assert fmt.health_text(busy) == (
-        "degraded: 80 pending (over 50); 20% of the last day's jobs died; 1 stuck lease"
-    )
-
-
 def test_job_row_and_detail() -> None:
     assert fmt.job_row(JOB, NOW) == (
         "77ab1234…", "embedding_backfill", "3/3", "dead", "2 min",

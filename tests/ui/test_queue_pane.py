@@ -73,7 +73,11 @@ def test_counts_table_and_detail_leave_retired_rows_out(
     assert pane.pills.text() == ("pending 2 · leased 1 · completed 2 · dead 2 ⚠ · cancelled 0")
     assert not set(made.retired) & set(pane.job_ids())
     assert len(pane.job_ids()) == 7 and len(pane.history) >= 1
-    assert pane.health_label.text().startswith("Degraded: 50% of the last day")
+    # The one verdict: the expired lease is a fault, the dead jobs are notices with Retry.
+    assert pane.health_label.text() == (
+        "Degraded: 1 job is stuck in an expired lease · 2 failed items"
+    )
+    assert pane.failed.isVisibleTo(pane) and len(pane.failed.retry_buttons) == 2
     assert "document_ingest" in pane.types_label.text()
     row = pane.job_ids().index(made.dead[0])
     pane.table.selectRow(row)

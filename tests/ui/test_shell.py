@@ -220,7 +220,7 @@ def test_tray_state_follows_the_status_the_window_reads(
 
     qt_loop.run_until_complete(crash())
     assert tray.state.state == "error"
-    assert tray.state.reason == "worker embedding crashed: boom"
+    assert tray.state.reason == "Needs attention: worker embedding crashed: boom · 0 memories"
     assert "worker embedding crashed: boom" in tray.toolTip()
     kinds = [kind for kind, _, _ in tray.notices]
     assert kinds.count("worker.crashed") == 1 and kinds.count("error") == 1

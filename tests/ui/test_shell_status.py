@@ -11,23 +11,21 @@ from signet_desktop.domain.events import MemoryCreated, StatusChanged
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories.service import RememberRequest
+from signet_desktop.service.verdict import FailedItem, StateFacts, vectors_text
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import (
     StatusView,
     WorkerFact,
     ago,
-    daemon_state,
     read_status,
     tray_state,
-    vectors_text,
     workers_text,
 )
 
 pytestmark = pytest.mark.gui
 
-READY = StatusView(
-    memory_count=12431,
-    vector="sqlite-vec v0.1.9",
+READY_FACTS = StateFacts(
+    database_ok=True,
     warming_up=(),
     embedder="native",
     embedded=12431,
@@ -35,42 +33,57 @@ READY = StatusView(
     vector_search="complete",
     workers=(WorkerFact("embedding", "running"), WorkerFact("documents", "running")),
 )
+READY = StatusView(memory_count=12431, vector="sqlite-vec v0.1.9", facts=READY_FACTS)
 
 
 def with_(**changes: object) -> StatusView:
-    return dataclasses.replace(READY, **changes)  # type: ignore[arg-type]
+    facts = dataclasses.replace(READY_FACTS, **changes)  # type: ignore[arg-type]
+    return dataclasses.replace(READY, facts=facts)
 
 
 def test_read_status_over_the_real_facade(service: SignetService) -> None:
     service.memories.remember(RememberRequest(content="billing runs on Postgres 16"), Actor())
     view = read_status(service)
     assert view.memory_count == 1
-    assert view.database_ok and view.embedder == "none"
+    assert view.facts.database_ok and view.facts.embedder == "none"
     assert view.vector.startswith("sqlite-vec v")
     # The transcript TTL sweep and the content-safety worker are always declared; nothing
     # hosts them in this test.
-    assert not view.paused
+    assert not view.facts.paused
     assert {
         WorkerFact("transcript-ttl", "pending"),
         WorkerFact("content-safety", "pending"),
-    } <= set(view.workers)
+    } <= set(view.facts.workers)
     service.pipeline.pause()
-    assert read_status(service).paused
+    assert read_status(service).facts.paused
 
 
 def test_the_status_line_reads_like_the_sketch() -> None:
-    assert daemon_state(READY) == "ready"
-    assert vectors_text(READY) == "vectors complete"
+    assert READY.verdict.headline == "Ready"
+    assert vectors_text(READY.facts) == "vectors complete"
     assert workers_text(READY) == "2 workers idle"
     assert tray_state(READY).state == "healthy"
-    assert tray_state(READY).reason == "ready · 12,431 memories · vectors complete"
+    assert tray_state(READY).reason == "Ready · 12,431 memories"
+    assert with_(embedded=40, embeddable=120).verdict.headline == "Embedding 40 of 120…"
+    assert with_(paused=True).verdict.headline == "Paused"
+
+
+def test_a_failed_item_is_a_notice_not_a_degraded_app() -> None:
+    item = FailedItem("j1", "document_ingest", "404", "2026-12-06T10:00:00Z", "d1", "spec.pdf")
+    view = with_(failed=1, failed_items=(item,))
+    assert view.verdict.state == "healthy" and view.verdict.notices == (item,)
+    assert tray_state(view).reason == "Ready · 12,431 memories · 1 failed item"
+    assert item.label == "the document “spec.pdf”"
 
 
 def test_vectors_say_how_far_the_backfill_is() -> None:
-    assert vectors_text(with_(embedded=9000)) == "vectors 72% (3,431 to go)"
-    assert vectors_text(with_(embedder="none")) == "keyword only (no embedder)"
-    assert vectors_text(with_(vector_search="unavailable")) == "vector search unavailable"
-    assert vectors_text(with_(vector_search="recent-window")) == "vectors complete (recent-window)"
+    def text(**changes: object) -> str:
+        return vectors_text(with_(**changes).facts)
+
+    assert text(embedded=9000) == "vectors 72% (3,431 to go)"
+    assert text(embedder="none") == "keyword only (no embedder)"
+    assert text(vector_search="unavailable") == "vector search unavailable"
+    assert text(vector_search="recent-window") == "vectors complete (recent-window)"
 
 
 def test_workers_text_covers_each_situation() -> None:
@@ -93,16 +106,16 @@ def test_workers_text_covers_each_situation() -> None:
         ),
         ({"paused": True, "embedded": 10}, "paused", "workers paused"),
         ({"health": "degraded", "embedded": 10}, "degraded", None),
-        ({"jobs_dead": 2}, "degraded", "2 dead jobs in the queue"),
+        ({"failed": 2}, "healthy", "ready"),
         ({"warming_up": ("embedder",)}, "working", "warming up (embedder)"),
-        ({"embedded": 9000}, "working", "vectors 72% (3,431 to go)"),
+        ({"embedded": 9000}, "working", "embedding 9,000 of 12,431"),
         ({"jobs_active": 5}, "working", "5 jobs queued"),
     ],
 )
 def test_the_worst_fact_decides_the_tray_state(
     changes: dict[str, object], state: str, reason: str | None
 ) -> None:
-    result = tray_state(with_(**changes))
+    result = with_(**changes).verdict
     assert result.state == state
     if reason is not None:
         assert result.reason == reason
@@ -124,15 +137,18 @@ def test_the_bar_ages_the_last_event_from_stored_time(qtbot: QtBot) -> None:
     qtbot.addWidget(bar)
     assert bar.last_text() == ""
     bar.note_event(MemoryCreated(memory_id="m", memory_type="fact", embedded=False))
-    assert bar.last_label.text() == "· last: memory.created just now"
+    assert bar.last_label.text() == "· A memory was stored just now"
     bar.note_event(StatusChanged(key="workers"))  # bookkeeping: not shown as "last"
     now[0] += 3
     qtbot.wait(1200)  # the 1 s ticker re-renders; it reads nothing
-    assert bar.last_label.text() == "· last: memory.created 3 s ago"
+    assert bar.last_label.text() == "· A memory was stored 3 s ago"
     bar.show_view(with_(workers=(WorkerFact("embedding", "crashed"),)))
     assert bar.dot_label.property("state") == "error"
     assert bar.dot_label.toolTip() == "worker embedding crashed"
+    assert bar.state_label.text() == "Needs attention: worker embedding crashed"
     bar.show_view(READY)
     assert bar.dot_label.property("state") == "ok"
+    assert bar.state_label.text() == "Ready"
     assert bar.memories_label.text() == "· 12,431 memories"
+    assert bar.failed_label.isHidden()
     bar.stop()

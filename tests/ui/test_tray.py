@@ -64,8 +64,8 @@ def test_every_state_has_its_own_icon_and_the_reason_is_in_the_tooltip(qtbot: Qt
     assert all(not image.isNull() for image in images.values())
     assert len({bytes(image.constBits()) for image in images.values()}) == len(TRAY_STATES)
     tray = TrayIcon()
-    tray.show_state(TrayState("degraded", "vectors 40% (600 to go)"), paused=False)
-    assert tray.toolTip() == "Signet Desktop — degraded\nvectors 40% (600 to go)"
+    tray.show_state(TrayState("degraded", "Degraded: vectors 40% (600 to go)"), paused=False)
+    assert tray.toolTip() == "Signet Desktop\nDegraded: vectors 40% (600 to go)"
     assert tray.icon().pixmap(32, 32).toImage() == images["degraded"]
     tray.show_state(TrayState("paused", "workers paused"), paused=True)
     assert tray.pause_action.text() == "Resume workers"
@@ -103,7 +103,7 @@ def test_failure_events_notify_rate_limited_and_others_do_not(qtbot: QtBot) -> N
         tray.note_event(dead)
     assert tray.notices == [
         ("worker.crashed", "A worker stopped", "embedding crashed: model missing"),
-        ("job.dead", "A job failed for good", "embedding_backfill: timeout"),
+        ("job.dead", "Embedding backfill job failed", "timeout (Retry it in Queue)"),
     ]
     clock.now += NOTIFY_INTERVAL_S
     tray.note_event(dead)

@@ -25,6 +25,7 @@ from signet_desktop.daemon.logring import log_ring
 from signet_desktop.domain.events import Event, WorkerStateChanged
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.empty_state import Banner
+from signet_desktop.ui.failed_items import FailedItems, verdict_colour
 from signet_desktop.ui.health_cards import (
     ChecksView,
     EmbeddingCard,
@@ -56,6 +57,7 @@ REFRESH_ON = frozenset(
         "job.completed",
         "job.failed",
         "job.dead",
+        "queue.repaired",
     }
 )
 FOLLOW_UP_MARGIN_MS = 500
@@ -97,6 +99,8 @@ class HealthPane(PaneWidget):
         header.addWidget(self.summary, 1)
         header.addWidget(self.recheck)
         self.banner = Banner()
+        self.failed = FailedItems(self.context)
+        self.failed.retried.connect(self._retried)
         self.checks = ChecksView()
         checks_frame = Section("Checks")
         checks_frame.body.addWidget(self.checks, 1)
@@ -122,6 +126,7 @@ class HealthPane(PaneWidget):
         column.setSpacing(10)
         column.addLayout(header)
         column.addWidget(self.banner)
+        column.addWidget(self.failed)
         column.addLayout(top)
         column.addWidget(self.log, 1)
 
@@ -170,6 +175,8 @@ class HealthPane(PaneWidget):
         self.banner.clear()
         self.checks.show_checks(report.checks)
         self.summary.setText(summary_text(report))
+        self.summary.setStyleSheet(f"color: {verdict_colour(report.verdict.state)};")
+        self.failed.show_verdict(report.verdict)
         self.embedding.show_facts(report.embedding)
         if not self.coverage.reading(report.embedding, time.monotonic()):
             self.embedding.set_coverage(self.coverage.embedded, self.coverage.total)
@@ -200,6 +207,11 @@ class HealthPane(PaneWidget):
         if self._again:
             self._again = False
             self.refresh()
+
+    def _retried(self, text: str, ok: bool) -> None:
+        if not ok:
+            self.banner.show_message(text, "warn")
+        self._schedule()
 
     def _schedule(self) -> None:
         if self._visible:
@@ -253,13 +265,22 @@ QFrame#healthSection QHeaderView::section {{ background: {t.surface}; }}
 
 
 def summary_text(report: HealthReport) -> str:
-    """`All 9 checks pass`, or how many need attention."""
+    """The verdict the tray and the status bar show, then the checks and the failed items:
+    `Ready · all 9 checks pass · 1 failed item`."""
+    parts = [report.verdict.headline, checks_text(report)]
+    if report.verdict.failed:
+        parts.append(report.verdict.failed_text)
+    return " · ".join(parts)
+
+
+def checks_text(report: HealthReport) -> str:
+    """`all 9 checks pass`, or how many need attention."""
     if report.failures:
         return f"{report.failures} failing, {report.problems - report.failures} to look at"
     if report.problems:
         noun = "check needs" if report.problems == 1 else "checks need"
         return f"{report.problems} {noun} a look"
-    return f"All {len(report.checks)} checks pass"
+    return f"all {len(report.checks)} checks pass"
 
 
 PANE = PaneSpec(

@@ -39,7 +39,9 @@ from PySide6.QtWidgets import (
 from signet_desktop.queue.jobs import Job
 from signet_desktop.queue.repair import ACTIONS, RepairOutcome, RepairRequest
 from signet_desktop.service.pipeline.queue_ops import QueueDiagnostics, RepairResult
+from signet_desktop.service.verdict import Verdict, judge, read_facts
 from signet_desktop.ui import queue_format as fmt
+from signet_desktop.ui.failed_items import FailedItems, verdict_colour
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
@@ -76,7 +78,7 @@ FRAME = Frame(
     refresh_on=("queue.repaired", *EVENT_PREFIXES),
     hint_width=560,
 )
-Snapshot = tuple[QueueDiagnostics, list[Job], list[tuple[float, dict[str, int]]]]
+Snapshot = tuple[QueueDiagnostics, list[Job], list[tuple[float, dict[str, int]]], Verdict]
 Confirm = Callable[[RepairOutcome], bool]
 
 
@@ -245,12 +247,15 @@ class QueuePane(FramedPane):
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
+        self.failed = FailedItems(self.context)
+        self.failed.retried.connect(self.show_outcome)
+        column.addWidget(self.failed)
         column.addWidget(self.pills)
         column.addWidget(self.chart)
         column.addLayout(filters)
         column.addWidget(self.splitter, 1)
         self.frame_layout(content, header=[self.repair_button])
-        self.health_label = self.count_label  # the queue's count is its health
+        self.health_label = self.count_label  # the verdict every surface shows
 
     def _table(self) -> QTableWidget:
         table = QTableWidget(0, len(COLUMNS))
@@ -297,15 +302,18 @@ class QueuePane(FramedPane):
 
         seed = not self._seeded
 
+        service = self.context.service
+
         def read() -> Snapshot:
             report = ops.diagnostics(agent)
             rows = ops.jobs(agent, status=state, job_type=kind, limit=TABLE_LIMIT)
-            return report, rows, ops.history(agent) if seed else []
+            verdict = judge(read_facts(service, agent))
+            return report, rows, ops.history(agent) if seed else [], verdict
 
         return read
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
-        report, rows, past = snapshot
+        report, rows, past, verdict = snapshot
         self.report, self.rows = report, rows
         now = time.monotonic()
         if past and not self._seeded:  # the last minutes, rebuilt from the jobs' timestamps
@@ -315,7 +323,8 @@ class QueuePane(FramedPane):
         self.history.add(now, report.counts)
         self.pills.set_pills(fmt.pills(report))
         self.chart.set_history(self.history, time.monotonic())
-        self._set_health(report)
+        self._set_health(verdict)
+        self.failed.show_verdict(verdict)
         self._set_types(report)
         self._fill_table(rows)
         filtered = self.state_filter.currentIndex() > 0 or self.type_filter.currentIndex() > 0
@@ -324,12 +333,11 @@ class QueuePane(FramedPane):
         if self.isVisible():
             self._sample_timer.start()
 
-    def _set_health(self, report: QueueDiagnostics) -> None:
-        theme = current_theme()
-        colour = {"healthy": theme.ok, "degraded": theme.warn}.get(report.status, theme.error)
-        text = fmt.health_text(report)
-        self.health_label.setText(text[:1].upper() + text[1:])
-        self.health_label.setStyleSheet(f"color: {colour};")
+    def _set_health(self, verdict: Verdict) -> None:
+        """The verdict the tray and the status bar show (a failed item is counted, no more)."""
+        text = " · ".join(part for part in (verdict.headline, verdict.failed_text) if part)
+        self.health_label.setText(text)
+        self.health_label.setStyleSheet(f"color: {verdict_colour(verdict.state)};")
 
     def _set_types(self, report: QueueDiagnostics) -> None:
         known = [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]
