@@ -61,6 +61,7 @@ from signet_desktop.domain.memory import DEFAULT_AGENT_ID, Actor
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.provider import EmbeddingProvider, Vectors
 from signet_desktop.graph.mentions import candidates
+from signet_desktop.recall.evidence_stages import ALWAYS_ON
 from signet_desktop.recall.lexical import fts_rows, plan_terms, query_ceiling
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
@@ -93,6 +94,7 @@ DEFAULT_STAGES = frozenset(
     {f"dampening.{name}" for name, on in DampeningConfig().model_dump().items() if on}
     | ({RERANK} if RerankerConfig().enabled else set())
     | {name for name, on in EvidenceStagesConfig().model_dump().items() if on}
+    | set(ALWAYS_ON)
 )
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")

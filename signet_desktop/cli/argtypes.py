@@ -71,8 +71,13 @@ def time_bound(text: str, *, now: datetime | None = None) -> str:
         amount, unit = int(match.group(1)), RELATIVE_UNITS[match.group(2)]
         since = moment - timedelta(**{unit: amount})
         return since.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return iso_time(text, TIME_FORMATS)
+
+
+def iso_time(text: str, formats: str = "an ISO date or time (2025-01-31, 2025-01-31T12:00)") -> str:
+    """An ISO-8601 date or time, as given (stripped); else an argparse error naming `formats`."""
     try:
         datetime.fromisoformat(text.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a time; use {TIME_FORMATS}") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time; use {formats}") from None
     return text.strip()

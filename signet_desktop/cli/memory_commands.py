@@ -7,7 +7,14 @@ from typing import Any
 from urllib.parse import quote
 
 from signet_desktop.cli import output
-from signet_desktop.cli.argtypes import bounded_int, non_empty, tag_list, time_bound, unit_float
+from signet_desktop.cli.argtypes import (
+    bounded_int,
+    iso_time,
+    non_empty,
+    tag_list,
+    time_bound,
+    unit_float,
+)
 from signet_desktop.cli.context import (
     CliContext,
     CliUsageError,
@@ -17,6 +24,7 @@ from signet_desktop.cli.context import (
     agent_and_json_options,
 )
 from signet_desktop.domain.memory import MEMORY_TYPES as ALL_MEMORY_TYPES
+from signet_desktop.domain.recall import AS_OF_HELP
 
 MAX_RECALL_LIMIT = 100
 MAX_HISTORY_LIMIT = 1000
@@ -38,6 +46,7 @@ RECALL_EXAMPLES = """\
   signet recall "which database does billing use"
   signet recall "deploy" -l 5 --type decision --since 2025-01-01
   signet recall "postgres" --json | jq '.results[0].id'
+  signet recall "what did I deploy last week" --as-of 2025-03-12
 """
 MEMORY_EXAMPLES = """\
   signet memory get 3f0c9a2e-...
@@ -106,6 +115,7 @@ def _register_recall(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--until", metavar="WHEN", type=time_bound, help="created at or before WHEN (same formats)"
     )
+    parser.add_argument("--as-of", metavar="WHEN", type=iso_time, help=AS_OF_HELP)
     parser.add_argument("--keyword-query", metavar="TEXT", help="separate text for keyword search")
     parser.add_argument("--pinned", action="store_true", help="only pinned memories")
     parser.add_argument("--importance-min", type=unit_float, metavar="X", help="importance >= X")
@@ -223,6 +233,7 @@ def recall_body(args: argparse.Namespace) -> dict[str, Any]:
             "project": args.project,
             "since": args.since,
             "until": args.until,
+            "asOf": args.as_of,
             "keywordQuery": args.keyword_query,
             "pinned": True if args.pinned else None,
             "importance_min": args.importance_min,

@@ -12,6 +12,12 @@ from signet_desktop.domain.traversal import PathStep, TraversalSummary
 MAX_RECALL_LIMIT = 100
 # What a person calls a channel (`source`, `method`, the UI); any other channel is its own name.
 CHANNEL_LABELS = {"lexical": "keyword", "semantic": "vector"}
+# What `RecallQuery.as_of` takes, in every surface's help and error message.
+AS_OF_FORMAT = "an ISO-8601 date or timestamp, e.g. 2025-01-31 or 2025-01-31T12:00:00Z"
+AS_OF_HELP = (
+    "when the question is asked, " + AS_OF_FORMAT + " (default: now): relative times in the "
+    "query ('last week', 'two days ago', 'in May') are resolved from this day"
+)
 
 
 def channel_label(name: str) -> str:

@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from signet_desktop.domain.errors import InvalidInput
-from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallHit, RecallQuery, RecallResult
+from signet_desktop.domain.recall import (
+    AS_OF_FORMAT,
+    MAX_RECALL_LIMIT,
+    RecallHit,
+    RecallQuery,
+    RecallResult,
+)
+from signet_desktop.domain.time_expressions import anchor_date
 from signet_desktop.embedding.priority import request_pool
 from signet_desktop.recall.calibration import Calibration, is_relevant
 from signet_desktop.recall.channels import (
@@ -69,6 +76,8 @@ def check_query(
         raise InvalidInput(
             f"channels must be a non-empty subset of: {', '.join(channels)}", code="bad_channels"
         )
+    if query.as_of is not None and anchor_date(query.as_of) is None:
+        raise InvalidInput(f"as_of must be {AS_OF_FORMAT}", code="bad_as_of")
     if stages is not None and query.stages is not None and set(query.stages) - {*stages}:
         raise InvalidInput(
             f"stages must be a subset of: {', '.join(stages) or '(none registered)'}",

@@ -78,7 +78,7 @@ from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import POSTINGS_BUDGET, fts_rows, idf
 from signet_desktop.recall.passages import Window, session_windows
 from signet_desktop.recall.sanitize import query_tokens, words
-from signet_desktop.recall.stages import adjusted, scored
+from signet_desktop.recall.stages import adjusted, reordered
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.recall.vector import SEMANTIC_FLOOR, calibrated
 from signet_desktop.storage.connect import Connection
@@ -424,11 +424,7 @@ def _reordered(head: Sequence[FusedHit], blends: Sequence[tuple[float, str]]) ->
     A hit whose score this leaves as it was (its rank kept) records nothing, as stages do.
     """
     ranks = sorted(range(len(head)), key=lambda i: (-blends[i][0], i))
-    scores = sorted((hit.score for hit in head), reverse=True)
-    return [
-        head[i] if score == head[i].score else scored(head[i], STAGE_NAME, score, blends[i][1])
-        for i, score in zip(ranks, scores, strict=True)
-    ]
+    return reordered(head, ranks, STAGE_NAME, [reason for _, reason in blends])
 
 
 def _untouched(hits: Sequence[FusedHit], reason: str) -> list[FusedHit]:

@@ -14,6 +14,7 @@ so benchmarks compare with and without it through the one implementation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -57,6 +58,22 @@ def scored(hit: FusedHit, stage: str, score: float, reason: str) -> FusedHit:
         score=score,
         adjustments=(*hit.adjustments, HitAdjustment(stage, factor, reason)),
     )
+
+
+def reordered(
+    head: Sequence[FusedHit], ranks: Sequence[int], stage: str, reasons: Sequence[str]
+) -> list[FusedHit]:
+    """`head[i] for i in ranks`; the hit at each rank takes the score that rank had.
+
+    So the hits keep the score scale fusion gave them: a hit outside `head`, or a later stage
+    that sorts again, meets the same scores, only in a new order. A hit whose score this
+    leaves as it was (its rank kept) records nothing; a moved one records `reasons[i]`.
+    """
+    scores = sorted((hit.score for hit in head), reverse=True)
+    return [
+        head[i] if score == head[i].score else scored(head[i], stage, score, reasons[i])
+        for i, score in zip(ranks, scores, strict=True)
+    ]
 
 
 def resorted(hits: list[FusedHit]) -> list[FusedHit]:

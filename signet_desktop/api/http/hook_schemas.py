@@ -10,7 +10,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AliasChoices, BeforeValidator, Field
 
-from signet_desktop.api.http.schemas import Body
+from signet_desktop.api.http.schemas import Body, as_of_field
 from signet_desktop.domain.control_text import drop_controls
 
 MAX_TEXT = 200_000
@@ -101,6 +101,7 @@ class HookRememberBody(HookBody):
 class HookRecallBody(HookBody):
     query: RelayedText = None
     limit: int | None = Field(default=None, ge=1, le=50)
+    as_of: str | None = as_of_field()
 
 
 class ClaudeCodeHookBody(Body):

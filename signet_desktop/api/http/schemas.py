@@ -32,7 +32,12 @@ from signet_desktop.domain.control_text import find_control
 from signet_desktop.domain.errors import InvalidInput
 from signet_desktop.domain.knowledge import parse_structured
 from signet_desktop.domain.memory import MemoryPatch
-from signet_desktop.domain.recall import MAX_RECALL_LIMIT, RecallFilters, RecallQuery
+from signet_desktop.domain.recall import (
+    AS_OF_HELP,
+    MAX_RECALL_LIMIT,
+    RecallFilters,
+    RecallQuery,
+)
 from signet_desktop.domain.scope import AGENT_ID_PATTERN
 from signet_desktop.recall.filters import MAX_TAG_FILTERS
 from signet_desktop.service.memories.service import RememberRequest
@@ -120,6 +125,16 @@ def split_tags(tags: str | Iterable[str] | None) -> tuple[str, ...]:
         return ()
     items = tags.split(",") if isinstance(tags, str) else tags
     return tuple(t.strip() for t in items if t.strip())
+
+
+def as_of_field() -> Any:
+    """Recall's reference time (`asOf` / `as_of`): the core checks it (400 bad_as_of)."""
+    return Field(
+        default=None,
+        validation_alias=AliasChoices("asOf", "as_of"),
+        description=AS_OF_HELP,
+        json_schema_extra={"format": "date-time"},
+    )
 
 
 class Body(BaseModel):
@@ -321,6 +336,7 @@ class RecallOptions(BaseModel):
     )
     expand: bool = False
     agent_id: str | None = _agent_field()
+    as_of: str | None = as_of_field()
 
     def build_query(
         self, query: str, agent_id: str, tags: tuple[str, ...], window: tuple[str | None, ...]
@@ -333,6 +349,7 @@ class RecallOptions(BaseModel):
             keyword_query=self.keyword_query,
             min_score=self.min_score,
             expand=self.expand,
+            as_of=self.as_of,
             filters=RecallFilters(
                 type=self.type,
                 tags=tags,

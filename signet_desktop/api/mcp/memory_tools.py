@@ -19,6 +19,7 @@ from signet_desktop.api.mcp.tool_spec import (
     check_string,
     memory_id,
 )
+from signet_desktop.domain.recall import AS_OF_HELP
 
 
 async def _search(arguments: Arguments, backend: MemoryBackend) -> str:
@@ -87,6 +88,7 @@ SEARCH = ToolSpec(
         Arg("importance_min", NUMBER, "minimum importance, 0..1"),
         Arg("score_min", NUMBER, "minimum score, 0..1", field="min_score"),
         Arg("min_score", NUMBER, "deprecated alias of score_min"),
+        Arg("as_of", TIMESTAMP, AS_OF_HELP),
     ),
     _search,
     out.SEARCH,

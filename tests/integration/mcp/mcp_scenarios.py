@@ -10,6 +10,16 @@ from typing import Any
 import httpx
 from conftest import Daemon, ok, refused
 from mcp.client.session import ClientSession
+from support.relative_time import (
+    EARLY,
+    EARLY_AS_OF,
+    LATE,
+    LATE_AS_OF,
+    QUESTION,
+    first_content,
+    remember_bodies,
+    time_stage_raised,
+)
 
 from signet_desktop.api.mcp.tools import as_data
 from signet_desktop.safety.defang import DATA_NOTE
@@ -44,6 +54,8 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str, str]] = [
     ("memory_search", {"query": "x", "limit": "5"}, "invalid_request", "invalid request: limit"),
     ("memory_search", {"query": "x", "limit": 0}, "invalid_request", "invalid request: limit"),
     ("memory_search", {"query": "x", "since": "yesterday"}, "invalid_request", "invalid request"),
+    ("memory_search", {"query": "x", "as_of": "last week"}, "bad_as_of", "as_of must be an ISO"),
+    ("memory_search", {"query": "x", "as_of": "2025-02-30"}, "bad_as_of", "as_of must be an ISO"),
     ("memory_get", {}, "invalid_request", "invalid request: id: Field required"),
     ("memory_get", {"id": 5}, "invalid_request", "invalid request: id: Input should be a valid"),
     ("memory_get", {"id": ""}, "invalid_request", "invalid request: id: String should have"),
@@ -194,6 +206,31 @@ async def agents_are_isolated(open_session: Open, daemon: Daemon) -> None:
         edit = {"id": memory_id, "reason": "fix", "content": "alice's recipe uses sumac"}
         assert ok(await alice.call_tool("memory_modify", edit))["contentChanged"] is True
     assert (daemon.memory(memory_id) or {})["content"] == "alice's recipe uses sumac"
+
+
+async def as_of_answers_relative_questions(open_session: Open, daemon: Daemon, agent: str) -> None:
+    """memory_search's `as_of` decides what "last week" means; its schema says how to give it."""
+    with httpx.Client(base_url=daemon.url, timeout=10) as http:
+        for body in remember_bodies():  # dated memories: memory_store takes no createdAt
+            reply = http.post(
+                "/api/memory/remember", json=body, headers={"x-signet-agent-id": agent}
+            )
+            assert reply.status_code == 200, reply.text
+    async with open_session(agent) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        described = tools["memory_search"].input_schema["properties"]["as_of"]
+        assert described["format"] == "date-time" and "last week" in described["description"]
+        for as_of, expected in ((EARLY_AS_OF, EARLY[0]), (LATE_AS_OF, LATE[0])):
+            found = ok(
+                await session.call_tool("memory_search", {"query": QUESTION, "as_of": as_of})
+            )
+            assert first_content(found) == expected
+            assert time_stage_raised(found["results"][0])
+    async with open_session(None) as other:  # another agent's scope sees none of it
+        found = ok(
+            await other.call_tool("memory_search", {"query": QUESTION, "as_of": EARLY_AS_OF})
+        )
+        assert EARLY[0] not in [hit["content"] for hit in found["results"]]
 
 
 async def errors_match_http(open_session: Open, daemon: Daemon) -> None:

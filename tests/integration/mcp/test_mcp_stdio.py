@@ -48,6 +48,10 @@ async def test_one_agent_cannot_reach_another(daemon: Daemon) -> None:
     await scenarios.agents_are_isolated(opener(daemon), daemon)
 
 
+async def test_as_of_answers_relative_questions(daemon: Daemon) -> None:
+    await scenarios.as_of_answers_relative_questions(opener(daemon), daemon, "stdio-as-of")
+
+
 async def test_errors_are_the_http_routes_errors(daemon: Daemon) -> None:
     await scenarios.errors_match_http(opener(daemon), daemon)
 

@@ -92,7 +92,7 @@ def test_recall_body_uses_signet_field_names() -> None:
         "recall", "billing", "db", "-l", "5", "-t", "decision", "--tags", "a,b", "--who", "me",
         "--project", "/repo", "--since", "2025-01-01", "--until", "2025-12-31",
         "--keyword-query", "postgres", "--pinned", "--importance-min", "0.4",
-        "--min-score", "0.2", "--expand", "--agent", "agent-a",
+        "--min-score", "0.2", "--expand", "--agent", "agent-a", "--as-of", "2025-03-12",
     )  # fmt: skip
     assert recall_body(args) == {
         "query": "billing db",
@@ -103,6 +103,7 @@ def test_recall_body_uses_signet_field_names() -> None:
         "project": "/repo",
         "since": "2025-01-01",
         "until": "2025-12-31",
+        "asOf": "2025-03-12",
         "keywordQuery": "postgres",
         "pinned": True,
         "importance_min": 0.4,

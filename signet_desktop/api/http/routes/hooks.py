@@ -217,7 +217,8 @@ async def hook_recall(body: HookRecallBody, request: Request) -> Response:
     _require_harness(body)
     text = _required_text(body.query, "query")
     ctx = _context(request, body)
-    query = RecallQuery(query=text, agent_id=ctx.agent_id, limit=body.limit or HOOK_RECALL_LIMIT)
+    limit = body.limit or HOOK_RECALL_LIMIT
+    query = RecallQuery(query=text, agent_id=ctx.agent_id, limit=limit, as_of=body.as_of)
 
     def render(result: Any) -> dict[str, Any]:
         answer = recall_json(result)
