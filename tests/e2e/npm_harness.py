@@ -120,3 +120,17 @@ def start_daemon(launcher: Launcher, workspace: Path) -> DaemonProcess:
     daemon = launcher.start(*args_for(workspace), env=clean_env(launcher.home))
     daemon.wait_listening()
     return daemon
+
+
+def hook_log_reasons(home: Path) -> list[str]:
+    """The reason on each line `signet hook` logged under `home`'s default workspace."""
+    log = home / ".agents" / ".daemon" / "logs" / "hooks.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return [line.split(" harness=", 1)[-1].split(" ", 1)[-1] for line in lines]
+
+
+def failed_open_at_once(home: Path) -> bool:
+    """Every hook that ran met the refused connection and skipped at once: none waited out
+    its request timeout ("did not answer within …") or was killed before it logged."""
+    reasons = hook_log_reasons(home)
+    return bool(reasons) and all(reason == "daemon not running, hook skipped" for reason in reasons)

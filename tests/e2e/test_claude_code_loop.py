@@ -17,12 +17,12 @@ import pytest
 
 from tests.e2e.claude_code import ClaudeCode, claude_binary, hook_error_lines
 from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
+from tests.e2e.npm_harness import failed_open_at_once, hook_log_reasons
 from tests.support.anthropic_server import ModelServer, model_server
 
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
 SESSION_ONE = f"Please remember for later: {FACT}, and Dana owns its on-call rota."
 SESSION_TWO = "Which database does the billing service use?"
-HOOK_TIMEOUT_S = 7  # SessionStart's hook timeout as installed (5 s budget + 2 s grace)
 
 
 @pytest.fixture
@@ -103,7 +103,6 @@ def test_a_daemon_that_is_down_never_stops_claude_code(
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "Noted."  # the model's answer, and nothing of ours
     assert hook_error_lines(run.stdout + run.stderr) == []
-    # Each hook fails open at once on a refused connection, well inside its timeout.
-    assert run.seconds < HOOK_TIMEOUT_S * 2
-    hooks_log = launcher.home / ".agents" / ".daemon" / "logs" / "hooks.log"
-    assert "daemon not running, hook skipped" in hooks_log.read_text()
+    # Each hook failed open at once on the refused connection (read from what each logged,
+    # not from the wall clock: at load 13 the whole run took 17 s with every hook prompt).
+    assert failed_open_at_once(launcher.home), hook_log_reasons(launcher.home)

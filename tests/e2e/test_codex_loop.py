@@ -16,14 +16,18 @@ import pytest
 
 from tests.e2e.codex_cli import CODEX, Codex, error_lines, user_config
 from tests.e2e.launcher import Launcher
-from tests.e2e.npm_harness import signet_cli, start_daemon
+from tests.e2e.npm_harness import (
+    failed_open_at_once,
+    hook_log_reasons,
+    signet_cli,
+    start_daemon,
+)
 from tests.support.openai_server import ModelServer, model_server
 
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
 SESSION_ONE = f"Please remember for later: {FACT}, and Dana owns its on-call rota."
 SESSION_TWO = "Which database does the billing service use?"
 CODEX_BASE_INSTRUCTIONS = "You are a coding agent running in the Codex CLI"
-HOOK_TIMEOUT_S = 5  # `signet hook session-start`'s own request timeout
 
 
 @pytest.fixture
@@ -107,8 +111,6 @@ def test_a_daemon_that_is_down_never_stops_codex(
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "Noted."  # the model's answer, and nothing of ours
     assert error_lines(run.stdout + run.stderr) == []
-    # `signet hook` fails open at once on a refused connection, well inside its timeout.
-    assert run.seconds < HOOK_TIMEOUT_S * 4
+    # `signet hook` failed open at once on the refused connection (from what it logged).
+    assert failed_open_at_once(launcher.home), hook_log_reasons(launcher.home)
     assert "## Signet memory" not in model.seen_text()
-    hooks_log = launcher.home / ".agents" / ".daemon" / "logs" / "hooks.log"
-    assert "daemon not running, hook skipped" in hooks_log.read_text()
