@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import qasync
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QProgressBar, QWidget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,7 +43,7 @@ from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.pane import discover_panes
 from signet_desktop.ui.settings import ShellSettings
-from signet_desktop.ui.style import DARK, LIGHT, Theme, apply_style
+from signet_desktop.ui.style import DARK, LIGHT, Theme, apply_style, palette_of
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "docs" / "screenshots"
@@ -161,28 +160,6 @@ def document_of(demo: Demo, title: str) -> str:
     documents = getattr(demo.service, "documents", None)
     found = [d.id for d in documents.list("default") if d.title == title] if documents else []
     return found[0] if found else ""
-
-
-def palette_of(theme: Theme) -> QPalette:
-    """A system palette of the theme's colours (what a light or dark desktop hands Qt)."""
-    palette = QPalette()
-    roles = {
-        QPalette.ColorRole.Window: theme.window,
-        QPalette.ColorRole.WindowText: theme.text,
-        QPalette.ColorRole.Base: theme.surface,
-        QPalette.ColorRole.AlternateBase: theme.window,
-        QPalette.ColorRole.Text: theme.text,
-        QPalette.ColorRole.Button: theme.surface,
-        QPalette.ColorRole.ButtonText: theme.text,
-        QPalette.ColorRole.Highlight: theme.accent,
-        QPalette.ColorRole.HighlightedText: theme.accent_text,
-        QPalette.ColorRole.ToolTipBase: theme.surface,
-        QPalette.ColorRole.ToolTipText: theme.text,
-        QPalette.ColorRole.PlaceholderText: theme.muted,
-    }
-    for role, colour in roles.items():
-        palette.setColor(role, QColor(colour))
-    return palette
 
 
 @contextmanager

@@ -15,6 +15,7 @@ APPLICATION = "Signet Desktop"
 GEOMETRY = "window/geometry"
 LAST_PANE = "window/lastPane"
 TRAY_NOTICE = "tray/closeNoticeShown"
+THEME = "window/theme"
 
 
 class ShellSettings:
@@ -50,6 +51,14 @@ class ShellSettings:
 
     def set_last_pane(self, key: str) -> None:
         self._settings.setValue(LAST_PANE, key)
+
+    def theme(self) -> str:
+        """ "system", "light" or "dark" (View ▸ Theme); "system" when unset."""
+        value = self._settings.value(THEME)
+        return value if isinstance(value, str) and value else "system"
+
+    def set_theme(self, choice: str) -> None:
+        self._settings.setValue(THEME, choice)
 
     def tray_notice_shown(self) -> bool:
         return _as_bool(self._settings.value(TRAY_NOTICE, False))

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 BASE_POINT_SIZE = 10  # body text; titles scale from it
+THEME_CHOICES = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+_system_palette: list[QPalette] = []  # the desktop's own palette, kept before any override
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +171,40 @@ QScrollBar:horizontal {{ background: transparent; height: 10px; margin: 2px; }}
 QScrollBar::handle:horizontal {{ background: {t.border}; border-radius: 4px; min-width: 24px; }}
 QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; }}
 """
+
+
+def palette_of(theme: Theme) -> QPalette:
+    """A palette of the theme's colours (what a light or dark desktop hands Qt)."""
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: theme.window,
+        QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.Base: theme.surface,
+        QPalette.ColorRole.AlternateBase: theme.window,
+        QPalette.ColorRole.Text: theme.text,
+        QPalette.ColorRole.Button: theme.surface,
+        QPalette.ColorRole.ButtonText: theme.text,
+        QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.HighlightedText: theme.accent_text,
+        QPalette.ColorRole.ToolTipBase: theme.surface,
+        QPalette.ColorRole.ToolTipText: theme.text,
+        QPalette.ColorRole.PlaceholderText: theme.muted,
+    }
+    for role, colour in roles.items():
+        palette.setColor(role, QColor(colour))
+    return palette
+
+
+def apply_theme(app: QApplication, choice: str) -> Theme:
+    """Style `app` as `choice` says: "light" or "dark" override the desktop's palette,
+    "system" returns to it. An unknown choice is a ValueError (nothing changes)."""
+    if choice not in THEME_CHOICES:
+        raise ValueError(f"unknown theme {choice!r}; expected one of {', '.join(THEME_CHOICES)}")
+    if not _system_palette:
+        _system_palette.append(QPalette(app.palette()))
+    forced = {"light": LIGHT, "dark": DARK}.get(choice)
+    app.setPalette(palette_of(forced) if forced is not None else _system_palette[0])
+    return apply_style(app)
 
 
 def apply_style(app: QApplication) -> Theme:
