@@ -1,0 +1,128 @@
+"""The window fits a 1024×640 laptop screen: every pane, with data, nothing cut off."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QWidget
+from pytestqt.qtbot import QtBot
+from support.clipping import clipped
+
+from signet_desktop.domain.sessions import Turn
+from signet_desktop.service.facade import SignetService
+from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.main_window import MIN_SIZE, MainWindow
+from signet_desktop.ui.settings import ShellSettings
+from signet_desktop.ui.style import apply_style
+from tests.ui.memory_support import fill
+
+pytestmark = pytest.mark.gui
+
+PROMPT = "Why does the billing replica lag behind the primary after the nightly vacuum?"
+
+
+def seed(service: SignetService) -> list[str]:
+    """Memories and a long-worded session, so the panes show rows and details, not empties."""
+    turns = [
+        Turn("u0", "user", PROMPT, "2026-11-02T09:14:00Z"),
+        Turn("a0", "assistant", "The vacuum holds a lock the replica waits on. " * 8, None),
+    ]
+    service.transcripts.capture(
+        "default", "cc-billing-replica-lag", "claude-code", turns, project="billing"
+    )
+    return fill(service, 40)
+
+
+@pytest.fixture
+def styled(qapp: QApplication) -> Iterator[None]:
+    """The app's own stylesheet and type scale (what sizes every widget), undone after."""
+    font, sheet = qapp.font(), qapp.styleSheet()
+    apply_style(qapp)
+    yield
+    qapp.setStyleSheet(sheet)
+    qapp.setFont(font)
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, service: SignetService, tmp_path: Path, qt_loop: Any, styled: None
+) -> Iterator[MainWindow]:
+    memory_ids = seed(service)
+    bridge = EventBridge(service.events)
+    shown = MainWindow(
+        service,
+        events=bridge,
+        settings=ShellSettings.at(tmp_path / "settings.ini"),
+        url="http://127.0.0.1:3850",
+        workspace=tmp_path / "ws",
+    )
+    shown.reveals = {  # type: ignore[attr-defined]
+        "memories": {"memory_id": memory_ids[0]},
+        "transcripts": {"session_key": "cc-billing-replica-lag"},
+        "recall": {"query": "billing"},
+    }
+    qtbot.addWidget(shown)
+    shown.show()
+    yield shown
+    shown.shutdown()
+    bridge.close()
+
+
+def settle(loop: asyncio.AbstractEventLoop, window: MainWindow, qapp: QApplication) -> None:
+    """Run the loop until no task of the window is pending (a loaded machine: up to 30 s)."""
+
+    async def run() -> None:
+        deadline = loop.time() + 30
+        while loop.time() < deadline:
+            await window.tasks.wait_idle()
+            await asyncio.sleep(0.05)
+            if not window.tasks.pending:
+                return
+
+    loop.run_until_complete(run())
+    qapp.processEvents()
+
+
+def test_every_pane_fits_1024_by_640_with_nothing_cut_off(
+    window: MainWindow, qt_loop: asyncio.AbstractEventLoop, qapp: QApplication
+) -> None:
+    problems: dict[str, list[str]] = {}
+    for spec in window.specs:
+        window.show_pane(spec.key, **window.reveals.get(spec.key, {}))  # type: ignore[attr-defined]
+        settle(qt_loop, window, qapp)
+        window.resize(MIN_SIZE)
+        qapp.processEvents()
+        hint = window.minimumSizeHint()
+        found = clipped(window)
+        if hint.width() > MIN_SIZE.width() or hint.height() > MIN_SIZE.height():
+            found.insert(0, f"the window needs {hint.width()}×{hint.height()}")
+        if window.size() != MIN_SIZE:
+            found.insert(0, f"the window is {window.width()}×{window.height()}")
+        if found:
+            problems[spec.key] = found
+    assert problems == {}, "\n".join(f"{k}: {p}" for k, found in problems.items() for p in found)
+
+
+def test_the_check_finds_a_label_cut_off_and_a_widget_outside_its_parent(qtbot: QtBot) -> None:
+    """The check itself can fail: a row too narrow for its label, a child placed outside."""
+    row = QWidget()
+    qtbot.addWidget(row)
+    layout = QHBoxLayout(row)
+    label = QLabel("a label much longer than the row it sits in can ever show")
+    layout.addWidget(label)
+    layout.addWidget(QPushButton("Apply"))
+    row.setFixedSize(QSize(120, 60))  # under the layout's minimum: Qt squeezes the label
+    stray = QPushButton("Outside", row)
+    stray.setGeometry(100, 10, 80, 24)
+    row.show()
+    found = clipped(row)
+    assert any(p.startswith('QLabel "a label much') and "squeezed" in p for p in found), found
+    assert any(p.startswith('QPushButton "Outside"') and "outside" in p for p in found), found
+    row.setFixedSize(QSize(700, 60))
+    stray.setGeometry(600, 10, 80, 24)
+    assert clipped(row) == []
