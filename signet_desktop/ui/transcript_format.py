@@ -11,10 +11,9 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from signet_desktop.domain.sessions import SessionTranscript, Turn
-from signet_desktop.ui.hit_format import relative_date
 from signet_desktop.ui.memory_format import local_time
 from signet_desktop.ui.style import Theme
 
@@ -24,14 +23,17 @@ _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = re.compile(r"\[([^\[\]\n]*)\]")
 
 
+TITLE_CHARS = 160  # a row's title: the delegate elides it to the row's width
+
+
 @dataclass(frozen=True, slots=True)
 class SessionRow:
     """What one row of the sessions list shows, computed when its page arrives."""
 
     session_key: str
-    title: str  # the project, or "no project"
-    when: str  # "5 minutes ago"
-    meta: str  # "claude-code · 42 turns"
+    title: str  # the first user prompt on one line; else the project; else "no project"
+    when: str  # the session's own start: "today 10:02", "2 Nov", "2 Nov 2025"
+    meta: str  # "~/src/billing · claude-code · 42 turns" (the project when it is not the title)
     status: str  # open | completed | imported
     tooltip: str
 
@@ -43,24 +45,59 @@ def session_rows(
 
 
 def session_row(session: SessionTranscript, now: datetime | None = None) -> SessionRow:
+    """Titled by what the person first asked, dated by the session's own first turn (an
+    import captures months of sessions in a minute: its capture time says nothing)."""
     turns = f"{session.turn_count:,} {'turn' if session.turn_count == 1 else 'turns'}"
     harness = session.harness or "unknown harness"
+    prompt = one_line(session.first_prompt or "", TITLE_CHARS)
+    started = session.started_at or session.created_at
     tooltip = "\n".join(
-        (
+        part
+        for part in (
+            one_line(session.first_prompt or "", 400),
+            f"project {session.project}" if session.project else "",
             f"session {session.session_key}",
-            f"started {local_time(session.created_at)}",
-            f"updated {local_time(session.updated_at)}",
+            f"started {local_time(started)}",
+            f"captured {local_time(session.updated_at)}",
             f"completed {local_time(session.completed_at)}" if session.completed_at else "open",
         )
+        if part
     )
+    place = session.project if prompt else None
     return SessionRow(
         session_key=session.session_key,
-        title=session.project or "no project",
-        when=relative_date(session.updated_at, now),
-        meta=f"{harness} · {turns}",
+        title=prompt or session.project or "no project",
+        when=session_date(started, now),
+        meta=" · ".join(part for part in (place, harness, turns) if part),
         status=session.status,
         tooltip=tooltip,
     )
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` with its whitespace runs as single spaces, cut to `limit` characters with …"""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def session_date(timestamp: str, now: datetime | None = None) -> str:
+    """A start in local time: `today 10:02`, `yesterday 18:40`, `2 Nov`, `2 Nov 2025`; the
+    text itself when unreadable."""
+    try:
+        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return timestamp
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    local = when.astimezone()
+    today = (now or datetime.now(UTC)).astimezone().date()
+    clock = local.strftime("%H:%M")
+    if local.date() == today:
+        return f"today {clock}"
+    if (today - local.date()).days == 1:
+        return f"yesterday {clock}"
+    day = f"{local.day} {local.strftime('%b')}"
+    return day if local.year == today.year else f"{day} {local.year}"
 
 
 def header_line(session: SessionTranscript, turns: Sequence[Turn] = ()) -> str:

@@ -2,8 +2,11 @@
 
 A row reads
 
-    billing                                         5 minutes ago
-    claude-code · 42 turns                             [completed]
+    Why does the billing replica lag behind the pr…       2 Nov
+    ~/src/billing · claude-code · 42 turns             [imported]
+
+titled by the session's first user prompt and dated by its first turn (`session_row`); the
+session key is in the tooltip.
 
 Pages of `PAGE_SIZE` come from `transcripts.sessions(...)` through the `TaskRunner` as the
 list scrolls (`canFetchMore`/`fetchMore`); the rows' strings are made on the fetching thread.
@@ -185,7 +188,8 @@ class SessionListModel(QAbstractListModel):
 
 
 class SessionDelegate(QStyledItemDelegate):
-    """Paints a session: project and age on top, harness · turns and a status badge below."""
+    """Paints a session: first prompt and start on top, project · harness · turns and a
+    status badge below."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         metrics = QFontMetrics(option.font)
@@ -233,14 +237,6 @@ class SessionDelegate(QStyledItemDelegate):
         meta_width = rect.width() - badge_width - 8
         meta = metrics.elidedText(row.meta, Qt.TextElideMode.ElideRight, meta_width)
         painter.drawText(QRect(rect.left(), y, meta_width, height), 0, meta)
-        # the key tells apart sessions of one project; it gets what room is left
-        left = rect.left() + metrics.horizontalAdvance(meta)
-        room = rect.left() + meta_width - left
-        key = metrics.elidedText(f" · {row.session_key}", Qt.TextElideMode.ElideMiddle, room)
-        if meta == row.meta and room > metrics.averageCharWidth() * 8:
-            muted.setAlphaF(0.45)
-            painter.setPen(muted)
-            painter.drawText(QRect(left, y, room, height), 0, key)
         painter.restore()
 
     @staticmethod
