@@ -44,17 +44,16 @@ class PassItem(QWidget):
 
 
 class OperationItem(QWidget):
-    """One operation: mark and name in its status colour, its subject, its outcome."""
+    """One operation in words, in its status colour, and its outcome; with `details`, the
+    operation's name, payload subject and the ids of what it made."""
 
-    def __init__(self, row: fmt.OperationRow) -> None:
+    def __init__(self, row: fmt.OperationRow, details: bool = False) -> None:
         super().__init__()
         colour = tone_colour(row.tone, current_theme())
-        subject = f" &nbsp;{_esc(row.subject)}" if row.subject else ""
-        self.title = QLabel(
-            f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>{subject}"
-        )
+        self.title = QLabel(f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>")
         self.title.setWordWrap(True)
-        self.outcome = QLabel(row.outcome)
+        raw = f" · {row.operation} {row.subject}".rstrip()
+        self.outcome = QLabel(row.outcome + raw if details else row.plain)
         self.outcome.setProperty("role", "muted")
         self.outcome.setWordWrap(True)
         column = QVBoxLayout(self)

@@ -45,7 +45,7 @@ from signet_desktop.ui.pass_audit import PassAudit
 from signet_desktop.ui.widgets import select_quietly
 
 LIST_LIMIT = 100
-LIST_MIN_WIDTH = 300
+LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
 EMPTY_TITLE = "No Dreaming passes yet"
 EMPTY_HINT = (
     "A Dreaming pass reads your agent's completed transcripts and memories and consolidates "

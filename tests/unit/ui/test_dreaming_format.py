@@ -59,10 +59,11 @@ def test_running_failed_interrupted_and_idle_passes() -> None:
 def test_tool_call_rows_show_arguments_briefly_and_in_full() -> None:
     row = fmt.tool_call_row(a_call(0, "search_evidence", {"query": "billing db"},
                                    {"hits": [{"ref": "memory:m1"}]}))  # fmt: skip
-    assert (row.line, row.took) == ('1 search_evidence("billing db")', "0.2s")
+    assert (row.line, row.took) == ("1. Search the evidence for “billing db”", "0.2s")
+    assert row.raw == 'search_evidence("billing db")'  # the Details view
     assert '"ref": "memory:m1"' in row.result and "\n" in row.result
     ops = fmt.tool_call_row(a_call(2, "apply_ontology_ops", {"operations": [{}, {}, {}, {}]}))
-    assert ops.line == "3 apply_ontology_ops(4 ops)"
+    assert (ops.line, ops.raw) == ("3. Apply 4 operations", "apply_ontology_ops(4 ops)")
     failed = fmt.tool_call_row(a_call(3, "get_entity", '{"id": ', status="error",
                                       error="malformed JSON arguments"))  # fmt: skip
     assert failed.result.startswith("error: malformed JSON arguments")
@@ -73,7 +74,7 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
     applied = fmt.operation_row(an_operation(0, "set_claim_value", "applied",
         {"entityId": "e1", "aspectId": "a1", "claimKey": "database", "value": "Postgres 16"},
         result={"attribute_id": "c2abcdef99"}), {"e1": "billing"})  # fmt: skip
-    assert applied.title == "✔ set_claim_value" and applied.tone == "ok"
+    assert applied.title == "✔ Set billing’s database to “Postgres 16”" and applied.tone == "ok"
     assert applied.subject == 'billing · database = "Postgres 16"'
     assert applied.outcome == "applied: attribute c2abcdef…"
     assert applied.quotes == (quote_fmt.Quote(QUOTE, "transcript:8c35aa"),)
@@ -81,7 +82,7 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
         {"targets": ["e-old-123456", "e-new-123456"], "survivor": "e-new-123456"}, evidence=(),
         code="attention_required", reason="hygiene op needs attention:<id>"),
         {"e-old-123456": "ledger-svc"})  # fmt: skip
-    assert refused.title == "✘ merge_entities" and refused.tone == "error"
+    assert refused.title == "✘ Merge ledger-svc into an entity" and refused.tone == "error"
     assert refused.subject == "ledger-svc → e-new-12…"
     link = fmt.operation_subject(
         "create_link",
@@ -96,7 +97,9 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
     proposed = fmt.operation_row(an_operation(2, "rename_entity", "proposed",
         {"entityId": "e9", "oldName": "ledger-svc", "newName": "ledger"},
         result={"proposal_id": "prop123456789"}))  # fmt: skip
-    assert proposed.title == "‖ rename_entity"
+    assert proposed.title == "‖ Rename ledger-svc to “ledger”"
+    assert fmt.operation_outcome(an_operation(2, "rename_entity", "proposed", {},
+        result={"proposal_id": "prop123456789"}), ids=False) == "waiting for review"  # fmt: skip
     assert proposed.subject == "“ledger-svc” → “ledger”"
     assert proposed.outcome == "waiting for review · proposal prop1234…"
     created = fmt.operation_row(an_operation(3, "create_entity", "applied",
