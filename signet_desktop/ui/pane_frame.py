@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtGui import QHideEvent
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from signet_desktop.domain.events import Event
@@ -62,6 +63,7 @@ class FramedPane(PaneWidget):
         self.frame = frame
         self.agent_id = context.agent_id  # the agent shown (a pane may offer others)
         self._started = False
+        self._missed = False  # a refresh came while hidden: read when shown
         self._flight = SingleFlight(self._read)
         self._refresh_timer = single_shot(self, frame.refresh_ms, self.refresh)
         context.events.event_published.connect(self._on_event)
@@ -109,6 +111,17 @@ class FramedPane(PaneWidget):
             open_item(item_id)
             self.refresh()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """The window restored this pane before it was shown: read now (after `activated`,
+        which reads itself when the rail switches here)."""
+        super().showEvent(event)
+        if self._missed:
+            QTimer.singleShot(0, self._catch_up)
+
+    def _catch_up(self) -> None:
+        if self._missed:
+            self.refresh()
+
     def hideEvent(self, event: QHideEvent) -> None:
         self._refresh_timer.stop()
         super().hideEvent(event)
@@ -122,8 +135,12 @@ class FramedPane(PaneWidget):
 
     def refresh(self) -> None:
         """Read again (one read at a time; an ask during a read runs once more after it)."""
-        if not self._started or not self.isVisible():
-            return  # a hidden pane reads again when it is shown (`activated`)
+        if not self._started:
+            return
+        if not self.isVisible():
+            self._missed = True  # read when shown (`activated`, or `showEvent`)
+            return
+        self._missed = False
         missing = self.unavailable()
         if missing is not None:
             self.empty.set_text(*missing)

@@ -15,7 +15,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,7 +38,12 @@ from signet_desktop.domain.dreaming import PassDetail
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
-from signet_desktop.ui.dreaming_items import OperationItem, tone_colour
+from signet_desktop.ui.dreaming_items import (
+    OperationItem,
+    fit_rows,
+    keep_rows_fitted,
+    tone_colour,
+)
 from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
@@ -120,6 +125,7 @@ class PassAudit(QWidget):
         self.ops.setObjectName("dreamOperations")
         self.ops.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.ops.currentRowChanged.connect(self._on_operation)
+        keep_rows_fitted(self.ops)
         self.quotes = QuoteView(self.context)
         self.quotes.setObjectName("dreamQuotes")
         operations = QSplitter(Qt.Orientation.Horizontal)
@@ -299,13 +305,11 @@ class PassAudit(QWidget):
             widget = OperationItem(row, self.details)
             entry = QListWidgetItem()
             entry.setData(Qt.ItemDataRole.UserRole, record.id)
-            width = max(self.ops.viewport().width() - 4, 320)
-            height = widget.heightForWidth(width)
-            entry.setSizeHint(QSize(width, height if height > 0 else widget.sizeHint().height()))
             self.ops.addItem(entry)
             self.ops.setItemWidget(entry, widget)
             if record.id == keep:
                 select = n
+        fit_rows(self.ops)
         self._records = records
         if records:
             self.ops.setCurrentRow(select)

@@ -2,7 +2,8 @@
 
 `clipped(root)` walks every visible widget under `root` and reports, in words:
 - a widget whose geometry reaches outside its parent's rectangle (the parent paints over or
-  cuts it), except the content widget of a scroll area, which is meant to scroll;
+  cuts it); in a scroll area's viewport (a list's row widget, a scroll area's content) only a
+  widget wider than a viewport that never scrolls sideways;
 - a label, button, combo box or line edit given less room than its minimum size hint (its text
   is cut: Qt clips, it never elides these on its own); a word-wrapped label shorter than the
   height its text needs at its width.
@@ -47,10 +48,19 @@ def _walk(widget: QWidget, problems: list[str]) -> None:
 
 
 def _problem(child: QWidget, parent: QWidget) -> str:
-    scrolled = isinstance(parent.parentWidget(), QAbstractScrollArea) and (
-        parent is parent.parentWidget().viewport()  # type: ignore[union-attr]
-    )
-    if not scrolled and not parent.rect().contains(child.geometry()):
+    area = parent.parentWidget()
+    scrolled = isinstance(area, QAbstractScrollArea) and parent is area.viewport()
+    if scrolled and isinstance(area, QAbstractScrollArea):
+        # a row widget of a list (or a scroll area's content) may extend past the viewport
+        # only where the area can scroll to the rest
+        sideways = area.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        if not sideways and child.geometry().right() > parent.rect().right():
+            return (
+                f"is {child.width()} wide in {describe(area)}'s {parent.width()} px that "
+                "never scroll sideways"
+            )
+        return ""
+    if not parent.rect().contains(child.geometry()):
         box = child.geometry()
         return (
             f"reaches outside {describe(parent)}: {box.x()},{box.y()} {box.width()}×"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,12 @@ from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MIN_SIZE, MainWindow
+from signet_desktop.ui.pane import discover_panes
+from signet_desktop.ui.panes.dreaming import DreamingPane
 from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.style import apply_style
 from tests.ui.memory_support import fill
+from tests.ui.test_dreaming_pane import FakeDreaming, Shim, two_agents
 
 pytestmark = pytest.mark.gui
 
@@ -106,6 +110,57 @@ def test_every_pane_fits_1024_by_640_with_nothing_cut_off(
         if found:
             problems[spec.key] = found
     assert problems == {}, "\n".join(f"{k}: {p}" for k, found in problems.items() for p in found)
+
+
+def test_a_dreaming_pass_fits_1024_by_640_in_words_and_in_detail(
+    qtbot: QtBot,
+    service: SignetService,
+    tmp_path: Path,
+    qt_loop: asyncio.AbstractEventLoop,
+    qapp: QApplication,
+    styled: None,
+) -> None:
+    """The audit of a pass with calls, operations and quotes, in the real window. The pane is
+    the one the window restores before it is shown: it reads once shown (`showEvent`)."""
+    dreaming = next(s for s in discover_panes() if s.key == "dreaming")
+    shim = Shim(FakeDreaming(two_agents()))
+    spec = dataclasses.replace(
+        dreaming,
+        factory=lambda context: DreamingPane(dataclasses.replace(context, service=shim)),  # type: ignore[arg-type]
+    )
+    bridge = EventBridge(service.events)
+    window = MainWindow(
+        service,
+        events=bridge,
+        settings=ShellSettings.at(tmp_path / "dreaming.ini"),
+        specs=[spec],
+    )
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        pane = window.panes["dreaming"]
+        assert isinstance(pane, DreamingPane)
+        for _ in range(20):  # the list, then the pass's detail: two reads
+            settle(qt_loop, window, qapp)
+            if pane.detail is not None:
+                break
+        assert pane.detail is not None
+        for details in (False, True):
+            if pane.audit.details != details:
+                pane.audit.details_button.click()
+            settle(qt_loop, window, qapp)
+            window.resize(MIN_SIZE)
+            qapp.processEvents()
+            assert window.size() == MIN_SIZE
+            assert clipped(window) == []
+            # a whole sentence of the timeline shows, not "1 se…"
+            calls = pane.audit.calls
+            first = calls.topLevelItem(0)
+            needed = calls.fontMetrics().horizontalAdvance(first.text(0))
+            assert calls.columnWidth(0) >= min(needed, 300), first.text(0)
+    finally:
+        window.shutdown()
+        bridge.close()
 
 
 def test_the_check_finds_a_label_cut_off_and_a_widget_outside_its_parent(qtbot: QtBot) -> None:

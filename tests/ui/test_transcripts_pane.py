@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from PySide6.QtGui import QFont, QFontMetrics
 from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.sessions import Turn
@@ -15,6 +16,7 @@ from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.transcripts import PANE, TranscriptsPane
 from signet_desktop.ui.style import DARK, LIGHT
 from signet_desktop.ui.transcript_format import excerpt_html, session_date, transcript_html
+from signet_desktop.ui.transcript_list import two_lines
 from tests.ui.conftest import RecordingNavigator
 from tests.ui.memory_support import ELSEWHERE, settle
 
@@ -391,3 +393,14 @@ def test_a_listing_reads_the_first_user_prompt_and_the_first_turn_time(
     assert listed_row.first_prompt == "  Rename the\n ledger service  "
     assert listed_row.started_at == "2025-03-04T08:00:00Z"
     assert service.transcripts.get("default", "imp-1").first_prompt is None  # listings only
+
+
+def test_a_long_title_breaks_onto_two_lines_at_a_space(qapp: object) -> None:
+    metrics = QFontMetrics(QFont())
+    prompt = "Why does the billing replica lag behind the primary after the nightly vacuum runs?"
+    width = metrics.horizontalAdvance("Why does the billing replica")
+    first, second = two_lines(metrics, prompt, width)
+    assert first == "Why does the billing replica"
+    assert second.startswith("lag behind") and second.endswith("…")
+    assert metrics.horizontalAdvance(second) <= width
+    assert two_lines(metrics, "short", width) == ["short"]

@@ -38,7 +38,7 @@ from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDet
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
-from signet_desktop.ui.dreaming_items import PassItem
+from signet_desktop.ui.dreaming_items import PassItem, fit_rows, keep_rows_fitted
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
@@ -130,6 +130,7 @@ class DreamingPane(FramedPane):
         self.list.setMaximumWidth(LIST_MIN_WIDTH + 80)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
+        keep_rows_fitted(self.list)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.list)
         self.audit = PassAudit(self.context, self.revert_current, lambda: self.agent_id)
@@ -192,10 +193,10 @@ class DreamingPane(FramedPane):
             widget = PassItem(row)
             entry = QListWidgetItem()
             entry.setData(Qt.ItemDataRole.UserRole, item.id)
-            entry.setSizeHint(widget.sizeHint())
             entry.setToolTip(row.note or row.title)
             self.list.addItem(entry)
             self.list.setItemWidget(entry, widget)
+        fit_rows(self.list)
         self.list.blockSignals(False)
         if selected in ids:
             select_quietly(self.list, ids.index(selected))
