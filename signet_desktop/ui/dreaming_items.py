@@ -1,15 +1,13 @@
 """The Dreaming pane's list rows: one pass of the timeline, one operation of a pass.
 
-Their labels wrap; `fit_rows` keeps each row as wide as its list's viewport (and as high as
-its wrapped text needs there) whenever the list is resized, so no row is cut at the side.
+Their labels wrap; the lists keep them fitted to their width (`widgets.keep_rows_fitted`).
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QObject, QSize
-from PySide6.QtWidgets import QLabel, QListWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui.style import Theme, current_theme
@@ -67,31 +65,3 @@ class OperationItem(QWidget):
         column.setSpacing(1)
         column.addWidget(self.title)
         column.addWidget(self.outcome)
-
-
-def fit_rows(view: QListWidget) -> None:
-    """Each row widget of `view` as wide as its viewport, as high as it then needs."""
-    width = max(view.viewport().width(), 1)
-    for row in range(view.count()):
-        item = view.item(row)
-        widget = view.itemWidget(item)
-        if widget is None:
-            continue
-        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
-        item.setSizeHint(QSize(width, height if height > 0 else widget.sizeHint().height()))
-
-
-class _RowFitter(QObject):
-    def __init__(self, view: QListWidget) -> None:
-        super().__init__(view)
-        self.view = view
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:
-            fit_rows(self.view)
-        return False
-
-
-def keep_rows_fitted(view: QListWidget) -> None:
-    """Re-fit `view`'s rows whenever its viewport changes size (and never scroll sideways)."""
-    view.viewport().installEventFilter(_RowFitter(view))

@@ -38,16 +38,12 @@ from signet_desktop.domain.dreaming import PassDetail
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
-from signet_desktop.ui.dreaming_items import (
-    OperationItem,
-    fit_rows,
-    keep_rows_fitted,
-    tone_colour,
-)
+from signet_desktop.ui.dreaming_items import OperationItem, tone_colour
 from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QW
 from pytestqt.qtbot import QtBot
 from support.clipping import clipped
 
+from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.event_bridge import EventBridge
@@ -39,6 +40,10 @@ def seed(service: SignetService) -> list[str]:
     service.transcripts.capture(
         "default", "cc-billing-replica-lag", "claude-code", turns, project="billing"
     )
+    documents = service.documents
+    for title in ("Billing database runbook", "Incident reviews, autumn 2026"):
+        text = f"# {title}\n\n" + "Billing runs on Postgres 16 with a replica. " * 20
+        documents.submit("default", DocumentRequest("text", content=text, title=title))
     return fill(service, 40)
 
 
@@ -69,6 +74,7 @@ def window(
         "memories": {"memory_id": memory_ids[0]},
         "transcripts": {"session_key": "cc-billing-replica-lag"},
         "recall": {"query": "billing"},
+        "documents": {"document_id": service.documents.list("default")[0].id},
     }
     qtbot.addWidget(shown)
     shown.show()

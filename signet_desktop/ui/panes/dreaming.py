@@ -38,11 +38,11 @@ from signet_desktop.domain.dreaming import DreamingPass, DreamingStatus, PassDet
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
-from signet_desktop.ui.dreaming_items import PassItem, fit_rows, keep_rows_fitted
+from signet_desktop.ui.dreaming_items import PassItem
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
-from signet_desktop.ui.widgets import select_quietly
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
 
 LIST_LIMIT = 100
 LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
