@@ -24,6 +24,7 @@ _MARK = re.compile(r"\[([^\[\]\n]*)\]")
 
 
 TITLE_CHARS = 160  # a row's title: the delegate elides it to the row's width
+VIEW_TITLE_CHARS = 200  # the open session's heading (it wraps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,15 @@ def session_row(session: SessionTranscript, now: datetime | None = None) -> Sess
         status=session.status,
         tooltip=tooltip,
     )
+
+
+def view_title(session: SessionTranscript, turns: Sequence[Turn]) -> tuple[str, str]:
+    """The open session's title (its first user prompt, as the list row says; else the
+    project) and the project line above its facts ("" when the project is the title)."""
+    prompt = one_line(next((t.text for t in turns if t.role == "user"), ""), VIEW_TITLE_CHARS)
+    if not prompt:
+        return session.project or "no project", ""
+    return prompt, f"{session.project}\n" if session.project else ""
 
 
 def one_line(text: str, limit: int) -> str:

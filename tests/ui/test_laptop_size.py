@@ -61,7 +61,6 @@ def styled(qapp: QApplication) -> Iterator[None]:
 def window(
     qtbot: QtBot, service: SignetService, tmp_path: Path, qt_loop: Any, styled: None
 ) -> Iterator[MainWindow]:
-    memory_ids = seed(service)
     bridge = EventBridge(service.events)
     shown = MainWindow(
         service,
@@ -70,6 +69,7 @@ def window(
         url="http://127.0.0.1:3850",
         workspace=tmp_path / "ws",
     )
+    memory_ids = seed(service)
     shown.reveals = {  # type: ignore[attr-defined]
         "memories": {"memory_id": memory_ids[0]},
         "transcripts": {"session_key": "cc-billing-replica-lag"},
@@ -116,6 +116,44 @@ def test_every_pane_fits_1024_by_640_with_nothing_cut_off(
         if found:
             problems[spec.key] = found
     assert problems == {}, "\n".join(f"{k}: {p}" for k, found in problems.items() for p in found)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ui/status_bar.py (reworked on another branch) lays six labels in a row that need "
+    "~1037 px once it reports an event ('last: memory.created just now'); remove this mark "
+    "when it fits",
+)
+def test_the_live_status_bar_fits_1024_wide(
+    qtbot: QtBot,
+    service: SignetService,
+    tmp_path: Path,
+    qt_loop: asyncio.AbstractEventLoop,
+    qapp: QApplication,
+    styled: None,
+) -> None:
+    bridge = EventBridge(service.events)
+    window = MainWindow(
+        service,
+        events=bridge,
+        settings=ShellSettings.at(tmp_path / "status.ini"),
+        url="http://127.0.0.1:3850",
+        specs=[],
+    )
+    qtbot.addWidget(window)
+    window.show()
+    window.start_refreshing()
+    try:
+        seed(service)  # its events reach the status bar ("last: …")
+        settle(qt_loop, window, qapp)
+        window.resize(MIN_SIZE)
+        qapp.processEvents()
+        assert window.status.last_text()
+        assert window.size() == MIN_SIZE
+        assert clipped(window) == []
+    finally:
+        window.shutdown()
+        bridge.close()
 
 
 def test_a_dreaming_pass_fits_1024_by_640_in_words_and_in_detail(

@@ -157,7 +157,8 @@ def test_reading_a_session_shows_its_turns_in_order_with_roles_and_times(
     assert positions == sorted(positions)  # in order
     assert text.count("User") == 2 and text.count("Assistant") == 2
     assert "2026-11-30" in text  # a turn's time
-    assert view.title.text() == "billing"
+    assert view.title.text() == "Why is billing slow on the analytics replica?"  # as listed
+    assert view.meta.text().startswith("billing\n")  # the project (cwd) above the facts
     assert "claude-code · completed · 4 turns" in view.meta.text()
     assert "→" in view.meta.text() and "captured" in view.meta.text()  # the turns' own span
     assert "session cc-billing" in view.meta.text()
