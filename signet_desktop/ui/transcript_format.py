@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from signet_desktop.domain.sessions import SessionTranscript, Turn
-from signet_desktop.ui.memory_format import local_time
+from signet_desktop.ui.memory_format import local_time, parse_timestamp
 from signet_desktop.ui.style import Theme
 
 ROLE_NAMES = {"user": "User", "assistant": "Assistant"}
@@ -93,12 +93,9 @@ def one_line(text: str, limit: int) -> str:
 def session_date(timestamp: str, now: datetime | None = None) -> str:
     """A start in local time: `today 10:02`, `yesterday 18:40`, `2 Nov`, `2 Nov 2025`; the
     text itself when unreadable."""
-    try:
-        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
+    when = parse_timestamp(timestamp)
+    if when is None:
         return timestamp
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
     local = when.astimezone()
     today = (now or datetime.now(UTC)).astimezone().date()
     clock = local.strftime("%H:%M")
