@@ -205,7 +205,7 @@ def run_desktop(options: RuntimeOptions) -> int:
             f"{APP_NAME} is already running on this workspace: showed its window", file=sys.stderr
         )
         return EXIT_OK
-    apply_style(app)
+    apply_style(app, ShellSettings.user().theme())
     if options.worker_host is None:  # workers run in QThreads under the app
         options = dataclasses.replace(options, worker_host=QtWorkerHost)
     runtime = DaemonRuntime(options)

@@ -52,7 +52,7 @@ from signet_desktop.ui.pane import (
 from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
-from signet_desktop.ui.style import apply_theme
+from signet_desktop.ui.style import apply_style
 from signet_desktop.ui.tasks import TaskRunner
 from signet_desktop.ui.widgets import single_shot
 
@@ -205,15 +205,13 @@ class MainWindow(QMainWindow):
         self.menu_actions = build_menus(
             self, self.specs, self.shortcuts, targets, self.settings.theme()
         )
-        if self.settings.theme() != "system":  # the choice made last run
-            self.set_theme(self.settings.theme())
 
     def set_theme(self, choice: str) -> None:
-        """View ▸ Theme: restyle the application and remember the choice."""
+        """View ▸ Theme: remember the choice (refused when unknown) and restyle the app."""
+        self.settings.set_theme(choice)
         app = QApplication.instance()
         if isinstance(app, QApplication):
-            apply_theme(app, choice)
-        self.settings.set_theme(choice)
+            apply_style(app, choice)
 
     def show_shortcuts(self) -> ShortcutsDialog:
         """Help ▸ Keyboard shortcuts, read from the menu bar's actions."""

@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QMainWindow, QMenu
 
 from signet_desktop.ui.icon import icon
 from signet_desktop.ui.pane import PaneSpec
-from signet_desktop.ui.style import THEME_CHOICES
+from signet_desktop.ui.settings import THEMES
+
+THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,8 @@ def build_menus(
     view.addSeparator()
     themes = view.addMenu("&Theme")
     group = QActionGroup(themes)
-    for choice, label in THEME_CHOICES.items():
+    for choice in THEMES:
+        label = THEME_LABELS.get(choice, choice.title())
         item = add(themes, f"menuTheme-{choice}", label, partial(targets.set_theme, choice))
         item.setCheckable(True)
         item.setChecked(choice == theme)

@@ -1,4 +1,5 @@
-"""What the window remembers between runs (geometry, last pane, notices shown), in QSettings.
+"""What the window remembers between runs (geometry, last pane, notices shown, theme), in
+QSettings.
 
 The Qt `main` decides where the file lives: the user's settings by default, an ini file under a
 test's tmp directory in tests, so no test ever touches the real settings.
@@ -15,7 +16,8 @@ APPLICATION = "Signet Desktop"
 GEOMETRY = "window/geometry"
 LAST_PANE = "window/lastPane"
 TRAY_NOTICE = "tray/closeNoticeShown"
-THEME = "window/theme"
+THEME = "look/theme"
+THEMES = ("system", "light", "dark")  # follow the desktop, or always one
 
 
 class ShellSettings:
@@ -52,19 +54,21 @@ class ShellSettings:
     def set_last_pane(self, key: str) -> None:
         self._settings.setValue(LAST_PANE, key)
 
-    def theme(self) -> str:
-        """ "system", "light" or "dark" (View ▸ Theme); "system" when unset."""
-        value = self._settings.value(THEME)
-        return value if isinstance(value, str) and value else "system"
-
-    def set_theme(self, choice: str) -> None:
-        self._settings.setValue(THEME, choice)
-
     def tray_notice_shown(self) -> bool:
         return _as_bool(self._settings.value(TRAY_NOTICE, False))
 
     def set_tray_notice_shown(self) -> None:
         self._settings.setValue(TRAY_NOTICE, True)
+
+    def theme(self) -> str:
+        """The chosen theme: one of THEMES ("system" when unset or unknown)."""
+        value = self._settings.value(THEME)
+        return value if isinstance(value, str) and value in THEMES else THEMES[0]
+
+    def set_theme(self, choice: str) -> None:
+        if choice not in THEMES:
+            raise ValueError(f"theme {choice!r} is not one of {', '.join(THEMES)}")
+        self._settings.setValue(THEME, choice)
 
     def sync(self) -> None:
         self._settings.sync()

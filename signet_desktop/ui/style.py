@@ -1,8 +1,9 @@
 """The inspector's look: one light and one dark theme, chosen from the system palette.
 
-The stylesheet is generated from a `Theme` (a handful of named colours and a type scale) so
-panes style themselves with object names and properties (`role="muted"`, `banner="error"`)
-instead of colours of their own. Icons take `Theme.icon` as their line colour.
+The theme follows the system palette unless the user chose light or dark (Settings, kept in
+`ShellSettings`). The stylesheet is generated from a `Theme` (a handful of named colours and a
+type scale) so panes style themselves with object names and properties (`role="muted"`,
+`banner="error"`) instead of colours of their own. Icons take `Theme.icon` as their line colour.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 BASE_POINT_SIZE = 10  # body text; titles scale from it
-THEME_CHOICES = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
-_system_palette: list[QPalette] = []  # the desktop's own palette, kept before any override
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +149,12 @@ QFrame#banner[banner="error"] {{ background: {t.error_surface}; border: 1px soli
 QFrame#banner[banner="warn"] {{ background: {t.warn_surface}; border: 1px solid {t.warn};
     border-radius: 6px; }}
 QFrame#banner QLabel {{ color: {t.text}; }}
+QFrame[card="true"] {{ background: {t.surface}; border: 1px solid {t.border};
+    border-radius: 8px; }}
+QFrame[card="true"] QLabel {{ background: transparent; }}
+QLabel[state="ok"] {{ color: {t.ok}; }}
+QLabel[state="warn"] {{ color: {t.warn}; }}
+QLabel[state="error"] {{ color: {t.error}; }}
 QFrame#emptyState QLabel#emptyTitle {{ font-size: {BASE_POINT_SIZE + 4}pt; font-weight: 600; }}
 QFrame#emptyState QLabel#emptyHint {{ color: {t.muted}; }}
 QDialog#commandPalette {{ background: {t.surface}; border: 1px solid {t.border};
@@ -195,20 +200,23 @@ def palette_of(theme: Theme) -> QPalette:
     return palette
 
 
-def apply_theme(app: QApplication, choice: str) -> Theme:
-    """Style `app` as `choice` says: "light" or "dark" override the desktop's palette,
-    "system" returns to it. An unknown choice is a ValueError (nothing changes)."""
-    if choice not in THEME_CHOICES:
-        raise ValueError(f"unknown theme {choice!r}; expected one of {', '.join(THEME_CHOICES)}")
-    if not _system_palette:
-        _system_palette.append(QPalette(app.palette()))
+class _Desktop:
+    """The system palette, kept while a chosen theme replaces it (so "system" restores it)."""
+
+    palette: QPalette | None = None
+
+
+def apply_style(app: QApplication, choice: str = "system") -> Theme:
+    """Style `app`: "light" or "dark" sets that theme's palette, "system" follows the
+    desktop's (restoring it after a chosen one); returns the theme used."""
     forced = {"light": LIGHT, "dark": DARK}.get(choice)
-    app.setPalette(palette_of(forced) if forced is not None else _system_palette[0])
-    return apply_style(app)
-
-
-def apply_style(app: QApplication) -> Theme:
-    """Style `app` after its current (system) palette; returns the theme used."""
+    if forced is not None:
+        if _Desktop.palette is None:
+            _Desktop.palette = QPalette(app.palette())
+        app.setPalette(palette_of(forced))
+    elif _Desktop.palette is not None:
+        app.setPalette(_Desktop.palette)
+        _Desktop.palette = None
     theme = theme_for(app.palette())
     font = app.font()
     if font.pointSize() < BASE_POINT_SIZE:

@@ -217,11 +217,11 @@ def test_the_check_finds_a_label_cut_off_and_a_widget_outside_its_parent(qtbot: 
     layout.addWidget(QPushButton("Apply"))
     row.setFixedSize(QSize(120, 60))  # under the layout's minimum: Qt squeezes the label
     stray = QPushButton("Outside", row)
-    stray.setGeometry(100, 10, 80, 24)
+    stray.setGeometry(100, 8, 110, 36)
     row.show()
     found = clipped(row)
     assert any(p.startswith('QLabel "a label much') and "squeezed" in p for p in found), found
     assert any(p.startswith('QPushButton "Outside"') and "outside" in p for p in found), found
     row.setFixedSize(QSize(700, 60))
-    stray.setGeometry(600, 10, 80, 24)
+    stray.setGeometry(560, 8, 110, 36)
     assert clipped(row) == []
