@@ -12,11 +12,11 @@ import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
-from support.clipping import clipped
 
 from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.facade import SignetService
+from signet_desktop.ui.clipping import clipped
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MIN_SIZE, MainWindow
 from signet_desktop.ui.pane import discover_panes

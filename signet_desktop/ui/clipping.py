@@ -8,6 +8,8 @@
   is cut: Qt clips, it never elides these on its own); a word-wrapped label shorter than the
   height its text needs at its width.
 A widget of zero width or height (a collapsed splitter side) and what it holds are skipped.
+Used by tests/ui/test_laptop_size.py (offscreen) and scripts/screenshots.py (on a real
+display, whose fonts differ), which print what each pane cuts off.
 """
 
 from __future__ import annotations
