@@ -39,6 +39,7 @@ from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
 from signet_desktop.ui.dreaming_items import PassItem
+from signet_desktop.ui.dreaming_revert import revert_preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
@@ -353,7 +354,7 @@ class DreamingPane(FramedPane):
         def previewed(plan: Any) -> None:
             changes = list(getattr(plan, "changes", ()) or ())
             blockers = list(getattr(plan, "blockers", ()) or ())
-            head, lines = fmt.revert_preview(changes, blockers)
+            head, lines = revert_preview(changes, blockers)
             can_apply = bool(changes) and not blockers
             if not self.confirm_revert(head, lines, can_apply) or not can_apply:
                 self._reverting = False

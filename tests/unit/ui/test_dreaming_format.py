@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from signet_desktop.domain.dreaming import MutationCounts, PassUsage
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
+from signet_desktop.ui.dreaming_revert import describe, revert_preview
 from tests.unit.ui.dreaming_values import (
     QUOTE,
     TRANSCRIPT,
@@ -152,12 +153,12 @@ def test_window_runbook_and_exclusions() -> None:
 
 
 def test_revert_preview_lists_changes_or_blockers() -> None:
-    head, lines = fmt.revert_preview([{"description": "archive entity Postgres"}], [])
+    head, lines = revert_preview([{"description": "archive entity Postgres"}], [])
     assert head == "Reverting undoes 1 change:" and lines == ["archive entity Postgres"]
-    head, lines = fmt.revert_preview([{"x": 1}], [{"reason": "pass p2 merged Postgres"}])
+    head, lines = revert_preview([{"x": 1}], [{"reason": "pass p2 merged Postgres"}])
     assert head.startswith("This pass cannot be reverted: 1 later change")
     assert lines == ["pass p2 merged Postgres"]
-    assert fmt.revert_preview([], [])[1] == []
+    assert revert_preview([], [])[1] == []
     change = {
         "action": "archive",
         "target_table": "entities",
@@ -165,9 +166,9 @@ def test_revert_preview_lists_changes_or_blockers() -> None:
         "before": None,
         "after": {"name": "logical replication"},
     }
-    assert fmt.describe(change) == "archive entity “logical replication”"
+    assert describe(change) == "archive entity “logical replication”"
     bare = {"action": "restore", "target_table": "entity_attributes", "target_id": "c" * 20}
-    assert fmt.describe(bare) == "restore claim cccccccccccc…"
+    assert describe(bare) == "restore claim cccccccccccc…"
 
 
 def test_quotes_html_links_sources_and_says_what_is_missing() -> None:
