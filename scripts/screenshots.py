@@ -8,7 +8,8 @@ vectors), hosts its workers on threads and installs the daemon's logging (so the
 and the status bar show a live daemon), then opens the real main window with whatever panes
 `discover_panes()` finds, shows each in turn (with a realistic `reveal`: a recall query, a
 memory with history), lets it settle and saves `QWidget.grab()` as `<pane>.png` and
-`<pane>-dark.png`. A pane that fails to build shows as the shell shows it (its banner).
+`<pane>-dark.png`, printing what the window cuts off (`ui/clipping.py`). A pane that fails to
+build shows as the shell shows it (its banner).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from signet_desktop.config import WorkspacePaths
 from signet_desktop.daemon import daemonlog
 from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import WorkerThreads
+from signet_desktop.ui.clipping import clipped
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.pane import discover_panes
@@ -263,6 +265,8 @@ def shoot(
             window.show_pane(spec.key, **wanted.get(spec.key, {}))
             settle(loop, window, PANE_TIMEOUT_S.get(spec.key, DEFAULT_TIMEOUT_S))
             image = grab(window)
+            for problem in clipped(window):  # what this display's fonts cut off
+                print(f"    clipped: {problem}", flush=True)
             path = out / f"{spec.key}{suffix}.png"
             if not image.save(str(path)):
                 raise SystemExit(f"could not write {path}")

@@ -104,6 +104,10 @@ class SessionTranscript:
     completed_at: str | None
     content_hash: str | None
     source_id: str | None = None
+    # Read by listings only (None elsewhere): the first user turn's text (its first
+    # FIRST_PROMPT_CHARS characters) and the first turn's own timestamp, when it has one.
+    first_prompt: str | None = None
+    started_at: str | None = None
 
     @property
     def status(self) -> str:

@@ -17,8 +17,28 @@ COLUMNS = (
 )
 
 
+FIRST_PROMPT_CHARS = 400  # a list row's title: enough for two lines, never a whole prompt
+# A listed session's first user prompt and own start, from its first turns (the unique
+# (session_seq, ordinal) index: a page of rows costs a page of short index walks).
+_OPENING = (
+    f"(SELECT substr(u.text, 1, {FIRST_PROMPT_CHARS}) FROM transcript_turns u "
+    "WHERE u.session_seq = session_transcripts.seq AND u.role = 'user' "
+    "ORDER BY u.ordinal LIMIT 1) AS first_prompt, "
+    "(SELECT f.timestamp FROM transcript_turns f "
+    "WHERE f.session_seq = session_transcripts.seq AND f.timestamp IS NOT NULL "
+    "ORDER BY f.ordinal LIMIT 1) AS started_at"
+)
+
+
 def _row(row: Any) -> SessionTranscript:
-    return from_row(SessionTranscript, row, turn_count=int(row["turn_count"]))
+    listed = "first_prompt" in row.keys()  # noqa: SIM118 (`in row` tests its values)
+    return from_row(
+        SessionTranscript,
+        row,
+        turn_count=int(row["turn_count"]),
+        first_prompt=row["first_prompt"] if listed else None,
+        started_at=row["started_at"] if listed else None,
+    )
 
 
 ROWS = TableRows("session_transcripts", COLUMNS, _row)
@@ -113,7 +133,7 @@ def list_transcripts(
     elif status == "imported":
         where.append("source_id IS NOT NULL")
     clause = " AND ".join(where)
-    columns = COLUMNS.replace("content,", "'' AS content,")
+    columns = COLUMNS.replace("content,", "'' AS content,") + ", " + _OPENING
     rows = conn.execute(
         f"SELECT {columns} FROM session_transcripts WHERE {clause} "
         "ORDER BY updated_at DESC, seq DESC LIMIT :limit OFFSET :offset",

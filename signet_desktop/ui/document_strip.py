@@ -22,6 +22,7 @@ class PipelineStrip(QLabel):
     def __init__(self, progress: Progress | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("documentStrip")
+        self.setWordWrap(True)  # a narrow list or detail breaks it at a stage
         self._stages: list[Stage] = []
         if progress is not None:
             self.set_progress(progress)

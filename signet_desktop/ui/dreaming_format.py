@@ -1,8 +1,9 @@
 """What the Dreaming pane shows, computed without Qt: the timeline, a pass's detail, quotes.
 
 A pass reads `2026-11-30 03:12 · incremental · completed · 4m 12s · 61k in / 3.2k out ·
-$0.04`; its tool calls `1 search_evidence("billing db")  0.2s`; its operations `✔
-set_claim_value  billing · database = "Postgres 16"`; a cited quote is found in its source's
+$0.04`; its tool calls `1. Search the evidence for “billing db”  0.2s`; its operations `✔ Set
+billing’s database to “Postgres 16”` (the words: `dreaming_words`; the raw names, payloads and
+ids are kept for the Details view); a cited quote is found in its source's
 canonical text and highlighted there (`highlight_html`), and a transcript quote knows the
 turn it sits in (`turn_of`). Everything is unit-tested without widgets.
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 from signet_desktop.domain.dreaming import DreamingPass, EvidenceExclusion, ToolCallRecord
 from signet_desktop.domain.ontology import OperationRecord
+from signet_desktop.ui.dreaming_words import operation_words, tool_call_words
 from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.quote_format import Quote, quotes_of, short_ref
 
@@ -226,11 +228,12 @@ class ToolCallRow:
     """One tool call: its line and, expanded, its arguments and result as JSON."""
 
     seq: int
-    line: str  # `1 search_evidence("billing db")`
+    line: str  # `1. Search the evidence for “billing db”`
     took: str  # `0.2s`
     status: str
     arguments: str
     result: str
+    raw: str = ""  # `search_evidence("billing db")` (the Details view)
 
 
 def argument_preview(arguments: Any, chars: int = ARGUMENT_CHARS) -> str:
@@ -258,8 +261,8 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
 
 
-def tool_call_row(call: ToolCallRecord) -> ToolCallRow:
-    line = f"{call.seq + 1} {call.tool_name}({argument_preview(call.input)})"
+def tool_call_row(call: ToolCallRecord, names: Names | None = None) -> ToolCallRow:
+    line = f"{call.seq + 1}. {tool_call_words(call.tool_name, call.input, names)}"
     result = pretty_json(call.output) if call.output is not None else ""
     if call.error:
         result = f"{call.status}: {call.error}" + (f"\n\n{result}" if result else "")
@@ -270,6 +273,7 @@ def tool_call_row(call: ToolCallRecord) -> ToolCallRow:
         call.status,
         pretty_json(call.input) if call.input is not None else "",
         result,
+        f"{call.tool_name}({argument_preview(call.input)})",
     )
 
 
@@ -302,11 +306,13 @@ class OperationRow:
     mark: str  # ✔ ‖ – ✘
     status: str
     tone: str
-    title: str  # `✔ set_claim_value`
+    title: str  # `✔ Set billing’s database to “Postgres 16”` (dreaming_words)
     subject: str  # `billing · database = "Postgres 16"`
     outcome: str  # `refused (quote_not_found): …`, `proposal 3f2a…`, `created entity 9c1…`
     quotes: tuple[Quote, ...]
     provenance: str
+    operation: str = ""  # `set_claim_value` (the Details view)
+    plain: str = ""  # the outcome without codes or ids: `applied`, `refused: …`
 
 
 _SUBJECT_KEYS = (
@@ -389,17 +395,19 @@ def operation_subject(
     return " · ".join(parts)
 
 
-def operation_outcome(record: OperationRecord) -> str:
-    """Why it was refused, or what it created."""
+def operation_outcome(record: OperationRecord, ids: bool = True) -> str:
+    """Why it was refused, or what it created; `ids=False`: in words only (no codes, no ids)."""
     result = record.result or {}
     if record.status in ("failed", "skipped"):
         verb = "refused" if record.status == "failed" else "skipped"
-        code = f" ({record.code})" if record.code else ""
+        code = f" ({record.code})" if record.code and ids else ""
         return f"{verb}{code}: {record.reason or 'no reason recorded'}"
     if record.status == "proposed":
         proposal = result.get("proposal_id") or result.get("proposalId")
-        tail = f" · proposal {short_ref(proposal)}" if proposal else ""
+        tail = f" · proposal {short_ref(proposal)}" if proposal and ids else ""
         return f"waiting for review{tail}" + (f": {record.reason}" if record.reason else "")
+    if not ids:
+        return "applied"
     created = [
         f"{k.removesuffix('_id').removesuffix('Id')} {short_ref(v)}"
         for k, v in result.items()
@@ -416,11 +424,13 @@ def operation_row(record: OperationRecord, names: Names | None = None) -> Operat
         mark=mark,
         status=record.status,
         tone=OPERATION_TONES.get(record.status, "muted"),
-        title=f"{mark} {record.operation}",
+        title=f"{mark} {operation_words(record.operation, record.payload, names)}",
         subject=operation_subject(record.operation, record.payload, names),
         outcome=operation_outcome(record),
         quotes=quotes_of(record.evidence),
         provenance=record.provenance or "",
+        operation=record.operation,
+        plain=operation_outcome(record, ids=False),
     )
 
 
@@ -501,67 +511,3 @@ def exclusion_line(exclusion: EvidenceExclusion) -> str:
         f"{exclusion.source_kind} {short_ref(exclusion.source_id, 12)} — "
         f"{exclusion.reason}{attempts}"
     )
-
-
-# -- revert --------------------------------------------------------------------------------
-
-
-def revert_preview(changes: Sequence[Any], blockers: Sequence[Any]) -> tuple[str, list[str]]:
-    """The dry run's verdict and its lines: every change, or every blocker when refused."""
-    if blockers:
-        head = (
-            f"This pass cannot be reverted: {len(blockers)} later change"
-            f"{'' if len(blockers) == 1 else 's'} depend on it."
-        )
-        return head, [describe(b) for b in blockers]
-    if not changes:
-        return "This pass changed nothing that a revert would undo.", []
-    head = f"Reverting undoes {len(changes)} change{'' if len(changes) == 1 else 's'}:"
-    return head, [describe(c) for c in changes]
-
-
-TABLE_NOUNS = {
-    "entities": "entity",
-    "entity_aliases": "alias",
-    "entity_aspects": "aspect",
-    "entity_attributes": "claim",
-    "entity_dependencies": "link",
-    "relations": "relation",
-    "memory_entity_mentions": "mention",
-    "ontology_proposals": "proposal",
-}
-
-
-def describe(item: Any) -> str:
-    """One change or blocker as a line: its own `description`/`reason`/`message`, else the
-    fields that say what and where."""
-    if isinstance(item, str):
-        return item
-    for key in ("description", "message", "reason", "summary"):
-        value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
-        if isinstance(value, str) and value:
-            return value
-
-    def field(key: str) -> Any:
-        return item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
-
-    table = field("target_table")
-    if isinstance(table, str):  # a revert change: `archive entity “logical replication”`
-        row = field("after") or field("before") or {}
-        label = next(
-            (
-                row.get(k)
-                for k in ("name", "alias", "content", "dependency_type")
-                if isinstance(row, Mapping) and isinstance(row.get(k), str)
-            ),
-            None,
-        )
-        what = TABLE_NOUNS.get(table, table)
-        shown = f"“{preview(label, 60)}”" if label else short_ref(field("target_id"), 12)
-        return f"{field('action') or 'change'} {what} {shown}"
-    fields = []
-    for key in ("action", "operation", "target_id", "pass_id"):
-        value = field(key)
-        if value:
-            fields.append(short_ref(value, 12) if key.endswith("id") else str(value))
-    return " ".join(fields) or str(item)

@@ -1,4 +1,7 @@
-"""The Dreaming pane's list rows: one pass of the timeline, one operation of a pass."""
+"""The Dreaming pane's list rows: one pass of the timeline, one operation of a pass.
+
+Their labels wrap; the lists keep them fitted to their width (`widgets.keep_rows_fitted`).
+"""
 
 from __future__ import annotations
 
@@ -40,21 +43,21 @@ class PassItem(QWidget):
         column.setContentsMargins(8, 6, 8, 6)
         column.setSpacing(1)
         for label in (self.title, self.facts, self.changes):
+            label.setWordWrap(True)
             column.addWidget(label)
 
 
 class OperationItem(QWidget):
-    """One operation: mark and name in its status colour, its subject, its outcome."""
+    """One operation in words, in its status colour, and its outcome; with `details`, the
+    operation's name, payload subject and the ids of what it made."""
 
-    def __init__(self, row: fmt.OperationRow) -> None:
+    def __init__(self, row: fmt.OperationRow, details: bool = False) -> None:
         super().__init__()
         colour = tone_colour(row.tone, current_theme())
-        subject = f" &nbsp;{_esc(row.subject)}" if row.subject else ""
-        self.title = QLabel(
-            f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>{subject}"
-        )
+        self.title = QLabel(f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>")
         self.title.setWordWrap(True)
-        self.outcome = QLabel(row.outcome)
+        raw = f" · {row.operation} {row.subject}".rstrip()
+        self.outcome = QLabel(row.outcome + raw if details else row.plain)
         self.outcome.setProperty("role", "muted")
         self.outcome.setWordWrap(True)
         column = QVBoxLayout(self)

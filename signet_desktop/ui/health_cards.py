@@ -41,7 +41,8 @@ from signet_desktop.ui.style import current_theme
 
 DEFAULT_LOG_LEVEL = logging.INFO
 MAX_CHECK_ROWS = 14
-MAX_WORKER_ROWS = 6
+MAX_WORKER_ROWS = 4  # more scroll: the pane fits a 640-high window
+LOG_MIN_LINES = 3
 _WORKER_COLUMNS = ("Worker", "State", "Last job", "Error")
 
 
@@ -299,6 +300,8 @@ class LogView(Section):
         self.text.setReadOnly(True)
         self.text.setFont(monospace())
         self.text.setMaximumBlockCount(bridge.ring.capacity)
+        lines = self.text.fontMetrics().lineSpacing() * LOG_MIN_LINES
+        self.text.setMinimumHeight(lines + 2 * self.text.frameWidth() + 8)
         # Wrapped, never scrolled sideways: a short line must not show as a fragment.
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)

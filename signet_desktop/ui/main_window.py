@@ -2,8 +2,9 @@
 
 The rail lists whatever `discover_panes()` found (or the specs a test passes); the shell names no
 pane. Panes are built on first show into a QStackedWidget and reached by click, arrow keys,
-each pane's own shortcut (unique: Ctrl+1..9, Ctrl+0), Ctrl+Tab or the command palette (Ctrl+K).
-The window is the panes' `Navigator`.
+each pane's own shortcut (unique: Ctrl+1..9, Ctrl+0), Ctrl+Tab or the command palette (Ctrl+K);
+those shortcuts are the actions of the menu bar (`menus.py`: File, View, Help).
+The window is the panes' `Navigator`. It fits a 1024×640 laptop screen (MIN_SIZE).
 The status bar is re-read off the GUI thread when an event says something changed (debounced),
 never on a timer. A pane that fails to build or act shows a banner; the window keeps working.
 """
@@ -11,19 +12,21 @@ never on a timer. A pane that fails to build or act shows a banner; the window k
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QPushButton,
     QStackedWidget,
     QVBoxLayout,
@@ -36,7 +39,9 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.command_palette import CommandPalette, recall_entries
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.help_dialogs import AboutDialog, ShortcutsDialog, shortcut_rows
 from signet_desktop.ui.icon import icon
+from signet_desktop.ui.menus import MenuTargets, build_menus
 from signet_desktop.ui.pane import (
     PaneContext,
     PaneSpec,
@@ -47,6 +52,7 @@ from signet_desktop.ui.pane import (
 from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
+from signet_desktop.ui.style import apply_style
 from signet_desktop.ui.tasks import TaskRunner
 from signet_desktop.ui.widgets import single_shot
 
@@ -63,8 +69,10 @@ REFRESH_ON = (
 )
 RECALL_PANE = "recall"
 MEMORIES_PANE = "memories"
+TRANSCRIPTS_PANE = "transcripts"
 DEFAULT_SIZE = QSize(1120, 720)
-RAIL_WIDTH = 196
+MIN_SIZE = QSize(1024, 640)  # a laptop screen: every pane fits (tests/ui/test_laptop_size.py)
+RAIL_WIDTH = 176
 RAIL_ROW_HEIGHT = 36
 _KEY = Qt.ItemDataRole.UserRole
 
@@ -135,7 +143,7 @@ class MainWindow(QMainWindow):
             item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
             self.rail.addItem(item)
         self.rail.currentRowChanged.connect(self._rail_changed)
-        self.search_button = QPushButton(icon("search"), "  Search…   Ctrl+K")
+        self.search_button = QPushButton(icon("search"), " Search…  Ctrl+K")
         self.search_button.setObjectName("railSearch")
         self.search_button.setToolTip("Search memory or jump to a pane (Ctrl+K)")
         self.search_button.clicked.connect(lambda: self.open_palette())
@@ -176,7 +184,7 @@ class MainWindow(QMainWindow):
         )
         self.stack.addWidget(self.no_panes)
         content = QVBoxLayout()
-        content.setContentsMargins(12, 12, 12, 8)
+        content.setContentsMargins(12, 8, 12, 6)
         content.addWidget(self.banner)
         content.addWidget(self.stack, 1)
         body = QHBoxLayout()
@@ -190,16 +198,47 @@ class MainWindow(QMainWindow):
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
         self.status.failures_chosen.connect(lambda: self.show_pane("queue", state="dead"))
-        self._shortcuts()
+        self._menus()
 
-    def _shortcuts(self) -> None:
-        QShortcut(QKeySequence("Ctrl+K"), self, lambda: self.open_palette())
-        QShortcut(QKeySequence("Ctrl+Tab"), self, lambda: self.step_pane(1))
-        QShortcut(QKeySequence("Ctrl+Shift+Tab"), self, lambda: self.step_pane(-1))
-        for index, spec in enumerate(self.specs):
-            sequence = self.shortcut_of(index)
-            if sequence:
-                QShortcut(QKeySequence(sequence), self, _shower(self, spec.key))
+    def _menus(self) -> None:
+        targets = MenuTargets(
+            show_pane=lambda key: self.show_pane(key),
+            import_history=lambda: self.show_pane(TRANSCRIPTS_PANE, sources=True),
+            quit=self.quit_requested.emit,
+            open_palette=lambda: self.open_palette(),
+            step_pane=self.step_pane,
+            set_theme=self.set_theme,
+            show_shortcuts=self.show_shortcuts,
+            show_about=self.show_about,
+        )
+        self.menu_actions = build_menus(
+            self, self.specs, self.shortcuts, targets, self.settings.theme()
+        )
+
+    def set_theme(self, choice: str) -> None:
+        """View ▸ Theme: remember the choice (refused when unknown) and restyle the app."""
+        self.settings.set_theme(choice)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_style(app, choice)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Help ▸ Keyboard shortcuts, read from the menu bar's actions."""
+        menus: dict[QAction, str] = {}
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            if isinstance(menu, QMenu):
+                menus.update(
+                    (action, menu.title().replace("&", "")) for action in _all_actions(menu)
+                )
+        dialog = ShortcutsDialog(shortcut_rows(list(menus), menus), self)
+        dialog.open()
+        return dialog
+
+    def show_about(self) -> AboutDialog:
+        dialog = AboutDialog(str(self.context.workspace), self.context.url, self)
+        dialog.open()
+        return dialog
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:  # e.g. a theme chosen in Settings
@@ -381,5 +420,10 @@ class MainWindow(QMainWindow):
         self.quit_requested.emit()
 
 
-def _shower(window: MainWindow, key: str) -> Callable[[], None]:
-    return lambda: window.show_pane(key)
+def _all_actions(menu: QMenu) -> list[QAction]:
+    """`menu`'s actions and its submenus', in order."""
+    found: list[QAction] = []
+    for action in menu.actions():
+        submenu = action.menu()
+        found.extend(_all_actions(submenu) if isinstance(submenu, QMenu) else [action])
+    return found

@@ -114,6 +114,7 @@ class MemoryDetail(QWidget):
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.provenance = QFormLayout()
         self.provenance.setHorizontalSpacing(12)
+        self.provenance.setVerticalSpacing(2)  # eight short rows: the detail fits 640 high
         history_title = QLabel("History")
         history_title.setProperty("role", "heading")
         self.history = QTreeWidget()
@@ -150,7 +151,7 @@ class MemoryDetail(QWidget):
         body = QWidget()
         column = QVBoxLayout(body)
         column.setContentsMargins(12, 12, 12, 12)
-        column.setSpacing(8)
+        column.setSpacing(6)
         column.addWidget(self.notice)
         column.addWidget(self.content)
         column.addWidget(self.meta)

@@ -19,16 +19,22 @@ INSPECTOR_ACTOR = Actor(changed_by="inspector", actor_type="user")
 EVENT_LABELS = {"created": "created", "modified": "updated", "deleted": "forgotten"}
 
 
-def local_time(timestamp: str | None) -> str:
-    """`2026-11-28 10:02` in the local time zone; the text itself when unreadable."""
+def parse_timestamp(timestamp: str | None) -> datetime | None:
+    """An ISO timestamp (`Z` or an offset; naive read as UTC); None when absent or unreadable."""
     if not timestamp:
-        return ""
+        return None
     try:
         when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
-        return timestamp
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def local_time(timestamp: str | None) -> str:
+    """`2026-11-28 10:02` in the local time zone; the text itself when unreadable."""
+    when = parse_timestamp(timestamp)
+    if when is None:
+        return timestamp or ""
     return when.astimezone().strftime("%Y-%m-%d %H:%M")
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
@@ -110,15 +111,20 @@ class FramedPane(PaneWidget):
             open_item(item_id)
             self.refresh()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """A pane activated before its window was shown (the first pane at launch, or one the
+        window restored) reads now, once the show has settled."""
+        super().showEvent(event)
+        if self._missed:
+            QTimer.singleShot(0, self._catch_up)
+
+    def _catch_up(self) -> None:
+        if self._missed:
+            self.refresh()
+
     def hideEvent(self, event: QHideEvent) -> None:
         self._refresh_timer.stop()
         super().hideEvent(event)
-
-    def showEvent(self, event: QShowEvent) -> None:
-        """A pane activated before its window was shown (the first pane at launch) reads now."""
-        super().showEvent(event)
-        if self._missed:
-            self.refresh()
 
     def shutdown(self) -> None:
         self._refresh_timer.stop()

@@ -1,10 +1,12 @@
 """One Dreaming pass audited: its heading, tool calls, operations, quotes and evidence.
 
-The right side of the Dreaming pane (`ui/panes/dreaming.py`). The three middle views select
-each other: an operation under its apply call in the timeline selects it in the operations
-list, and the selected operation's cited quotes show highlighted in their sources
-(`ui/quote_view.py`). Below, the pass's evidence window, runbook and exclusions. Its words come
-from `ui/dreaming_format.py` and `ui/quote_format.py`; it reads nothing itself.
+The right side of the Dreaming pane (`ui/panes/dreaming.py`): the timeline of tool calls in
+words on top, below it one set of tabs — the operations with the selected one's quotes
+highlighted in their sources (`ui/quote_view.py`), the evidence window, the runbook, the
+exclusions. An operation under its apply call in the timeline selects it in the operations
+list. The raw side — tool names, payload JSON, ids, each evidence source — shows only with
+the "Details" toggle. Its words come from `ui/dreaming_format.py`, `ui/dreaming_words.py` and
+`ui/quote_format.py`; it reads nothing itself.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,22 +43,20 @@ from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
 
-def _labelled_pair(label: QLabel, top: QWidget, bottom: QWidget, sizes: tuple[int, int]) -> QWidget:
-    """`label` over `top` and `bottom` in a vertical splitter (the timeline, the operations)."""
-    split = QSplitter(Qt.Orientation.Vertical)
-    split.addWidget(top)
-    split.addWidget(bottom)
-    split.setSizes(list(sizes))
+def _labelled(label: QLabel, *widgets: QWidget) -> QWidget:
+    """`label` over `widgets` (the first one stretches)."""
     box = QWidget()
     column = QVBoxLayout(box)
     column.setContentsMargins(0, 0, 0, 0)
     column.setSpacing(4)
     column.addWidget(label)
-    column.addWidget(split, 1)
+    for index, widget in enumerate(widgets):
+        column.addWidget(widget, 1 if index == 0 else 0)
     return box
 
 
@@ -90,15 +90,21 @@ class PassAudit(QWidget):
         self.revert_button = QPushButton("Revert this pass…")
         self.revert_button.setObjectName("dreamRevert")
         self.revert_button.clicked.connect(revert)
+        self.details_button = QPushButton("Details")
+        self.details_button.setObjectName("dreamDetails")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show tool names, raw JSON, ids and every evidence source")
+        self.details_button.toggled.connect(self._details_toggled)
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
+        top.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.revert_button, 0, Qt.AlignmentFlag.AlignTop)
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.calls_label = QLabel("Timeline")
         self.calls_label.setProperty("role", "muted")
         self.calls = QTreeWidget()
         self.calls.setObjectName("dreamToolCalls")
-        self.calls.setHeaderLabels(["Tool call", "Took"])
+        self.calls.setHeaderLabels(["What the pass did", "Took"])
         self.calls.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.calls.header().setStretchLastSection(False)
         self.calls.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -109,33 +115,33 @@ class PassAudit(QWidget):
         self.call_json.setReadOnly(True)
         self.call_json.setFont(mono)
         self.call_json.setPlaceholderText("Select a tool call to see its arguments and result.")
-        calls_box = _labelled_pair(self.calls_label, self.calls, self.call_json, (260, 140))
         self.ops_label = QLabel("Operations")
         self.ops_label.setProperty("role", "muted")
         self.ops = QListWidget()
         self.ops.setObjectName("dreamOperations")
         self.ops.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.ops.currentRowChanged.connect(self._on_operation)
+        keep_rows_fitted(self.ops)
         self.quotes = QuoteView(self.context)
         self.quotes.setObjectName("dreamQuotes")
-        ops_box = _labelled_pair(self.ops_label, self.ops, self.quotes, (220, 180))
-        middle = QSplitter(Qt.Orientation.Horizontal)
-        middle.addWidget(calls_box)
-        middle.addWidget(ops_box)
-        middle.setSizes([330, 430])
+        operations = QSplitter(Qt.Orientation.Horizontal)
+        operations.addWidget(_labelled(self.ops_label, self.ops))
+        operations.addWidget(self.quotes)
+        operations.setSizes([300, 300])
         self.window_text = self._text("dreamWindow", mono)
         self.runbook_text = self._text("dreamRunbook", None)
         self.exclusions_text = self._text("dreamExclusions", None)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("dreamTabs")
         self.tabs.setDocumentMode(True)
+        self.tabs.addTab(operations, "Operations")
         self.tabs.addTab(self.window_text, "Evidence window")
         self.tabs.addTab(self.runbook_text, "Runbook")
         self.tabs.addTab(self.exclusions_text, "Exclusions")
         body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(middle)
+        body.addWidget(_labelled(self.calls_label, self.calls, self.call_json))
         body.addWidget(self.tabs)
-        body.setSizes([420, 150])
+        body.setSizes([220, 260])
         column = QVBoxLayout(box)
         column.setContentsMargins(12, 0, 0, 0)
         column.setSpacing(4)
@@ -145,6 +151,14 @@ class PassAudit(QWidget):
         column.addSpacing(4)
         column.addWidget(body, 1)
         self.show_pass(None)
+
+    @property
+    def details(self) -> bool:
+        """The raw side is shown (tool names, JSON, ids, every evidence source)."""
+        return self.details_button.isChecked()
+
+    def _details_toggled(self, _shown: bool) -> None:
+        self.show_pass(self.detail)
 
     def _text(self, name: str, font: Any) -> QPlainTextEdit:
         edit = QPlainTextEdit()
@@ -187,7 +201,9 @@ class PassAudit(QWidget):
         theme = current_theme()
         self.heading.setText(fmt.pass_heading(record))
         self.heading.setToolTip(f"pass id {record.id}")
-        self.facts.setText(fmt.pass_subline(record))
+        subline = fmt.pass_subline(record)
+        self.facts.setText(f"{subline} · pass {record.id}" if self.details else subline)
+        self.call_json.setVisible(self.details)
         failed = record.status in ("failed", "cancelled") and bool(record.error)
         self.summary.setText(f"Error: {record.error}" if failed else (record.summary or ""))
         self.summary.setStyleSheet(f"color: {theme.error if failed else theme.text};")
@@ -199,18 +215,20 @@ class PassAudit(QWidget):
         self._fill_calls(detail, call_seq if same else None)
         self._fill_operations(detail, keep_op if same else None)
         head, lines = fmt.window_lines(record.evidence_window)
+        if not self.details and lines:
+            lines = ["Every source by its reference: turn on Details."]
         self.window_text.setPlainText("\n".join([head, "", *lines]))
         self.tabs.setTabText(
-            0, f"Evidence window ({len((record.evidence_window or {}).get('items', []))})"
+            1, f"Evidence window ({len((record.evidence_window or {}).get('items', []))})"
         )
         self.runbook_text.setPlainText(fmt.runbook_text(record.runbook))
         exclusions = [fmt.exclusion_line(e) for e in detail.exclusions]
         self.exclusions_text.setPlainText("\n".join(exclusions) or "Nothing was excluded.")
-        self.tabs.setTabText(2, f"Exclusions ({len(exclusions)})")
+        self.tabs.setTabText(3, f"Exclusions ({len(exclusions)})")
 
     def _fill_calls(self, detail: PassDetail, keep: object) -> None:
         theme = current_theme()
-        calls = [fmt.tool_call_row(c) for c in detail.tool_calls]
+        calls = [fmt.tool_call_row(c, self.names) for c in detail.tool_calls]
         self.calls_label.setText(
             f"Timeline · {len(calls)} tool call{'s' if len(calls) != 1 else ''}"
             if calls
@@ -220,13 +238,15 @@ class PassAudit(QWidget):
         sent = fmt.operations_of_calls(detail.tool_calls, records)
         current = None
         for row in calls:
-            item = QTreeWidgetItem([row.line, row.took])
+            line = f"{row.line}  ·  {row.raw}" if self.details else row.line
+            item = QTreeWidgetItem([line, row.took])
             item.setData(0, Qt.ItemDataRole.UserRole, row.seq)
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
-            item.setToolTip(0, row.line)
+            item.setToolTip(0, line)
             if row.status != "ok":
                 item.setForeground(0, QBrush(QColor(theme.error)))
-            for label, text in (("arguments", row.arguments), ("result", row.result)):
+            raw = (("arguments", row.arguments), ("result", row.result)) if self.details else ()
+            for label, text in raw:
                 child = QTreeWidgetItem(
                     [f"{label}: {preview(text, 120)}" if text else f"{label}: —", ""]
                 )
@@ -236,11 +256,11 @@ class PassAudit(QWidget):
                 item.addChild(child)
             for record in sent.get(row.seq, []):  # what this apply call did, op by op
                 op = fmt.operation_row(record, self.names)
-                child = QTreeWidgetItem([f"{op.title}  {op.subject}".rstrip(), ""])
+                child = QTreeWidgetItem([op.title, ""])
                 child.setData(0, Qt.ItemDataRole.UserRole, row.seq)
                 child.setData(0, OPERATION_ROLE, record.id)
                 child.setForeground(0, QBrush(QColor(tone_colour(op.tone, theme))))
-                child.setToolTip(0, op.outcome)
+                child.setToolTip(0, f"{op.title}\n{op.outcome}")
                 item.addChild(child)
             self.calls.addTopLevelItem(item)
             item.setExpanded(row.seq in sent)
@@ -261,9 +281,9 @@ class PassAudit(QWidget):
         seq = item.data(0, Qt.ItemDataRole.UserRole)
         for call in self.detail.tool_calls:
             if call.seq == seq:
-                row = fmt.tool_call_row(call)
+                row = fmt.tool_call_row(call, self.names)
                 self.call_json.setPlainText(
-                    f"{row.line}  ·  {row.took}  ·  {row.status}\n\n"
+                    f"{row.raw}  ·  {row.took}  ·  {row.status}\n\n"
                     f"Arguments\n{row.arguments or '—'}\n\nResult\n{row.result or '—'}"
                 )
                 return
@@ -278,16 +298,14 @@ class PassAudit(QWidget):
         select = 0
         for n, record in enumerate(records):
             row = fmt.operation_row(record, self.names)
-            widget = OperationItem(row)
+            widget = OperationItem(row, self.details)
             entry = QListWidgetItem()
             entry.setData(Qt.ItemDataRole.UserRole, record.id)
-            width = max(self.ops.viewport().width() - 4, 320)
-            height = widget.heightForWidth(width)
-            entry.setSizeHint(QSize(width, height if height > 0 else widget.sizeHint().height()))
             self.ops.addItem(entry)
             self.ops.setItemWidget(entry, widget)
             if record.id == keep:
                 select = n
+        fit_rows(self.ops)
         self._records = records
         if records:
             self.ops.setCurrentRow(select)
@@ -306,12 +324,12 @@ class PassAudit(QWidget):
         theme = current_theme()
         row = fmt.operation_row(record, self.names)
         colour = tone_colour(row.tone, theme)
+        outcome = f"{row.outcome} · {row.operation} {row.subject}" if self.details else row.plain
         parts = [
-            f"<p><b style='color:{colour}'>{html.escape(row.title)}</b> "
-            f"{html.escape(row.subject)}<br>"
-            f"<span style='color:{theme.muted}'>{html.escape(row.outcome)}</span></p>"
+            f"<p><b style='color:{colour}'>{html.escape(row.title)}</b><br>"
+            f"<span style='color:{theme.muted}'>{html.escape(outcome.rstrip())}</span></p>"
         ]
-        if row.provenance:
+        if row.provenance and self.details:
             parts.append(
                 f"<p style='color:{theme.muted}'>provenance: {html.escape(row.provenance)}</p>"
             )

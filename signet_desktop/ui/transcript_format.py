@@ -11,11 +11,10 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from signet_desktop.domain.sessions import SessionTranscript, Turn
-from signet_desktop.ui.hit_format import relative_date
-from signet_desktop.ui.memory_format import local_time
+from signet_desktop.ui.memory_format import local_time, parse_timestamp
 from signet_desktop.ui.style import Theme
 
 ROLE_NAMES = {"user": "User", "assistant": "Assistant"}
@@ -24,14 +23,18 @@ _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = re.compile(r"\[([^\[\]\n]*)\]")
 
 
+TITLE_CHARS = 160  # a row's title: the delegate elides it to the row's width
+VIEW_TITLE_CHARS = 200  # the open session's heading (it wraps)
+
+
 @dataclass(frozen=True, slots=True)
 class SessionRow:
     """What one row of the sessions list shows, computed when its page arrives."""
 
     session_key: str
-    title: str  # the project, or "no project"
-    when: str  # "5 minutes ago"
-    meta: str  # "claude-code · 42 turns"
+    title: str  # the first user prompt on one line; else the project; else "no project"
+    when: str  # the session's own start: "today 10:02", "2 Nov", "2 Nov 2025"
+    meta: str  # "~/src/billing · claude-code · 42 turns" (the project when it is not the title)
     status: str  # open | completed | imported
     tooltip: str
 
@@ -43,24 +46,65 @@ def session_rows(
 
 
 def session_row(session: SessionTranscript, now: datetime | None = None) -> SessionRow:
+    """Titled by what the person first asked, dated by the session's own first turn (an
+    import captures months of sessions in a minute: its capture time says nothing)."""
     turns = f"{session.turn_count:,} {'turn' if session.turn_count == 1 else 'turns'}"
     harness = session.harness or "unknown harness"
+    prompt = one_line(session.first_prompt or "", TITLE_CHARS)
+    started = session.started_at or session.created_at
     tooltip = "\n".join(
-        (
+        part
+        for part in (
+            one_line(session.first_prompt or "", 400),
+            f"project {session.project}" if session.project else "",
             f"session {session.session_key}",
-            f"started {local_time(session.created_at)}",
-            f"updated {local_time(session.updated_at)}",
+            f"started {local_time(started)}",
+            f"captured {local_time(session.updated_at)}",
             f"completed {local_time(session.completed_at)}" if session.completed_at else "open",
         )
+        if part
     )
+    place = session.project if prompt else None
     return SessionRow(
         session_key=session.session_key,
-        title=session.project or "no project",
-        when=relative_date(session.updated_at, now),
-        meta=f"{harness} · {turns}",
+        title=prompt or session.project or "no project",
+        when=session_date(started, now),
+        meta=" · ".join(part for part in (place, harness, turns) if part),
         status=session.status,
         tooltip=tooltip,
     )
+
+
+def view_title(session: SessionTranscript, turns: Sequence[Turn]) -> tuple[str, str]:
+    """The open session's title (its first user prompt, as the list row says; else the
+    project) and the project line above its facts ("" when the project is the title)."""
+    prompt = one_line(next((t.text for t in turns if t.role == "user"), ""), VIEW_TITLE_CHARS)
+    if not prompt:
+        return session.project or "no project", ""
+    return prompt, f"{session.project}\n" if session.project else ""
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` with its whitespace runs as single spaces, cut to `limit` characters with …"""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def session_date(timestamp: str, now: datetime | None = None) -> str:
+    """A start in local time: `today 10:02`, `yesterday 18:40`, `2 Nov`, `2 Nov 2025`; the
+    text itself when unreadable."""
+    when = parse_timestamp(timestamp)
+    if when is None:
+        return timestamp
+    local = when.astimezone()
+    today = (now or datetime.now(UTC)).astimezone().date()
+    clock = local.strftime("%H:%M")
+    if local.date() == today:
+        return f"today {clock}"
+    if (today - local.date()).days == 1:
+        return f"yesterday {clock}"
+    day = f"{local.day} {local.strftime('%b')}"
+    return day if local.year == today.year else f"{day} {local.year}"
 
 
 def header_line(session: SessionTranscript, turns: Sequence[Turn] = ()) -> str:

@@ -2,8 +2,11 @@
 
 A row reads
 
-    billing                                         5 minutes ago
-    claude-code · 42 turns                             [completed]
+    Why does the billing replica lag behind the pr…       2 Nov
+    ~/src/billing · claude-code · 42 turns             [imported]
+
+titled by the session's first user prompt and dated by its first turn (`session_row`); the
+session key is in the tooltip.
 
 Pages of `PAGE_SIZE` come from `transcripts.sessions(...)` through the `TaskRunner` as the
 list scrolls (`canFetchMore`/`fetchMore`); the rows' strings are made on the fetching thread.
@@ -184,12 +187,31 @@ class SessionListModel(QAbstractListModel):
         return None
 
 
+def two_lines(metrics: QFontMetrics, text: str, width: int) -> list[str]:
+    """`text` broken at a space onto at most two lines of `width`, the second elided."""
+    if metrics.horizontalAdvance(text) <= width:
+        return [text]
+    words = text.split(" ")
+    first = words[0]
+    for count in range(1, len(words)):
+        candidate = " ".join(words[: count + 1])
+        if metrics.horizontalAdvance(candidate) > width:
+            break
+        first = candidate
+    if metrics.horizontalAdvance(first) > width:  # one long word: cut it
+        first = metrics.elidedText(first, Qt.TextElideMode.ElideRight, width)
+        return [first]
+    rest = text[len(first) :].strip()
+    return [first, metrics.elidedText(rest, Qt.TextElideMode.ElideRight, width)]
+
+
 class SessionDelegate(QStyledItemDelegate):
-    """Paints a session: project and age on top, harness · turns and a status badge below."""
+    """Paints a session: first prompt and start on top, project · harness · turns and a
+    status badge below."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         metrics = QFontMetrics(option.font)
-        return QSize(240, PAD * 2 + metrics.height() * 2 + 4)
+        return QSize(240, PAD * 2 + metrics.height() * 3 + 6)  # two title lines, the meta
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         row = index.data(ROW_ROLE)
@@ -224,23 +246,16 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setFont(bold)
         painter.setPen(text)
         title_width = rect.width() - when_width - 8
-        title = QFontMetrics(bold).elidedText(row.title, Qt.TextElideMode.ElideRight, title_width)
-        painter.drawText(QRect(rect.left(), rect.top(), title_width, height), 0, title)
+        for n, line in enumerate(two_lines(QFontMetrics(bold), row.title, title_width)):
+            top = rect.top() + n * (height + 2)
+            painter.drawText(QRect(rect.left(), top, title_width, height), 0, line)
         painter.setFont(font)
-        y = rect.top() + height + 4
+        y = rect.top() + 2 * (height + 2) + 2
         badge_width = self._paint_status(painter, rect.right(), y, row.status, metrics)
         painter.setPen(muted)
         meta_width = rect.width() - badge_width - 8
         meta = metrics.elidedText(row.meta, Qt.TextElideMode.ElideRight, meta_width)
         painter.drawText(QRect(rect.left(), y, meta_width, height), 0, meta)
-        # the key tells apart sessions of one project; it gets what room is left
-        left = rect.left() + metrics.horizontalAdvance(meta)
-        room = rect.left() + meta_width - left
-        key = metrics.elidedText(f" · {row.session_key}", Qt.TextElideMode.ElideMiddle, room)
-        if meta == row.meta and room > metrics.averageCharWidth() * 8:
-            muted.setAlphaF(0.45)
-            painter.setPen(muted)
-            painter.drawText(QRect(left, y, room, height), 0, key)
         painter.restore()
 
     @staticmethod

@@ -37,6 +37,7 @@ from signet_desktop.ui.transcript_format import (
     highlight_colour,
     transcript_html,
     turn_anchor,
+    view_title,
 )
 
 PLACEHOLDER_TEXT = "Select a session to read its transcript."
@@ -224,9 +225,11 @@ class TranscriptView(QWidget):
         following = bar.value() >= bar.maximum() - 4
         place = bar.value()
         self._session, self._turns = loaded.session, loaded.turns
-        self.title.setText(loaded.session.project or "no project")
+        title, place_line = view_title(loaded.session, loaded.turns)
+        self.title.setText(title)
         self.meta.setText(
-            f"{header_line(loaded.session, loaded.turns)}\nsession {loaded.session.session_key}"
+            f"{place_line}{header_line(loaded.session, loaded.turns)}\n"
+            f"session {loaded.session.session_key}"
         )
         self.reader.setHtml(loaded.html)
         self._stack.setCurrentIndex(1)

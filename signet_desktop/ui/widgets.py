@@ -1,10 +1,11 @@
-"""Small Qt helpers every pane uses: a debounce timer, the title row, a quiet selection."""
+"""Small Qt helpers every pane uses: a debounce timer, the title row, a quiet selection,
+list rows of widgets kept as wide as their list (`keep_rows_fitted`: never cut at the side)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget
 
 
@@ -36,3 +37,31 @@ def select_quietly(view: QListWidget, row: int) -> None:
     view.blockSignals(True)
     view.setCurrentRow(row)
     view.blockSignals(False)
+
+
+def fit_rows(view: QListWidget) -> None:
+    """Each row widget of `view` as wide as its viewport, as high as it then needs."""
+    width = max(view.viewport().width(), 1)
+    for row in range(view.count()):
+        item = view.item(row)
+        widget = view.itemWidget(item)
+        if widget is None:
+            continue
+        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
+        item.setSizeHint(QSize(width, height if height > 0 else widget.sizeHint().height()))
+
+
+class _RowFitter(QObject):
+    def __init__(self, view: QListWidget) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            fit_rows(self.view)
+        return False
+
+
+def keep_rows_fitted(view: QListWidget) -> None:
+    """Re-fit `view`'s rows whenever its viewport changes size (and never scroll sideways)."""
+    view.viewport().installEventFilter(_RowFitter(view))

@@ -214,9 +214,9 @@ def test_a_pass_is_audited_down_to_its_quotes(
     assert pane.audit.heading.text().startswith("Pass 2026-11-30 03:12 · incremental · completed")
     assert pane.audit.calls.topLevelItemCount() == 2
     first = pane.audit.calls.topLevelItem(0)
-    assert first.text(0) == '1 search_evidence("billing db")' and first.childCount() == 2
+    assert first.text(0) == "1. Search the evidence for “billing db”" and first.childCount() == 0
+    assert pane.audit.call_json.isHidden()  # raw JSON only with Details
     pane.audit.calls.setCurrentItem(first)
-    assert '"query": "billing db"' in pane.audit.call_json.toPlainText()
     assert pane.audit.ops.count() == 2
     assert "1 applied ✔ · 1 failed ✘" in pane.audit.ops_label.text()
     settle(qt_loop, pane_context, until=lambda: "turn 3" in pane.audit.quotes.toPlainText())
@@ -225,12 +225,51 @@ def test_a_pass_is_audited_down_to_its_quotes(
     pane.audit.open_anchor(QUrl("transcript:8c35aa#2"))
     assert navigator.panes[-1] == ("transcripts", {"session_key": "8c35aa", "turn": 2})
     pane.audit.ops.setCurrentRow(1)
-    assert "refused (attention_required)" in pane.audit.quotes.toPlainText()
+    assert "refused: needs attention" in pane.audit.quotes.toPlainText()  # the code: Details
     assert "No evidence cited" in pane.audit.quotes.toPlainText()
     assert "48k of 128k tokens" in pane.audit.window_text.toPlainText()
+    assert "transcript:8c35aa" not in pane.audit.window_text.toPlainText()  # ids: Details
     assert "Cite exact quotes." in pane.audit.runbook_text.toPlainText()
     assert "blocked by content safety" in pane.audit.exclusions_text.toPlainText()
-    assert pane.audit.tabs.tabText(2) == "Exclusions (1)"
+    assert pane.audit.tabs.tabText(3) == "Exclusions (1)"
+
+
+def test_details_shows_the_raw_side_and_hides_it_again(
+    qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
+) -> None:
+    pane = open_pane(qtbot, pane_context, qt_loop, Shim(FakeDreaming(two_agents())))
+    settle(qt_loop, pane_context, until=lambda: pane.detail is not None)
+    audit = pane.audit
+
+    def shown() -> str:
+        calls = [audit.calls.topLevelItem(i) for i in range(audit.calls.topLevelItemCount())]
+        lines = [c.text(0) for c in calls] + [c.child(n).text(0) for c in calls
+                                              for n in range(c.childCount())]  # fmt: skip
+        items = [audit.ops.itemWidget(audit.ops.item(n)) for n in range(audit.ops.count())]
+        words = [w.title.text() + w.outcome.text() for w in items]  # type: ignore[attr-defined]
+        return "\n".join([audit.facts.text(), *lines, *words, audit.window_text.toPlainText()])
+
+    plain = shown()
+    for raw in ("search_evidence", "merge_entities", "set_claim_value", "{", "p1",
+                "attention_required", "transcript:8c35aa"):  # fmt: skip
+        assert raw not in plain, raw
+    assert "Set e1" not in plain and "Set an entity’s database to “Postgres 16”" in plain
+    assert audit.call_json.isHidden()
+
+    audit.details_button.click()
+    audit.calls.setCurrentItem(audit.calls.topLevelItem(0))
+    raw = shown()
+    assert 'search_evidence("billing db")' in raw and "merge_entities" in raw
+    assert "pass p1" in raw and "transcript:8c35aa" in raw
+    assert "refused (attention_required)" in raw
+    assert audit.calls.topLevelItem(0).child(0).text(0).startswith("arguments: ")
+    assert audit.call_json.isVisibleTo(audit) and '"query": "billing db"' in (
+        audit.call_json.toPlainText()
+    )
+    assert audit.detail is not None and audit.detail.record.id == "p1"  # still the same pass
+
+    audit.details_button.click()
+    assert shown() == plain and audit.call_json.isHidden()
 
 
 def test_status_filter_and_run_a_pass(
@@ -404,15 +443,18 @@ def test_run_a_pass_then_audit_it_and_revert_it(
         for i in range(pane.audit.calls.topLevelItemCount())
     ]
     assert lines == [
-        '1 search_evidence("Alice Lisbon")',
-        "2 apply_ontology_ops(2 ops)",
-        "3 runbook_write(" + lines[2].split("(", 1)[1],
+        "1. Search the evidence for “Alice Lisbon”",
+        "2. Apply 2 operations",
+        "3. Update the runbook",
     ]
     apply = pane.audit.calls.topLevelItem(1)  # the apply call lists what it did, op by op
-    assert apply.isExpanded() and apply.childCount() == 4
-    assert apply.child(2).text(0) == "✔ create_entity  Alice · person"
-    assert apply.child(3).text(0).startswith(("– create_entity  Bob", "✘ create_entity  Bob"))
-    pane.audit.calls.setCurrentItem(apply.child(3))  # selects that operation
+    assert apply.isExpanded() and apply.childCount() == 2
+    assert apply.child(0).text(0) == "✔ Create entity “Alice” (person)"
+    assert apply.child(1).text(0) in (
+        "– Create entity “Bob” (person)",
+        "✘ Create entity “Bob” (person)",
+    )
+    pane.audit.calls.setCurrentItem(apply.child(1))  # selects that operation
     assert pane.audit.operation is not None and pane.audit.operation.payload["name"] == "Bob"
     pane.audit.ops.setCurrentRow(0)
     assert pane.audit.ops.count() == 2 and "1 applied ✔" in pane.audit.ops_label.text()
@@ -428,6 +470,7 @@ def test_run_a_pass_then_audit_it_and_revert_it(
         "Bob" in pane.audit.quotes.toPlainText()
         and "quote" in pane.audit.quotes.toPlainText().lower()
     )
+    pane.audit.details_button.click()  # the raw side: every source by its reference
     assert f"memory:{memory_id}" in pane.audit.window_text.toPlainText()
     assert "Alice is in Lisbon" in pane.audit.runbook_text.toPlainText()
     assert [e.name for e in service.knowledge.list_entities("default").items] == ["Alice"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from PySide6.QtGui import QFont, QFontMetrics
 from pytestqt.qtbot import QtBot
 
 from signet_desktop.domain.sessions import Turn
@@ -14,7 +15,8 @@ from signet_desktop.ui.memory_detail import MemoryDetail
 from signet_desktop.ui.pane import PaneContext, discover_panes
 from signet_desktop.ui.panes.transcripts import PANE, TranscriptsPane
 from signet_desktop.ui.style import DARK, LIGHT
-from signet_desktop.ui.transcript_format import excerpt_html, transcript_html
+from signet_desktop.ui.transcript_format import excerpt_html, session_date, transcript_html
+from signet_desktop.ui.transcript_list import two_lines
 from tests.ui.conftest import RecordingNavigator
 from tests.ui.memory_support import ELSEWHERE, settle
 
@@ -93,13 +95,20 @@ def test_sessions_list_newest_first_with_what_each_row_shows(
     assert pane.count_label.text() == "2 sessions"
     newest, oldest = pane.model.row_at(0), pane.model.row_at(1)
     assert newest is not None and oldest is not None
-    assert (newest.title, newest.meta, newest.status) == ("data", "codex · 2 turns", "open")
+    # titled by the first prompt, the project (the cwd) below, dated by the first turn
+    assert (newest.title, newest.meta, newest.status) == (
+        "Add a dbt test for ingest lag above fifteen minutes.",
+        "data · codex · 2 turns",
+        "open",
+    )
     assert (oldest.title, oldest.meta, oldest.status) == (
-        "billing",
-        "claude-code · 4 turns",
+        "Why is billing slow on the analytics replica?",
+        "billing · claude-code · 4 turns",
         "completed",
     )
-    assert newest.when == "just now"
+    assert newest.when.startswith("today ")  # no turn times: when it was captured
+    assert oldest.when == session_date("2026-11-30T10:02:11Z")  # its own first turn
+    assert oldest.when != newest.when
     # the newest session opens at once
     settle(qt_loop, pane_context, until=lambda: pane.view.session_key == "cx-data")
 
@@ -148,7 +157,8 @@ def test_reading_a_session_shows_its_turns_in_order_with_roles_and_times(
     assert positions == sorted(positions)  # in order
     assert text.count("User") == 2 and text.count("Assistant") == 2
     assert "2026-11-30" in text  # a turn's time
-    assert view.title.text() == "billing"
+    assert view.title.text() == "Why is billing slow on the analytics replica?"  # as listed
+    assert view.meta.text().startswith("billing\n")  # the project (cwd) above the facts
     assert "claude-code · completed · 4 turns" in view.meta.text()
     assert "→" in view.meta.text() and "captured" in view.meta.text()  # the turns' own span
     assert "session cc-billing" in view.meta.text()
@@ -367,3 +377,31 @@ def test_reveal_at_a_turn_scrolls_there_and_highlights_the_quote(
     assert pane.view.find_box.text() == "moved to Postgres 16"
     pane.reveal(session_key="long", turn=99)  # out of range: opens, no scroll error
     settle(qt_loop, pane_context, until=lambda: pane.view.session is not None)
+
+
+def test_a_listing_reads_the_first_user_prompt_and_the_first_turn_time(
+    pane_context: PaneContext,
+) -> None:
+    """An import's sessions: the opening turn may be the harness's, a turn may lack a time."""
+    turns = [
+        Turn("s0", "assistant", "Session restored.", None),
+        Turn("s1", "user", "  Rename the\n ledger service  ", "2025-03-04T08:00:00Z"),
+        Turn("s2", "user", "and its queue", "2025-03-04T08:01:00Z"),
+    ]
+    service = pane_context.service
+    service.transcripts.capture("default", "imp-1", "codex", turns, project="/src/ledger")
+    [listed_row] = service.transcripts.sessions("default").rows
+    assert listed_row.first_prompt == "  Rename the\n ledger service  "
+    assert listed_row.started_at == "2025-03-04T08:00:00Z"
+    assert service.transcripts.get("default", "imp-1").first_prompt is None  # listings only
+
+
+def test_a_long_title_breaks_onto_two_lines_at_a_space(qapp: object) -> None:
+    metrics = QFontMetrics(QFont())
+    prompt = "Why does the billing replica lag behind the primary after the nightly vacuum runs?"
+    width = metrics.horizontalAdvance("Why does the billing replica")
+    first, second = two_lines(metrics, prompt, width)
+    assert first == "Why does the billing replica"
+    assert second.startswith("lag behind") and second.endswith("…")
+    assert metrics.horizontalAdvance(second) <= width
+    assert two_lines(metrics, "short", width) == ["short"]

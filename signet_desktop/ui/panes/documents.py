@@ -43,10 +43,10 @@ from signet_desktop.ui.document_strip import PipelineStrip
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import select_quietly
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
 
 LIST_LIMIT = 200
-LIST_MIN_WIDTH = 470  # a whole pipeline strip fits on one line
+LIST_MIN_WIDTH = 300  # a row's pipeline strip wraps in a narrow list
 EVENTS = ("document.progress", "document.finished")
 STATUS_CHOICES = (
     ("All documents", None),
@@ -82,8 +82,10 @@ class DocumentRow(QWidget):
         super().__init__()
         self.title = QLabel()
         self.title.setObjectName("documentTitle")
+        self.title.setWordWrap(True)
         self.meta = QLabel()
         self.meta.setProperty("role", "muted")
+        self.meta.setWordWrap(True)
         self.strip = PipelineStrip()
         column = QVBoxLayout(self)
         column.setContentsMargins(8, 6, 8, 6)
@@ -140,6 +142,7 @@ class DocumentsPane(FramedPane):
         self.list = QListWidget()
         self.list.setObjectName("documentList")
         self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        keep_rows_fitted(self.list)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -245,10 +248,10 @@ class DocumentsPane(FramedPane):
             row = DocumentRow(document)
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, document.id)
-            item.setSizeHint(row.sizeHint())
             self.list.addItem(item)
             self.list.setItemWidget(item, row)
             self.rows[document.id] = row
+        fit_rows(self.list)
         self.list.blockSignals(False)
         self.list.verticalScrollBar().setValue(scroll)
 

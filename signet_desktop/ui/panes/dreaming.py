@@ -39,13 +39,14 @@ from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
 from signet_desktop.ui.dreaming_items import PassItem
+from signet_desktop.ui.dreaming_revert import revert_preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
-from signet_desktop.ui.widgets import select_quietly
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
 
 LIST_LIMIT = 100
-LIST_MIN_WIDTH = 300
+LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
 EMPTY_TITLE = "No Dreaming passes yet"
 EMPTY_HINT = (
     "A Dreaming pass reads your agent's completed transcripts and memories and consolidates "
@@ -130,6 +131,7 @@ class DreamingPane(FramedPane):
         self.list.setMaximumWidth(LIST_MIN_WIDTH + 80)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
+        keep_rows_fitted(self.list)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.list)
         self.audit = PassAudit(self.context, self.revert_current, lambda: self.agent_id)
@@ -192,10 +194,10 @@ class DreamingPane(FramedPane):
             widget = PassItem(row)
             entry = QListWidgetItem()
             entry.setData(Qt.ItemDataRole.UserRole, item.id)
-            entry.setSizeHint(widget.sizeHint())
             entry.setToolTip(row.note or row.title)
             self.list.addItem(entry)
             self.list.setItemWidget(entry, widget)
+        fit_rows(self.list)
         self.list.blockSignals(False)
         if selected in ids:
             select_quietly(self.list, ids.index(selected))
@@ -352,7 +354,7 @@ class DreamingPane(FramedPane):
         def previewed(plan: Any) -> None:
             changes = list(getattr(plan, "changes", ()) or ())
             blockers = list(getattr(plan, "blockers", ()) or ())
-            head, lines = fmt.revert_preview(changes, blockers)
+            head, lines = revert_preview(changes, blockers)
             can_apply = bool(changes) and not blockers
             if not self.confirm_revert(head, lines, can_apply) or not can_apply:
                 self._reverting = False

@@ -45,7 +45,7 @@ from signet_desktop.ui.widgets import select_quietly, single_shot
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
 LIST_LIMIT = 200
-LIST_MIN_WIDTH = 280
+LIST_MIN_WIDTH = 220  # the entity page beside it keeps ~560 px in a 1024-wide window
 EVENT_PREFIXES = ("knowledge.", "ontology.", "dream.pass_finished", "pass.reverted")
 MEMORY_EVENTS = ("memory.created", "memory.deleted", "memory.recovered")
 EMPTY_TITLE = "No entities yet"

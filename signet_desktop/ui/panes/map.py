@@ -236,6 +236,8 @@ class MapPane(PaneWidget):
         self.lasso_button.setToolTip("Drag to select (or hold Shift while dragging)")
         self.status = QLabel()
         self.status.setObjectName("mapStatus")
+        self.status.setWordWrap(True)  # two lines in a narrow window, never a wider one
+        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         bar = QHBoxLayout()
         for caption, combo in (("Colour by", self.colour_by), ("Layout", self.layout_choice)):
             bar.addWidget(QLabel(caption))

@@ -77,17 +77,23 @@ class MemoriesPane(PaneWidget):
     def _build(self) -> None:
         header, self.count_label = title_row("Memories", "memoryCount")
 
-        # Minimum widths small enough for the whole pane to fit a 1280-wide window.
-        self.text_filter = self._line("memoryFilterText", "Contents contain…", 150)
-        self.tag_filter = self._line("memoryFilterTag", "Tag", 70)
-        self.who_filter = self._line("memoryFilterWho", "Who", 70)
-        self.project_filter = self._line("memoryFilterProject", "Project", 70)
+        # Minimum widths small enough for the whole pane to fit a 1024-wide window.
+        self.text_filter = self._line("memoryFilterText", "Contents contain…", 110)
+        self.tag_filter = self._line("memoryFilterTag", "Tag", 60)
+        self.who_filter = self._line("memoryFilterWho", "Who", 60)
+        self.project_filter = self._line("memoryFilterProject", "Project", 60)
         self.type_filter = self._combo(
             "memoryFilterType", [("Any type", None)] + [(t, t) for t in sorted(MEMORY_TYPES)]
         )
+        # As wide as "Any type"; the longest type ("document_chunk") shows whole in the list.
+        self.type_filter.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.type_filter.setMinimumContentsLength(len("Any type") + 1)
         self.pinned_filter = self._combo("memoryFilterPinned", list(PINNED_CHOICES))
         self.state_filter = self._combo("memoryFilterState", list(STATE_CHOICES))
-        self.clear_button = QPushButton("Clear filters")
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.setToolTip("Clear every filter")
         self.clear_button.setObjectName("memoryFilterClear")
         self.clear_button.clicked.connect(self.clear_filters)
         filters = QHBoxLayout()

@@ -73,7 +73,6 @@ class Explanation(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("recallExplanation")
-        self.setMinimumWidth(240)
         title = QLabel("Why this ranked")
         title.setProperty("role", "heading")
         self.rows = QGridLayout()

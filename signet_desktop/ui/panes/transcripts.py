@@ -133,8 +133,8 @@ class TranscriptsPane(PaneWidget):
         self.splitter.addWidget(self._left_column())
         self.splitter.addWidget(self.view)
         self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 5)
-        self.splitter.setSizes([340, 860])
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([400, 600])  # the titles (first prompts) get room to read
         url = f" at {self.context.url}" if self.context.url else ""
         self.empty = EmptyState("transcripts.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
         hint = self.empty.hint_label

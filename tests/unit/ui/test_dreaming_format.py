@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from signet_desktop.domain.dreaming import MutationCounts, PassUsage
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui import quote_format as quote_fmt
+from signet_desktop.ui.dreaming_revert import describe, revert_preview
 from tests.unit.ui.dreaming_values import (
     QUOTE,
     TRANSCRIPT,
@@ -59,10 +60,11 @@ def test_running_failed_interrupted_and_idle_passes() -> None:
 def test_tool_call_rows_show_arguments_briefly_and_in_full() -> None:
     row = fmt.tool_call_row(a_call(0, "search_evidence", {"query": "billing db"},
                                    {"hits": [{"ref": "memory:m1"}]}))  # fmt: skip
-    assert (row.line, row.took) == ('1 search_evidence("billing db")', "0.2s")
+    assert (row.line, row.took) == ("1. Search the evidence for “billing db”", "0.2s")
+    assert row.raw == 'search_evidence("billing db")'  # the Details view
     assert '"ref": "memory:m1"' in row.result and "\n" in row.result
     ops = fmt.tool_call_row(a_call(2, "apply_ontology_ops", {"operations": [{}, {}, {}, {}]}))
-    assert ops.line == "3 apply_ontology_ops(4 ops)"
+    assert (ops.line, ops.raw) == ("3. Apply 4 operations", "apply_ontology_ops(4 ops)")
     failed = fmt.tool_call_row(a_call(3, "get_entity", '{"id": ', status="error",
                                       error="malformed JSON arguments"))  # fmt: skip
     assert failed.result.startswith("error: malformed JSON arguments")
@@ -73,7 +75,7 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
     applied = fmt.operation_row(an_operation(0, "set_claim_value", "applied",
         {"entityId": "e1", "aspectId": "a1", "claimKey": "database", "value": "Postgres 16"},
         result={"attribute_id": "c2abcdef99"}), {"e1": "billing"})  # fmt: skip
-    assert applied.title == "✔ set_claim_value" and applied.tone == "ok"
+    assert applied.title == "✔ Set billing’s database to “Postgres 16”" and applied.tone == "ok"
     assert applied.subject == 'billing · database = "Postgres 16"'
     assert applied.outcome == "applied: attribute c2abcdef…"
     assert applied.quotes == (quote_fmt.Quote(QUOTE, "transcript:8c35aa"),)
@@ -81,7 +83,7 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
         {"targets": ["e-old-123456", "e-new-123456"], "survivor": "e-new-123456"}, evidence=(),
         code="attention_required", reason="hygiene op needs attention:<id>"),
         {"e-old-123456": "ledger-svc"})  # fmt: skip
-    assert refused.title == "✘ merge_entities" and refused.tone == "error"
+    assert refused.title == "✘ Merge ledger-svc into an entity" and refused.tone == "error"
     assert refused.subject == "ledger-svc → e-new-12…"
     link = fmt.operation_subject(
         "create_link",
@@ -96,7 +98,9 @@ def test_operation_rows_mark_status_subject_and_outcome() -> None:
     proposed = fmt.operation_row(an_operation(2, "rename_entity", "proposed",
         {"entityId": "e9", "oldName": "ledger-svc", "newName": "ledger"},
         result={"proposal_id": "prop123456789"}))  # fmt: skip
-    assert proposed.title == "‖ rename_entity"
+    assert proposed.title == "‖ Rename ledger-svc to “ledger”"
+    assert fmt.operation_outcome(an_operation(2, "rename_entity", "proposed", {},
+        result={"proposal_id": "prop123456789"}), ids=False) == "waiting for review"  # fmt: skip
     assert proposed.subject == "“ledger-svc” → “ledger”"
     assert proposed.outcome == "waiting for review · proposal prop1234…"
     created = fmt.operation_row(an_operation(3, "create_entity", "applied",
@@ -149,12 +153,12 @@ def test_window_runbook_and_exclusions() -> None:
 
 
 def test_revert_preview_lists_changes_or_blockers() -> None:
-    head, lines = fmt.revert_preview([{"description": "archive entity Postgres"}], [])
+    head, lines = revert_preview([{"description": "archive entity Postgres"}], [])
     assert head == "Reverting undoes 1 change:" and lines == ["archive entity Postgres"]
-    head, lines = fmt.revert_preview([{"x": 1}], [{"reason": "pass p2 merged Postgres"}])
+    head, lines = revert_preview([{"x": 1}], [{"reason": "pass p2 merged Postgres"}])
     assert head.startswith("This pass cannot be reverted: 1 later change")
     assert lines == ["pass p2 merged Postgres"]
-    assert fmt.revert_preview([], [])[1] == []
+    assert revert_preview([], [])[1] == []
     change = {
         "action": "archive",
         "target_table": "entities",
@@ -162,9 +166,9 @@ def test_revert_preview_lists_changes_or_blockers() -> None:
         "before": None,
         "after": {"name": "logical replication"},
     }
-    assert fmt.describe(change) == "archive entity “logical replication”"
+    assert describe(change) == "archive entity “logical replication”"
     bare = {"action": "restore", "target_table": "entity_attributes", "target_id": "c" * 20}
-    assert fmt.describe(bare) == "restore claim cccccccccccc…"
+    assert describe(bare) == "restore claim cccccccccccc…"
 
 
 def test_quotes_html_links_sources_and_says_what_is_missing() -> None:
