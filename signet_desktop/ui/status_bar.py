@@ -21,6 +21,7 @@ from signet_desktop.service.verdict import vectors_text
 from signet_desktop.ui.activity_words import describe
 from signet_desktop.ui.failed_items import link_html
 from signet_desktop.ui.status_view import StatusView, ago, memories_text, workers_text
+from signet_desktop.ui.widgets import ElidingLabel
 
 AGO_TICK_MS = 1000
 DOT = "●"
@@ -52,7 +53,7 @@ class StatusBar(QStatusBar):
         self.failed_label.setToolTip("Show the failed items in the Queue, each with Retry")
         self.failed_label.linkActivated.connect(lambda _link: self.failures_chosen.emit())
         self.failed_label.hide()
-        self.last_label = QLabel("")
+        self.last_label = ElidingLabel("")  # the lowest-priority text gives way first
         self.note_label = QLabel("")
         self.url_label = QLabel("")
         for label in (
@@ -62,9 +63,9 @@ class StatusBar(QStatusBar):
             self.vectors_label,
             self.workers_label,
             self.failed_label,
-            self.last_label,
         ):
             self.addWidget(label)
+        self.addWidget(self.last_label, 1)  # takes what room is left, and gives it up first
         self.addPermanentWidget(self.note_label)
         self.addPermanentWidget(self.url_label)
         self.note_label.hide()

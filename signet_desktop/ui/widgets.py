@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QSize, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QWidget
 
 
 def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -> QTimer:
@@ -65,3 +66,43 @@ class _RowFitter(QObject):
 def keep_rows_fitted(view: QListWidget) -> None:
     """Re-fit `view`'s rows whenever its viewport changes size (and never scroll sideways)."""
     view.viewport().installEventFilter(_RowFitter(view))
+
+
+class ElidingLabel(QLabel):
+    """A one-line label that shortens its text with "…" to the room it is given (the whole
+    text in its tooltip), so a row of labels never widens the window. It asks for its whole
+    text's width and accepts as little as `MIN_WIDTH`."""
+
+    MIN_WIDTH = 48
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QSize:
+        margins = self.contentsMargins()
+        width = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right()
+        return QSize(width, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(
+            min(self.MIN_WIDTH, self.sizeHint().width()), super().minimumSizeHint().height()
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        room = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        super().setText(shown)

@@ -118,12 +118,6 @@ def test_every_pane_fits_1024_by_640_with_nothing_cut_off(
     assert problems == {}, "\n".join(f"{k}: {p}" for k, found in problems.items() for p in found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ui/status_bar.py (reworked on another branch) lays six labels in a row that need "
-    "~1037 px once it reports an event ('last: memory.created just now'); remove this mark "
-    "when it fits",
-)
 def test_the_live_status_bar_fits_1024_wide(
     qtbot: QtBot,
     service: SignetService,

@@ -378,7 +378,7 @@ def test_status_follows_the_event_bus_without_polling(
     assert reads[-1] == 3
     assert len(reads) <= 3  # the burst was debounced, not one read per event
     assert window.status.memories_label.text() == "· 3 memories"
-    assert window.status.last_label.text().startswith("· A memory was stored ")
+    assert window.status.last_label.full_text().startswith("· A memory was stored ")
 
 
 def test_a_failed_status_read_shows_in_place(
