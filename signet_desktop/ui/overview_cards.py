@@ -34,6 +34,7 @@ class Card(QFrame):
         heading.setProperty("role", "muted")
         self.value = QLabel("…")
         self.value.setObjectName("overviewValue")
+        self.value.setWordWrap(True)  # "Last pass just now" in large type: wraps on a laptop
         self.detail = QLabel("")
         self.detail.setProperty("role", "muted")
         self.detail.setWordWrap(True)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QScrollArea, QWidget
 
 
 def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -> QTimer:
@@ -17,6 +17,18 @@ def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -
     timer.setInterval(interval_ms)
     timer.timeout.connect(slot)
     return timer
+
+
+def vertical_scroll(content: QWidget, name: str) -> QScrollArea:
+    """`content` in a frameless area that scrolls up and down, never sideways: a column of
+    cards or fields that a laptop screen cannot show whole scrolls instead of being cut."""
+    scroll = QScrollArea()
+    scroll.setObjectName(name)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setWidget(content)
+    return scroll
 
 
 def title_row(title: str, count_name: str) -> tuple[QHBoxLayout, QLabel]:
@@ -71,19 +83,29 @@ def keep_rows_fitted(view: QListWidget) -> None:
 class ElidingLabel(QLabel):
     """A one-line label that shortens its text with "…" to the room it is given (the whole
     text in its tooltip), so a row of labels never widens the window. It asks for its whole
-    text's width and accepts as little as `MIN_WIDTH`."""
+    text's width and accepts as little as `MIN_WIDTH`; ids read best cut in the middle."""
 
     MIN_WIDTH = 48
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        *,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
         super().__init__(parent)
         self._full = ""
+        self._mode = mode
         self.setText(text)
 
     def setText(self, text: str) -> None:
+        if text == self._full:
+            return
         self._full = text
         self.setToolTip(text)
         self._elide()
+        self.updateGeometry()  # the shown text may not change (too narrow): the hint did
 
     def full_text(self) -> str:
         return self._full
@@ -104,5 +126,5 @@ class ElidingLabel(QLabel):
 
     def _elide(self) -> None:
         room = self.contentsRect().width()
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        shown = self.fontMetrics().elidedText(self._full, self._mode, room)
         super().setText(shown)

@@ -339,10 +339,10 @@ def test_status_bar_shows_the_facts_read_off_the_gui_thread(
     bar = window.status
     assert bar.state_label.text() == "Warming up (embedder)…"
     assert bar.memories_label.text() == "· 2 memories"
-    assert bar.vectors_label.text() == "· keyword only (no embedder)"
+    assert bar.vectors_label.full_text() == "· keyword only (no embedder)"
     declared = len(service.pipeline.status().workers)  # declared, none hosted in this test
     assert declared >= 5  # transcript TTL, safety, artifacts, MEMORY.md, retention, ...
-    assert bar.workers_label.text() == f"· {declared} workers pending"
+    assert bar.workers_label.full_text() == f"· {declared} workers pending"
     assert bar.url_label.text() == "http://127.0.0.1:3850"
 
 

@@ -78,7 +78,7 @@ def test_counts_table_and_detail_leave_retired_rows_out(
         "Degraded: 1 job is stuck in an expired lease · 2 failed items"
     )
     assert pane.failed.isVisibleTo(pane) and len(pane.failed.retry_buttons) == 2
-    assert "document_ingest" in pane.types_label.text()
+    assert "document_ingest" in pane.types_label.full_text()
     row = pane.job_ids().index(made.dead[0])
     pane.table.selectRow(row)
     detail = pane.detail

@@ -43,7 +43,7 @@ from signet_desktop.ui.health_report import (
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import single_shot, vertical_scroll
 
 REFRESH_DEBOUNCE_MS = 250  # a burst of events (a backfill) costs one reading
 REFRESH_ON = frozenset(
@@ -118,7 +118,7 @@ class HealthPane(PaneWidget):
         top = QHBoxLayout()
         top.setSpacing(12)
         top.addWidget(checks_frame, 5)
-        top.addWidget(right, 4)
+        top.addWidget(vertical_scroll(right, "healthCards"), 4)
         self.log = LogView(self.log_bridge)
         self.setStyleSheet(card_style())
         column = QVBoxLayout(self)

@@ -46,7 +46,7 @@ from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import ElidingLabel, single_shot, vertical_scroll
 
 CHART_SAMPLE_MS = 10_000
 TABLE_LIMIT = 200
@@ -178,9 +178,7 @@ class JobDetail(QWidget):
         if job is None:
             return
         for label, value in fmt.job_detail(job):
-            field = QLabel(value)
-            field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            field.setWordWrap(True)
+            field = ElidingLabel(value, mode=Qt.TextElideMode.ElideMiddle)  # ids fit a laptop
             if label == "State":
                 field.setStyleSheet(f"color: {state_colour(value, current_theme())};")
             self.form.addRow(label, field)
@@ -228,7 +226,7 @@ class QueuePane(FramedPane):
         self.type_filter.setMinimumWidth(180)
         for combo in (self.state_filter, self.type_filter):
             combo.currentIndexChanged.connect(lambda _i: self.refresh())
-        self.types_label = QLabel("")
+        self.types_label = ElidingLabel("")
         self.types_label.setObjectName("queueTypes")
         self.types_label.setProperty("role", "muted")
         filters = QHBoxLayout()
@@ -240,7 +238,7 @@ class QueuePane(FramedPane):
         self.detail = JobDetail(self.start_repair, self._open_document)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.detail)
+        self.splitter.addWidget(vertical_scroll(self.detail, "queueJobScroll"))
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes([700, 420])

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
     QRadioButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +34,7 @@ from signet_desktop.ui.settings_form import RESTART_NOTE, Section, muted, row_of
 from signet_desktop.ui.settings_network import NetworkSection
 from signet_desktop.ui.settings_reads import SettingsSnapshot, read_settings
 from signet_desktop.ui.style import apply_style
+from signet_desktop.ui.widgets import vertical_scroll
 
 FRAME = Frame(
     title="Settings",
@@ -104,12 +104,7 @@ class SettingsPane(FramedPane):
         ):
             layout.addWidget(widget)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setObjectName("settingsScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(column)
-        self.frame_layout(scroll)
+        self.frame_layout(vertical_scroll(column, "settingsScroll"))
         settings = context.settings
         self.theme.show_choice(settings.theme() if settings is not None else THEMES[0])
 
