@@ -205,8 +205,10 @@ def busy(window: MainWindow) -> bool:
     )
 
 
-def settle(loop: asyncio.AbstractEventLoop, window: MainWindow, timeout: float) -> None:
-    """Run the loop until the pane has been idle for SETTLE_S (or `timeout` passes)."""
+def settle(
+    loop: asyncio.AbstractEventLoop, window: MainWindow, timeout: float, quiet: float = SETTLE_S
+) -> None:
+    """Run the loop until the pane has been idle for `quiet` s (or `timeout` passes)."""
 
     async def run() -> None:
         deadline = loop.time() + timeout
@@ -217,7 +219,7 @@ def settle(loop: asyncio.AbstractEventLoop, window: MainWindow, timeout: float) 
                 quiet_since = None
             elif quiet_since is None:
                 quiet_since = loop.time()
-            elif loop.time() - quiet_since >= SETTLE_S:
+            elif loop.time() - quiet_since >= quiet:
                 return
 
     loop.run_until_complete(run())

@@ -48,6 +48,7 @@ DEFAULT_SIZES = "1024x640,1600x1000"
 MAX_SHOW_MS = 500.0
 PANE_SETTLE_S = {"map": 45.0}  # the map's UMAP runs in a child process
 DEFAULT_SETTLE_S = 15.0
+QUIET_S = 0.3  # idle this long after the switch: its reads are done (a grab waits longer)
 
 
 class ErrorLog(logging.Handler):
@@ -105,7 +106,7 @@ def tour_size(
             continue
         window.resize(*size)
         wall_ms, cpu_ms = switch(app, window, spec.key, sequence)
-        settle(loop, window, PANE_SETTLE_S.get(spec.key, DEFAULT_SETTLE_S))
+        settle(loop, window, PANE_SETTLE_S.get(spec.key, DEFAULT_SETTLE_S), QUIET_S)
         found = []
         if window.current_key != spec.key:
             found.append(f"{sequence} did not show it (shown: {window.current_key})")
