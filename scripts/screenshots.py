@@ -1,13 +1,15 @@
-"""Render every inspector pane offscreen over a demo workspace into docs/screenshots/.
+"""Capture every inspector pane over a demo workspace into docs/screenshots/.
 
-    uv run python scripts/screenshots.py                       # light and dark, 1280×800
+    QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1440x900x24" \
+        uv run python scripts/screenshots.py                   # light and dark, 1280×800
     uv run python scripts/screenshots.py --themes light --size 1440x900 --out /tmp/shots
 
 Builds the demo workspace of `scripts/demo_workspace.py` in a temporary directory (native
 vectors), hosts its workers on threads and installs the daemon's logging (so the Health pane
 and the status bar show a live daemon), then opens the real main window with whatever panes
 `discover_panes()` finds, shows each in turn (with a realistic `reveal`: a recall query, a
-memory with history), lets it settle and saves `QWidget.grab()` as `<pane>.png` and
+memory with history), lets it settle and saves the window — on a real X display as the server
+shows it (`QScreen.grabWindow`), offscreen a `QWidget.grab()` render — as `<pane>.png` and
 `<pane>-dark.png`, printing what the window cuts off (`ui/clipping.py`). A pane that fails to
 build shows as the shell shows it (its banner).
 """
@@ -283,9 +285,12 @@ def shoot(
 
 
 def grab(window: QWidget) -> Any:
+    """On a real display (xcb) the window as the X server shows it; offscreen, a render."""
     app = QApplication.instance()
     assert app is not None
     app.processEvents()
+    if QApplication.platformName() == "xcb":
+        return window.screen().grabWindow(window.winId())
     return window.grab()
 
 

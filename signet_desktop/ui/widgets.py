@@ -111,20 +111,22 @@ class ElidingLabel(QLabel):
         return self._full
 
     def sizeHint(self) -> QSize:
-        margins = self.contentsMargins()
-        width = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right()
-        return QSize(width, super().sizeHint().height())
+        full = self._chrome() + self.fontMetrics().horizontalAdvance(self._full)
+        return QSize(full, super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(
-            min(self.MIN_WIDTH, self.sizeHint().width()), super().minimumSizeHint().height()
-        )
+        height = super().minimumSizeHint().height()
+        return QSize(min(self.MIN_WIDTH, self.sizeHint().width()), height)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._elide()
 
+    def _chrome(self) -> int:
+        """What the label adds around its text (margins, indent, style sheet padding)."""
+        return super().sizeHint().width() - self.fontMetrics().horizontalAdvance(super().text())
+
     def _elide(self) -> None:
-        room = self.contentsRect().width()
+        room = max(0, self.width() - self._chrome())
         shown = self.fontMetrics().elidedText(self._full, self._mode, room)
         super().setText(shown)
