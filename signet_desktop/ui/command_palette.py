@@ -79,7 +79,8 @@ def recall_entries(
     service: SignetService, agent_id: str, text: str, limit: int = LIVE_HITS
 ) -> list[PaletteEntry]:
     """The memories recall ranks first for `text`, as palette rows (blocks: a worker thread)."""
-    result = service.recall.search(RecallQuery(query=text, agent_id=agent_id, limit=limit))
+    query = RecallQuery(query=text, agent_id=agent_id, limit=limit)
+    result = service.recall.search(query, recorded=False)  # half-typed text is not a search
     return [
         PaletteEntry(
             MEMORY_ROLE,

@@ -82,15 +82,21 @@ class RecallService:
         return (*self._engine.channel_names, *extra)
 
     def search(
-        self, query: RecallQuery, *, gated: bool = True, turn_scope: TurnScope | None = None
+        self,
+        query: RecallQuery,
+        *,
+        gated: bool = True,
+        turn_scope: TurnScope | None = None,
+        recorded: bool = True,
     ) -> RecallResult:
         """Rank the agent's live memories for `query`, then fill the slots left with turns
         (InvalidInput on a bad query or agent). `turn_scope` replaces the turns' scope taken
-        from the filters (a hook's: its project or none, never its own session)."""
+        from the filters (a hook's: its project or none, never its own session). `recorded`
+        False keeps the search out of the opt-in telemetry (a palette's as-you-type look)."""
         scope.check_agent_id(query.agent_id)
         check_query(query, self.channel_names)
         result = self._memories(query)
-        if self.telemetry is not None:
+        if self.telemetry is not None and recorded:
             self.telemetry.observe(query, result)  # ids and scores only; off by default
         if gated:
             result = self._gate_hits(query.agent_id, result)

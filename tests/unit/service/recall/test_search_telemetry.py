@@ -71,6 +71,17 @@ def test_enabled_records_ids_scores_and_no_content(db: Database) -> None:
         recall.close()
 
 
+def test_an_unrecorded_search_leaves_no_trace_with_telemetry_on(db: Database) -> None:
+    telemetry = SearchTelemetry(db, enabled=True)
+    recall = service(db, telemetry)
+    try:
+        assert recall.search(RecallQuery("billing", agent_id="alpha"), recorded=False).hits
+        recall.search(RecallQuery("kafka", agent_id="alpha"))
+        assert [r.query for r in telemetry.history(PERSON, "alpha")] == ["kafka"]
+    finally:
+        recall.close()
+
+
 def test_reads_stay_in_agent_and_project_scope(db: Database) -> None:
     telemetry = SearchTelemetry(db, enabled=True)
     recall = service(db, telemetry)
