@@ -145,6 +145,28 @@ def list_transcripts(
     return TranscriptListing([_row(r) for r in rows], int(total))
 
 
+# The agent's transcripts whose text matches :match (optionally one session, one project).
+_MATCHING = """
+        FROM session_transcripts_fts
+        JOIN session_transcripts t ON t.seq = session_transcripts_fts.rowid
+        WHERE session_transcripts_fts MATCH :match AND t.agent_id = :a
+          AND (:k IS NULL OR t.session_key = :k) AND (:p IS NULL OR t.project = :p)
+"""
+
+
+def count_transcript_matches(
+    conn: Connection,
+    agent_id: str,
+    match: str,
+    *,
+    session_key: str | None = None,
+    project: str | None = None,
+) -> int:
+    """How many transcripts `search_transcripts` would rank without a limit."""
+    params = {"match": match, "a": agent_id, "k": session_key, "p": project}
+    return int(conn.execute(f"SELECT COUNT(*) {_MATCHING}", params).fetchone()[0])
+
+
 def search_transcripts(
     conn: Connection,
     agent_id: str,
@@ -156,14 +178,11 @@ def search_transcripts(
 ) -> list[TranscriptHit]:
     """BM25 over transcript text (`match` is an FTS5 expression the caller built safely)."""
     rows = conn.execute(
-        """
+        f"""
         SELECT t.session_key, t.project, t.updated_at,
                snippet(session_transcripts_fts, 0, '[', ']', '…', 24) AS excerpt,
                bm25(session_transcripts_fts) AS rank
-        FROM session_transcripts_fts
-        JOIN session_transcripts t ON t.seq = session_transcripts_fts.rowid
-        WHERE session_transcripts_fts MATCH :match AND t.agent_id = :a
-          AND (:k IS NULL OR t.session_key = :k) AND (:p IS NULL OR t.project = :p)
+        {_MATCHING}
         ORDER BY rank LIMIT :n
         """,
         {"match": match, "a": agent_id, "k": session_key, "p": project, "n": limit},

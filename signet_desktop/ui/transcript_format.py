@@ -129,14 +129,13 @@ def header_line(session: SessionTranscript, turns: Sequence[Turn] = ()) -> str:
     return " · ".join(parts)
 
 
-def hits_text(shown: int, query: str, limit: int) -> str:
-    """The search's summary. The service returns at most `limit` hits and no total, so a full
-    page says it is the best of more, never that only that many sessions match."""
-    if not shown:
+def hits_text(shown: int, query: str, total: int) -> str:
+    """The search's summary: how many sessions match, and how many of them are shown."""
+    if not total:
         return f"No session mentions “{query}”"
-    if shown >= limit:
-        return f"Showing the best {shown:,} — more sessions match “{query}”"
-    return f"{shown:,} {'session matches' if shown == 1 else 'sessions match'} “{query}”"
+    if shown < total:
+        return f"Showing the best {shown:,} of {total:,} sessions that match “{query}”"
+    return f"{total:,} {'session matches' if total == 1 else 'sessions match'} “{query}”"
 
 
 def count_text(total: int, filtered: bool) -> str:

@@ -1,4 +1,5 @@
-"""A transcript search that fills its page says it shows the best of more, not "20 match"."""
+"""A transcript search says how many sessions match and how many it shows, never "20 match"
+when more do."""
 
 from __future__ import annotations
 
@@ -23,20 +24,23 @@ def capture(context: PaneContext, sessions: int) -> None:
         context.service.transcripts.capture("default", f"s{n}", "codex", turns, project="db")
 
 
-def test_a_full_page_of_hits_is_the_best_of_more(
+def test_a_full_page_of_hits_says_how_many_match_in_all(
     qtbot: QtBot, qt_loop: asyncio.AbstractEventLoop, pane_context: PaneContext
 ) -> None:
     capture(pane_context, MAX_SEARCH_LIMIT + 5)
     pane = open_pane(qtbot, pane_context, qt_loop)
     pane.search("replica")
     settle(qt_loop, pane_context, until=lambda: pane.results.count() == MAX_SEARCH_LIMIT)
+    total = MAX_SEARCH_LIMIT + 5
     text = pane.results_label.text()
-    assert text == f"Showing the best {MAX_SEARCH_LIMIT} — more sessions match “replica”"
-    assert f"{MAX_SEARCH_LIMIT} sessions match" not in text
+    assert text == f"Showing the best {MAX_SEARCH_LIMIT} of {total} sessions that match “replica”"
+    assert pane_context.service.transcripts.count_matches("other", "replica") == 0  # per agent
 
 
-def test_fewer_hits_than_the_page_are_the_true_count() -> None:
-    assert hits_text(3, "replica", 20) == "3 sessions match “replica”"
-    assert hits_text(1, "replica", 20) == "1 session matches “replica”"
-    assert hits_text(0, "zxqv", 20) == "No session mentions “zxqv”"
-    assert hits_text(20, "replica", 20).startswith("Showing the best 20 — more")
+def test_the_summary_is_the_true_count() -> None:
+    assert hits_text(3, "replica", 3) == "3 sessions match “replica”"
+    assert hits_text(1, "replica", 1) == "1 session matches “replica”"
+    assert hits_text(0, "zxqv", 0) == "No session mentions “zxqv”"
+    assert (
+        hits_text(20, "replica", 595) == "Showing the best 20 of 595 sessions that match “replica”"
+    )

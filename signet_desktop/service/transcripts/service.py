@@ -521,6 +521,15 @@ class TranscriptService:
         texts = policy_gate(agent_id, "transcript", [(h.session_key, h.excerpt) for h in hits])
         return [replace(hit, excerpt=text) for hit, text in zip(hits, texts, strict=True)]
 
+    def count_matches(self, agent_id: str, query: str, *, project: str | None = None) -> int:
+        """How many of the agent's sessions `search` would rank for `query`, without a limit."""
+        scope.check_agent_id(agent_id)
+        match = fts_match_expression(query if isinstance(query, str) else "")
+        if match is None:
+            return 0
+        project = checks.check_text_field("project", project)
+        return rows.count_transcript_matches(self._db.reader(), agent_id, match, project=project)
+
     def expire_idle(self, idle_before: str | None = None) -> int:
         """TTL: complete open rows not updated since `idle_before` (default: now)."""
         with self._db.write() as conn:

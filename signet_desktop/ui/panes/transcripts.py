@@ -333,21 +333,24 @@ class TranscriptsPane(PaneWidget):
         number, agent_id = self._searches, self.context.agent_id
         transcripts = self.context.service.transcripts
 
-        def found(hits: list[Any]) -> None:
+        def found(answer: tuple[list[Any], int]) -> None:
             if number == self._searches:
-                self._show_hits(query, hits)
+                self._show_hits(query, *answer)
 
         def refused(exc: BaseException) -> None:
             if number == self._searches:
                 self.banner.show_message(f"The search failed: {exc}")
 
         self.context.tasks.call(
-            lambda: transcripts.search(agent_id, query, limit=MAX_SEARCH_LIMIT),
+            lambda: (
+                transcripts.search(agent_id, query, limit=MAX_SEARCH_LIMIT),
+                transcripts.count_matches(agent_id, query),
+            ),
             done=found,
             failed=refused,
         )
 
-    def _show_hits(self, query: str, hits: list[Any]) -> None:
+    def _show_hits(self, query: str, hits: list[Any], total: int) -> None:
         theme = current_theme()
         self.stack.setCurrentWidget(self.splitter)
         self.left.setCurrentIndex(1)
@@ -370,7 +373,7 @@ class TranscriptsPane(PaneWidget):
             self.results.setItemWidget(item, label)
             item.setSizeHint(label.sizeHint())
         self.results.blockSignals(False)
-        self.results_label.setText(hits_text(len(hits), query, MAX_SEARCH_LIMIT))
+        self.results_label.setText(hits_text(len(hits), query, max(total, len(hits))))
 
     def _on_result_row(self, row: int) -> None:
         item = self.results.item(row)
