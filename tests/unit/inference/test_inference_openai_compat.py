@@ -124,7 +124,7 @@ def test_a_retry_after_beyond_the_deadline_is_not_waited_for(fake_llm: FakeLLM) 
     with pytest.raises(ProviderRateLimited) as caught:
         provider(fake_llm).complete(ask(timeout_s=2))
     assert caught.value.retry_after == 30
-    assert time.monotonic() - started < 1 and fake_llm.pending == 1
+    assert time.monotonic() - started < 15 and fake_llm.pending == 1  # far from the 30 s
 
 
 def test_5xx_is_retried_then_gives_up(fake_llm: FakeLLM) -> None:
@@ -144,11 +144,13 @@ def test_4xx_is_not_retried(fake_llm: FakeLLM) -> None:
 
 
 def test_timeout_within_the_deadline(fake_llm: FakeLLM) -> None:
-    fake_llm.script(slow(5, "too late"))
+    fake_llm.script(slow(10, "too late"))
     started = time.monotonic()
     with pytest.raises(ProviderTimeout):
         provider(fake_llm).complete(ask(timeout_s=0.5))
-    assert time.monotonic() - started < 1.0
+    # Cut off by the deadline, not by the reply (a bound on a hang, not a speed check: at
+    # load 16 the 0.5 s deadline was met 1.2 s after the call began).
+    assert time.monotonic() - started < 10
 
 
 def test_connection_refused_is_unavailable() -> None:
@@ -214,8 +216,8 @@ def test_an_undecodable_body_is_a_bad_response(fake_llm: FakeLLM) -> None:
 
 
 def test_a_trickling_body_cannot_outlast_the_deadline(fake_llm: FakeLLM) -> None:
-    fake_llm.script(drip(seconds=5, interval=0.02))  # every read well under the timeout
+    fake_llm.script(drip(seconds=10, interval=0.02))  # every read well under the timeout
     started = time.monotonic()
     with pytest.raises(ProviderTimeout, match="did not finish its answer"):
         provider(fake_llm).complete(ask(timeout_s=0.6))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 8  # cut at the deadline, long before the body ends
