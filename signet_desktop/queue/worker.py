@@ -149,6 +149,7 @@ class QueueWorker:
         idle: Callable[[], IdleStep] | None = None,
         unavailable: tuple[type[BaseException], ...] = (),
         permanent: tuple[type[BaseException], ...] = (),
+        released: Callable[[jobs.Job], None] | None = None,
     ) -> None:
         if not job_types:
             raise ValueError("a queue worker needs at least one job type")
@@ -161,6 +162,7 @@ class QueueWorker:
         self._idle = idle
         self._unavailable = unavailable
         self._permanent = permanent  # failures a retry cannot fix: dead at once
+        self._released = released  # a job given back mid-run: its handler tidies its state
         self._running = running_jobs(db)
         self._held: jobs.Job | None = None
         self._held_lock = threading.Lock()
@@ -234,6 +236,8 @@ class QueueWorker:
             status = jobs.release(conn, job, started=True, error="released at shutdown")
         if status == "dead":
             self._events.publish(self._dead(job, "released at shutdown"))
+        if status is not None:
+            self._tidy(job)
         return 0 if status is None else 1
 
     def release_stale(self, *, orphans: bool = False) -> jobs.ReleaseReport:
@@ -313,11 +317,22 @@ class QueueWorker:
             with self._db.write() as conn:
                 released = jobs.release(conn, job, started=False)
         except Exception as late:  # the stop budget ran out and the database is closed
-            log.info("worker %s: job %s left leased at shutdown (%s)", self.name, job.id, late)
+            log.info("worker %s: job %s abandoned at shutdown (%s)", self.name, job.id, late)
             return Outcome("lost", job, error=why, did_work=False)
         log.info("worker %s: job %s interrupted at shutdown (%s); resumes later", self.name,
                  job.id, why)  # fmt: skip
+        if released:
+            self._tidy(job)
         return Outcome("released" if released else "lost", job, error=why, did_work=False)
+
+    def _tidy(self, job: jobs.Job) -> None:
+        """Tell the handler's side its job was given back mid-run (a document -> queued)."""
+        if self._released is None:
+            return
+        try:
+            self._released(job)
+        except Exception as exc:  # shutting down: the next start's own checks still resume it
+            log.info("worker %s: tidying released job %s failed (%s)", self.name, job.id, exc)
 
     def _handler_failed(self, job: jobs.Job, exc: Exception) -> Outcome:
         if isinstance(exc, self._unavailable):

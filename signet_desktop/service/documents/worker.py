@@ -127,8 +127,7 @@ class DocumentIngest:
             log.info("document %s was deleted while it was ingested; stopped", document_id)
             return {"documentId": document_id, "cancelled": True}
         except JobInterrupted:
-            self._requeue(found)
-            raise
+            raise  # the queue worker gives the job back and calls `released`
         except Exception as exc:
             self._record_failure(found, job, exc)
             raise
@@ -291,11 +290,15 @@ class DocumentIngest:
             )
         )
 
-    def _requeue(self, document: Document) -> None:
-        """Interrupted by a stop: `queued` again (its job is pending; the next start resumes)."""
+    def released(self, job: jobs.Job) -> None:
+        """Its job was given back mid-ingest (a stop): the document is `queued` again, and
+        the next start resumes it where it left off."""
+        document_id = job.document_id or str(job.payload.get("documentId", ""))
         with self._db.write() as conn:
-            documents.set_status(conn, document.id, "queued")
-        self._progress(document, "queued")
+            requeued = documents.requeue(conn, document_id)
+            found = documents.get_any(conn, document_id) if requeued else None
+        if found is not None:
+            self._progress(found, "queued")
 
     def _record_failure(self, document: Document, job: jobs.Job, exc: Exception) -> None:
         final = job.attempts >= job.max_attempts
@@ -355,6 +358,7 @@ def build_worker(
         events=events,
         settings=settings,
         permanent=(SourceRejected,),  # empty, binary, too large, 404...: retrying cannot help
+        released=handler.released,
     )
 
 
