@@ -1,6 +1,8 @@
 """SIGTERM while the daemon ingests a document and embeds a burst of remembers: a clean stop.
 
-The real `signet-desktop --headless` (native embedder) is stopped mid-ingest. It must exit 0
+The real `signet-desktop`, headless and as the Qt app (offscreen; its workers in QThreads,
+its quit the same `request_stop` the tray's Quit calls), with the native embedder, is
+stopped mid-ingest. It must exit 0
 with no traceback, leave the document `queued` with its job `pending` (nothing mid-state,
 no lease held), and, once restarted, finish the document exactly once with one memory per
 chunk, the remembered memories all kept. How fast the quit is lives in bench/quit_latency.py.
@@ -8,13 +10,14 @@ chunk, the remembered memories all kept. How fast the quit is lives in bench/qui
 
 from __future__ import annotations
 
+import os
 import time
 
 import httpx
 import pytest
 
 from signet_desktop.ingest.chunking import chunk_text
-from tests.e2e.launcher import Launcher, args_for, no_traceback
+from tests.e2e.launcher import Launcher, args_for, clean_env, no_traceback
 from tests.e2e.test_document_crash import rows, wait_for_done
 
 pytestmark = pytest.mark.slow
@@ -44,13 +47,19 @@ def wait_embedding(client: httpx.Client, doc_id: str, timeout: float = 120) -> N
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.parametrize("headless", [True, pytest.param(False, marks=pytest.mark.gui)])
 def test_sigterm_mid_ingest_exits_cleanly_and_the_document_resumes_once(
-    launcher: Launcher,
+    launcher: Launcher, headless: bool
 ) -> None:
     workspace = launcher.tmp_path / "ws"
     workspace.mkdir()
     (workspace / "agent.yaml").write_text(AGENT_YAML, encoding="utf-8")
-    daemon = launcher.start(*args_for(workspace))
+    env = clean_env(
+        launcher.home,
+        QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+        XDG_CONFIG_HOME=str(launcher.home / ".config"),  # QSettings stay under tmp
+    )
+    daemon = launcher.start(*args_for(workspace), env=env, headless=headless)
     with httpx.Client(base_url=daemon.wait_listening(), timeout=30) as client:
         body = {"source_type": "text", "content": runbook()}
         doc_id = client.post("/api/documents", json=body).json()["id"]
