@@ -188,6 +188,9 @@ class HostedWorkers:
             try:
                 instance.worker.run_forever(instance.run_stop)
             except Exception as exc:  # a crashed worker is reported; the daemon keeps serving
+                if self._closing:  # past its stop budget: the database may be closed already
+                    log.info("worker %s abandoned at shutdown (%s)", name, exc)
+                    break
                 log.exception("worker %s crashed", name)
                 with self._cond:
                     self._set_locked(name, instance, "crashed", f"{type(exc).__name__}: {exc}")

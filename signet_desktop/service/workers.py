@@ -104,7 +104,10 @@ def repeat(
     while not stop.is_set():
         try:
             step()
-        except Exception:  # a periodic worker must outlive one bad step
+        except Exception as exc:  # a periodic worker must outlive one bad step
+            if stop.is_set():  # stopping: the database may be closed under it already
+                log.info("%s: abandoned at shutdown (%s)", failed, exc)
+                return
             log.exception(failed)
         if stop.wait(interval_s):
             return
