@@ -7,7 +7,9 @@ few threads; then it sends SIGTERM and times the exit. Afterwards it counts trac
 database, and restarts the daemon to check that the document resumes and ends `done` with
 one memory per chunk. Target: exit <= 2 s, no traceback.
 
-    uv run python bench/quit_latency.py [--runs 3] [--baseline-dir /tmp/prev]
+    uv run python bench/quit_latency.py [--runs 3] [--baseline-dir /tmp/prev] [--desktop]
+
+`--desktop` runs the Qt app (offscreen platform; workers in QThreads) instead of --headless.
 
 `--baseline-dir` points at another checkout with its own `.venv` (a `git worktree` or a
 `git archive` of the previous build after `uv sync`); it is measured in the same run, side
@@ -59,11 +61,16 @@ def document_text() -> str:
     )
 
 
+DESKTOP = False  # --desktop: the Qt app, offscreen
+
+
 def _start(checkout: Path, workspace: Path, home: Path, stderr: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
+    env.update(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(home / ".config"))
     command = [str(checkout / ".venv" / "bin" / "python"), "-m", "signet_desktop.main"]
-    command += ["--headless", "--workspace", str(workspace), "--port", "0"]
+    command += [] if DESKTOP else ["--headless"]
+    command += ["--workspace", str(workspace), "--port", "0"]
     with stderr.open("a") as err:
         return subprocess.Popen(
             command, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=err, text=True
@@ -165,13 +172,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-dir", type=Path, default=None)
+    parser.add_argument("--desktop", action="store_true", help="the Qt app, offscreen")
     args = parser.parse_args()
+    global DESKTOP
+    DESKTOP = args.desktop
     builds = [("this build", REPO_ROOT)]
     if args.baseline_dir is not None:
         builds.insert(0, ("previous build", args.baseline_dir.resolve()))
     load = os.getloadavg()[0]
     print(f"SIGTERM during a {PARAGRAPHS}-paragraph document ingest and a {REMEMBERS}-remember "
-          f"burst, native embedder ({args.runs} runs, load {load:.1f})\n")  # fmt: skip
+          f"burst, native embedder, {'Qt app' if DESKTOP else 'headless'} "
+          f"({args.runs} runs, load {load:.1f})\n")  # fmt: skip
     print("| build | quit p50 s | quit max s | exit codes | tracebacks | 'database is closed' "
           "| left as | after restart |")  # fmt: skip
     print("| --- | ---: | ---: | --- | ---: | ---: | --- | --- |")
