@@ -58,14 +58,19 @@ class JobInterrupted(Exception):
     """The worker running this job is stopping: the handler ended between two steps."""
 
 
+def stopping() -> bool:
+    """Is the queue worker running a job on this thread stopping? (False off a worker.)"""
+    stop: threading.Event | None = getattr(_current, "stop", None)
+    return stop is not None and stop.is_set()
+
+
 def check_stop() -> None:
     """Raise `JobInterrupted` if the queue worker running on this thread is stopping.
 
     Handlers call it between bounded steps (a batch of chunks, a file); elsewhere (a request
     thread, a test calling the handler directly) it does nothing.
     """
-    stop: threading.Event | None = getattr(_current, "stop", None)
-    if stop is not None and stop.is_set():
+    if stopping():
         raise JobInterrupted
 
 

@@ -44,7 +44,7 @@ from signet_desktop.ingest.chunking import Chunk, chunk_text
 from signet_desktop.ingest.errors import SourceRejected
 from signet_desktop.ingest.fetch import FetchSettings, fetch
 from signet_desktop.queue import jobs
-from signet_desktop.queue.worker import JobInterrupted, QueueWorker, WorkerSettings, check_stop
+from signet_desktop.queue.worker import QueueWorker, WorkerSettings, check_stop, stopping
 from signet_desktop.safety import local_files
 from signet_desktop.service.documents.service import DOCUMENT_ACTOR, DocumentService
 from signet_desktop.service.memories.service import RememberRequest
@@ -126,10 +126,9 @@ class DocumentIngest:
         except Cancelled:
             log.info("document %s was deleted while it was ingested; stopped", document_id)
             return {"documentId": document_id, "cancelled": True}
-        except JobInterrupted:
-            raise  # the queue worker gives the job back and calls `released`
         except Exception as exc:
-            self._record_failure(found, job, exc)
+            if not stopping():  # stopping, the job goes back (`released`): not a failure
+                self._record_failure(found, job, exc)
             raise
 
     def _ingest(self, document: Document, job: jobs.Job) -> Mapping[str, Any]:
