@@ -77,11 +77,13 @@ def _start(checkout: Path, workspace: Path, home: Path, stderr: Path) -> subproc
         )
 
 
-def _url(proc: subprocess.Popen[str]) -> str:
+def _url(proc: subprocess.Popen[str], stderr: Path) -> str:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if PREFIX not in line:
-        raise RuntimeError(f"the daemon did not start (exit {proc.wait(TIMEOUT_S)})")
+        code = proc.wait(TIMEOUT_S)
+        tail = stderr.read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"the daemon did not start (exit {code}):\n{tail}")
     return line.split(PREFIX, 1)[1].split()[0].rstrip("/")
 
 
@@ -121,7 +123,7 @@ def _stored_status(db_path: Path, doc_id: str) -> str:
 def _resumed(checkout: Path, workspace: Path, home: Path, stderr: Path, doc_id: str) -> str:
     proc = _start(checkout, workspace, home, stderr)
     try:
-        with httpx.Client(base_url=_url(proc), timeout=30) as client:
+        with httpx.Client(base_url=_url(proc, stderr), timeout=30) as client:
             doc = _wait_status(client, doc_id, {"done", "failed"}, RESUME_TIMEOUT_S)
         ok = doc["status"] == "done" and doc["memory_count"] == doc["chunk_count"]
         return "done" if ok else f"{doc['status']} ({doc['memory_count']}/{doc['chunk_count']})"
@@ -136,7 +138,7 @@ def one_run(checkout: Path) -> Run:
         workspace, home, stderr = Path(tmp, "ws"), Path(tmp, "home"), Path(tmp, "stderr.txt")
         home.mkdir()
         proc = _start(checkout, workspace, home, stderr)
-        url = _url(proc)
+        url = _url(proc, stderr)
         with httpx.Client(base_url=url, timeout=30) as client:
             body = {"source_type": "text", "content": document_text()}
             doc_id = str(client.post("/api/documents", json=body).json()["id"])
