@@ -33,8 +33,8 @@ DEFAULT_MAX_CHARS = 32_000
 DEFAULT_MAX_QUEUED = 20_000
 # At close, what is queued gets this long, and the batch in flight this much more; the rest
 # (committed memories without a vector) is embedded by the tracker's scan after the restart.
-DEFAULT_DRAIN_S = 0.2
-DEFAULT_JOIN_S = 0.3
+DEFAULT_DRAIN_S = 0.1
+DEFAULT_JOIN_S = 0.2
 
 
 def split_batches(
