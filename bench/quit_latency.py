@@ -185,8 +185,8 @@ def main() -> None:
     print(f"SIGTERM during a {PARAGRAPHS}-paragraph document ingest and a {REMEMBERS}-remember "
           f"burst, native embedder, {'Qt app' if DESKTOP else 'headless'} "
           f"({args.runs} runs, load {load:.1f})\n")  # fmt: skip
-    print("| build | quit p50 s | quit max s | exit codes | tracebacks | 'database is closed' lines "
-          "| left as | after restart |")  # fmt: skip
+    print("| build | quit p50 s | quit max s | exit codes | tracebacks "
+          "| 'database is closed' lines | left as | after restart |")  # fmt: skip
     print("| --- | ---: | ---: | --- | ---: | ---: | --- | --- |")
     for name, checkout in builds:
         runs = [one_run(checkout) for _ in range(args.runs)]
