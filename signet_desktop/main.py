@@ -16,6 +16,7 @@ from typing import Any
 
 from signet_desktop.daemon.address import AddressError, parse_port
 from signet_desktop.daemon.daemonlog import LEVELS
+from signet_desktop.daemon.hardexit import leave
 from signet_desktop.daemon.runtime import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -190,9 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the daemon headless or under the Qt shell."""
     args = build_parser().parse_args(argv)
     options = options_from(args)
-    if args.headless:
-        return run_headless(options)
-    return _run_desktop(options)
+    code = run_headless(options) if args.headless else _run_desktop(options)
+    return leave(code)  # work abandoned at shutdown must not hold or abort the exit
 
 
 if __name__ == "__main__":

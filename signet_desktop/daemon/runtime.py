@@ -63,8 +63,13 @@ DISABLE_VEC_ENV = "SIGNET_DISABLE_SQLITE_VEC"
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
-BACKGROUND_JOIN_SECONDS = 2.0
-WORKER_STOP_SECONDS = 5.0
+# The quit budget (<= 2 s in all): workers are told to stop with the first stop request, so
+# they wind down while the server drains (GRACEFUL_SHUTDOWN_SECONDS); then they get this
+# much more, the start-up tasks a little, and the database closes. A worker or task still
+# running after that is abandoned: its lease is released and its late database calls end in
+# one log line (the next start resumes its job).
+BACKGROUND_JOIN_SECONDS = 0.2
+WORKER_STOP_SECONDS = 0.8
 BACKGROUND_DELAY_SECONDS = 0.5
 
 Mode = Literal["headless", "desktop"]
@@ -397,6 +402,8 @@ class DaemonRuntime:
             server.should_exit = True
         if first:
             log.info("stop requested")
+            if self._workers is not None:
+                self._workers.request_stop()  # they wind down while the server drains
             for callback in self._on_stop:
                 callback()
 

@@ -18,7 +18,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-GRACEFUL_SHUTDOWN_SECONDS = 5
+GRACEFUL_SHUTDOWN_SECONDS = 1  # in-flight requests finish; longer ones are cut (quit <= 2 s)
 KEEP_ALIVE_SECONDS = 5
 # A whole request (headers and body, at most 1 MiB) must arrive within this; loopback
 # clients send one in milliseconds, so only a stalled or hostile client ever meets it.

@@ -44,6 +44,7 @@ class StartupTasks:
         self._status: dict[str, TaskStatus] = {}
         self._threads: list[threading.Thread] = []
         self._started = False
+        self._closing = False
         with self._lock:
             self._publish_locked()
 
@@ -75,7 +76,12 @@ class StartupTasks:
             return dict(self._status)
 
     def join(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds in total; True when every task has finished."""
+        """Wait up to `timeout` seconds in total; True when every task has finished.
+
+        Called at shutdown: a task that fails from now on (the database closes after this)
+        is one log line, not a traceback.
+        """
+        self._closing = True
         deadline = time.monotonic() + timeout
         for thread in list(self._threads):
             thread.join(max(0.0, deadline - time.monotonic()))
@@ -94,6 +100,9 @@ class StartupTasks:
         try:
             fn()
         except Exception as exc:  # a failed warm-up is reported, never fatal to the daemon
+            if self._closing:
+                log.info("start-up task %s abandoned at shutdown (%s)", name, exc)
+                return
             elapsed = (time.perf_counter() - started) * 1000
             log.warning("start-up task %s failed: %s", name, exc, exc_info=True)
             self._set(name, TaskStatus("failed", f"{type(exc).__name__}: {exc}", elapsed))

@@ -5,7 +5,10 @@ thread (`spawn`), so the headless host (`WorkerThreads`, plain `threading`) and 
 (`ui/worker_host.py`, QThreads) differ in nothing else. Each declared worker gets
 `concurrency` instances, each looping in its own thread: `run_forever(stop)` until the
 instance is paused or the host stops, then waiting for `resume`. Pausing sets the instance's
-stop event, so a running job finishes and a leased, unstarted one goes back to pending. A
+stop event, so a running job finishes (a long one that checks `check_stop()` between steps,
+an ingest, goes back to pending and resumes later) and a leased, unstarted one goes back to
+pending. Stopping tells every instance at once (`request_stop`, with the first stop request)
+and then waits out a short budget (`stop`). A
 worker that raises is reported `crashed`; the daemon keeps serving. Every state change is
 published as a `worker.state` event (the status board turns them into /api/status's
 `workers` block).
@@ -109,7 +112,7 @@ class HostedWorkers:
             instance.runner = self._spawn(f"worker-{label}", partial(self._loop, name, instance))
 
     def pause(self, name: str | None = None) -> None:
-        """Take no new jobs; a running job finishes (all workers, or the one named)."""
+        """Take no new jobs; a running job finishes or yields between steps (all, or one)."""
         with self._cond:
             for instance in self._select(name):
                 instance.paused = True
@@ -123,18 +126,24 @@ class HostedWorkers:
                 instance.paused = False
             self._cond.notify_all()
 
+    def request_stop(self) -> None:
+        """Tell every instance to stop (returns at once; `stop` waits for them)."""
+        with self._cond:
+            self._closing = True
+            for insts in self._instances.values():
+                for instance in insts:
+                    instance.run_stop.set()
+            self._cond.notify_all()
+
     def stop(self, timeout: float) -> bool:
         """End every instance within `timeout` s in total; True if all ended.
 
         An instance still running a job after the timeout gives its lease back, so the job
         is retried later and the handler's late result is refused.
         """
+        self.request_stop()
         with self._cond:
-            self._closing = True
             instances = [i for insts in self._instances.values() for i in insts]
-            for instance in instances:
-                instance.run_stop.set()
-            self._cond.notify_all()
         deadline = time.monotonic() + timeout
         stuck = []
         for instance in instances:
@@ -179,6 +188,9 @@ class HostedWorkers:
             try:
                 instance.worker.run_forever(instance.run_stop)
             except Exception as exc:  # a crashed worker is reported; the daemon keeps serving
+                if self._closing:  # past its stop budget: the database may be closed already
+                    log.info("worker %s abandoned at shutdown (%s)", name, exc)
+                    break
                 log.exception("worker %s crashed", name)
                 with self._cond:
                     self._set_locked(name, instance, "crashed", f"{type(exc).__name__}: {exc}")

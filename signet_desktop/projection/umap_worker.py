@@ -15,24 +15,31 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 import numpy as np
 import numpy.typing as npt
 
 from signet_desktop.projection.layout import normalise
+from signet_desktop.projection.phases import WRITING
 from signet_desktop.projection.reducers import DEFAULT_REDUCER
 
 EDGE_NEIGHBOURS = 4  # Signet's KNN_K
 
 
-def emit(message: dict[str, object]) -> None:
-    """One progress line for the parent."""
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+class Protocol:
+    """The parent's pipe (stdout as `run` found it, kept while a reducer redirects stdout)."""
 
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
 
-def progress(phase: str, fraction: float) -> None:
-    emit({"phase": phase, "fraction": round(min(max(fraction, 0.0), 1.0), 4)})
+    def emit(self, message: dict[str, object]) -> None:
+        """One progress line for the parent."""
+        self._out.write(json.dumps(message) + "\n")
+        self._out.flush()
+
+    def progress(self, phase: str, fraction: float) -> None:
+        self.emit({"phase": phase, "fraction": round(min(max(fraction, 0.0), 1.0), 4)})
 
 
 def load_reducer(spec: str) -> object:
@@ -68,12 +75,15 @@ def run(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--reducer", default=DEFAULT_REDUCER)
     args = parser.parse_args(argv)
+    pipe = Protocol(sys.stdout)
+    emit, progress = pipe.emit, pipe.progress
     try:
         matrix = np.load(args.input)
         reducer = load_reducer(args.reducer)
         raw = reducer(  # type: ignore[operator]
             matrix, dimensions=args.dimensions, seed=args.seed, progress=progress
         )
+        progress("writing", WRITING)
         coords = np.asarray(raw, dtype=np.float64)
         if coords.shape != (matrix.shape[0], args.dimensions) or not np.isfinite(coords).all():
             raise ValueError(f"reducer returned shape {coords.shape}, or non-finite values")

@@ -13,6 +13,11 @@ down) fails the attempt and backs the whole worker off, so a dead provider costs
 Jobs whose handlers are still running in this process are never leased again, even after
 stale-lease recovery released them: the workspace lock makes this process the only runner,
 so "not in `running_jobs(db)`" is "not running anywhere".
+
+Stopping: a long handler calls `check_stop()` between bounded steps; once the worker's stop
+is set it raises `JobInterrupted` and the job goes back to pending with its attempt refunded
+(the next start resumes it). Anything a handler or step raises while stopping (the database
+closed under a worker whose stop budget ran out) is one log line, never a traceback.
 """
 
 from __future__ import annotations
@@ -45,6 +50,28 @@ UNEXPECTED = "unexpected error; see the log"
 
 Handler = Callable[[jobs.Job], Mapping[str, Any] | None]
 Settled = Literal["completed", "pending", "dead", "lost", "released", "idle"]
+
+_current = threading.local()  # the stop event of the job running on this thread, if any
+
+
+class JobInterrupted(Exception):
+    """The worker running this job is stopping: the handler ended between two steps."""
+
+
+def stopping() -> bool:
+    """Is the queue worker running a job on this thread stopping? (False off a worker.)"""
+    stop: threading.Event | None = getattr(_current, "stop", None)
+    return stop is not None and stop.is_set()
+
+
+def check_stop() -> None:
+    """Raise `JobInterrupted` if the queue worker running on this thread is stopping.
+
+    Handlers call it between bounded steps (a batch of chunks, a file); elsewhere (a request
+    thread, a test calling the handler directly) it does nothing.
+    """
+    if stopping():
+        raise JobInterrupted
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +154,7 @@ class QueueWorker:
         idle: Callable[[], IdleStep] | None = None,
         unavailable: tuple[type[BaseException], ...] = (),
         permanent: tuple[type[BaseException], ...] = (),
+        released: Callable[[jobs.Job], None] | None = None,
     ) -> None:
         if not job_types:
             raise ValueError("a queue worker needs at least one job type")
@@ -139,6 +167,7 @@ class QueueWorker:
         self._idle = idle
         self._unavailable = unavailable
         self._permanent = permanent  # failures a retry cannot fix: dead at once
+        self._released = released  # a job given back mid-run: its handler tidies its state
         self._running = running_jobs(db)
         self._held: jobs.Job | None = None
         self._held_lock = threading.Lock()
@@ -172,7 +201,7 @@ class QueueWorker:
                 with self._db.write() as conn:
                     jobs.release(conn, job, started=False)
                 return Outcome("released", job, did_work=False)
-            return self._execute(job)
+            return self._execute(job, stop)
         finally:
             with self._held_lock:
                 self._held = None
@@ -187,7 +216,10 @@ class QueueWorker:
         while not stop.is_set():
             try:
                 outcome = self.step(stop)
-            except Exception:  # a worker must outlive one bad step; the next one retries
+            except Exception as exc:  # a worker must outlive one bad step; the next one retries
+                if stop.is_set():  # stopping: the database may be closed already
+                    log.info("worker %s: step abandoned at shutdown (%s)", self.name, exc)
+                    return
                 log.exception("worker %s: step failed", self.name)
                 outcome = Outcome("idle", error=UNEXPECTED, did_work=False)
                 self.last_outcome, self.last_error = outcome, UNEXPECTED
@@ -209,6 +241,8 @@ class QueueWorker:
             status = jobs.release(conn, job, started=True, error="released at shutdown")
         if status == "dead":
             self._events.publish(self._dead(job, "released at shutdown"))
+        if status is not None:
+            self._tidy(job)
         return 0 if status is None else 1
 
     def release_stale(self, *, orphans: bool = False) -> jobs.ReleaseReport:
@@ -268,18 +302,54 @@ class QueueWorker:
         )
         return job
 
-    def _execute(self, job: jobs.Job) -> Outcome:
+    def _execute(self, job: jobs.Job, stop: threading.Event | None = None) -> Outcome:
         started = time.perf_counter()
+        _current.stop = stop
         try:
             result = dict(self._handler(job) or {})
-        except self._unavailable as exc:
+        except Exception as exc:
+            if stop is not None and stop.is_set():
+                return self._interrupted(job, exc)
+            return self._handler_failed(job, exc)
+        finally:
+            _current.stop = None
+        return self._complete(job, result, started)
+
+    def _interrupted(self, job: jobs.Job, exc: Exception) -> Outcome:
+        """Stopping mid-job: back to pending, attempt refunded; the next start resumes it."""
+        why = "stopped between steps" if isinstance(exc, JobInterrupted) else str(exc)
+        try:
+            with self._db.write() as conn:
+                released = jobs.release(conn, job, started=False)
+        except Exception as late:  # the stop budget ran out and the database is closed
+            log.info("worker %s: job %s abandoned at shutdown (%s)", self.name, job.id, late)
+            return Outcome("lost", job, error=why, did_work=False)
+        log.info("worker %s: job %s interrupted at shutdown (%s); resumes later", self.name,
+                 job.id, why)  # fmt: skip
+        if released:
+            self._tidy(job)
+        return Outcome("released" if released else "lost", job, error=why, did_work=False)
+
+    def _tidy(self, job: jobs.Job) -> None:
+        """Tell the handler's side its job was given back mid-run (a document -> queued)."""
+        if self._released is None:
+            return
+        try:
+            self._released(job)
+        except Exception as exc:  # shutting down: the next start's own checks still resume it
+            log.info("worker %s: tidying released job %s failed (%s)", self.name, job.id, exc)
+
+    def _handler_failed(self, job: jobs.Job, exc: Exception) -> Outcome:
+        if isinstance(exc, self._unavailable):
             return self._fail(job, str(exc) or type(exc).__name__, unavailable=True)
-        except self._permanent as exc:
+        if isinstance(exc, self._permanent):
             log.info("worker %s: job %s failed for good: %s", self.name, job.id, exc)
             return self._fail(job, str(exc) or type(exc).__name__, unavailable=False, final=True)
-        except Exception as exc:  # a failing handler fails its job, never the worker
-            log.warning("worker %s: job %s failed: %s", self.name, job.id, exc, exc_info=True)
-            return self._fail(job, f"{type(exc).__name__}: {exc}", unavailable=False)
+        # A failing handler fails its job, never the worker.
+        log.warning("worker %s: job %s failed: %s", self.name, job.id, exc, exc_info=exc)
+        return self._fail(job, f"{type(exc).__name__}: {exc}", unavailable=False)
+
+    def _complete(self, job: jobs.Job, result: Mapping[str, Any], started: float) -> Outcome:
         with self._db.write() as conn:
             done = jobs.complete(conn, job, result)
         if not done:

@@ -71,10 +71,11 @@ class WorkerSnapshot:
 class WorkerHost(Protocol):
     """Hosts declared workers: threads headless (`daemon/`), QThreads in the app (`ui/`).
 
-    `pause` lets a running job finish (a leased, unstarted one goes back to pending) and
-    takes no new ones until `resume`; `stop(timeout)` ends every worker and gives back the
-    leases of jobs still running after `timeout` seconds. State changes are published as
-    `worker.state` events.
+        `pause` lets a running job finish (a leased, unstarted one goes back to pending) and
+        takes no new ones until `resume`; `request_stop()` tells every worker to stop and returns
+    at once; `stop(timeout)` ends every worker and gives back the
+        leases of jobs still running after `timeout` seconds. State changes are published as
+        `worker.state` events.
     """
 
     def start(self) -> None: ...
@@ -82,6 +83,8 @@ class WorkerHost(Protocol):
     def pause(self, name: str | None = None) -> None: ...
 
     def resume(self, name: str | None = None) -> None: ...
+
+    def request_stop(self) -> None: ...
 
     def stop(self, timeout: float) -> bool: ...
 
@@ -101,7 +104,10 @@ def repeat(
     while not stop.is_set():
         try:
             step()
-        except Exception:  # a periodic worker must outlive one bad step
+        except Exception as exc:  # a periodic worker must outlive one bad step
+            if stop.is_set():  # stopping: the database may be closed under it already
+                log.info("%s: abandoned at shutdown (%s)", failed, exc)
+                return
             log.exception(failed)
         if stop.wait(interval_s):
             return

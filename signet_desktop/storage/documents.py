@@ -236,6 +236,19 @@ def latest_job(conn: Connection, document_id: str) -> JobState | None:
     )
 
 
+REQUEUE = """
+UPDATE documents SET status = 'queued', updated_at = :now
+WHERE id = :id AND status IN ('extracting', 'chunking', 'embedding', 'indexing')
+"""
+
+
+def requeue(conn: Connection, document_id: str) -> bool:
+    """A document whose ingest stopped part-way is `queued` again (its job went back to
+    pending); False when it was not mid-ingest (done, failed, deleted meanwhile)."""
+    cursor = conn.execute(REQUEUE, {"id": document_id, "now": utc_now()})
+    return int(cursor.rowcount) == 1
+
+
 def set_status(conn: Connection, document_id: str, status: str) -> bool:
     """Move a live document to `status`; False when it was deleted meanwhile."""
     cursor = conn.execute(SET_STATUS, {"id": document_id, "status": status, "now": utc_now()})

@@ -2,14 +2,17 @@
 
 The state machine (pause, resume, stop with lease release, `worker.state` events) is the
 headless host's (`daemon/workers.py`); only the threads differ, so Qt tools see and name them.
-Qt aborts a process that destroys a running QThread, so `stop` does not return while one
-still runs: a job that outlives the stop timeout (the model still loading, say) has its lease
-released like the headless host's, and the quit then waits for it to end.
+Qt aborts a process that destroys a running QThread. A job that outlives the stop timeout
+has its lease released like the headless host's; `stop` then waits up to `LINGER_S` more for
+its thread, and a thread still running after that (one long native call) is kept referenced
+here until the process ends, so it is never destroyed while it runs: the quit stays within
+its budget and the process exits with `os._exit` (`daemon/hardexit.py`).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QThread
@@ -19,6 +22,9 @@ from signet_desktop.domain.events import EventSink
 from signet_desktop.service.workers import WorkerDeclaration
 
 log = logging.getLogger(__name__)
+
+LINGER_S = 1.0
+_LEFT_RUNNING: list[QThread] = []  # never destroyed while running (see the module docstring)
 
 
 class _LoopThread(QThread):
@@ -53,10 +59,12 @@ class QtWorkerHost(HostedWorkers):
         return thread
 
     def stop(self, timeout: float) -> bool:
-        """The headless host's stop, then wait for any thread still in a job (see above)."""
+        """The headless host's stop, then up to `LINGER_S` for threads still in a job."""
         stopped = super().stop(timeout)
+        deadline = time.monotonic() + LINGER_S
         for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
             if thread.isRunning():
-                log.warning("waiting for %s to finish its job before quitting", thread.objectName())
-                thread.wait()
+                log.warning("%s is still in its job; it ends with the process", thread.objectName())
+                _LEFT_RUNNING.append(thread)
         return stopped

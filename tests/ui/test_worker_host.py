@@ -17,6 +17,7 @@ from signet_desktop.queue.worker import QueueWorker, WorkerSettings
 from signet_desktop.service.events import EventBus
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage.database import Database, open_database
+from signet_desktop.ui import worker_host
 from signet_desktop.ui.worker_host import QtWorkerHost
 
 pytestmark = pytest.mark.gui
@@ -91,3 +92,28 @@ def test_stop_never_leaves_a_qthread_running(qtbot: QtBot, db: Database) -> None
     threading.Timer(0.5, gate.set).start()  # the job ends well after the stop's timeout
     assert host.stop(0.05) is False  # it did not end in time: its lease was given back
     assert not any(t.isRunning() for t in host._threads)
+
+
+def test_a_thread_still_in_a_long_call_is_kept_not_waited_for(qtbot: QtBot, db: Database) -> None:
+    """Past the stop budget and the linger, the quit goes on: the QThread is kept referenced
+    (never destroyed while it runs) and its job was given back to the queue."""
+    started, gate = threading.Event(), threading.Event()
+
+    def handler(job: jobs.Job) -> None:
+        started.set()
+        gate.wait(30)  # one native call that does not look at the stop
+
+    with db.write() as conn:
+        jobs.enqueue(conn, JOB, agent_id="default")
+    worker = QueueWorker(
+        db, name="q", job_types=(JOB,), handler=handler, settings=WorkerSettings(poll_s=0.01)
+    )
+    host = QtWorkerHost([WorkerDeclaration("q", (JOB,), factory=lambda: worker)], EventBus())
+    host.start()
+    wait_for(started.is_set)
+    assert host.stop(0.05) is False
+    (thread,) = host._threads
+    assert thread.isRunning() and thread in worker_host._LEFT_RUNNING
+    assert jobs.counts(db.reader(), JOB)["pending"] == 1  # given back: the next start runs it
+    gate.set()
+    assert thread.wait(10_000)

@@ -13,6 +13,10 @@ attempt already wrote) and links are `INSERT OR IGNORE`; a document ends `done` 
 one memory per distinct chunk. Each batch is written under the document's lock after a
 check that the document still exists: a delete (which takes the same lock) cancels the rest.
 
+Stopping: before each batch (at most CHUNK_BATCH chunks, one embedding call of about half a
+second) the handler checks its worker's stop; a stopping worker puts the document back to
+`queued` and its job back to pending, and the next start resumes where it left off.
+
 A failed attempt leaves the document `failed` with its error at once; while its job has
 attempts left the retry takes it through the states again (`document.finished` says
 `retrying`). `SIGNET_DOCUMENT_FAULT=<step>[:<n>]` kills the
@@ -40,7 +44,7 @@ from signet_desktop.ingest.chunking import Chunk, chunk_text
 from signet_desktop.ingest.errors import SourceRejected
 from signet_desktop.ingest.fetch import FetchSettings, fetch
 from signet_desktop.queue import jobs
-from signet_desktop.queue.worker import QueueWorker, WorkerSettings
+from signet_desktop.queue.worker import QueueWorker, WorkerSettings, check_stop, stopping
 from signet_desktop.safety import local_files
 from signet_desktop.service.documents.service import DOCUMENT_ACTOR, DocumentService
 from signet_desktop.service.memories.service import RememberRequest
@@ -54,7 +58,9 @@ log = logging.getLogger(__name__)
 NAME = "documents"
 FAULT_ENV = "SIGNET_DOCUMENT_FAULT"
 STEPS = ("extracted", "chunked", "batch.written", "batch.linked", "indexing")
-CHUNK_BATCH = 64
+# Chunks per remember_many call: one embedding call of 8 chunks takes ~0.3 s on a quiet
+# 2-core machine, so a quit never waits long for the batch in flight.
+CHUNK_BATCH = 8
 DELETE_YIELD_S = 0.005
 
 
@@ -121,7 +127,8 @@ class DocumentIngest:
             log.info("document %s was deleted while it was ingested; stopped", document_id)
             return {"documentId": document_id, "cancelled": True}
         except Exception as exc:
-            self._record_failure(found, job, exc)
+            if not stopping():  # stopping, the job goes back (`released`): not a failure
+                self._record_failure(found, job, exc)
             raise
 
     def _ingest(self, document: Document, job: jobs.Job) -> Mapping[str, Any]:
@@ -130,6 +137,7 @@ class DocumentIngest:
         text = self._text(document, local=job.payload.get("reader") != "remote")
         self._renew(job)
         self._faults.hit("extracted")
+        check_stop()
         chunks = chunk_text(text, self.settings.chunk_size, self.settings.chunk_overlap)
         if not chunks:  # only control characters or whitespace once normalised
             raise SourceRejected("the document has no text")
@@ -215,6 +223,7 @@ class DocumentIngest:
         todo = [chunk for chunk in chunks if chunk.content_hash not in done]
         added = 0
         for start in range(0, len(todo), CHUNK_BATCH):
+            check_stop()
             batch = todo[start : start + CHUNK_BATCH]
             while self._service.deleting(document.id):  # let a waiting delete take the lock
                 time.sleep(DELETE_YIELD_S)
@@ -280,6 +289,16 @@ class DocumentIngest:
             )
         )
 
+    def released(self, job: jobs.Job) -> None:
+        """Its job was given back mid-ingest (a stop): the document is `queued` again, and
+        the next start resumes it where it left off."""
+        document_id = job.document_id or str(job.payload.get("documentId", ""))
+        with self._db.write() as conn:
+            requeued = documents.requeue(conn, document_id)
+            found = documents.get_any(conn, document_id) if requeued else None
+        if found is not None:
+            self._progress(found, "queued")
+
     def _record_failure(self, document: Document, job: jobs.Job, exc: Exception) -> None:
         final = job.attempts >= job.max_attempts
         message = str(exc) or type(exc).__name__
@@ -338,6 +357,7 @@ def build_worker(
         events=events,
         settings=settings,
         permanent=(SourceRejected,),  # empty, binary, too large, 404...: retrying cannot help
+        released=handler.released,
     )
 
 

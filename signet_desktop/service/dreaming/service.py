@@ -150,7 +150,9 @@ class DreamingService:
         self.recover()
         pass_id = self._begin(agent_id, mode, "manual", provider)
         thread = threading.Thread(
-            target=self._run, args=(agent_id, pass_id, provider), name=f"dream-{pass_id[:8]}"
+            target=self._run_background,
+            args=(agent_id, pass_id, provider),
+            name=f"dream-{pass_id[:8]}",
         )
         with self._lock:
             self._threads[pass_id] = thread
@@ -192,6 +194,16 @@ class DreamingService:
                 self._threads.pop(pass_id, None)
                 self._cancels.pop(pass_id, None)
 
+    def _run_background(self, agent_id: str, pass_id: str, provider: ChatProvider) -> None:
+        try:
+            self._run(agent_id, pass_id, provider)
+        except Exception as exc:
+            if not self.cancel.is_set():
+                raise
+            # Closing past its wait: the database may be gone; the next start's recovery
+            # marks the pass interrupted.
+            log.info("Dreaming pass %s abandoned at shutdown (%s)", pass_id, exc)
+
     def cancel_pass(self, agent_id: str, pass_id: str) -> None:
         """Ask one running pass to stop (it ends `cancelled`; a harness is killed at once,
         an HTTP provider's loop stops before its next turn). Operations applied stay."""
@@ -216,7 +228,7 @@ class DreamingService:
             return not thread.is_alive()
         return True
 
-    def close(self, timeout: float = 5.0) -> None:
+    def close(self, timeout: float = 0.5) -> None:
         """Ask running passes to stop (they end `cancelled` between turns) and wait a bit."""
         self.cancel.set()
         with self._lock:

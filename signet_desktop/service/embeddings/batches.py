@@ -31,8 +31,10 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_ITEMS = 64
 DEFAULT_MAX_CHARS = 32_000
 DEFAULT_MAX_QUEUED = 20_000
-DEFAULT_DRAIN_S = 2.0
-DEFAULT_JOIN_S = 10.0  # the batch in flight at close: one provider call and one write
+# At close, what is queued gets this long, and the batch in flight this much more; the rest
+# (committed memories without a vector) is embedded by the tracker's scan after the restart.
+DEFAULT_DRAIN_S = 0.1
+DEFAULT_JOIN_S = 0.2
 
 
 def split_batches(

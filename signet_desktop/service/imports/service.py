@@ -300,7 +300,14 @@ class ImportService:
 
     def _execute_in_background(self, importer: Importer, job: ImportJob) -> None:
         lower_current_thread()  # an import yields the CPU to requests someone waits on
-        self._execute(importer, job)
+        try:
+            self._execute(importer, job)
+        except Exception as exc:
+            if not job.stop.is_set():
+                raise
+            # Stopped and past the close's wait: the database may be gone; the next start's
+            # recovery says the run was interrupted and its next run resumes.
+            log.info("import %s abandoned at shutdown (%s)", job.run_id, exc)
 
     def _execute(self, importer: Importer, job: ImportJob) -> None:
         status, error = "completed", None
@@ -309,7 +316,10 @@ class ImportService:
             if job.stop.is_set():
                 status = "cancelled"
         except Exception as exc:  # a failed run is reported on the run, never raised away
-            log.exception("import %s of %s failed", job.run_id, job.source.id)
+            if job.stop.is_set():  # stopping: a closing database is not the import's fault
+                log.info("import %s of %s stopped: %s", job.run_id, job.source.id, exc)
+            else:
+                log.exception("import %s of %s failed", job.run_id, job.source.id)
             status, error = "failed", f"{type(exc).__name__}: {exc}"[:1000]
         finally:
             job.faults.hit("run.finishing")
@@ -365,7 +375,7 @@ class ImportService:
         entry[0].join(timeout)
         return not entry[0].is_alive()
 
-    def close(self, timeout: float = 5.0) -> None:
+    def close(self, timeout: float = 0.5) -> None:
         """Ask running imports to stop at the next file and wait for them."""
         with self._lock:
             entries = list(self._active.values())

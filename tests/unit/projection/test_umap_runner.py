@@ -27,7 +27,7 @@ def test_a_run_returns_framed_coords_edges_and_progress() -> None:
     assert result.coords.shape == (30, 3)
     assert result.coords.min() == pytest.approx(-210) and result.coords.max() == pytest.approx(210)
     assert result.edges and all(0 <= a < b < 30 for a, b in result.edges)
-    assert [p for p, _ in seen] == ["loading", "layout", "done"]
+    assert [p for p, _ in seen] == ["loading", "layout", "writing", "done"]
     assert [f for _, f in seen] == sorted(f for _, f in seen) and seen[-1][1] == 1.0
 
 

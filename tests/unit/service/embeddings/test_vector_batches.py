@@ -267,7 +267,7 @@ def test_close_waits_for_the_batch_in_flight_before_the_database_can_close() -> 
     batcher = VectorBatcher(slow_store)
     batcher.submit([item("a")])
     assert started.wait(5)
-    batcher.close(drain_s=0.01)
+    batcher.close(drain_s=0.01, join_s=5.0)  # within its join budget
     assert stored == [["a"]]  # written before close returned
 
 
