@@ -1,16 +1,15 @@
 """UMAP progress: the bar moves on umap's own signals (imports, its log lines, its epochs).
 
 The pieces are fed what umap 0.5 prints (`umap_.py`'s verbose lines, tqdm's `n/total`), and
-one slow test runs the real UMAP in its worker process and reads the progress it sent.
+`test_umap_real.py` runs the real UMAP once in its worker process and reads the progress it
+sent.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from signet_desktop.projection import phases
-from signet_desktop.projection.runner import RunnerConfig, UmapRun
 
 # What umap 0.5.12 prints with verbose=True, in order (timestamps as it writes them).
 UMAP_LINES = (
@@ -59,21 +58,3 @@ def test_the_bar_never_goes_back_and_unrelated_text_moves_nothing() -> None:
     phases.Epochs(bar).write("no counts here\n")
     assert len(seen) == 2
     assert seen[1] == ("neighbours", seen[0][1])
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(600)  # a first run compiles numba code: minutes on a loaded machine
-def test_the_real_umap_reports_every_phase_rising_from_its_worker_process() -> None:
-    seen: list[tuple[str, float]] = []
-    matrix = np.random.default_rng(7).normal(size=(80, 24)).astype(np.float32)
-    result = UmapRun(matrix, 2, RunnerConfig(), lambda p, f: seen.append((p, f))).wait()
-    assert result.coords.shape == (80, 2)
-    names = [p for p, _ in seen]
-    order = ["loading", "neighbours", "graph", "layout", "writing", "done"]
-    assert [n for n in order if n in names] == order, names
-    assert [n for i, n in enumerate(names) if i == 0 or names[i - 1] != n] == order
-    fractions = [f for _, f in seen]
-    assert fractions == sorted(fractions)
-    loading = {f for p, f in seen if p == "loading"}
-    assert len(loading) == len(phases.LOAD_STEPS) + 1  # 0 and one step per finished import
-    assert len({f for p, f in seen if p == "layout"}) >= 3  # epochs, not one jump
