@@ -17,6 +17,11 @@ Cases: an empty workspace, and (when --memories or --sessions > 0) one with that
 memories (written through the facade without vectors, so the embedding worker backfills them
 after launch) and imported Claude Code sessions. Builds alternate within each run (A B, B A, ...)
 so the machine's load hits both alike. Reported: medians, and the max of the wall times.
+
+Bytecode: each build gets its own `PYTHONPYCACHEPREFIX` under the bench's temp directory, filled
+by one unmeasured launch first, so runs see what a user sees from the second launch on (nothing
+is written into the checkouts). `--cold-bytecode` keeps `PYTHONDONTWRITEBYTECODE` and no cache:
+every launch compiles every module it imports (this machine's sessions set that variable).
 """
 
 from __future__ import annotations
@@ -94,9 +99,14 @@ def _read_marks(stream: object, found: list[str], seen: threading.Event) -> None
             seen.set()
 
 
-def one_launch(checkout: Path, workspace: Path, home: Path, settle: float, xcb: bool) -> Sample:
+def one_launch(
+    checkout: Path, workspace: Path, home: Path, settle: float, xcb: bool, pycache: Path | None
+) -> Sample:
     """Launch the app from `checkout` on `workspace`; measure it; stop it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", "QT_"))}
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     env.update(HOME=str(home), PYTHONUNBUFFERED="1", XDG_CONFIG_HOME=str(home / ".config"))
     env["QT_QPA_PLATFORM"] = "xcb" if xcb else "offscreen"
     python = str(checkout / ".venv" / "bin" / "python")
@@ -209,6 +219,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=0)
     parser.add_argument("--settle", type=float, default=20.0)
     parser.add_argument("--xcb", action="store_true", help="xcb under xvfb-run, not offscreen")
+    parser.add_argument("--cold-bytecode", action="store_true", help="compile at every launch")
     args = parser.parse_args()
     builds = [("this build", REPO_ROOT)]
     if args.baseline_dir is not None:
@@ -217,6 +228,12 @@ def main() -> None:
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="signet-launch-") as tmp:
         root = Path(tmp)
+        caches: dict[str, Path | None] = {name: None for name, _ in builds}
+        if not args.cold_bytecode:
+            for number, (name, checkout) in enumerate(builds):
+                caches[name] = root / f"pycache-{number}"
+                where = root / f"warm-{number}"
+                one_launch(checkout, where / "ws", where, 0.0, args.xcb, caches[name])
         cases: list[tuple[str, Path | None]] = [("empty", None)]
         if args.memories or args.sessions:
             label = f"{args.memories} memories, {args.sessions} sessions"
@@ -231,10 +248,11 @@ def main() -> None:
                     if fixture is not None:
                         shutil.copytree(fixture, workspace)
                     samples[name].append(
-                        one_launch(checkout, workspace, where, args.settle, args.xcb)
+                        one_launch(checkout, workspace, where, args.settle, args.xcb, caches[name])
                     )
             rows += [summarise(name, case, samples[name]) for name, _ in builds]
     platform = "xcb under Xvfb" if args.xcb else "offscreen"
+    platform += ", no bytecode cache" if args.cold_bytecode else ", bytecode cached"
     print(f"signet-desktop launch ({platform}), {args.runs} runs per build, interleaved; "
           f"load {load:.1f} at start; RSS {args.settle:.0f} s after the first paint\n")  # fmt: skip
     print("| workspace | build | window s (median) | window s (max) | CPU s to window "
