@@ -45,31 +45,53 @@ TIMEOUT_S = 120.0
 HEAVY = ("numpy", "onnxruntime", "tokenizers", "httpx", "fastapi", "uvicorn", "pyqtgraph")
 
 PROBE = f"""
-import resource, sys, time
-from PySide6 import QtCore, QtWidgets
+import importlib.abc, importlib.util, resource, sys, time
 
 def _cpu():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
-class _Probe(QtCore.QObject):
-    def eventFilter(self, obj, event):
-        if (event.type() == QtCore.QEvent.Type.Paint and obj.isWidgetType()
-                and isinstance(obj.window(), QtWidgets.QMainWindow)):
-            QtWidgets.QApplication.instance().removeEventFilter(self)
-            heavy = ",".join(m for m in {HEAVY!r} if m in sys.modules) or "-"
-            line = f"{{time.time():.6f}} {{_cpu():.3f}} {{len(sys.modules)}} {{heavy}}"
-            sys.stderr.write(f"{MARK}{{line}}\\n")
-            sys.stderr.flush()
-        return False
+def _patch(QtCore, QtWidgets):
+    class _Probe(QtCore.QObject):
+        def eventFilter(self, obj, event):
+            if (event.type() == QtCore.QEvent.Type.Paint and obj.isWidgetType()
+                    and isinstance(obj.window(), QtWidgets.QMainWindow)):
+                QtWidgets.QApplication.instance().removeEventFilter(self)
+                heavy = ",".join(m for m in {HEAVY!r} if m in sys.modules) or "-"
+                line = f"{{time.time():.6f}} {{_cpu():.3f}} {{len(sys.modules)}} {{heavy}}"
+                sys.stderr.write(f"{MARK}{{line}}\\n")
+                sys.stderr.flush()
+            return False
 
-class _App(QtWidgets.QApplication):
-    def __init__(self, *args):
-        super().__init__(*args)
-        self._probe = _Probe()
-        self.installEventFilter(self._probe)
+    class _App(QtWidgets.QApplication):
+        def __init__(self, *args):
+            super().__init__(*args)
+            self._probe = _Probe()
+            self.installEventFilter(self._probe)
 
-QtWidgets.QApplication = _App
+    QtWidgets.QApplication = _App
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner):
+        self.inner = inner
+    def create_module(self, spec):
+        return self.inner.create_module(spec)
+    def exec_module(self, module):
+        self.inner.exec_module(module)
+        _patch(sys.modules["PySide6.QtCore"], module)
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "PySide6.QtWidgets":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        spec.loader = _Loader(spec.loader)
+        return spec
+
+# PySide6 is imported when the app imports it, not before: once it is loaded, every later
+# import pays its __feature__ check, so importing it early would distort what is measured.
+sys.meta_path.insert(0, _Finder())
 from signet_desktop.main import main
 sys.exit(main(sys.argv[1:]))
 """
