@@ -102,6 +102,9 @@ class RuntimeOptions:
     build: BuildOptions | None = None
     log_to_stderr: bool = True
     worker_host: HostFactory | None = None  # None: threads; the Qt app passes its QThread host
+    # The desktop builds the HTTP app (FastAPI, MCP: ~1 s of imports) in `serve()`, after its
+    # window is on screen; headless builds it in `open()` so a bad setting fails before serving.
+    defer_app: bool = False
 
 
 class StartupError(Exception):
@@ -199,11 +202,16 @@ class DaemonRuntime:
             addresses.http_url(addresses.connect_host(self.host), self.port) + DREAM_MCP_PATH
         )
         self._publish_runtime()
-        self._app = self.options.app_factory(
+        if not self.options.defer_app:
+            self._app = self._build_app()
+
+    def _build_app(self) -> Any:
+        assert self.service is not None and self.loaded is not None and self.paths is not None
+        return self.options.app_factory(
             ServeContext(
                 service=self.service,
                 loaded=self.loaded,
-                paths=paths,
+                paths=self.paths,
                 host=self.host,
                 port=self.port,
                 version=self.version,
@@ -338,8 +346,14 @@ class DaemonRuntime:
 
     async def serve(self) -> int:
         """Serve HTTP on the running loop until `request_stop()`. Returns the exit code."""
-        if self._app is None or self._socket is None:
+        if self.service is None or self._socket is None:
             raise RuntimeError("DaemonRuntime.open() must succeed before serve()")
+        if self._app is None:  # `defer_app`: built now, on the loop
+            try:
+                self._app = self._build_app()
+            except StartupError as exc:
+                report_startup_error(exc)
+                return exc.exit_code
         server = QuietServer(server_config(self._app, self.host, self.port), self._started)
         self._server = server
         server.should_exit = self._stop_requested

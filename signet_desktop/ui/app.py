@@ -39,6 +39,7 @@ from signet_desktop.domain.events import Event
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.autostart import Autostart
 from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.first_paint import wait_for_first_paint
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.pane import PaneSpec
@@ -208,6 +209,7 @@ def run_desktop(options: RuntimeOptions) -> int:
     apply_style(app, ShellSettings.user().theme())
     if options.worker_host is None:  # workers run in QThreads under the app
         options = dataclasses.replace(options, worker_host=QtWorkerHost)
+    options = dataclasses.replace(options, defer_app=True)  # the HTTP app after the window
     runtime = DaemonRuntime(options)
     interrupt_on_term()
     try:
@@ -232,6 +234,8 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
     instance.focus_requested.connect(shell.show_window)
     instance.listen()  # we hold the workspace lock: a stale socket file is ours to remove
     shell.show()
+    # The window paints before the HTTP app is built and the server (then the warm-ups) start.
+    wait_for_first_paint(shell.window)
     # Start-up made ~64k long-lived objects (modules, Qt wrappers, the model's session); a full
     # collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py). Frozen,
     # later collections only walk what came after.
