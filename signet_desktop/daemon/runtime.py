@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -51,6 +53,7 @@ from signet_desktop.daemon.signals import (
 from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import HostFactory, WorkerThreads
 from signet_desktop.dreaming.tool_sessions import DREAM_MCP_PATH
+from signet_desktop.embedding.heap import release_free_heap
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.workers import WorkerHost
@@ -66,6 +69,7 @@ EXIT_USAGE = 2
 BACKGROUND_JOIN_SECONDS = 2.0
 WORKER_STOP_SECONDS = 5.0
 BACKGROUND_DELAY_SECONDS = 0.5
+SETTLE_TRIM_SECONDS = 10.0  # after the warm-ups: start-up's freed heap goes back to the OS
 
 Mode = Literal["headless", "desktop"]
 
@@ -151,6 +155,7 @@ class DaemonRuntime:
         self._tasks: StartupTasks | None = None
         self._workers: WorkerHost | None = None
         self._background_start: asyncio.TimerHandle | None = None
+        self._settle: asyncio.TimerHandle | None = None
         self._early_tasks: list[tuple[str, Callable[[], object]]] = []
         self._on_ready: list[Callable[[], None]] = []
         self._on_stop: list[Callable[[], None]] = []
@@ -365,8 +370,9 @@ class DaemonRuntime:
             return EXIT_FAILURE
         finally:
             sock.close()
-            if self._background_start is not None:
-                self._background_start.cancel()
+            for timer in (self._background_start, self._settle):
+                if timer is not None:
+                    timer.cancel()
         if not server.started and not self._stop_requested:
             return EXIT_FAILURE
         log.info("stopped")
@@ -393,6 +399,23 @@ class DaemonRuntime:
             self._tasks.start()
         if self._workers is not None:
             self._workers.start()
+        self._settle_later()
+
+    def _settle_later(self) -> None:
+        self._settle = asyncio.get_running_loop().call_later(SETTLE_TRIM_SECONDS, self._settle_heap)
+
+    def _settle_heap(self) -> None:
+        """Once the start-up tasks (the model's warm-up) are done, trim the heap (off the loop)."""
+        if self._stop_requested or self._closed:
+            return
+        tasks = self._tasks.snapshot() if self._tasks is not None else {}
+        if any(task.state in ("pending", "running") for task in tasks.values()):
+            self._settle_later()
+            return
+        # Collected here, on the loop's thread: under Qt a cycle holding a widget must not be
+        # freed on another thread. Only the trim (a walk of the heap) runs off it.
+        gc.collect()
+        threading.Thread(target=release_free_heap, name="heap-trim", daemon=True).start()
 
     def paths_root(self) -> str:
         return "" if self.paths is None else str(self.paths.root)
