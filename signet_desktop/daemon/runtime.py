@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import sqlean
 
@@ -44,7 +44,6 @@ from signet_desktop.daemon.pidfile import (
     remove_pid_file,
     write_pid_file,
 )
-from signet_desktop.daemon.server import QuietServer, server_config
 from signet_desktop.daemon.signals import (
     ignore_stop_signals,
     interrupt_on_term,
@@ -59,6 +58,9 @@ from signet_desktop.service.facade import SignetService
 from signet_desktop.service.workers import WorkerHost
 from signet_desktop.storage.connect import DatabaseFileError
 from signet_desktop.storage.migrate import MigrationError
+
+if TYPE_CHECKING:
+    from signet_desktop.daemon.server import QuietServer
 
 log = logging.getLogger(__name__)
 
@@ -359,6 +361,9 @@ class DaemonRuntime:
             except StartupError as exc:
                 report_startup_error(exc)
                 return exc.exit_code
+        # uvicorn (and click, its CLI's) load here: under Qt, after the window is on screen.
+        from signet_desktop.daemon.server import QuietServer, server_config
+
         server = QuietServer(server_config(self._app, self.host, self.port), self._started)
         self._server = server
         server.should_exit = self._stop_requested
