@@ -14,9 +14,10 @@ the wall clock, the process's CPU seconds, `len(sys.modules)` and which heavy mo
 loaded. Then, `--settle` seconds later, VmRSS and VmHWM (the peak) are read from /proc.
 
 Cases: an empty workspace, and (when --memories or --sessions > 0) one with that many
-memories (written through the facade without vectors, so the embedding worker backfills them
-after launch) and imported Claude Code sessions. Builds alternate within each run (A B, B A, ...)
-so the machine's load hits both alike. Reported: medians, and the max of the wall times.
+memories (written through the facade, embedded inline by the native model, so the launched app
+has nothing to backfill) and imported Claude Code sessions (6 exchanges each). Builds alternate
+within each run (A B, B A, ...) so the machine's load hits both alike. Reported: medians, and
+the max of the wall times.
 
 Bytecode: each build gets its own `PYTHONPYCACHEPREFIX` under the bench's temp directory, filled
 by one unmeasured launch first, so runs see what a user sees from the second launch on (nothing
@@ -177,7 +178,7 @@ def _app_pid(root: int) -> int:
 
 
 def make_fixture(root: Path, memories: int, sessions: int) -> Path:
-    """A workspace with `memories` memories (no vectors) and `sessions` imported sessions."""
+    """A workspace with `memories` memories (with vectors) and `sessions` imported sessions."""
     sys.path.insert(0, str(REPO_ROOT))
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from support.history_files import write_claude_project
@@ -185,6 +186,7 @@ def make_fixture(root: Path, memories: int, sessions: int) -> Path:
     from bench.corpus import sentences
     from signet_desktop.config import SignetConfig, WorkspacePaths
     from signet_desktop.domain.memory import Actor
+    from signet_desktop.embedding.native import NativeMiniLM
     from signet_desktop.service.container import BuildOptions, build_service
     from signet_desktop.service.imports.harness import claude_code_importer
     from signet_desktop.service.imports.service import ImportService
@@ -195,7 +197,9 @@ def make_fixture(root: Path, memories: int, sessions: int) -> Path:
     workspace = root / "fixture"
     paths = WorkspacePaths.for_root(workspace)
     paths.ensure()
-    service = build_service(paths, SignetConfig(), BuildOptions(no_embedder=True))
+    # The native model embeds inline, so the launched app has nothing to backfill: settled.
+    native = BuildOptions(embedder=NativeMiniLM(), inline_vectors=True)
+    service = build_service(paths, SignetConfig(), native)
     try:
         texts = sentences(memories)
         for start in range(0, memories, 500):
