@@ -264,12 +264,12 @@ def main() -> None:
         if args.memories or args.sessions:
             label = f"{args.memories} memories, {args.sessions} sessions"
             cases.append((label, make_fixture(root, args.memories, args.sessions)))
-        for case, fixture in cases:
+        for number, (case, fixture) in enumerate(cases):
             samples: dict[str, list[Sample]] = {name: [] for name, _ in builds}
             for run in range(args.runs):
                 order = builds if run % 2 == 0 else builds[::-1]  # A B, B A, ...
                 for name, checkout in order:
-                    where = root / f"run-{run}-{name.replace(' ', '-')}"
+                    where = root / f"case-{number}-run-{run}-{name.replace(' ', '-')}"
                     workspace = where / "ws"
                     if fixture is not None:
                         shutil.copytree(fixture, workspace)

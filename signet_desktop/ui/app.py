@@ -236,11 +236,12 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
     shell.show()
     # The window paints before the HTTP app is built and the server (then the warm-ups) start.
     wait_for_first_paint(shell.window)
-    # Start-up made ~64k long-lived objects (modules, Qt wrappers, the model's session); a full
+    # Start-up makes ~64k long-lived objects (modules, Qt wrappers, the HTTP app); a full
     # collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py). Frozen,
-    # later collections only walk what came after.
-    gc.collect()
-    gc.freeze()
+    # later collections only walk what came after: now, and again once the HTTP app (built in
+    # serve(), after the first paint) is up.
+    _freeze_heap()
+    runtime.on_ready(_freeze_heap)
     try:
         result: int = loop.run_until_complete(
             serve_with_signals(runtime.serve, runtime.request_stop)
@@ -252,6 +253,11 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
         _finish_pending_tasks(loop)
         loop.close()
         asyncio.set_event_loop(None)
+
+
+def _freeze_heap() -> None:
+    gc.collect()
+    gc.freeze()
 
 
 def _finish_pending_tasks(loop: asyncio.AbstractEventLoop) -> None:
