@@ -39,7 +39,7 @@ from signet_desktop.domain.events import Event
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.autostart import Autostart
 from signet_desktop.ui.event_bridge import EventBridge
-from signet_desktop.ui.first_paint import wait_for_first_paint
+from signet_desktop.ui.first_paint import first_paint
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.pane import PaneSpec
@@ -234,18 +234,20 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
     instance.focus_requested.connect(shell.show_window)
     instance.listen()  # we hold the workspace lock: a stale socket file is ours to remove
     shell.show()
-    # The window paints before the HTTP app is built and the server (then the warm-ups) start.
-    wait_for_first_paint(shell.window)
-    # Start-up makes ~64k long-lived objects (modules, Qt wrappers, the HTTP app); a full
-    # collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py). Frozen,
-    # later collections only walk what came after: now, and again once the HTTP app (built in
-    # serve(), after the first paint) is up.
-    _freeze_heap()
-    runtime.on_ready(_freeze_heap)
+
+    async def window_then_daemon() -> int:
+        # The window paints before the HTTP app is built and the server (then the warm-ups)
+        # start. Start-up makes ~64k long-lived objects (modules, Qt wrappers, the HTTP app);
+        # a full collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py).
+        # Frozen, later collections only walk what came after: once the window painted, and
+        # again once the HTTP app (built in serve()) is up.
+        await first_paint(shell.window)
+        _freeze_heap()
+        runtime.on_ready(_freeze_heap)
+        return await serve_with_signals(runtime.serve, runtime.request_stop)
+
     try:
-        result: int = loop.run_until_complete(
-            serve_with_signals(runtime.serve, runtime.request_stop)
-        )
+        result: int = loop.run_until_complete(window_then_daemon())
         return result
     finally:
         instance.close()
