@@ -11,7 +11,7 @@ application-wide event filter and then calls `signet_desktop.main.main`; the pro
 any build, so the previous one (`--baseline-dir`, another checkout with its own `.venv`) is
 measured by the same code. At the first paint of a widget in a QMainWindow it prints one line:
 the wall clock, the process's CPU seconds, `len(sys.modules)` and which heavy modules are
-loaded. Then, `--settle` seconds later, VmRSS and VmHWM (the peak) are read from /proc.
+loaded. Then, `--settle` seconds later, VmRSS, RssAnon and VmHWM (the peak) are read from /proc.
 
 Cases: an empty workspace, and (when --memories or --sessions > 0) one with that many
 memories (written through the facade, embedded inline by the native model, so the launched app
@@ -105,6 +105,7 @@ class Sample:
     modules: int
     heavy: str
     rss_mb: float
+    anon_mb: float  # of rss_mb: the heap and other private memory (the rest: mapped files)
     peak_mb: float
 
 
@@ -157,12 +158,13 @@ def one_launch(
         stamp, cpu, modules, heavy = found[0].split()
         time.sleep(settle)
         pid = _app_pid(proc.pid) if xcb else proc.pid
-        rss, peak = _status_mb(pid, "VmRSS"), _status_mb(pid, "VmHWM")
+        rss, anon = _status_mb(pid, "VmRSS"), _status_mb(pid, "RssAnon")
+        peak = _status_mb(pid, "VmHWM")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(TIMEOUT_S)
         reader.join(5)
-    return Sample(float(stamp) - started, float(cpu), int(modules), heavy, rss, peak)
+    return Sample(float(stamp) - started, float(cpu), int(modules), heavy, rss, anon, peak)
 
 
 def _app_pid(root: int) -> int:
@@ -232,7 +234,8 @@ def summarise(name: str, case: str, samples: list[Sample]) -> str:
     return (
         f"| {case} | {name} | {med(windows):.2f} | {max(windows):.2f} "
         f"| {med([s.cpu_s for s in samples]):.2f} | {med([s.modules for s in samples]):.0f} "
-        f"| {med([s.rss_mb for s in samples]):.0f} | {med([s.peak_mb for s in samples]):.0f} "
+        f"| {med([s.rss_mb for s in samples]):.0f} | {med([s.anon_mb for s in samples]):.0f} "
+        f"| {med([s.peak_mb for s in samples]):.0f} "
         f"| {samples[-1].heavy} |"
     )
 
@@ -282,8 +285,9 @@ def main() -> None:
     print(f"signet-desktop launch ({platform}), {args.runs} runs per build, interleaved; "
           f"load {load:.1f} at start; RSS {args.settle:.0f} s after the first paint\n")  # fmt: skip
     print("| workspace | build | window s (median) | window s (max) | CPU s to window "
-          "| modules at window | RSS MiB | peak MiB | heavy modules at window |")  # fmt: skip
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| modules at window | RSS MiB | anon MiB | peak MiB "
+          "| heavy modules at window |")  # fmt: skip
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for row in rows:
         print(row)
     print("\ntargets: window <= 1.5 s (quiet machine), settled RSS <= 300 MiB")
