@@ -244,10 +244,13 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
         await first_paint(shell.window)
         _freeze_heap()
         runtime.on_ready(_freeze_heap)
-        return await serve_with_signals(runtime.serve, runtime.request_stop)
+        return await runtime.serve()  # a stop asked while waiting: serve() returns at once
 
     try:
-        result: int = loop.run_until_complete(window_then_daemon())
+        # The signal handlers cover the wait for the paint too (a SIGTERM then stops cleanly).
+        result: int = loop.run_until_complete(
+            serve_with_signals(window_then_daemon, runtime.request_stop)
+        )
         return result
     finally:
         instance.close()
