@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import sqlean
 
@@ -42,7 +44,6 @@ from signet_desktop.daemon.pidfile import (
     remove_pid_file,
     write_pid_file,
 )
-from signet_desktop.daemon.server import QuietServer, server_config
 from signet_desktop.daemon.signals import (
     ignore_stop_signals,
     interrupt_on_term,
@@ -51,11 +52,15 @@ from signet_desktop.daemon.signals import (
 from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import HostFactory, WorkerThreads
 from signet_desktop.dreaming.tool_sessions import DREAM_MCP_PATH
+from signet_desktop.embedding.heap import release_free_heap
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.workers import WorkerHost
 from signet_desktop.storage.connect import DatabaseFileError
 from signet_desktop.storage.migrate import MigrationError
+
+if TYPE_CHECKING:
+    from signet_desktop.daemon.server import QuietServer
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +76,7 @@ EXIT_USAGE = 2
 BACKGROUND_JOIN_SECONDS = 0.2
 WORKER_STOP_SECONDS = 0.8
 BACKGROUND_DELAY_SECONDS = 0.5
+SETTLE_TRIM_SECONDS = 10.0  # after the warm-ups: start-up's freed heap goes back to the OS
 
 Mode = Literal["headless", "desktop"]
 
@@ -107,6 +113,9 @@ class RuntimeOptions:
     build: BuildOptions | None = None
     log_to_stderr: bool = True
     worker_host: HostFactory | None = None  # None: threads; the Qt app passes its QThread host
+    # The desktop builds the HTTP app (FastAPI, MCP: ~1 s of imports) in `serve()`, after its
+    # window is on screen; headless builds it in `open()` so a bad setting fails before serving.
+    defer_app: bool = False
 
 
 class StartupError(Exception):
@@ -153,6 +162,7 @@ class DaemonRuntime:
         self._tasks: StartupTasks | None = None
         self._workers: WorkerHost | None = None
         self._background_start: asyncio.TimerHandle | None = None
+        self._settle: asyncio.TimerHandle | None = None
         self._early_tasks: list[tuple[str, Callable[[], object]]] = []
         self._on_ready: list[Callable[[], None]] = []
         self._on_stop: list[Callable[[], None]] = []
@@ -204,11 +214,16 @@ class DaemonRuntime:
             addresses.http_url(addresses.connect_host(self.host), self.port) + DREAM_MCP_PATH
         )
         self._publish_runtime()
-        self._app = self.options.app_factory(
+        if not self.options.defer_app:
+            self._app = self._build_app()
+
+    def _build_app(self) -> Any:
+        assert self.service is not None and self.loaded is not None and self.paths is not None
+        return self.options.app_factory(
             ServeContext(
                 service=self.service,
                 loaded=self.loaded,
-                paths=paths,
+                paths=self.paths,
                 host=self.host,
                 port=self.port,
                 version=self.version,
@@ -343,8 +358,17 @@ class DaemonRuntime:
 
     async def serve(self) -> int:
         """Serve HTTP on the running loop until `request_stop()`. Returns the exit code."""
-        if self._app is None or self._socket is None:
+        if self.service is None or self._socket is None:
             raise RuntimeError("DaemonRuntime.open() must succeed before serve()")
+        if self._app is None:  # `defer_app`: built now, on the loop
+            try:
+                self._app = self._build_app()
+            except StartupError as exc:
+                report_startup_error(exc)
+                return exc.exit_code
+        # uvicorn (and click, its CLI's) load here: under Qt, after the window is on screen.
+        from signet_desktop.daemon.server import QuietServer, server_config
+
         server = QuietServer(server_config(self._app, self.host, self.port), self._started)
         self._server = server
         server.should_exit = self._stop_requested
@@ -356,8 +380,9 @@ class DaemonRuntime:
             return EXIT_FAILURE
         finally:
             sock.close()
-            if self._background_start is not None:
-                self._background_start.cancel()
+            for timer in (self._background_start, self._settle):
+                if timer is not None:
+                    timer.cancel()
         if not server.started and not self._stop_requested:
             return EXIT_FAILURE
         log.info("stopped")
@@ -384,6 +409,23 @@ class DaemonRuntime:
             self._tasks.start()
         if self._workers is not None:
             self._workers.start()
+        self._settle_later()
+
+    def _settle_later(self) -> None:
+        self._settle = asyncio.get_running_loop().call_later(SETTLE_TRIM_SECONDS, self._settle_heap)
+
+    def _settle_heap(self) -> None:
+        """Once the start-up tasks (the model's warm-up) are done, trim the heap (off the loop)."""
+        if self._stop_requested or self._closed:
+            return
+        tasks = self._tasks.snapshot() if self._tasks is not None else {}
+        if any(task.state in ("pending", "running") for task in tasks.values()):
+            self._settle_later()
+            return
+        # Collected here, on the loop's thread: under Qt a cycle holding a widget must not be
+        # freed on another thread. Only the trim (a walk of the heap) runs off it.
+        gc.collect()
+        threading.Thread(target=release_free_heap, name="heap-trim", daemon=True).start()
 
     def paths_root(self) -> str:
         return "" if self.paths is None else str(self.paths.root)

@@ -23,12 +23,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-from safetensors.numpy import load_file
-from tokenizers import Encoding, Tokenizer
 
 from signet_desktop.embedding.bert import BertConfig, BertWeights, encode_mean_pooled, load_weights
 from signet_desktop.embedding.priority import lower_current_thread
@@ -39,6 +37,9 @@ from signet_desktop.embedding.provider import (
     empty_vectors,
 )
 from signet_desktop.storage.guard import assert_provider_call_allowed
+
+if TYPE_CHECKING:  # loaded with the model (the warm-up after start), not at import
+    from tokenizers import Encoding, Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +187,9 @@ def _load(model_dir: Path, engine: Engine = "onnx") -> _Loaded:
 
 def read_model(model_dir: Path) -> tuple[Tokenizer, BertWeights]:
     """The model's tokenizer (truncating as sentence-transformers does) and its weights."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))

@@ -9,14 +9,12 @@ embedder's batch workers, and spinning threads stall a busy two-core machine.
 
 Memory: the session is created from a temporary file, not from bytes, because onnxruntime's
 Python session keeps the bytes it was given (86 MB here) for its lifetime; and freed heap is
-handed back to the OS after loading (`release_free_heap`); no memory arena, so a large batch's
+handed back to the OS after loading (`embedding/heap.py`); no memory arena, so a large batch's
 scratch space is returned too. Together about 180 MB less RSS.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
 import tempfile
 from collections.abc import Callable
@@ -27,6 +25,7 @@ import numpy.typing as npt
 import onnxruntime as ort  # type: ignore[import-untyped]
 
 from signet_desktop.embedding.bert import BertWeights
+from signet_desktop.embedding.heap import release_free_heap
 from signet_desktop.embedding.onnx_proto import FLOAT, INT64, GraphWriter, value_info
 
 F32 = npt.NDArray[np.float32]
@@ -156,19 +155,3 @@ class OnnxBert:
         (out,) = self._session.run(None, {"ids": ids, "mask": mask})
         result: F32 = np.asarray(out, dtype=np.float32)
         return result
-
-
-def release_free_heap() -> None:
-    """Return freed heap pages to the OS (glibc `malloc_trim`; a no-op elsewhere).
-
-    Building the graph and the session frees ~200 MB of temporaries in pieces that glibc
-    otherwise keeps mapped, so an idle daemon would look (and be) that much larger.
-    """
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return
-    trim(0)

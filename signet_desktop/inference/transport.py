@@ -13,10 +13,9 @@ import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 from pydantic import SecretStr
 
 from signet_desktop.inference.errors import (
@@ -28,6 +27,9 @@ from signet_desktop.inference.errors import (
     ProviderUnavailable,
 )
 from signet_desktop.inference.retry import RetryPolicy, call_with_retries
+
+if TYPE_CHECKING:  # httpx (~0.15 s with its CLI's imports) loads at the first request
+    import httpx
 
 _SNIPPET = 200
 MAX_BODY_BYTES = 32 * 2**20  # far above any chat answer; a runaway body is refused
@@ -132,6 +134,8 @@ class JsonTransport:
     def _exchange(self, payload: dict[str, Any], timeout_s: float) -> _Answer:
         """One request; the body is read against the whole `timeout_s` and `MAX_BODY_BYTES`
         (httpx's own timeout is per read, so a server dripping bytes would outlast it)."""
+        import httpx
+
         client = self._get_client()
         end = time.monotonic() + timeout_s
         try:
@@ -197,6 +201,8 @@ class JsonTransport:
         return text
 
     def _get_client(self) -> httpx.Client:
+        import httpx
+
         with self._lock:
             if self._client is None:
                 # Proxy variables apply to hosted APIs only, never to a local model server.

@@ -21,12 +21,15 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-import httpx
-
 from signet_desktop.ingest.errors import FetchFailed, SourceRejected
-from signet_desktop.ingest.pinned import PinnedTransport, Pins
+
+if TYPE_CHECKING:  # httpx (~0.15 s with its CLI's imports) loads at the first fetch, not at start
+    import httpx
+
+    from signet_desktop.ingest.pinned import Pins
 
 ALLOWED_TYPES = (
     "text/",
@@ -116,6 +119,10 @@ def fetch(
     Without `client`, connections go only to the addresses each hop's check approved; a
     `client` given (tests: a mock transport) brings its own connections.
     """
+    import httpx
+
+    from signet_desktop.ingest.pinned import PinnedTransport
+
     deadline = time.monotonic() + settings.timeout_s
     own = client is None
     pins: Pins = {}
@@ -141,6 +148,8 @@ def _follow(
     deadline: float,
     pins: Pins,
 ) -> Fetched:
+    import httpx
+
     seen = {url}
     for _ in range(settings.max_redirects + 1):
         host, port, addresses = check_hop(url, settings, resolver)

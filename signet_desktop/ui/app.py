@@ -39,6 +39,7 @@ from signet_desktop.domain.events import Event
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.autostart import Autostart
 from signet_desktop.ui.event_bridge import EventBridge
+from signet_desktop.ui.first_paint import first_paint
 from signet_desktop.ui.icon import app_icon
 from signet_desktop.ui.main_window import MainWindow
 from signet_desktop.ui.pane import PaneSpec
@@ -208,6 +209,7 @@ def run_desktop(options: RuntimeOptions) -> int:
     apply_style(app, ShellSettings.user().theme())
     if options.worker_host is None:  # workers run in QThreads under the app
         options = dataclasses.replace(options, worker_host=QtWorkerHost)
+    options = dataclasses.replace(options, defer_app=True)  # the HTTP app after the window
     runtime = DaemonRuntime(options)
     interrupt_on_term()
     try:
@@ -232,14 +234,22 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
     instance.focus_requested.connect(shell.show_window)
     instance.listen()  # we hold the workspace lock: a stale socket file is ours to remove
     shell.show()
-    # Start-up made ~64k long-lived objects (modules, Qt wrappers, the model's session); a full
-    # collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py). Frozen,
-    # later collections only walk what came after.
-    gc.collect()
-    gc.freeze()
+
+    async def window_then_daemon() -> int:
+        # The window paints before the HTTP app is built and the server (then the warm-ups)
+        # start. Start-up makes ~64k long-lived objects (modules, Qt wrappers, the HTTP app);
+        # a full collection walking them stalled the GUI thread 34-88 ms (bench/gui_stall.py).
+        # Frozen, later collections only walk what came after: once the window painted, and
+        # again once the HTTP app (built in serve()) is up.
+        await first_paint(shell.window)
+        _freeze_heap()
+        runtime.on_ready(_freeze_heap)
+        return await runtime.serve()  # a stop asked while waiting: serve() returns at once
+
     try:
+        # The signal handlers cover the wait for the paint too (a SIGTERM then stops cleanly).
         result: int = loop.run_until_complete(
-            serve_with_signals(runtime.serve, runtime.request_stop)
+            serve_with_signals(window_then_daemon, runtime.request_stop)
         )
         return result
     finally:
@@ -248,6 +258,11 @@ def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServ
         _finish_pending_tasks(loop)
         loop.close()
         asyncio.set_event_loop(None)
+
+
+def _freeze_heap() -> None:
+    gc.collect()
+    gc.freeze()
 
 
 def _finish_pending_tasks(loop: asyncio.AbstractEventLoop) -> None:

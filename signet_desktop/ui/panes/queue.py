@@ -44,7 +44,7 @@ from signet_desktop.ui import queue_format as fmt
 from signet_desktop.ui.failed_items import FailedItems, verdict_colour
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
-from signet_desktop.ui.queue_chart import CountPills, CountsChart, state_colour
+from signet_desktop.ui.queue_chart import CountPills, state_colour
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.widgets import ElidingLabel, single_shot, vertical_scroll
 
@@ -215,6 +215,9 @@ class QueuePane(FramedPane):
             entry.triggered.connect(lambda _c=False, a=action: self.start_repair(a))
         self.repair_button.setMenu(menu)
         self.pills = CountPills()
+        # Here, not at the top: pyqtgraph (~0.4 s) loads when the pane is first built.
+        from signet_desktop.ui.queue_plot import CountsChart
+
         self.chart = CountsChart()
         self.state_filter = QComboBox()
         self.state_filter.setObjectName("queueStateFilter")

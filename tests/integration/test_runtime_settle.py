@@ -1,0 +1,61 @@
+"""Once the start-up tasks are done, the runtime hands start-up's freed heap back to the OS."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from signet_desktop.daemon import runtime as runtime_module
+from signet_desktop.daemon.runtime import DaemonRuntime, RuntimeOptions
+
+
+def test_heap_is_trimmed_once_the_warm_ups_are_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trimmed = threading.Event()
+    release = threading.Event()
+    warm_done_first: list[bool] = []
+
+    def trim() -> None:
+        warm_done_first.append(release.is_set())
+        trimmed.set()
+
+    monkeypatch.setattr(runtime_module, "release_free_heap", trim)
+    monkeypatch.setattr(runtime_module, "SETTLE_TRIM_SECONDS", 0.05)
+    monkeypatch.setattr(runtime_module, "BACKGROUND_DELAY_SECONDS", 0.0)
+    runtime = DaemonRuntime(
+        RuntimeOptions(
+            app_factory=lambda context: _null_app,
+            workspace=str(tmp_path / "ws"),
+            port=0,
+            env={},
+            log_to_stderr=False,
+        )
+    )
+    runtime.add_background_task("slow-warm-up", lambda: release.wait(10))
+    runtime.open()
+
+    async def scenario() -> int:
+        serving = asyncio.create_task(runtime.serve())
+        await asyncio.sleep(0.5)  # ten settle periods while the warm-up still runs
+        assert not trimmed.is_set()
+        release.set()
+        await asyncio.to_thread(trimmed.wait, 10)
+        runtime.request_stop()
+        return await asyncio.wait_for(serving, 15)
+
+    try:
+        assert asyncio.run(scenario()) == 0
+    finally:
+        runtime.close()
+    assert warm_done_first == [True]
+
+
+async def _null_app(scope: dict[str, object], receive: object, send: object) -> None:
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] == "lifespan.startup":  # type: ignore[operator]
+            await send({"type": "lifespan.startup.complete"})  # type: ignore[operator]
+        await send({"type": "lifespan.shutdown.complete"})  # type: ignore[operator]
