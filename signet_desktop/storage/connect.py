@@ -56,6 +56,18 @@ class Connection(Protocol):
 
     def enable_load_extension(self, enabled: bool, /) -> None: ...
 
+    @property
+    def in_transaction(self) -> bool: ...
+
+
+def rollback_if_open(conn: Connection) -> None:
+    """Roll back the transaction, if one is still open. A signal (KeyboardInterrupt) can land
+    after COMMIT returned but before its block was left: a bare ROLLBACK then fails with "no
+    transaction is active" and that error would replace the interrupt (seen: a SIGTERM during
+    start-up reported as a database error, exit 2)."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
 
 class DatabaseFileError(RuntimeError):
     """The database file cannot be used (not SQLite, unreadable); it was left untouched."""

@@ -16,6 +16,7 @@ from signet_desktop.storage.connect import (
     connect,
     connect_read_only,
     create_private_file,
+    rollback_if_open,
 )
 from signet_desktop.storage.guard import in_write_transaction, write_transaction_mark
 from signet_desktop.storage.migrate import (
@@ -92,7 +93,7 @@ class Database:
                 try:
                     yield conn
                 except BaseException:
-                    conn.execute("ROLLBACK")
+                    rollback_if_open(conn)
                     raise
                 conn.execute("COMMIT")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import sqlean
 
-from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.connect import Connection, rollback_if_open
 
 MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -186,7 +186,7 @@ def apply_migrations(conn: Connection, migrations: list[Migration] | None = None
             conn.execute(statement)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback_if_open(conn)
         raise
     applied = applied_checksums(conn)
     done: list[int] = []
@@ -224,7 +224,7 @@ def _apply_one(conn: Connection, migration: Migration) -> None:
         )
         conn.execute("COMMIT")
     except Exception as exc:
-        conn.execute("ROLLBACK")
+        rollback_if_open(conn)
         raise MigrationError(
             f"migration {migration.version:04d}_{migration.name} failed: {exc}"
         ) from exc
