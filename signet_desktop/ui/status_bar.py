@@ -53,7 +53,7 @@ class StatusBar(QStatusBar):
         self.failed_label.setToolTip("Show the failed items in the Queue, each with Retry")
         self.failed_label.linkActivated.connect(lambda _link: self.failures_chosen.emit())
         self.failed_label.hide()
-        self.last_label = ElidingLabel("")  # the lowest-priority text gives way first
+        self.last_label = ElidingLabel("", modest=True)  # the least needed: gets what is left
         self.note_label = QLabel("")
         self.url_label = QLabel("")
         for label in (

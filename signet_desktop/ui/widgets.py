@@ -93,10 +93,12 @@ class ElidingLabel(QLabel):
         parent: QWidget | None = None,
         *,
         mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+        modest: bool = False,
     ) -> None:
         super().__init__(parent)
         self._full = ""
         self._mode = mode
+        self._modest = modest  # asks only for MIN_WIDTH: the room others leave, by stretch
         self.setText(text)
 
     def setText(self, text: str) -> None:
@@ -111,8 +113,10 @@ class ElidingLabel(QLabel):
         return self._full
 
     def sizeHint(self) -> QSize:
-        full = self._chrome() + self.fontMetrics().horizontalAdvance(self._full)
-        return QSize(full, super().sizeHint().height())
+        full = self._chrome() + self._text_width(self._full)
+        return QSize(
+            min(full, self.MIN_WIDTH) if self._modest else full, super().sizeHint().height()
+        )
 
     def minimumSizeHint(self) -> QSize:
         height = super().minimumSizeHint().height()
@@ -124,9 +128,17 @@ class ElidingLabel(QLabel):
 
     def _chrome(self) -> int:
         """What the label adds around its text (margins, indent, style sheet padding)."""
-        return super().sizeHint().width() - self.fontMetrics().horizontalAdvance(super().text())
+        return super().sizeHint().width() - self._text_width(super().text())
+
+    def _text_width(self, text: str) -> int:
+        """The width QLabel itself gives `text` (its bounding box, not its advance)."""
+        return self.fontMetrics().boundingRect(text).width() if text else 0
 
     def _elide(self) -> None:
         room = max(0, self.width() - self._chrome())
-        shown = self.fontMetrics().elidedText(self._full, self._mode, room)
-        super().setText(shown)
+        if self._text_width(self._full) <= room + 2:  # a "…" measures apart from the text
+            shown = self._full
+        else:
+            shown = self.fontMetrics().elidedText(self._full, self._mode, room)
+        if shown != super().text():
+            super().setText(shown)
