@@ -65,9 +65,9 @@ FRAME = Frame(
     refresh_on=("dream.pass_started", "dream.pass_finished", "ontology.changed", "pass.reverted"),
 )
 NO_INFERENCE = (
-    "Dreaming needs a model: run `signet dream setup` to use your Claude Code, Codex or "
-    "OpenCode, or set inference.workloads.memoryExtraction in agent.yaml (an OpenAI-compatible "
-    "server such as Ollama or llama.cpp, or Anthropic)."
+    "Dreaming needs a model: choose one in Settings (Ctrl+,) — your Claude Code, Codex or "
+    "OpenCode, or an HTTP provider (an OpenAI-compatible server such as Ollama or llama.cpp, "
+    "or Anthropic); `signet dream setup` does the same from a terminal."
 )
 HARNESS_LABELS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}  # acpx:<kind>
 INSPECTOR = "inspector"  # the actor of a revert started here
