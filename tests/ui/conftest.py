@@ -21,6 +21,7 @@ from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.ui.event_bridge import EventBridge
 from signet_desktop.ui.pane import PaneContext
+from signet_desktop.ui.settings import ShellSettings
 from signet_desktop.ui.tasks import TaskRunner
 
 
@@ -59,6 +60,20 @@ def service(tmp_path: Path) -> Iterator[SignetService]:
     built = build_service(paths, SignetConfig(), BuildOptions(no_embedder=True))
     yield built
     built.close()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> ShellSettings:
+    """Shell settings in an ini file under tmp (never the user's QSettings)."""
+    return ShellSettings.at(tmp_path / "settings.ini")
+
+
+@pytest.fixture
+def bridge(service: SignetService) -> Iterator[EventBridge]:
+    """The service's bus bridged to Qt signals, closed after the test."""
+    events = EventBridge(service.events)
+    yield events
+    events.close()
 
 
 class RecordingNavigator:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,18 +26,6 @@ from tests.ui.test_health_pane import wait_until
 from tests.ui.test_main_window import SPECS, make_window, pane, show_active
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> ShellSettings:
-    return ShellSettings.at(tmp_path / "settings.ini")
-
-
-@pytest.fixture
-def bridge(service: SignetService) -> Iterator[EventBridge]:
-    events = EventBridge(service.events)
-    yield events
-    events.close()
 
 
 def labels(palette: CommandPalette) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -64,18 +63,6 @@ def broken_factory(context: PaneContext) -> PaneWidget:
 
 
 SPECS = [fake_spec("recall", 10), fake_spec("memories", 20), fake_spec("health", 90)]
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> ShellSettings:
-    return ShellSettings.at(tmp_path / "settings.ini")
-
-
-@pytest.fixture
-def bridge(service: SignetService) -> Iterator[EventBridge]:
-    events = EventBridge(service.events)
-    yield events
-    events.close()
 
 
 @pytest.fixture(autouse=True)

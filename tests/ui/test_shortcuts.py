@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,6 @@ def light_pane(context: PaneContext) -> PaneWidget:
 
 def spec(key: str, order: int, shortcut: str | None = None) -> PaneSpec:
     return PaneSpec(key, key.title(), f"{key}.svg", order, light_pane, shortcut)
-
-
-@pytest.fixture
-def bridge(service: SignetService) -> Iterator[EventBridge]:
-    events = EventBridge(service.events)
-    yield events
-    events.close()
 
 
 def registered(window: QWidget) -> list[str]:
