@@ -10,6 +10,7 @@ import pytest
 from support.fakes import ScriptedEmbedder
 
 from signet_desktop.domain.memory import Actor
+from signet_desktop.embedding import tracker as tracker_module
 from signet_desktop.embedding import vectors
 from signet_desktop.embedding.generations import get_generation, list_generations
 from signet_desktop.embedding.index import VectorIndex
@@ -221,3 +222,18 @@ def test_a_worker_that_died_mid_lease_does_not_strand_the_job(db: Database) -> N
     assert tracker.release_stale_leases().released == 1
     assert tracker.run_once().kind == "jobs"
     assert jobs.counts(db.reader(), BACKFILL_JOB)["completed"] == 1
+
+
+def test_an_idle_step_with_every_vector_in_place_reads_no_memory_rows(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remember_plain(db, 6)
+    tracker = tracker_for(db, ScriptedEmbedder())
+    drain(tracker)
+    # The counters say nothing is missing: the scan query must not run at all (it walked
+    # every memory row, content and all, every few seconds at idle).
+    monkeypatch.setattr(tracker_module, "MISSING_BATCH", "SELECT * FROM no_such_table")
+    assert tracker.idle_step().kind == "idle"
+    remember_plain(db, 1, prefix="late")
+    with pytest.raises(Exception, match="no_such_table"):
+        tracker.idle_step()  # one memory without a vector: the scan runs again
