@@ -209,16 +209,21 @@ def _body(kind: str, agent_id: str | None) -> str:
 
 
 def pending_items(
-    conn: Connection, kind: str, agent_id: str | None, version: str, limit: int
-) -> list[ScanItem]:
-    """Up to `limit` items of `kind` that need a decision, oldest first."""
-    source = _SOURCES[kind]
+    conn: Connection, kind: str, agent_id: str | None, version: str, limit: int, after: int = 0
+) -> tuple[list[ScanItem], int]:
+    """Up to `limit` items of `kind` past rowid `after` that need a decision, oldest first,
+    and the rowid of the last one (a sweep's cursor: the next batch starts there instead of
+    walking the decided rows again)."""
+    alias = _SOURCES[kind].alias
     sql = (
-        f"SELECT {source.columns} FROM {_body(kind, agent_id)} "
-        f"ORDER BY {source.alias}.rowid LIMIT :limit"
+        f"SELECT {alias}.rowid AS scan_rowid, {_SOURCES[kind].columns} "
+        f"FROM {_body(kind, agent_id)} AND {alias}.rowid > :after "
+        f"ORDER BY {alias}.rowid LIMIT :limit"
     )
-    rows = conn.execute(sql, {"agent_id": agent_id, "version": version, "limit": limit})
-    return [ScanItem(row["agent_id"], kind, row["source_id"], row["text"]) for row in rows]
+    params = {"agent_id": agent_id, "version": version, "limit": limit, "after": after}
+    rows = conn.execute(sql, params).fetchall()
+    items = [ScanItem(row["agent_id"], kind, row["source_id"], row["text"]) for row in rows]
+    return items, int(rows[-1]["scan_rowid"]) if rows else after
 
 
 def pending_count(conn: Connection, kind: str, agent_id: str, version: str) -> int:

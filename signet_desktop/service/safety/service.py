@@ -94,6 +94,10 @@ class ContentSafetyService:
         self._policy = policy
         self._queue: deque[tuple[str, str]] = deque()
         self._lock = threading.Lock()
+        # Where each (kind, agent) sweep goes on from: rowids only grow, so a batch never
+        # walks the rows the sweep already decided (at 100k memories that was a quadratic
+        # walk of the whole table).
+        self._sweep_after: dict[tuple[str, str | None], int] = {}
         self.wake = threading.Event()  # set when a memory was queued (the worker waits on it)
 
     @property
@@ -103,6 +107,7 @@ class ContentSafetyService:
     def set_policy(self, policy: SafetyPolicy) -> None:
         """Use another policy from now on; decisions of the old version become pending."""
         self._policy = policy
+        self._sweep_after.clear()  # every row needs the new version's decision
         self.wake.set()
 
     # -- the gate (read path: never writes) ------------------------------------------------
@@ -205,16 +210,17 @@ class ContentSafetyService:
         version = self._policy.version
         done = 0
         for kind in content_safety.PENDING_KINDS:
+            key = (kind, agent_id)
             while done < limit:
                 batch = min(RECORD_BATCH, limit - done)
-                items = content_safety.pending_items(
-                    self._db.reader(), kind, agent_id, version, batch
+                items, last = content_safety.pending_items(
+                    self._db.reader(), kind, agent_id, version, batch, self._sweep_after.get(key, 0)
                 )
-                if not items:
+                done += self.record(items) if items else 0
+                if len(items) < batch:  # the end of the table: the next sweep starts over
+                    self._sweep_after.pop(key, None)
                     break
-                done += self.record(items)
-                if len(items) < batch:
-                    break
+                self._sweep_after[key] = last
         return done
 
     # -- reporting -------------------------------------------------------------------------

@@ -370,3 +370,22 @@ def test_a_forgotten_memory_leaves_the_counts_and_comes_back_on_recovery(
     assert len(ledger_rows(service)) == 1  # the decision is kept for a recovery
     service.memories.recover("default", memory_id, reason="test", if_version=None, actor=Actor())
     assert service.safety.status("default").counts["blocked"] == 1
+
+
+def test_a_sweep_goes_on_from_its_last_row_and_starts_over_at_the_end(
+    service: SignetService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(5):
+        remember(service, f"fact number {i} about the billing service")
+    starts: list[int] = []
+    real = content_safety.pending_items
+
+    def spy(*args: object) -> tuple[list[object], int]:
+        starts.append(int(args[-1]))  # type: ignore[call-overload]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(content_safety, "pending_items", spy)
+    assert [service.safety.scan_pending(None, 2) for _ in range(4)] == [2, 2, 1, 0]
+    rowids = [r[0] for r in database_of(service).reader().execute("SELECT rowid FROM memories")]
+    memory_starts = starts[: starts.index(0, 1)]  # the memory sweep, until it starts over
+    assert memory_starts == [0, sorted(rowids)[1], sorted(rowids)[3]]
