@@ -13,11 +13,13 @@ from signet_desktop.domain.vector_search import VecStatus
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
-# Reads through a memory map instead of read() calls into a 2 MB page cache per connection:
-# at 100k memories recall's BM25, graph walk and context reads were ~30% faster (docs/
-# BENCHMARKS.md, issue 14). Address space only; pages are the OS's shared file cache, and
-# SQLite still writes through the WAL with write(), so durability is unchanged.
-MMAP_BYTES = 1 << 30
+# No memory map (SQLite's default): reads go through read() into a 2 MB page cache per
+# connection, and the OS file cache (shared, reclaimable, not the process's memory) holds
+# the rest. A 1 GiB map made BM25 reads at 100k memories ~30% faster (issue 14), but every
+# connection maps the file on its own and every page a pass touched stayed in the process's
+# RSS, once per connection: the desktop app at 100k memories settled at 1.5 GB, 1.1 GB of it
+# the mapped database (docs/BENCHMARKS.md, "Memory at 100k memories").
+MMAP_BYTES = 0
 
 Row = Any  # sqlean.Row: indexable by position and by column name
 Params = Sequence[Any] | Mapping[str, Any]
