@@ -37,8 +37,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MARK = "LAUNCH-PROBE "
@@ -179,6 +181,64 @@ def _app_pid(root: int) -> int:
     raise RuntimeError("the app's process was not found under xvfb-run")
 
 
+REAL_VECTORS = 5_000  # beyond this many memories, the fixture's vectors are recycled
+
+
+class RecyclingMiniLM:
+    """The native model for the first `real` texts, then their vectors again in turn.
+
+    RSS does not depend on what the vectors say, only that every memory has one of the native
+    generation; embedding 100k sentences on two cores would take most of an hour.
+    """
+
+    def __init__(self, real: int) -> None:
+        from signet_desktop.embedding.native import NativeMiniLM
+
+        self._native = NativeMiniLM()
+        self.name, self.model = self._native.name, self._native.model
+        self.dimensions = self._native.dimensions
+        self._real = real
+        self._seen: list[object] = []
+
+    def embed(self, texts: Sequence[str]) -> object:
+        import numpy as np
+
+        if len(self._seen) < self._real:
+            vectors = self._native.embed(texts)
+            self._seen.extend(vectors)
+            return vectors
+        start = len(self._seen)
+        self._seen.extend(self._seen[(start + i) % self._real] for i in range(len(texts)))
+        return np.stack(self._seen[start:])  # type: ignore[call-overload]
+
+
+def cached_fixture(cache: Path | None, root: Path, memories: int, sessions: int) -> Path:
+    """`make_fixture`'s workspace, built once per (memories, sessions) under `cache` if given."""
+    if cache is None:
+        return make_fixture(root, memories, sessions)
+    built = cache / f"launch-{memories}-memories-{sessions}-sessions"
+    if not built.is_dir():  # built beside it, then renamed: a killed build is never reused
+        partial = built.with_name(built.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        make_fixture(partial, memories, sessions)
+        partial.rename(built)
+    return built / "fixture"
+
+
+def settle_backlog(paths: Any) -> None:
+    """What the running daemon's workers would have done by now: every content-safety
+    decision (the fixture is written without workers; a launch would start with a backlog)."""
+    from signet_desktop.config import SignetConfig
+    from signet_desktop.service.container import BuildOptions, build_service
+
+    service = build_service(paths, SignetConfig(), BuildOptions(no_embedder=True))
+    try:
+        while service.safety.scan_pending(None, 10_000):
+            pass
+    finally:
+        service.close()
+
+
 def make_fixture(root: Path, memories: int, sessions: int) -> Path:
     """A workspace with `memories` memories (with vectors) and `sessions` imported sessions."""
     sys.path.insert(0, str(REPO_ROOT))
@@ -188,7 +248,6 @@ def make_fixture(root: Path, memories: int, sessions: int) -> Path:
     from bench.corpus import sentences
     from signet_desktop.config import SignetConfig, WorkspacePaths
     from signet_desktop.domain.memory import Actor
-    from signet_desktop.embedding.native import NativeMiniLM
     from signet_desktop.service.container import BuildOptions, build_service
     from signet_desktop.service.imports.harness import claude_code_importer
     from signet_desktop.service.imports.service import ImportService
@@ -200,7 +259,7 @@ def make_fixture(root: Path, memories: int, sessions: int) -> Path:
     paths = WorkspacePaths.for_root(workspace)
     paths.ensure()
     # The native model embeds inline, so the launched app has nothing to backfill: settled.
-    native = BuildOptions(embedder=NativeMiniLM(), inline_vectors=True)
+    native = BuildOptions(embedder=RecyclingMiniLM(REAL_VECTORS), inline_vectors=True)
     service = build_service(paths, SignetConfig(), native)
     try:
         texts = sentences(memories)
@@ -225,6 +284,7 @@ def make_fixture(root: Path, memories: int, sessions: int) -> Path:
             imports.start("default", "claude-code", str(history), wait=True)
         finally:
             db.close()
+    settle_backlog(paths)
     return workspace
 
 
@@ -248,6 +308,9 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=0)
     parser.add_argument("--settle", type=float, default=20.0)
     parser.add_argument("--xcb", action="store_true", help="xcb under xvfb-run, not offscreen")
+    parser.add_argument(
+        "--fixture-cache", type=Path, default=None, help="build the fixture once, keep it here"
+    )
     parser.add_argument("--cold-bytecode", action="store_true", help="compile at every launch")
     args = parser.parse_args()
     builds = [("this build", REPO_ROOT)]
@@ -266,7 +329,8 @@ def main() -> None:
         cases: list[tuple[str, Path | None]] = [("empty", None)]
         if args.memories or args.sessions:
             label = f"{args.memories} memories, {args.sessions} sessions"
-            cases.append((label, make_fixture(root, args.memories, args.sessions)))
+            fixture = cached_fixture(args.fixture_cache, root, args.memories, args.sessions)
+            cases.append((label, fixture))
         for number, (case, fixture) in enumerate(cases):
             samples: dict[str, list[Sample]] = {name: [] for name, _ in builds}
             for run in range(args.runs):
