@@ -40,8 +40,7 @@ from signet_desktop.api.http.routes import (
 )
 from signet_desktop.api.http.security import RequestGate
 from signet_desktop.api.http.settings import HttpSettings, check_bind
-from signet_desktop.api.mcp.dream_endpoint import mount_dream_tools
-from signet_desktop.api.mcp.endpoint import mount_mcp
+from signet_desktop.api.mcp.mount import mount_dream_tools, mount_mcp
 from signet_desktop.service.facade import SignetService
 
 __all__ = ["HttpSettings", "create_app"]

@@ -14,16 +14,13 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
 
-from signet_desktop.api.mcp.stateless import StatelessMcp, mount_stateless
+from signet_desktop.api.mcp.mount import bearer
+from signet_desktop.api.mcp.stateless import StatelessMcp
 from signet_desktop.dreaming.tool_sessions import (
-    DREAM_MCP_PATH,
     PassEnded,
     ToolSession,
     ToolSessions,
@@ -32,11 +29,6 @@ from signet_desktop.dreaming.tools import SPECS, result_text
 from signet_desktop.inference.harness_agent import MCP_SERVER_NAME
 
 INSTRUCTIONS = "Dreaming's tools for one pass: read the evidence, then apply cited operations."
-
-
-def _bearer(headers: Any) -> str:
-    scheme, _, token = str(headers.get("authorization", "")).partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 def _tool(spec: Any) -> types.Tool:
@@ -60,7 +52,7 @@ class DreamToolsEndpoint(StatelessMcp):
         ) -> types.CallToolResult:
             request = ctx.request if isinstance(ctx.request, Request) else None
             try:
-                session = self.sessions.get(_bearer(request.headers) if request else "")
+                session = self.sessions.get(bearer(request.headers) if request else "")
             except PassEnded as exc:
                 return _error(str(exc))
             return await anyio.to_thread.run_sync(_run, session, params)
@@ -73,16 +65,6 @@ class DreamToolsEndpoint(StatelessMcp):
             on_call_tool=call_tool,
         )
         super().__init__(server, "Dreaming tool endpoint")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope)
-        try:
-            self.sessions.get(_bearer(request.headers))
-        except PassEnded as exc:
-            refusal = JSONResponse({"error": str(exc), "code": "pass_ended"}, status_code=401)
-            await refusal(scope, receive, send)
-            return
-        await super().__call__(scope, receive, send)
 
 
 def _run(session: ToolSession, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -97,10 +79,3 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)], is_error=True
     )
-
-
-def mount_dream_tools(app: FastAPI, sessions: ToolSessions, version: str) -> DreamToolsEndpoint:
-    """Serve live passes' tools at /mcp/dream on `app`, with the app's lifespan."""
-    endpoint = DreamToolsEndpoint(sessions, version)
-    mount_stateless(app, DREAM_MCP_PATH, endpoint)
-    return endpoint

@@ -16,7 +16,6 @@ cannot be restarted). Without a lifespan, `/mcp` answers 503.
 
 from __future__ import annotations
 
-from fastapi import FastAPI
 from starlette.requests import Request
 
 from signet_desktop.api.http.principal import principal_of
@@ -24,11 +23,9 @@ from signet_desktop.api.http.scope import resolve_agent
 from signet_desktop.api.mcp.backend import MemoryBackend, ToolFailure
 from signet_desktop.api.mcp.facade_backend import Caller, FacadeBackend
 from signet_desktop.api.mcp.server import Context, Permission, build_server
-from signet_desktop.api.mcp.stateless import StatelessMcp, mount_stateless
+from signet_desktop.api.mcp.stateless import StatelessMcp
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.service.facade import SignetService
-
-MCP_PATH = "/mcp"
 
 
 class McpEndpoint(StatelessMcp):
@@ -59,10 +56,3 @@ class McpEndpoint(StatelessMcp):
         except SignetError as exc:
             return ToolFailure(exc.message, exc.code)
         return None
-
-
-def mount_mcp(app: FastAPI, service: SignetService, version: str) -> McpEndpoint:
-    """Serve the MCP tools at /mcp on `app`, started and stopped with the app's lifespan."""
-    endpoint = McpEndpoint(service, version)
-    mount_stateless(app, MCP_PATH, endpoint)
-    return endpoint

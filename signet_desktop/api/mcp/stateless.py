@@ -2,7 +2,8 @@
 
 The SDK's session manager needs a task group while the app serves, so it runs inside the
 app's lifespan (a fresh manager per lifespan: one cannot be restarted); without a lifespan
-the endpoint answers 503. Both MCP endpoints (`/mcp`, `/mcp/dream`) are one of these.
+the endpoint answers 503. Both MCP endpoints (`/mcp`, `/mcp/dream`) are one of these, built
+at their first request (`mount.py`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.responses import JSONResponse
-from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 
@@ -49,16 +48,3 @@ class StatelessMcp:
             await refusal(scope, receive, send)
             return
         await manager.handle_request(scope, receive, send)
-
-
-def mount_stateless(app: FastAPI, path: str, endpoint: StatelessMcp) -> None:
-    """Route `path` to `endpoint`, running for as long as the app's lifespan."""
-    app.router.routes.append(Route(path, endpoint=endpoint))
-    previous = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with previous(application) as state, endpoint.running():
-            yield state
-
-    app.router.lifespan_context = lifespan
