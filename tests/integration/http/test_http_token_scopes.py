@@ -230,6 +230,7 @@ async def _probe_route(
             assert after == before, f"{where}: wrote without write permission"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 async def test_no_scoped_token_reads_or_writes_beyond_its_scope_on_any_route(
     service: SignetService, mode: str
