@@ -73,7 +73,8 @@ def cache_compiled(packages: Sequence[str]) -> int:
     so every map compiled them again on its first call: ~15 s of a small map's run. With the
     cache on, a later run on this machine loads them instead (numba keeps them beside the
     package, or under its user cache directory when that is read-only, and compiles again
-    when the package's source changes). How many functions it turned on.
+    when the package's source changes). How many functions it turned on; a function numba
+    finds no place to cache for is compiled per run, as before.
     """
     from numba.core.registry import CPUDispatcher
 
@@ -83,6 +84,9 @@ def cache_compiled(packages: Sequence[str]) -> int:
             continue
         for value in list(vars(module).values()):
             if isinstance(value, CPUDispatcher) and id(value) not in seen:
+                try:
+                    value.enable_caching()
+                except RuntimeError:  # nowhere to keep it (no source file, nothing writable)
+                    continue
                 seen.add(id(value))
-                value.enable_caching()
     return len(seen)

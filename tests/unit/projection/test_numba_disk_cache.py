@@ -1,5 +1,6 @@
 """`cache_compiled`: the numba functions of the named packages go to numba's on-disk cache and
-a later process loads them instead of compiling; other packages' functions are left alone."""
+a later process loads them instead of compiling; other packages' functions are left alone, and
+a function numba has no place to cache for (no source file) still runs, compiled per run."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ from pathlib import Path
 
 JITTED = "import numba\n\n\n@numba.njit\ndef add(a, b):\n    return a + b\n"
 RUN = (
+    "import sys, types\n"
     "import jitted, untouched\n"
     "from signet_desktop.projection.reducers import cache_compiled\n"
-    "assert cache_compiled(('jitted',)) == 1\n"
-    "assert jitted.add(1, 2) == 3 and untouched.add(2, 3) == 5\n"
+    "unsourced = types.ModuleType('unsourced')\n"
+    f"exec({JITTED!r}, vars(unsourced))\n"
+    "sys.modules['unsourced'] = unsourced\n"
+    "assert cache_compiled(('jitted', 'unsourced')) == 1\n"
+    "assert jitted.add(1, 2) == 3 and untouched.add(2, 3) == 5 and unsourced.add(3, 4) == 7\n"
 )
 
 
