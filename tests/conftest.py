@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# numba's compiled code (the real UMAP worker's) outlives the virtualenv: a CI run that
+# creates .venv anew loads it instead of compiling for tens of seconds again.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "signet-desktop" / "numba"))
 
 from signet_desktop.storage import database as database_module
 from signet_desktop.storage.connect import create_private_file
