@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# numba's compiled code (the real UMAP worker's) outlives the virtualenv: a CI run that
+# creates .venv anew loads it instead of compiling for tens of seconds again.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "signet-desktop" / "numba"))
 
 from signet_desktop.storage import database as database_module
 from signet_desktop.storage.connect import create_private_file
@@ -23,6 +26,26 @@ from signet_desktop.storage.database import Database, open_database
 from tests.support.fake_llm import fake_llm  # noqa: F401  (the scripted LLM server)
 
 _DATABASE_INIT = Database.__init__
+
+
+def _allowed_seconds(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        return float(marker.args[0])
+    return float(item.config.getini("timeout") or 0)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `slow` run first, those allowed the longest time (their `timeout`) first
+    of all, the rest in file order: with `-n auto` the long ones start while the thousands of
+    quick ones fill in around them, instead of one of them running alone at the end. Every
+    worker sorts the same collection the same way (xdist compares them)."""
+
+    def key(item: pytest.Item) -> tuple[bool, float]:
+        slow = item.get_closest_marker("slow") is not None
+        return (not slow, -_allowed_seconds(item) if slow else 0.0)
+
+    items.sort(key=key)
 
 
 @pytest.fixture(scope="session")

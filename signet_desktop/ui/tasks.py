@@ -1,13 +1,21 @@
 """Run facade calls off the GUI thread and deliver results back on it.
 
-`TaskRunner.call(fn, *args, done=..., failed=...)` runs `fn` in a worker thread
-(`asyncio.to_thread` on the qasync loop) and calls `done(result)` or `failed(exc)` on the GUI
-thread. Pending tasks are tracked so a closing window cancels them; a pane never blocks.
+`TaskRunner.call(fn, *args, done=..., failed=...)` runs `fn` in a worker thread (the qasync
+loop's executor) and calls `done(result)` or `failed(exc)` on the GUI thread. Pending tasks
+are tracked so a closing window cancels them; a pane never blocks.
+
+A task's first step may be delivered while the loop is not running: qasync's
+`run_until_complete` ends with one more `processEvents` after its loop stopped (the app's
+last run at quit, the tests' settling between two checks). So the call is bound to the loop
+it was made on, never looked up as "the running loop" then (`asyncio.to_thread` does, and
+failed there with "no running event loop").
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -42,10 +50,12 @@ class TaskRunner:
         failed: Callable[[BaseException], None] | None = None,
     ) -> asyncio.Future[Any]:
         """Run `fn(*args)` in a thread; `done`/`failed` run on the loop's (GUI) thread."""
+        loop = asyncio.get_event_loop()  # the one `spawn` schedules on, running or not yet
+        context = contextvars.copy_context()  # as `asyncio.to_thread` passes it
 
         async def run() -> None:
             try:
-                result = await asyncio.to_thread(fn, *args)
+                result = await loop.run_in_executor(None, functools.partial(context.run, fn, *args))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -1,18 +1,14 @@
 """Fast reducers behind the UMAP worker's interface, and a service whose map runs them.
 
-The worker process imports these by name (`support.projection_fakes:fast_reduce`), so the
-whole machinery (temp files, the child process, progress lines, cancel, the cache write) is
-real; only UMAP itself, whose first run compiles for tens of seconds, is replaced.
+The worker process imports the reducers by name (`support.fake_reducers:fast_reduce`, a
+module that loads numpy only), so the whole machinery (temp files, the child process,
+progress lines, cancel, the cache write) is real; only UMAP itself, whose first run compiles
+for tens of seconds, is replaced.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.projection.runner import RunnerConfig
@@ -22,10 +18,10 @@ from signet_desktop.service.projection import ProjectionService
 from support.db import database_of
 
 TESTS_DIR = str(Path(__file__).resolve().parents[1])
-FAST = "support.projection_fakes:fast_reduce"
-SLOW = "support.projection_fakes:slow_reduce"
-FAILING = "support.projection_fakes:failing_reduce"
-WRONG_SHAPE = "support.projection_fakes:wrong_shape_reduce"
+FAST = "support.fake_reducers:fast_reduce"
+SLOW = "support.fake_reducers:slow_reduce"
+FAILING = "support.fake_reducers:failing_reduce"
+WRONG_SHAPE = "support.fake_reducers:wrong_shape_reduce"
 ACTOR = Actor(changed_by="tester")
 
 TOPICS = {
@@ -33,41 +29,6 @@ TOPICS = {
     "deploy": "deploy kubernetes helm rollout canary cluster pods",
     "frontend": "frontend react css layout components storybook design",
 }
-
-Progress = Callable[[str, float], None]
-
-
-def fast_reduce(
-    matrix: npt.NDArray[np.floating], *, dimensions: int, seed: int, progress: Progress
-) -> npt.NDArray[np.float64]:
-    """A seeded random projection, reporting three phases like the real one."""
-    progress("loading", 0.0)
-    rng = np.random.default_rng(seed)
-    basis = rng.normal(size=(matrix.shape[1], dimensions))
-    progress("layout", 0.5)
-    out: npt.NDArray[np.float64] = np.asarray(matrix, dtype=np.float64) @ basis
-    return out
-
-
-def slow_reduce(
-    matrix: npt.NDArray[np.floating], *, dimensions: int, seed: int, progress: Progress
-) -> npt.NDArray[np.float64]:
-    """Reports progress, then takes a minute (tests cancel it)."""
-    progress("layout", 0.2)
-    time.sleep(60)
-    return np.zeros((matrix.shape[0], dimensions))
-
-
-def failing_reduce(
-    matrix: npt.NDArray[np.floating], *, dimensions: int, seed: int, progress: Progress
-) -> npt.NDArray[np.float64]:
-    raise MemoryError("the reducer ran out of memory")
-
-
-def wrong_shape_reduce(
-    matrix: npt.NDArray[np.floating], *, dimensions: int, seed: int, progress: Progress
-) -> npt.NDArray[np.float64]:
-    return np.zeros((matrix.shape[0] + 1, dimensions))
 
 
 def config(reducer: str = FAST) -> RunnerConfig:

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from http_helpers import remember
-from support.projection_fakes import use_reducer
+from support.projection_fakes import FAILING, use_reducer
 
 from signet_desktop.service.facade import SignetService
 
@@ -102,7 +102,7 @@ async def test_agents_are_scoped(client: httpx.AsyncClient, service: SignetServi
 
 
 async def test_a_failed_run_is_503(client: httpx.AsyncClient, service: SignetService) -> None:
-    use_reducer(service, "support.projection_fakes:failing_reduce")
+    use_reducer(service, FAILING)
     await seed(client, 4)
     assert (await client.get(PATH)).status_code == 202
     response = await ready(client)
