@@ -46,6 +46,7 @@ from signet_desktop.inference.errors import ProviderNotConfigured
 from signet_desktop.inference.harness_agent import HarnessAgent
 from signet_desktop.inference.types import ChatProvider
 from signet_desktop.queue import jobs
+from signet_desktop.service.dreaming.pending_cache import PendingTokens
 from signet_desktop.storage import attention, dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
 from signet_desktop.storage.database import Database
@@ -92,6 +93,7 @@ class DreamingService:
         self._load = load
         self._now = now
         self._lock = threading.Lock()
+        self._pending = PendingTokens()
         self._recovered = False
         self._threads: dict[str, threading.Thread] = {}
         self._cancels: dict[str, threading.Event] = {}  # a person's cancel, per running pass
@@ -240,7 +242,7 @@ class DreamingService:
 
     def _facts(self, agent_id: str) -> AgentFacts:
         conn = self._db.reader()
-        sources, tokens = dreaming_evidence.pending_tokens(conn, agent_id)
+        sources, tokens = self._pending.read(conn, agent_id)
         last = passes.list_passes(conn, agent_id, limit=1)
         truncated = bool(
             last

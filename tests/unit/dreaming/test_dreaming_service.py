@@ -157,3 +157,26 @@ def test_worker_sweeps_until_stopped(db: Database) -> None:
     thread.join(5)
     assert not thread.is_alive() and worker.sweeps >= 1
     assert passes.list_passes(db.reader(), "a")[0].status == "completed"
+
+
+def test_the_pending_evidence_is_summed_again_only_after_a_write(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from signet_desktop.service.dreaming import pending_cache
+
+    sums: list[str] = []
+    real = pending_cache.dreaming_evidence.pending_tokens
+
+    def counted(conn: object, agent_id: str) -> tuple[int, int]:
+        sums.append(agent_id)
+        return real(conn, agent_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pending_cache.dreaming_evidence, "pending_tokens", counted)
+    dreaming = service(db)
+    add_memory(db, "a", "m1", "the deploy runs on Fridays")
+    first = dreaming.status("a")
+    assert dreaming.status("a").pending_sources == first.pending_sources == 1
+    assert sums == ["a"]  # nothing changed: the second status did not walk the store
+    add_memory(db, "a", "m2", "billing moved to Postgres 16")
+    assert dreaming.status("a").pending_sources == 2  # a write: summed again
+    assert sums == ["a", "a"]
