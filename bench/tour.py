@@ -37,6 +37,7 @@ os.environ.setdefault("QT_SCALE_FACTOR", "1")
 import argparse
 import asyncio
 import faulthandler
+import gc
 import logging
 import random
 import signal
@@ -59,7 +60,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import qasync
-from PySide6.QtCore import QMessageLogContext, QPoint, Qt, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import (
+    QMessageLogContext,
+    QObject,
+    QPoint,
+    Qt,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
@@ -198,6 +206,18 @@ def log_file_tracebacks(logs_dir: Path) -> list[str]:
     return found
 
 
+def held(window: QWidget) -> tuple[float, int, Counter[str]]:
+    """RSS MB, Python objects the collector tracks, Qt objects under the window by class (a
+    leak grows one of them pass after pass)."""
+    gc.collect()
+    qt = Counter(f"(window) {type(child).__name__}" for child in window.findChildren(QObject))
+    for key, pane in getattr(window, "panes", {}).items():  # the panes' own, by pane
+        inside = Counter(f"{key} {type(child).__name__}" for child in pane.findChildren(QObject))
+        qt.update(inside)
+        qt.subtract(Counter({f"(window) {name.split(' ', 1)[1]}": n for name, n in inside.items()}))
+    return rss_mb(), len(gc.get_objects()), +qt
+
+
 def rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -301,6 +321,7 @@ class Person:
         self.slowest: tuple[float, str] = (0.0, "")  # any show, a pane's first (its build) too
         self.slowest_warm: tuple[float, str] = (0.0, "")  # a pane shown before
         self.size_index = 0
+        self.after_first_pass: tuple[float, int, Counter[str]] | None = None  # `held` then
 
     # the hands
 
@@ -574,6 +595,7 @@ async def tour(person: Person, minutes: float, verbose: bool = False) -> None:
     order = list(scenes)
     while time.monotonic() < deadline:
         if not order:
+            person.after_first_pass = person.after_first_pass or held(person.window)
             order = person.rng.sample(scenes, len(scenes))
         scene = order.pop(0)
         name = getattr(scene, "__name__", None) or f"browse {scene.args[0]}"  # type: ignore[attr-defined]
@@ -629,6 +651,7 @@ def main(argv: list[str] | None = None) -> int:
                 background.close()
                 loop.run_until_complete(asyncio.sleep(1.0))
                 rss_end = rss_mb()
+                at_end = held(window)
                 window.shutdown()
                 window.deleteLater()
                 app.processEvents()
@@ -645,6 +668,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| {minutes:.1f} | {person.actions} | {len(person.visits)} ({visits}) "
           f"| {tracebacks} | {len(watch.warnings)} | {slowest_ms:.0f} ({slowest_what}) "
           f"| {rss_start:.0f} → {rss_end:.0f} |")  # fmt: skip
+    if person.after_first_pass is not None:
+        (rss_a, py_a, qt_a), (rss_b, py_b, qt_b) = person.after_first_pass, at_end
+        grew = ", ".join(f"{name} +{n}" for name, n in (qt_b - qt_a).most_common(6))
+        print(f"after the first pass → at the end: RSS {rss_a:.0f} → {rss_b:.0f} MB, "
+              f"Python objects {py_a:,} → {py_b:,}, Qt objects {qt_a.total():,} → "
+              f"{qt_b.total():,} ({grew or 'none grew'})")  # fmt: skip
     warm_ms, warm_what = person.slowest_warm
     print(f"slowest show of a pane already built: {warm_ms:.0f} ms ({warm_what})")
     for text, n in Counter(watch.warnings).most_common():
