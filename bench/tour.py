@@ -321,6 +321,7 @@ class Person:
         self.slowest: tuple[float, str] = (0.0, "")  # any show, a pane's first (its build) too
         self.slowest_warm: tuple[float, str] = (0.0, "")  # a pane shown before
         self.size_index = 0
+        self.did: Counter[str] = Counter()  # the notable things done, by name
         self.after_first_pass: tuple[float, int, Counter[str]] | None = None  # `held` then
 
     # the hands
@@ -433,9 +434,10 @@ class Person:
         self.actions += 1
         await self.wait(0.5)
 
-    def opened(self) -> None:
+    def opened(self, what: str) -> None:
         """A click navigated (a hit opened, a palette row chosen): a pane visited."""
         self.visits[str(self.window.current_key)] += 1
+        self.did[what] += 1
 
     # scenes: one thing a person does, each
 
@@ -447,10 +449,15 @@ class Person:
         if await self.click_row(pane.results, self.rng.randrange(3)):
             await self.wait(0.6)
             pane.explanation.text()  # what "why this ranked" says, read
-            if pane.explanation.open_button.isEnabled() and self.rng.random() < 0.6:
+            chance = self.rng.random()
+            if pane.explanation.open_button.isEnabled() and chance < 0.6:
                 await self.click(pane.explanation.open_button)
-                self.opened()
+                self.opened("hit opened")
                 await self.wait(1.0)
+            elif pane.explanation.map_button.isEnabled() and chance < 0.75:
+                await self.click(pane.explanation.map_button)  # "Show on map"
+                self.opened("hit shown on the map")
+                await self.wait(3.0)
 
     async def memories(self) -> None:
         await self.go("memories")
@@ -463,6 +470,22 @@ class Person:
         if self.rng.random() < 0.5:
             await self.keys("Down", pane.table)
             await self.wait(0.6)
+        chance, pin = self.rng.random(), pane.detail.pin_button
+        if chance < 0.25 and pin.isVisible() and pin.isEnabled():
+            await self.click(pin)  # pinned (a temp workspace), then as it was
+            await self.wait(1.0)
+            await self.click(pin)
+            await self.wait(1.0)
+            self.did["pinned and unpinned"] += 1
+        elif (
+            chance < 0.4
+            and pane.detail.session_button.isVisible()
+            and pane.detail.session_button.isEnabled()
+        ):
+            await self.click(pane.detail.session_button)  # "Open session", when it has one
+            self.opened("memory's session opened")
+            await self.wait(1.0)
+            return
         if pane.text_filter.text():
             await self.click(pane.clear_button)
             await self.wait(0.5)
@@ -496,7 +519,7 @@ class Person:
             await self.input(QTest.keyClick, palette.input, Qt.Key.Key_Down)
             await self.input(QTest.keyClick, palette.input, Qt.Key.Key_Return)
             self.actions += 1
-            self.opened()
+            self.opened("palette row chosen")
         elif palette.isVisible():
             await self.input(QTest.keyClick, palette.input, Qt.Key.Key_Escape)
             self.actions += 1
@@ -681,6 +704,7 @@ def main(argv: list[str] | None = None) -> int:
     for text in watch.tracebacks + [f"in the log file {line}" for line in logged]:
         print(f"TRACEBACK {text}")
     print(f"visits: {dict(sorted(person.visits.items()))}")
+    print(f"done: {dict(sorted(person.did.items()))}")
     print("tour: ok" if not tracebacks else f"tour: {tracebacks} tracebacks")
     return 1 if tracebacks else 0
 
