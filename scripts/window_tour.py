@@ -63,6 +63,17 @@ class ErrorLog(logging.Handler):
             self.found.append(f"{record.levelname} {record.name}: {record.getMessage()}")
 
 
+def app_loggers() -> list[logging.Logger]:
+    """The root logger and every logger that does not propagate to it: the daemon's logging
+    (`daemon/daemonlog.py`) keeps `signet_desktop` and `uvicorn` records off the root, so a
+    handler that wants them all goes on each of these."""
+    return [logging.getLogger()] + [
+        logger
+        for logger in logging.root.manager.loggerDict.values()
+        if isinstance(logger, logging.Logger) and not logger.propagate
+    ]
+
+
 def shortcut_clashes(window: MainWindow) -> list[str]:
     """Key sequences that two of the window's actions or shortcuts both claim."""
     keys: Counter[str] = Counter()
@@ -131,7 +142,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [parse_size(text) for text in args.sizes.split(",") if text.strip()]
     errors = ErrorLog()
-    logging.getLogger().addHandler(errors)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setStyle("Fusion")
@@ -146,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         live_daemon(Path(tmp) / "demo", args.count, args.embedder) as demo,
     ):
         settle_workers(loop)
+        for logger in app_loggers():
+            logger.addHandler(errors)
         window = open_window(demo, LIGHT, sizes[0], Path(tmp))
         try:
             QTest.qWaitForWindowExposed(window)

@@ -154,6 +154,7 @@ class QueueWorker:
         idle: Callable[[], IdleStep] | None = None,
         unavailable: tuple[type[BaseException], ...] = (),
         permanent: tuple[type[BaseException], ...] = (),
+        expected: tuple[type[BaseException], ...] = (),
         released: Callable[[jobs.Job], None] | None = None,
     ) -> None:
         if not job_types:
@@ -167,6 +168,7 @@ class QueueWorker:
         self._idle = idle
         self._unavailable = unavailable
         self._permanent = permanent  # failures a retry cannot fix: dead at once
+        self._expected = expected  # failures a retry may fix, told whole by their message
         self._released = released  # a job given back mid-run: its handler tidies its state
         self._running = running_jobs(db)
         self._held: jobs.Job | None = None
@@ -345,8 +347,10 @@ class QueueWorker:
         if isinstance(exc, self._permanent):
             log.info("worker %s: job %s failed for good: %s", self.name, job.id, exc)
             return self._fail(job, str(exc) or type(exc).__name__, unavailable=False, final=True)
-        # A failing handler fails its job, never the worker.
-        log.warning("worker %s: job %s failed: %s", self.name, job.id, exc, exc_info=exc)
+        # A failing handler fails its job, never the worker. A failure the handler expects
+        # (a fetch that timed out) is its message; only a surprise carries its traceback.
+        surprise = None if isinstance(exc, self._expected) else exc
+        log.warning("worker %s: job %s failed: %s", self.name, job.id, exc, exc_info=surprise)
         return self._fail(job, f"{type(exc).__name__}: {exc}", unavailable=False)
 
     def _complete(self, job: jobs.Job, result: Mapping[str, Any], started: float) -> Outcome:

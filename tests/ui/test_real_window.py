@@ -10,13 +10,12 @@ failure there, not a skip).
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.xvfb import x_env, xvfb_run
 
 from signet_desktop.ui.pane import discover_panes
 
@@ -26,18 +25,8 @@ REPO = Path(__file__).resolve().parents[2]
 SIZES = ("1024x640", "1600x1000")
 
 
-def xvfb_run() -> str:
-    found = shutil.which("xvfb-run")
-    if found is None:
-        if os.environ.get("SIGNET_TEST_REQUIRE_XVFB") == "1":
-            pytest.fail("xvfb-run is missing (apt-get install xvfb xauth)")
-        pytest.skip("xvfb-run is not installed (apt-get install xvfb xauth)")
-    return found
-
-
 def test_every_pane_at_laptop_and_desktop_size_on_a_real_x_display(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
-    env.update(QT_QPA_PLATFORM="xcb", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
+    env = x_env(tmp_path)
     tour = subprocess.run(
         [xvfb_run(), "-a", "-s", "-screen 0 1600x1000x24", sys.executable,
          str(REPO / "scripts" / "window_tour.py"), "--sizes", ",".join(SIZES)],

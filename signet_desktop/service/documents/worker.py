@@ -41,7 +41,7 @@ from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import DocumentFinished, DocumentProgress, EventSink
 from signet_desktop.ingest import extract as extraction
 from signet_desktop.ingest.chunking import Chunk, chunk_text
-from signet_desktop.ingest.errors import SourceRejected
+from signet_desktop.ingest.errors import IngestError, SourceRejected
 from signet_desktop.ingest.fetch import FetchSettings, fetch
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import QueueWorker, WorkerSettings, check_stop, stopping
@@ -357,6 +357,7 @@ def build_worker(
         events=events,
         settings=settings,
         permanent=(SourceRejected,),  # empty, binary, too large, 404...: retrying cannot help
+        expected=(IngestError,),  # a fetch that timed out or did not resolve: its message
         released=handler.released,
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -325,3 +326,27 @@ def test_a_permanent_failure_is_dead_at_once_and_others_keep_their_retries(
     assert get(db, gone.id).error == "404"
     assert (get(db, flaky.id).status, get(db, flaky.id).attempts) == ("pending", 1)
     assert "job.dead" in sink.kinds() and "job.failed" in sink.kinds()
+
+
+class TimedOut(Exception):
+    """Stands in for a failure the handler expects (a fetch that timed out)."""
+
+
+def test_an_expected_failure_is_logged_without_a_traceback_a_surprise_with_one(
+    db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    def handler(job: jobs.Job) -> None:
+        raise TimedOut("timed out after 10 s") if job.payload["n"] == 1 else KeyError("bug")
+
+    expected = enqueue(db, payload={"n": 1}, max_attempts=3)
+    surprise = enqueue(db, payload={"n": 2}, max_attempts=3)
+    later = WorkerSettings(poll_s=0.01, retry_in_s=lambda attempts: 3600.0)
+    runner = worker(db, handler, expected=(TimedOut,), settings=later)
+    with caplog.at_level(logging.WARNING):
+        assert runner.run_once() and runner.run_once()
+    for job in (expected, surprise):
+        assert (get(db, job.id).status, get(db, job.id).attempts) == ("pending", 1)
+    assert get(db, expected.id).error == "TimedOut: timed out after 10 s"
+    [told, traced] = [r for r in caplog.records if "failed:" in r.getMessage()]
+    assert "timed out after 10 s" in told.getMessage() and told.exc_info is None
+    assert traced.exc_info is not None and traced.exc_info[0] is KeyError

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import socket
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -174,6 +176,23 @@ def test_unusable_files_fail_with_their_error_and_are_not_retried(
     assert final.job is not None and final.job.status == "dead" and final.job.attempts == 1
     assert worker.run_job() is None  # nothing left to lease
     assert count(service, "SELECT COUNT(*) FROM document_memories") == 0
+
+
+def test_a_fetch_that_may_pass_is_retried_and_logged_as_its_message_without_a_traceback(
+    service: SignetService, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Connection refused is an expected failure (FetchFailed): one log line, no traceback."""
+    with socket.socket() as probe:  # a local port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/notes.txt"
+    ticket = service.documents.submit("default", DocumentRequest("url", url=url))
+    with caplog.at_level(logging.WARNING):
+        assert make_worker(service).run_job() is not None
+    failed = service.documents.get("default", ticket.id)
+    assert failed.job is not None and failed.job.status == "pending"  # retried later
+    [told] = [r for r in caplog.records if r.name == "signet_desktop.queue.worker"]
+    assert told.exc_info is None, "an expected fetch failure logged a traceback"
 
 
 def test_text_of_control_characters_only_fails_as_empty(service: SignetService) -> None:
