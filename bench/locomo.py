@@ -48,9 +48,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from longmemeval import CachedEmbedder, add_variant_argument, bench_embedder
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.pipeline import DampeningConfig, EvidenceStagesConfig, RerankerConfig
@@ -64,7 +66,7 @@ from signet_desktop.graph.mentions import candidates
 from signet_desktop.recall.evidence_stages import ALWAYS_ON
 from signet_desktop.recall.lexical import fts_rows, plan_terms, query_ceiling
 from signet_desktop.recall.sanitize import query_tokens
-from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
+from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.storage.recall_context import candidate_context
@@ -305,6 +307,7 @@ class QueryCache:
         self._inner = inner
         self._cache: dict[str, Vectors] = {}
         self._lock = threading.Lock()
+        self.query_ms: list[float] = []  # each question's embedding, as the recall path runs it
 
     @property
     def name(self) -> str:
@@ -324,7 +327,9 @@ class QueryCache:
         with self._lock:
             found = self._cache.get(texts[0])
         if found is None:
+            started = time.perf_counter()
             found = np.array(self._inner.embed(texts), copy=True)
+            self.query_ms.append((time.perf_counter() - started) * 1000)
             with self._lock:
                 self._cache[texts[0]] = found
         return found
@@ -576,6 +581,7 @@ def main() -> int:
         help="off-protocol: append each image turn's blip_caption to its memory text "
         "(what a capture path that keeps image descriptions would store)",
     )
+    add_variant_argument(parser)
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LoCoMo data is not shipped with the project)")
@@ -586,18 +592,21 @@ def main() -> int:
     run = Run(captions=args.captions)
     if args.captions:
         print("variant: image captions appended to image turns (not the reference protocol)")
-    native = configured_embedder(SignetConfig())
-    if native is None:
-        raise SystemExit("the bench needs the native embedder")
+    native = bench_embedder(args.embedder_variant)
+    print(f"embedder: {native.name} {native.model}")
     if args.cache:
-        from longmemeval import CachedEmbedder
-
         native = CachedEmbedder(native, args.cache)  # the vectors do not depend on the build
     embedder = QueryCache(native)  # loaded once for every conversation
     started = time.perf_counter()
     for sample in samples:
         evaluate_sample(sample, run, embedder, sweep=args.sweep)
     print(f"run time: {time.perf_counter() - started:.0f} s")
+    if len(embedder.query_ms) > 1:
+        times = embedder.query_ms[1:]  # the first pays the model's load when not cached
+        print(
+            f"query embedding: {len(times)} questions, p50 {percentile(times, 50):.2f} ms, "
+            f"p95 {percentile(times, 95):.2f} ms"
+        )
     if args.cache:
         native.save()
     print_tables(run)

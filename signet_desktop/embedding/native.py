@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from signet_desktop.embedding.bert import BertConfig, BertWeights, encode_mean_pooled, load_weights
+from signet_desktop.embedding.graphs import FLOAT32, graph_model_name
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.embedding.provider import (
     EmbeddingError,
@@ -81,7 +82,6 @@ class NativeMiniLM:
     """
 
     name = "native"
-    model = MODEL_NAME
     dimensions = DIMENSIONS
 
     def __init__(
@@ -92,7 +92,10 @@ class NativeMiniLM:
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         workers: int | None = None,
         engine: Engine = "onnx",
+        graph: str = FLOAT32,
     ) -> None:
+        """`graph` names how the onnx engine writes the dense layers (`embedding/graphs.py`);
+        each graph is its own model name (`model`), hence its own generation of vectors."""
         workers = workers if workers is not None else DEFAULT_WORKERS
         if batch_size < 1 or max_batch_tokens < MAX_SEQ_LENGTH or workers < 1:
             raise ValueError("need batch_size >= 1, max_batch_tokens >= 256 and workers >= 1")
@@ -101,6 +104,8 @@ class NativeMiniLM:
         self._max_batch_tokens = max_batch_tokens
         self._workers = workers
         self._engine: Engine = engine
+        self._graph = graph
+        self.model = graph_model_name(MODEL_NAME, graph)
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
         self._pool: ThreadPoolExecutor | None = None
@@ -176,13 +181,15 @@ class NativeMiniLM:
             return loaded
         with self._lock:
             if self._loaded is None:
-                self._loaded = _load(self._model_dir or default_model_dir(), self._engine)
+                self._loaded = _load(
+                    self._model_dir or default_model_dir(), self._engine, self._graph
+                )
             return self._loaded
 
 
-def _load(model_dir: Path, engine: Engine = "onnx") -> _Loaded:
+def _load(model_dir: Path, engine: Engine = "onnx", graph: str = FLOAT32) -> _Loaded:
     tokenizer, weights = read_model(model_dir)
-    return _Loaded(tokenizer, *_engine(weights, engine))
+    return _Loaded(tokenizer, *_engine(weights, engine, graph))
 
 
 def read_model(model_dir: Path) -> tuple[Tokenizer, BertWeights]:
@@ -213,15 +220,23 @@ def read_model(model_dir: Path) -> tuple[Tokenizer, BertWeights]:
     return tokenizer, weights
 
 
-def _engine(weights: BertWeights, engine: Engine) -> tuple[Encode, Engine]:
+def _engine(weights: BertWeights, engine: Engine, graph: str = FLOAT32) -> tuple[Encode, Engine]:
+    if engine == "numpy" and graph != FLOAT32:
+        raise EmbeddingError(f"native: the {graph} graph needs the onnx engine")
     if engine == "onnx":
         try:
+            from signet_desktop.embedding.graphs import dense_for
             from signet_desktop.embedding.onnx_bert import OnnxBert
         except ImportError as exc:
+            if graph != FLOAT32:  # numpy computes float32 only: its vectors would not match
+                raise EmbeddingError(
+                    f"native: the {graph} graph needs onnxruntime ({exc}); "
+                    "set embedding.precision: float32"
+                ) from exc
             log.warning("native: onnxruntime unavailable (%s); using the numpy engine", exc)
         else:
             try:
-                return OnnxBert(weights).encode, "onnx"
+                return OnnxBert(weights, dense_for(graph)).encode, "onnx"
             except Exception as exc:  # onnxruntime raises its own bare exception types
                 raise EmbeddingError(f"native: onnxruntime cannot run {MODEL_NAME}: {exc}") from exc
 
