@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from corpus import queries, sentences
 
 from signet_desktop.embedding.bert import BertWeights
-from signet_desktop.embedding.graphs import GRAPHS, dense_for
+from signet_desktop.embedding.graphs import GRAPHS, dense_for, lookup_for
 from signet_desktop.embedding.native import default_model_dir, read_model
 from signet_desktop.embedding.onnx_bert import OnnxBert
 
@@ -75,27 +75,41 @@ def encode_texts(model: OnnxBert, tokenizer: Tokenizer, texts: list[str]) -> F32
 
 
 def measure(
-    name: str, tokenizer: Tokenizer, weights: BertWeights, query_count: int, text_count: int
+    name: str,
+    tokenizer: Tokenizer,
+    weights: BertWeights,
+    query_count: int,
+    text_count: int,
+    neighbours: dict[str, npt.NDArray[np.intp]],
 ) -> dict[str, float]:
-    """Fixture cosines, single-query latency and batch throughput of one variant."""
-    model = OnnxBert(weights, dense_for(name))
+    """Fixture cosines, single-query latency and batch throughput of one variant; and, as a
+    retrieval sanity check, how many of each query's 10 nearest corpus sentences (the queries
+    embedded alone, the sentences in batches, as recall and remember do) are float32's
+    (`neighbours` keeps float32's; the first variant measured should be float32)."""
+    model = OnnxBert(weights, dense_for(name), lookup_for(name))
     reference = json.loads(FIXTURE.read_text(encoding="utf-8"))
     expected = np.array(reference["vectors"], dtype=np.float32)
     got = np.vstack([encode_texts(model, tokenizer, [s]) for s in reference["sentences"]])
     cosines = (got * expected).sum(axis=1) / np.linalg.norm(expected, axis=1)
-    latencies = []
+    latencies, asked = [], []
     for i, text in enumerate(queries(query_count + WARMUP, seed=23)):
         started = time.perf_counter()
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
-        model.encode(ids, np.ones_like(ids))
+        vector = model.encode(ids, np.ones_like(ids))
         if i >= WARMUP:
             latencies.append((time.perf_counter() - started) * 1000)
+            asked.append(vector[0])
     latencies.sort()
     texts = sentences(text_count)
     started = time.perf_counter()
-    encode_texts(model, tokenizer, texts)
+    corpus = encode_texts(model, tokenizer, texts)
     rate = len(texts) / (time.perf_counter() - started)
+    top = np.argsort(-(np.vstack(asked) @ corpus.T), axis=1)[:, :10]
+    exact = next(iter(neighbours.values()), top)  # the first variant's
+    neighbours.setdefault(name, top)
+    overlap = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(top, exact, strict=True)])
     return {
+        "overlap": float(overlap),
         "min_cos": float(cosines.min()),
         "mean_cos": float(cosines.mean()),
         "worst": float(np.argmin(cosines)),
@@ -121,6 +135,7 @@ def rss_child(variant: str, text_count: int) -> dict[str, float]:
     the peak (VmHWM) over the load and over everything."""
     import onnxruntime  # noqa: F401  (imported before the baseline, as the app's warm-up does)
 
+    from signet_desktop.embedding.heap import release_free_heap
     from signet_desktop.embedding.native import NativeMiniLM
 
     texts, asked = sentences(text_count), queries(50, seed=23)
@@ -135,7 +150,9 @@ def rss_child(variant: str, text_count: int) -> dict[str, float]:
         embedder.embed([text])
     time.sleep(1.0)
     after = _status()
+    release_free_heap()  # what glibc keeps of the batches' freed scratch, handed back
     return {
+        "trimmed": _status()["VmRSS"],
         "base": base,
         "loaded": loaded["VmRSS"],
         "load_peak": loaded["VmHWM"],
@@ -148,16 +165,17 @@ def rss_child(variant: str, text_count: int) -> dict[str, float]:
 def print_rss(variants: list[str], text_count: int) -> None:
     """One fresh process per variant, one after another."""
     print(f"| variant | RSS after imports MiB | loaded | after {text_count} sentences + 50 "
-          "queries | embedder's share (after - imports) | peak during load | peak overall "
-          "| load s |")  # fmt: skip
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "queries | then trimmed (malloc_trim) | embedder's share (loaded - imports) "
+          "| peak during load | peak overall | load s |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in variants:
         command = [sys.executable, __file__, "--rss-child", name, "--texts", str(text_count)]
         out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
         print(
             f"| {name} | {r['base']:.0f} | {r['loaded']:.0f} | {r['after']:.0f} "
-            f"| {r['after'] - r['base']:.0f} | {r['load_peak']:.0f} | {r['peak']:.0f} "
+            f"| {r['trimmed']:.0f} | {r['loaded'] - r['base']:.0f} | {r['load_peak']:.0f} "
+            f"| {r['peak']:.0f} "
             f"| {r['load_s']:.2f} |",
             flush=True,
         )
@@ -193,13 +211,14 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs ({cpu_flags()}), load average {os.getloadavg()[0]:.2f}")
     print("fixture: 20 sentences, target min cosine >= 0.999; latency target p50 4 / p95 6 ms\n")
     print("| variant | min cosine | mean cosine | worst sentence | query p50 ms | p95 ms "
-          "| batch sentences/s (1 thread) |")  # fmt: skip
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| batch sentences/s (1 thread) | top-10 shared with the first variant |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    neighbours: dict[str, npt.NDArray[np.intp]] = {}
     for name in args.variants.split(","):
-        r = measure(name, tokenizer, weights, args.queries, args.texts)
+        r = measure(name, tokenizer, weights, args.queries, args.texts, neighbours)
         print(
             f"| {name} | {r['min_cos']:.5f} | {r['mean_cos']:.5f} | {int(r['worst'])} "
-            f"| {r['p50']:.2f} | {r['p95']:.2f} | {r['rate']:.0f} |",
+            f"| {r['p50']:.2f} | {r['p95']:.2f} | {r['rate']:.0f} | {r['overlap']:.3f} |",
             flush=True,
         )
     print(f"\nload average {os.getloadavg()[0]:.2f} at end")

@@ -9,8 +9,10 @@ offline conversion, no torch); only the 24 dense layers (`x @ w + b`) differ:
   CPU has it);
 - `int8-dynamic-out`: the same for the attention output projection only;
 - `int8-dynamic-attn`: the same for the attention layers (qkv, out), the feed-forward in float;
-- `int8-token`: W8A8 with one activation scale per token (MatMulInteger), so a text's vector
-  does not depend on its batch;
+- `int8-token`: W8A8 with one activation scale per token (MatMulIntegerToFloat), so a text's
+  vector does not depend on its batch;
+- `int8-token-vocab`, `int8-dynamic-vocab`: the same with the word-embedding table in int8
+  (one scale per row; 35 MB less memory);
 - `int8-block-compute`: MatMulNBits, 8-bit weights in blocks of 32, int8 compute (level 4)
   (`int8-block128-compute`: blocks of 128);
 - `int8-block-weights`: MatMulNBits with float compute (level 0).
@@ -28,16 +30,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from signet_desktop.embedding.onnx_proto import UINT8, GraphWriter
+from signet_desktop.embedding.onnx_proto import FLOAT, UINT8, GraphWriter
 
 if TYPE_CHECKING:  # onnx_bert imports onnxruntime, which loads with the model, not before
-    from signet_desktop.embedding.onnx_bert import Dense
+    from signet_desktop.embedding.onnx_bert import Dense, Lookup
 
 F32 = npt.NDArray[np.float32]
 
 CONTRIB = "com.microsoft"
 BLOCK = 32
 FLOAT32 = "float32"
+VOCAB = "-vocab"  # a graph name's suffix: the word-embedding table in int8 too
 
 
 def float32_dense() -> Dense:
@@ -142,6 +145,8 @@ GRAPHS: dict[str, Callable[[], Dense]] = {
     "int8-dynamic-out": lambda: int8_dynamic(("out_w",)),
     "int8-dynamic-attn": lambda: int8_dynamic(("qkv_w", "out_w")),
     "int8-token": int8_per_token,
+    f"int8-token{VOCAB}": int8_per_token,
+    f"int8-dynamic{VOCAB}": lambda: int8_dynamic(),
     "int8-block-compute": lambda: int8_blocks(4),
     "int8-block128-compute": lambda: int8_blocks(4, 128),
     "int8-block-weights": lambda: int8_blocks(0),
@@ -156,6 +161,26 @@ def dense_for(graph: str) -> Dense:
     """The dense-layer writer of `graph` (ValueError for an unknown name)."""
     graph_model_name("", graph)  # refuses an unknown name
     return GRAPHS[graph]()
+
+
+def lookup_for(graph: str) -> Lookup:
+    """The word-embedding lookup of `graph`: an int8 table for the `*-vocab` graphs."""
+    if graph.endswith(VOCAB):
+        return int8_lookup
+    from signet_desktop.embedding.onnx_bert import float_lookup
+
+    return float_lookup
+
+
+def int8_lookup(g: GraphWriter, ids: str, table: F32) -> str:
+    """The word embeddings as int8 rows with one scale each (47 MB of float32 -> 12 MB), the
+    gathered rows scaled back to float32."""
+    scale = np.abs(table).max(axis=1) / 127.0
+    scale[scale == 0] = 1.0
+    q = np.clip(np.round(table / scale[:, None]), -127, 127).astype(np.int8)
+    rows = g.node("Cast", [g.node("Gather", [g.constant("word_q", q), ids])], to=FLOAT)
+    scales = g.node("Gather", [g.constant("word_s", scale.astype(np.float32)[:, None]), ids])
+    return g.node("Mul", [rows, scales])
 
 
 def graph_model_name(model: str, graph: str) -> str:

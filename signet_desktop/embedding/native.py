@@ -225,7 +225,7 @@ def _engine(weights: BertWeights, engine: Engine, graph: str = FLOAT32) -> tuple
         raise EmbeddingError(f"native: the {graph} graph needs the onnx engine")
     if engine == "onnx":
         try:
-            from signet_desktop.embedding.graphs import dense_for
+            from signet_desktop.embedding.graphs import dense_for, lookup_for
             from signet_desktop.embedding.onnx_bert import OnnxBert
         except ImportError as exc:
             if graph != FLOAT32:  # numpy computes float32 only: its vectors would not match
@@ -236,7 +236,7 @@ def _engine(weights: BertWeights, engine: Engine, graph: str = FLOAT32) -> tuple
             log.warning("native: onnxruntime unavailable (%s); using the numpy engine", exc)
         else:
             try:
-                return OnnxBert(weights, dense_for(graph)).encode, "onnx"
+                return OnnxBert(weights, dense_for(graph), lookup_for(graph)).encode, "onnx"
             except Exception as exc:  # onnxruntime raises its own bare exception types
                 raise EmbeddingError(f"native: onnxruntime cannot run {MODEL_NAME}: {exc}") from exc
 

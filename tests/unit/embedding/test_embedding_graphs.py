@@ -112,7 +112,12 @@ def test_int8_vectors_are_unit_and_close_to_float32(
 
 @pytest.mark.parametrize(
     ("graph", "independent"),
-    [("int8-token", True), ("int8-block-compute", True), ("int8-dynamic", False)],
+    [
+        ("int8-token", True),
+        ("int8-token-vocab", True),
+        ("int8-block-compute", True),
+        ("int8-dynamic", False),
+    ],
 )
 def test_a_texts_vector_depends_on_its_batch_only_with_one_activation_scale_per_call(
     graph: str, independent: bool, sentences: list[str]
