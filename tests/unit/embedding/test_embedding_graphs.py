@@ -82,6 +82,8 @@ def test_precision_selects_the_graph_and_float32_stays_selectable() -> None:
         return embedder
 
     assert native("float32").model == MODEL_NAME
+    default = configured_embedder(SignetConfig())
+    assert default is not None and default.model == f"{MODEL_NAME}+{INT8}"  # int8 by default
     assert native("int8").model == f"{MODEL_NAME}+{INT8}"
     assert configured_model("native", MODEL_NAME, "int8") == native("int8").model
     assert configured_model("ollama", "all-minilm", "int8") == "all-minilm"  # native only
