@@ -1,6 +1,7 @@
 """LoCoMo retrieval evaluation: every ranker and recall stage side by side, in one run.
 
 Run: uv run python bench/locomo.py [--data PATH] [--conversations N] [--sweep]
+         [--embedder-variant GRAPH --cache FILE]
 
 Protocol (../shared/data/README.md, retrieval only, no LLM): per conversation a fresh
 workspace; first the conversation's **entities** are created (its two speakers, and the proper
@@ -20,7 +21,10 @@ latency per recall (p50/p95, ms through the facade). The query embedding is comp
 question and cached for every variant (`QueryCache`), so latencies compare the rankers and
 stages, not the embedder (all-MiniLM-L6-v2 costs ~11 ms per query on top).
 Ranking is evaluated with min_score 0 (the threshold only trims tails; it is reported apart).
-Embedder: the native all-MiniLM-L6-v2. The data stays in ../shared/data (CC BY-NC 4.0).
+Embedder: the native all-MiniLM-L6-v2 as agent.yaml's defaults run it, or with another graph
+(`--embedder-variant`, embedding/graphs.py; give each its own `--cache`); the run also prints
+the questions' embedding time p50 / p95 (each embedded once, alone). The data stays in
+../shared/data (CC BY-NC 4.0).
 
 `--sweep` also collects each channel's top 50 per question and replays fusion variants
 offline (the same `recall.fusion` code), which is how the defaults were tuned.

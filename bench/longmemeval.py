@@ -1,6 +1,6 @@
 """LongMemEval-S dev72 retrieval: the second dev set beside LoCoMo (does a change carry over?).
 
-Run: uv run python bench/longmemeval.py [--data PATH] [--questions N]
+Run: uv run python bench/longmemeval.py [--data PATH] [--questions N] [--embedder-variant GRAPH]
 
 Protocol (../shared/data/README.md, retrieval only, no LLM): one fresh workspace per question;
 every turn of every haystack session is remembered through the public facade (one
