@@ -1,7 +1,7 @@
 """Launch of the real desktop app: exec to the main window's first paint, and settled RSS.
 
     uv run python bench/launch.py [--runs 3] [--baseline-dir /tmp/prev] [--memories 2000]
-        [--sessions 600] [--settle 20] [--xcb]
+        [--sessions 600] [--settle 20] [--xcb] [--precisions float32,int8]
 
 Each run starts `signet-desktop --workspace <fresh copy> --port 0` (the desktop shell, not
 --headless) with `QT_QPA_PLATFORM=offscreen` (or the xcb platform under `xvfb-run -a` with
@@ -312,17 +312,24 @@ def main() -> None:
         "--fixture-cache", type=Path, default=None, help="build the fixture once, keep it here"
     )
     parser.add_argument("--cold-bytecode", action="store_true", help="compile at every launch")
+    parser.add_argument(
+        "--precisions",
+        help="comma-separated embedding.precision values: this build once per value (each "
+        "workspace gets an agent.yaml saying it), instead of one default row",
+    )
     args = parser.parse_args()
-    builds = [("this build", REPO_ROOT)]
+    builds: list[tuple[str, Path, str | None]] = [("this build", REPO_ROOT, None)]
+    if args.precisions:
+        builds = [(f"this build, {p}", REPO_ROOT, p) for p in args.precisions.split(",")]
     if args.baseline_dir is not None:
-        builds.insert(0, ("previous build", args.baseline_dir.resolve()))
+        builds.insert(0, ("previous build", args.baseline_dir.resolve(), None))
     load = os.getloadavg()[0]
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="signet-launch-") as tmp:
         root = Path(tmp)
-        caches: dict[str, Path | None] = {name: None for name, _ in builds}
+        caches: dict[str, Path | None] = {name: None for name, _, _ in builds}
         if not args.cold_bytecode:
-            for number, (name, checkout) in enumerate(builds):
+            for number, (name, checkout, _) in enumerate(builds):
                 caches[name] = root / f"pycache-{number}"
                 where = root / f"warm-{number}"
                 one_launch(checkout, where / "ws", where, 0.0, args.xcb, caches[name])
@@ -332,18 +339,22 @@ def main() -> None:
             fixture = cached_fixture(args.fixture_cache, root, args.memories, args.sessions)
             cases.append((label, fixture))
         for number, (case, fixture) in enumerate(cases):
-            samples: dict[str, list[Sample]] = {name: [] for name, _ in builds}
+            samples: dict[str, list[Sample]] = {name: [] for name, _, _ in builds}
             for run in range(args.runs):
                 order = builds if run % 2 == 0 else builds[::-1]  # A B, B A, ...
-                for name, checkout in order:
+                for name, checkout, precision in order:
                     where = root / f"case-{number}-run-{run}-{name.replace(' ', '-')}"
                     workspace = where / "ws"
                     if fixture is not None:
                         shutil.copytree(fixture, workspace)
+                    if precision is not None:
+                        workspace.mkdir(parents=True, exist_ok=True)
+                        config = f"embedding:\n  precision: {precision}\n"
+                        (workspace / "agent.yaml").write_text(config, encoding="utf-8")
                     samples[name].append(
                         one_launch(checkout, workspace, where, args.settle, args.xcb, caches[name])
                     )
-            rows += [summarise(name, case, samples[name]) for name, _ in builds]
+            rows += [summarise(name, case, samples[name]) for name, _, _ in builds]
     platform = "xcb under Xvfb" if args.xcb else "offscreen"
     platform += ", no bytecode cache" if args.cold_bytecode else ", bytecode cached"
     print(f"signet-desktop launch ({platform}), {args.runs} runs per build, interleaved; "

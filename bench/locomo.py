@@ -1,6 +1,7 @@
 """LoCoMo retrieval evaluation: every ranker and recall stage side by side, in one run.
 
 Run: uv run python bench/locomo.py [--data PATH] [--conversations N] [--sweep]
+         [--embedder-variant GRAPH --cache FILE]
 
 Protocol (../shared/data/README.md, retrieval only, no LLM): per conversation a fresh
 workspace; first the conversation's **entities** are created (its two speakers, and the proper
@@ -20,7 +21,10 @@ latency per recall (p50/p95, ms through the facade). The query embedding is comp
 question and cached for every variant (`QueryCache`), so latencies compare the rankers and
 stages, not the embedder (all-MiniLM-L6-v2 costs ~11 ms per query on top).
 Ranking is evaluated with min_score 0 (the threshold only trims tails; it is reported apart).
-Embedder: the native all-MiniLM-L6-v2. The data stays in ../shared/data (CC BY-NC 4.0).
+Embedder: the native all-MiniLM-L6-v2 as agent.yaml's defaults run it, or with another graph
+(`--embedder-variant`, embedding/graphs.py; give each its own `--cache`); the run also prints
+the questions' embedding time p50 / p95 (each embedded once, alone). The data stays in
+../shared/data (CC BY-NC 4.0).
 
 `--sweep` also collects each channel's top 50 per question and replays fusion variants
 offline (the same `recall.fusion` code), which is how the defaults were tuned.
@@ -48,9 +52,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from longmemeval import CachedEmbedder, add_variant_argument, bench_embedder
 
 from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.pipeline import DampeningConfig, EvidenceStagesConfig, RerankerConfig
@@ -64,7 +70,7 @@ from signet_desktop.graph.mentions import candidates
 from signet_desktop.recall.evidence_stages import ALWAYS_ON
 from signet_desktop.recall.lexical import fts_rows, plan_terms, query_ceiling
 from signet_desktop.recall.sanitize import query_tokens
-from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
+from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.storage.recall_context import candidate_context
@@ -305,6 +311,7 @@ class QueryCache:
         self._inner = inner
         self._cache: dict[str, Vectors] = {}
         self._lock = threading.Lock()
+        self.query_ms: list[float] = []  # each question's embedding, as the recall path runs it
 
     @property
     def name(self) -> str:
@@ -324,7 +331,9 @@ class QueryCache:
         with self._lock:
             found = self._cache.get(texts[0])
         if found is None:
+            started = time.perf_counter()
             found = np.array(self._inner.embed(texts), copy=True)
+            self.query_ms.append((time.perf_counter() - started) * 1000)
             with self._lock:
                 self._cache[texts[0]] = found
         return found
@@ -576,6 +585,7 @@ def main() -> int:
         help="off-protocol: append each image turn's blip_caption to its memory text "
         "(what a capture path that keeps image descriptions would store)",
     )
+    add_variant_argument(parser)
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LoCoMo data is not shipped with the project)")
@@ -586,18 +596,21 @@ def main() -> int:
     run = Run(captions=args.captions)
     if args.captions:
         print("variant: image captions appended to image turns (not the reference protocol)")
-    native = configured_embedder(SignetConfig())
-    if native is None:
-        raise SystemExit("the bench needs the native embedder")
+    native = bench_embedder(args.embedder_variant)
+    print(f"embedder: {native.name} {native.model}")
     if args.cache:
-        from longmemeval import CachedEmbedder
-
         native = CachedEmbedder(native, args.cache)  # the vectors do not depend on the build
     embedder = QueryCache(native)  # loaded once for every conversation
     started = time.perf_counter()
     for sample in samples:
         evaluate_sample(sample, run, embedder, sweep=args.sweep)
     print(f"run time: {time.perf_counter() - started:.0f} s")
+    if len(embedder.query_ms) > 1:
+        times = embedder.query_ms[1:]  # the first pays the model's load when not cached
+        print(
+            f"query embedding: {len(times)} questions, p50 {percentile(times, 50):.2f} ms, "
+            f"p95 {percentile(times, 95):.2f} ms"
+        )
     if args.cache:
         native.save()
     print_tables(run)

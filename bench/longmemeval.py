@@ -1,6 +1,6 @@
 """LongMemEval-S dev72 retrieval: the second dev set beside LoCoMo (does a change carry over?).
 
-Run: uv run python bench/longmemeval.py [--data PATH] [--questions N]
+Run: uv run python bench/longmemeval.py [--data PATH] [--questions N] [--embedder-variant GRAPH]
 
 Protocol (../shared/data/README.md, retrieval only, no LLM): one fresh workspace per question;
 every turn of every haystack session is remembered through the public facade (one
@@ -44,6 +44,8 @@ from signet_desktop.config.models import SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
+from signet_desktop.embedding.graphs import GRAPHS
+from signet_desktop.embedding.native import NativeMiniLM
 from signet_desktop.service.container import BuildOptions, build_service, configured_embedder
 from signet_desktop.service.memories.service import RememberRequest
 
@@ -81,6 +83,26 @@ class CachedEmbedder:
     def save(self) -> None:
         if self._path is not None:
             self._path.write_bytes(pickle.dumps(self._vectors))
+
+
+def add_variant_argument(parser: argparse.ArgumentParser) -> None:
+    """`--embedder-variant`: run the native embedder with another graph (embedding/graphs.py)."""
+    parser.add_argument(
+        "--embedder-variant",
+        choices=sorted(GRAPHS),
+        help="the native embedder's graph (default: agent.yaml's embedder); "
+        "give each variant its own --cache file",
+    )
+
+
+def bench_embedder(variant: str | None) -> Any:
+    """The native embedder with graph `variant`, or the default config's embedder."""
+    if variant is not None:
+        return NativeMiniLM(graph=variant)
+    native = configured_embedder(SignetConfig())
+    if native is None:
+        raise SystemExit("the bench needs the native embedder")
+    return native
 
 
 def stamp(text: str) -> str:
@@ -173,6 +195,7 @@ def main() -> int:
     parser.add_argument(
         "--without", action="append", default=[], help="a default stage to switch off (repeatable)"
     )
+    add_variant_argument(parser)
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LongMemEval data is not shipped)")
@@ -181,9 +204,8 @@ def main() -> int:
     items = items[:: args.stride]
     if args.questions:
         items = items[: args.questions]
-    native = configured_embedder(SignetConfig())
-    if native is None:
-        raise SystemExit("the bench needs the native embedder")
+    native = bench_embedder(args.embedder_variant)
+    print(f"embedder: {native.name} {native.model}")
     embedder = CachedEmbedder(native, args.cache)
     started = time.perf_counter()
     totals: dict[str, list[float]] = defaultdict(list)

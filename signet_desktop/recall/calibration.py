@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from signet_desktop.embedding.graphs import base_model_name
+
 SUPPORT_LOW = 0.25
 SUPPORT_HIGH = 0.40
 # A lexical score from OWN_LOW up needs less support, none from OWN_HIGH: most of the query's
@@ -76,7 +78,10 @@ def calibration_for(model: str | None) -> Calibration | None:
     """The calibration measured for `model`, or None (nothing is assumed of its cosines)."""
     if not model:
         return None
-    return CALIBRATED_MODELS.get(model.strip().lower())
+    # A quantised graph of a model (`all-MiniLM-L6-v2+int8-dynamic`, embedding/graphs.py) is
+    # held to its model's calibration (its vectors are within cosine ~0.99 of the float32
+    # graph's, bench/quantized_embedding.py).
+    return CALIBRATED_MODELS.get(base_model_name(model).strip().lower())
 
 
 def is_relevant(cosine: float | None, lexical: float, calibration: Calibration | None) -> bool:

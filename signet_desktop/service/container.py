@@ -105,6 +105,7 @@ def configured_embedder(config: SignetConfig) -> EmbeddingProvider | None:
         base_url=section.effective_base_url(),
         api_key=section.api_key.get_secret_value() if section.api_key else None,
         timeout_s=section.timeout_ms / 1000,
+        precision=section.precision,
     )
 
 

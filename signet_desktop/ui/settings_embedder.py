@@ -9,8 +9,9 @@ from signet_desktop.ui.settings_form import Section, muted
 
 LEAD = (
     "Turns memories into vectors for meaning-based recall. Changing it re-embeds every "
-    "memory, so it is set in agent.yaml (embedding.provider, embedding.model) and applies at "
-    "the next start; the new generation then fills in the background."
+    "memory, so it is set in agent.yaml (embedding.provider, embedding.model, "
+    "embedding.precision) and applies at the next start; the new generation then fills in "
+    "the background."
 )
 
 

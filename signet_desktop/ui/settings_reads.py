@@ -17,6 +17,7 @@ from signet_desktop.config.describe import describe_config
 from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.writer import config_path
 from signet_desktop.domain.tokens import ApiToken
+from signet_desktop.embedding.registry import configured_model
 from signet_desktop.harness.installers.catalog import BINARIES, LABELS, connected, status_rows
 from signet_desktop.harness.installers.files import Locations
 from signet_desktop.inference.harness_discovery import Harness, discover, search_env
@@ -117,7 +118,10 @@ def read_settings(
         agents=agent_facts(env, found),
         dreaming=dreaming_facts(config, service.secrets.names("default"), found),
         embedding=service.embeddings.status(),
-        saved_embedding=f"{embedding.provider} · {embedding.model}",
+        saved_embedding=(
+            f"{embedding.provider} · "
+            f"{configured_model(embedding.provider, embedding.model, embedding.precision)}"
+        ),
         network=NetworkFacts(
             url=str(runtime.get("url") or url),
             host=runtime.get("host"),

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 import quantized_embedding as bench
 
+from signet_desktop.embedding.graphs import FLOAT32, GRAPHS, dense_for, lookup_for
 from signet_desktop.embedding.onnx_bert import OnnxBert
 
 TEXTS = ["billing runs on Postgres 16", "which database does billing use?", "hello"]
@@ -22,14 +23,14 @@ def loaded() -> tuple[object, object]:
     return bench.load()
 
 
-@pytest.mark.parametrize("variant", ["int8-dynamic", "int8-block-compute"])
+@pytest.mark.parametrize("variant", [name for name in GRAPHS if name != FLOAT32])
 def test_an_int8_variant_is_a_different_graph_of_the_same_function(
     loaded: tuple[object, object], variant: str
 ) -> None:
     tokenizer, weights = loaded
     exact = bench.encode_texts(OnnxBert(weights), tokenizer, TEXTS)  # type: ignore[arg-type]
     quantized = bench.encode_texts(
-        OnnxBert(weights, bench.VARIANTS[variant]()),  # type: ignore[arg-type]
+        OnnxBert(weights, dense_for(variant), lookup_for(variant)),  # type: ignore[arg-type]
         tokenizer,  # type: ignore[arg-type]
         TEXTS,
     )

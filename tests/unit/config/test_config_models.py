@@ -61,6 +61,7 @@ def test_search_and_embedding_defaults() -> None:
     assert config.embedding.provider == "native"
     assert config.embedding.model == "all-MiniLM-L6-v2"
     assert config.embedding.dimensions == 384
+    assert config.embedding.precision == "int8"  # the native graph; float32 stays selectable
     assert config.embedding.timeout_ms == 10_000
     assert config.embedding.batch_size == 32
     assert config.auth.mode == "local"

@@ -118,9 +118,9 @@ def test_load_is_lazy_idempotent_and_thread_safe(
     loads: list[Path] = []
     real_load = native._load
 
-    def counting_load(model_dir: Path, engine: native.Engine) -> Any:
+    def counting_load(model_dir: Path, engine: native.Engine, graph: str) -> Any:
         loads.append(model_dir)
-        return real_load(model_dir, engine)
+        return real_load(model_dir, engine, graph)
 
     monkeypatch.setattr(native, "_load", counting_load)
     fresh = NativeMiniLM()
