@@ -235,13 +235,13 @@ class ConnectorService:
                 )
             raise
         error = "; ".join(report.errors[:3]) or None
+        report = replace(report, elapsed_s=time.monotonic() - started)
+        with self._lock:  # before the row says idle: a poller that sees idle reads this report
+            self._reports[connector.id] = report
         with self._db.write() as conn:
             rows.set_status(
                 conn, connector.agent_id, connector.id, "idle", error=error, synced=True
             )
-        report = replace(report, elapsed_s=time.monotonic() - started)
-        with self._lock:
-            self._reports[connector.id] = report
         return report
 
     def _apply(self, connector: Connector, *, full: bool) -> SyncReport:

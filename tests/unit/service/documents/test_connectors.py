@@ -253,3 +253,25 @@ def test_a_sync_stopped_midway_is_completed_by_the_next_one(
     assert sum(n for s, n in health.documents.items() if s != "deleted") == 4
     again = service.connectors.sync("default", connector.id)
     assert (again.added, again.changed, again.removed, again.failed) == (0, 0, 0, 0)
+
+
+def test_the_row_says_idle_only_once_this_syncs_report_is_the_last(
+    service: SignetService, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from signet_desktop.service.documents import connectors as module
+
+    connector = service.connectors.add_folder("default", FolderRequest(str(folder)))
+    service.connectors.sync("default", connector.id)
+    (folder / "alpha.md").write_text("# Alpha\n\nport 5434 now", encoding="utf-8")
+    seen_at_idle: list[int | None] = []
+    real = module.rows.set_status
+
+    def watched(conn: object, agent_id: str, connector_id: str, status: str, **kw: object) -> None:
+        if status == "idle":  # what a poller (the CLI) reads the moment it sees idle
+            last = service.connectors.last_report(connector_id)
+            seen_at_idle.append(None if last is None else last.changed)
+        real(conn, agent_id, connector_id, status, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module.rows, "set_status", watched)
+    service.connectors.sync("default", connector.id)
+    assert seen_at_idle == [1]  # this sync's report (1 changed), not the previous one's
