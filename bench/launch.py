@@ -191,10 +191,11 @@ class RecyclingMiniLM:
     generation; embedding 100k sentences on two cores would take most of an hour.
     """
 
-    def __init__(self, real: int) -> None:
+    def __init__(self, real: int, precision: str) -> None:
+        from signet_desktop.embedding.graphs import PRECISIONS
         from signet_desktop.embedding.native import NativeMiniLM
 
-        self._native = NativeMiniLM()
+        self._native = NativeMiniLM(graph=PRECISIONS[precision])
         self.name, self.model = self._native.name, self._native.model
         self.dimensions = self._native.dimensions
         self._real = real
@@ -212,15 +213,19 @@ class RecyclingMiniLM:
         return np.stack(self._seen[start:])  # type: ignore[call-overload]
 
 
-def cached_fixture(cache: Path | None, root: Path, memories: int, sessions: int) -> Path:
-    """`make_fixture`'s workspace, built once per (memories, sessions) under `cache` if given."""
+def cached_fixture(
+    cache: Path | None, root: Path, memories: int, sessions: int, precision: str
+) -> Path:
+    """`make_fixture`'s workspace, built once per (memories, sessions, precision) under `cache`
+    if given (the float32 one without a suffix: the previous builds' only graph)."""
     if cache is None:
-        return make_fixture(root, memories, sessions)
-    built = cache / f"launch-{memories}-memories-{sessions}-sessions"
+        return make_fixture(root / precision, memories, sessions, precision)
+    suffix = "" if precision == "float32" else f"-{precision}"
+    built = cache / f"launch-{memories}-memories-{sessions}-sessions{suffix}"
     if not built.is_dir():  # built beside it, then renamed: a killed build is never reused
         partial = built.with_name(built.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        make_fixture(partial, memories, sessions)
+        make_fixture(partial, memories, sessions, precision)
         partial.rename(built)
     return built / "fixture"
 
@@ -239,7 +244,7 @@ def settle_backlog(paths: Any) -> None:
         service.close()
 
 
-def make_fixture(root: Path, memories: int, sessions: int) -> Path:
+def make_fixture(root: Path, memories: int, sessions: int, precision: str) -> Path:
     """A workspace with `memories` memories (with vectors) and `sessions` imported sessions."""
     sys.path.insert(0, str(REPO_ROOT))
     sys.path.insert(0, str(REPO_ROOT / "tests"))
@@ -259,8 +264,9 @@ def make_fixture(root: Path, memories: int, sessions: int) -> Path:
     paths = WorkspacePaths.for_root(workspace)
     paths.ensure()
     # The native model embeds inline, so the launched app has nothing to backfill: settled.
-    native = BuildOptions(embedder=RecyclingMiniLM(REAL_VECTORS), inline_vectors=True)
-    service = build_service(paths, SignetConfig(), native)
+    native = BuildOptions(embedder=RecyclingMiniLM(REAL_VECTORS, precision), inline_vectors=True)
+    config = SignetConfig.model_validate({"embedding": {"precision": precision}})
+    service = build_service(paths, config, native)
     try:
         texts = sentences(memories)
         for start in range(0, memories, 500):
@@ -318,35 +324,41 @@ def main() -> None:
         "workspace gets an agent.yaml saying it), instead of one default row",
     )
     args = parser.parse_args()
-    builds: list[tuple[str, Path, str | None]] = [("this build", REPO_ROOT, None)]
+    # (name, checkout, precision written to agent.yaml, precision of its fixture's vectors)
+    builds: list[tuple[str, Path, str | None, str]] = [("this build", REPO_ROOT, None, "int8")]
     if args.precisions:
-        builds = [(f"this build, {p}", REPO_ROOT, p) for p in args.precisions.split(",")]
-    if args.baseline_dir is not None:
-        builds.insert(0, ("previous build", args.baseline_dir.resolve(), None))
+        builds = [(f"this build, {p}", REPO_ROOT, p, p) for p in args.precisions.split(",")]
+    if args.baseline_dir is not None:  # builds before the int8 default had only float32
+        builds.insert(0, ("previous build", args.baseline_dir.resolve(), None, "float32"))
     load = os.getloadavg()[0]
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="signet-launch-") as tmp:
         root = Path(tmp)
-        caches: dict[str, Path | None] = {name: None for name, _, _ in builds}
+        caches: dict[str, Path | None] = {name: None for name, *_ in builds}
         if not args.cold_bytecode:
-            for number, (name, checkout, _) in enumerate(builds):
+            for number, (name, checkout, *_) in enumerate(builds):
                 caches[name] = root / f"pycache-{number}"
                 where = root / f"warm-{number}"
                 one_launch(checkout, where / "ws", where, 0.0, args.xcb, caches[name])
-        cases: list[tuple[str, Path | None]] = [("empty", None)]
+        cases: list[tuple[str, dict[str, Path]]] = [("empty", {})]
         if args.memories or args.sessions:
             label = f"{args.memories} memories, {args.sessions} sessions"
-            fixture = cached_fixture(args.fixture_cache, root, args.memories, args.sessions)
-            cases.append((label, fixture))
-        for number, (case, fixture) in enumerate(cases):
-            samples: dict[str, list[Sample]] = {name: [] for name, _, _ in builds}
+            made = {
+                vectors: cached_fixture(
+                    args.fixture_cache, root, args.memories, args.sessions, vectors
+                )
+                for vectors in {b[3] for b in builds}
+            }
+            cases.append((label, made))
+        for number, (case, fixtures) in enumerate(cases):
+            samples: dict[str, list[Sample]] = {name: [] for name, *_ in builds}
             for run in range(args.runs):
                 order = builds if run % 2 == 0 else builds[::-1]  # A B, B A, ...
-                for name, checkout, precision in order:
+                for name, checkout, precision, vectors in order:
                     where = root / f"case-{number}-run-{run}-{name.replace(' ', '-')}"
                     workspace = where / "ws"
-                    if fixture is not None:
-                        shutil.copytree(fixture, workspace)
+                    if vectors in fixtures:
+                        shutil.copytree(fixtures[vectors], workspace)
                     if precision is not None:
                         workspace.mkdir(parents=True, exist_ok=True)
                         config = f"embedding:\n  precision: {precision}\n"
@@ -354,7 +366,7 @@ def main() -> None:
                     samples[name].append(
                         one_launch(checkout, workspace, where, args.settle, args.xcb, caches[name])
                     )
-            rows += [summarise(name, case, samples[name]) for name, _, _ in builds]
+            rows += [summarise(name, case, samples[name]) for name, *_ in builds]
     platform = "xcb under Xvfb" if args.xcb else "offscreen"
     platform += ", no bytecode cache" if args.cold_bytecode else ", bytecode cached"
     print(f"signet-desktop launch ({platform}), {args.runs} runs per build, interleaved; "
