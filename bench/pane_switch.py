@@ -30,19 +30,18 @@ import tempfile
 import threading
 from pathlib import Path
 
-import qasync
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from screenshots import live_daemon, open_window, settle, settle_workers
-from window_tour import QUIET_S, switch
+from window_tour import QUIET_S, light_app_and_loop, switch
 
 from signet_desktop.domain.memory import Actor
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.main_window import MainWindow
-from signet_desktop.ui.style import LIGHT, apply_style, palette_of
+from signet_desktop.ui.style import LIGHT
 
 SIZE = (1280, 800)
 BATCH = 100
@@ -100,13 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--import-memories", type=int, default=3000)
     parser.add_argument("--embedder", choices=("native", "hash", "none"), default="none")
     args = parser.parse_args(argv)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
-    app.setStyle("Fusion")
-    app.setPalette(palette_of(LIGHT))
-    apply_style(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    app, loop = light_app_and_loop()
     with (
         tempfile.TemporaryDirectory(prefix="signet-bench-") as tmp,
         live_daemon(Path(tmp) / "demo", 300, args.embedder) as demo,

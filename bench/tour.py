@@ -59,7 +59,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import qasync
 from PySide6.QtCore import (
     QMessageLogContext,
     QObject,
@@ -73,7 +72,6 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
-    QApplication,
     QHeaderView,
     QLineEdit,
     QScrollArea,
@@ -81,7 +79,7 @@ from PySide6.QtWidgets import (
 )
 from screenshots import live_daemon, open_window, settle_workers
 from support.history_files import write_claude_project
-from window_tour import app_loggers
+from window_tour import app_loggers, light_app_and_loop
 
 from signet_desktop.config import WorkspacePaths
 from signet_desktop.domain.documents import DocumentRequest
@@ -90,7 +88,7 @@ from signet_desktop.domain.sessions import Turn
 from signet_desktop.service.hooks.service import HookContext
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.ui.main_window import MainWindow
-from signet_desktop.ui.style import LIGHT, apply_style, palette_of
+from signet_desktop.ui.style import LIGHT
 
 SIZES = ((1024, 640), (1600, 1000))
 SHOW_TIMEOUT_S = 10.0
@@ -641,13 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     faulthandler.register(signal.SIGUSR1)  # kill -USR1: every thread's stack, now
     faulthandler.dump_traceback_later(STUCK_S)  # a start-up that hangs says where
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
-    app.setStyle("Fusion")
-    app.setPalette(palette_of(LIGHT))
-    apply_style(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    app, loop = light_app_and_loop()
     watch = Watch()
     print(f"platform: {app.platformName()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="signet-tour-") as tmp:

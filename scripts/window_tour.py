@@ -63,6 +63,18 @@ class ErrorLog(logging.Handler):
             self.found.append(f"{record.levelname} {record.name}: {record.getMessage()}")
 
 
+def light_app_and_loop() -> tuple[QApplication, qasync.QEventLoop]:
+    """The QApplication in the light Fusion style, and a qasync loop on it (set as current)."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setStyle("Fusion")
+    app.setPalette(palette_of(LIGHT))
+    apply_style(app)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    return app, loop
+
+
 def app_loggers() -> list[logging.Logger]:
     """The root logger and every logger that does not propagate to it: the daemon's logging
     (`daemon/daemonlog.py`) keeps `signet_desktop` and `uvicorn` records off the root, so a
@@ -142,13 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [parse_size(text) for text in args.sizes.split(",") if text.strip()]
     errors = ErrorLog()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
-    app.setStyle("Fusion")
-    app.setPalette(palette_of(LIGHT))
-    apply_style(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    app, loop = light_app_and_loop()
     problems: list[str] = []
     print(f"platform: {app.platformName()}", flush=True)
     with (
