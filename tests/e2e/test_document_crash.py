@@ -69,20 +69,27 @@ def test_kill_mid_ingest_then_restart_ends_done_once(launcher: Launcher, fault: 
     env = clean_env(launcher.home, SIGNET_DOCUMENT_FAULT=fault)
     daemon = launcher.start(*args_for(workspace), env=env)
     url = daemon.wait_listening()
+    acknowledged: list[str] = []
     with httpx.Client(base_url=url, timeout=10) as client:
-        ids = [
-            client.post(
-                "/api/documents", json={"source_type": "text", "content": document_text(n)}
-            ).json()["id"]
-            for n in range(DOCS)
-        ]
+        for n in range(DOCS):
+            try:
+                response = client.post(
+                    "/api/documents", json={"source_type": "text", "content": document_text(n)}
+                )
+            except httpx.TransportError:  # on a loaded machine the first document's ingest
+                break  # can reach the fault point before a later post is answered
+            acknowledged.append(response.json()["id"])
+    assert acknowledged, daemon.stderr()
     assert daemon.wait(90) == -9, daemon.stderr()  # killed at the fault point
 
+    db_path = workspace / "memory" / "memories.db"
     restarted = launcher.start(*args_for(workspace))
-    docs = wait_for_done(restarted.wait_listening(), ids)
+    url = restarted.wait_listening()
+    ids = [str(i) for (i,) in rows(db_path, "SELECT id FROM documents ORDER BY rowid")]
+    assert ids[: len(acknowledged)] == acknowledged  # an unanswered post may have landed too
+    docs = wait_for_done(url, ids)
     restarted.signal()
 
-    db_path = workspace / "memory" / "memories.db"
     for n, doc in enumerate(docs):
         expected = chunk_text(document_text(n), CHUNK_SIZE, 40)
         assert doc["chunk_count"] == len(expected) == doc["memory_count"]
