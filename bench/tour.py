@@ -610,11 +610,12 @@ async def exposed(window: QWidget) -> None:
 
 
 async def tour(person: Person, minutes: float, verbose: bool = False) -> None:
-    """Every scene once (in order), then scenes in random order until the time is up."""
+    """Every scene once (in order, however long that takes on a loaded machine), then scenes
+    in random order until the time is up."""
     scenes = person.scenes()
     deadline = time.monotonic() + minutes * 60
     order = list(scenes)
-    while time.monotonic() < deadline:
+    while (order and person.after_first_pass is None) or time.monotonic() < deadline:
         if not order:
             person.after_first_pass = person.after_first_pass or held(person.window)
             order = person.rng.sample(scenes, len(scenes))
