@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui.style import Theme, current_theme
+from signet_desktop.ui.widgets import vbox
 
 
 def tone_colour(tone: str, theme: Theme) -> str:
@@ -60,8 +61,4 @@ class OperationItem(QWidget):
         self.outcome = QLabel(row.outcome + raw if details else row.plain)
         self.outcome.setProperty("role", "muted")
         self.outcome.setWordWrap(True)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 5, 8, 5)
-        column.setSpacing(1)
-        column.addWidget(self.title)
-        column.addWidget(self.outcome)
+        vbox(self.title, self.outcome, parent=self, margins=(8, 5, 8, 5), spacing=1)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QVBoxLayout,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.ui.icon import icon as load_icon
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import hbox
 
 EMPTY_ICON_SIZE = 48
 
@@ -72,10 +72,7 @@ class Banner(QFrame):
         self.text_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.close_button = QPushButton("Dismiss")
         self.close_button.clicked.connect(self.clear)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(12, 6, 8, 6)
-        row.addWidget(self.text_label, 1)
-        row.addWidget(self.close_button)
+        hbox((self.text_label, 1), self.close_button, parent=self, margins=(12, 6, 8, 6))
         self.close_button.setVisible(dismissible)
         self.hide()
 

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
 )
 
 from signet_desktop.daemon.logring import LogLine
@@ -38,6 +37,7 @@ from signet_desktop.ui.health_report import (
 )
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import vbox
 
 DEFAULT_LOG_LEVEL = logging.INFO
 MAX_CHECK_ROWS = 14
@@ -57,10 +57,7 @@ class Section(QFrame):
         self.header = QHBoxLayout()
         self.header.addWidget(heading)
         self.header.addStretch(1)
-        self.body = QVBoxLayout(self)
-        self.body.setContentsMargins(12, 10, 12, 10)
-        self.body.setSpacing(6)
-        self.body.addLayout(self.header)
+        self.body = vbox(self.header, parent=self, margins=(12, 10, 12, 10), spacing=6)
 
 
 def level_colour(level: Level) -> QColor:

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -42,7 +41,7 @@ from signet_desktop.service.projection import JobStatus, MapData
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import single_shot, vbox
 
 DIMENSIONS = 2
 REFRESH_DEBOUNCE_MS = 1500
@@ -261,10 +260,7 @@ class MapPane(PaneWidget):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self._build_plot())
         self._set_progress(None)
-        column = QVBoxLayout(self)
-        column.addLayout(bar)
-        column.addWidget(self.banner)
-        column.addWidget(self.stack, 1)
+        vbox(bar, self.banner, (self.stack, 1), parent=self)
 
     def _build_plot(self) -> QWidget:
         theme = current_theme()
@@ -294,11 +290,7 @@ class MapPane(PaneWidget):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
         box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
-        column.addWidget(self.hover)
+        vbox((self.plot, 1), self.legend, self.hover, parent=box, margins=(0, 0, 0, 0))
         self.selection_count = QLabel()
         self.selection_count.setObjectName("mapSelectionCount")
         self.selection = QListWidget()
@@ -306,10 +298,7 @@ class MapPane(PaneWidget):
         self.selection.itemActivated.connect(self._open_item)
         self.selection.itemClicked.connect(self._open_item)
         below = QWidget()
-        below_column = QVBoxLayout(below)
-        below_column.setContentsMargins(0, 0, 0, 0)
-        below_column.addWidget(self.selection_count)
-        below_column.addWidget(self.selection, 1)
+        vbox(self.selection_count, (self.selection, 1), parent=below, margins=(0, 0, 0, 0))
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(box)
         self.splitter.addWidget(below)

@@ -16,12 +16,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.ui.hit_format import preview
+from signet_desktop.ui.widgets import vbox
 
 
 class ReasonDialog(QDialog):
@@ -46,10 +46,7 @@ class ReasonDialog(QDialog):
         )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        column = QVBoxLayout(self)
-        column.addWidget(quote)
-        column.addLayout(self.form)
-        column.addWidget(self.buttons)
+        vbox(quote, self.form, self.buttons, parent=self)
         self.reason.textChanged.connect(self.update_ok)
 
     def add_row(self, label: str, widget: QWidget) -> None:

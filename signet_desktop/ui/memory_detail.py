@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QStackedLayout,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -41,6 +40,7 @@ from signet_desktop.ui.memory_format import (
     provenance_rows,
 )
 from signet_desktop.ui.pane import PaneContext
+from signet_desktop.ui.widgets import vbox
 
 log = logging.getLogger(__name__)
 
@@ -149,17 +149,19 @@ class MemoryDetail(QWidget):
         buttons.setColumnStretch(3, 1)
 
         body = QWidget()
-        column = QVBoxLayout(body)
-        column.setContentsMargins(12, 12, 12, 12)
-        column.setSpacing(6)
-        column.addWidget(self.notice)
-        column.addWidget(self.content)
-        column.addWidget(self.meta)
-        column.addLayout(self.provenance)
-        column.addLayout(buttons)
-        column.addWidget(self.banner)
-        column.addWidget(history_title)
-        column.addWidget(self.history, 1)
+        vbox(
+            self.notice,
+            self.content,
+            self.meta,
+            self.provenance,
+            buttons,
+            self.banner,
+            history_title,
+            (self.history, 1),
+            parent=body,
+            margins=(12, 12, 12, 12),
+            spacing=6,
+        )
         self._stack = QStackedLayout(self)
         self._stack.addWidget(self.placeholder)
         self._stack.addWidget(body)

@@ -17,13 +17,13 @@ from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 
 from signet_desktop.domain.events import Event
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import single_shot, title_row, vbox
 
 REFRESH_DELAY_MS = 250  # events arriving together become one re-read
 
@@ -90,13 +90,15 @@ class FramedPane(PaneWidget):
         self.stack = QStackedWidget()
         self.stack.addWidget(content)
         self.stack.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(row)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.notice)
-        outer.addWidget(self.stack, 1)
+        vbox(
+            row,
+            self.banner,
+            self.notice,
+            (self.stack, 1),
+            parent=self,
+            margins=(16, 12, 16, 12),
+            spacing=8,
+        )
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 

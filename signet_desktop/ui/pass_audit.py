@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +42,7 @@ from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, vbox
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
@@ -51,10 +50,7 @@ OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one oper
 def _labelled(label: QLabel, *widgets: QWidget) -> QWidget:
     """`label` over `widgets` (the first one stretches)."""
     box = QWidget()
-    column = QVBoxLayout(box)
-    column.setContentsMargins(0, 0, 0, 0)
-    column.setSpacing(4)
-    column.addWidget(label)
+    column = vbox(label, parent=box, margins=(0, 0, 0, 0), spacing=4)
     for index, widget in enumerate(widgets):
         column.addWidget(widget, 1 if index == 0 else 0)
     return box
@@ -142,12 +138,7 @@ class PassAudit(QWidget):
         body.addWidget(_labelled(self.calls_label, self.calls, self.call_json))
         body.addWidget(self.tabs)
         body.setSizes([220, 260])
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(4)
-        column.addLayout(top)
-        column.addWidget(self.facts)
-        column.addWidget(self.summary)
+        column = vbox(top, self.facts, self.summary, parent=box, margins=(12, 0, 0, 0), spacing=4)
         column.addSpacing(4)
         column.addWidget(body, 1)
         self.show_pass(None)

@@ -16,14 +16,12 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
     QStackedLayout,
     QTextBrowser,
     QTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -39,6 +37,7 @@ from signet_desktop.ui.transcript_format import (
     turn_anchor,
     view_title,
 )
+from signet_desktop.ui.widgets import hbox, vbox
 
 PLACEHOLDER_TEXT = "Select a session to read its transcript."
 MAX_MATCHES = 2000  # highlighting more than this helps nobody and costs a frame
@@ -120,11 +119,7 @@ class TranscriptView(QWidget):
         self.prev_button.clicked.connect(self.previous_match)
         self.next_button = QPushButton("Next")
         self.next_button.clicked.connect(self.next_match)
-        find_row = QHBoxLayout()
-        find_row.addWidget(self.find_box, 1)
-        find_row.addWidget(self.find_count)
-        find_row.addWidget(self.prev_button)
-        find_row.addWidget(self.next_button)
+        find_row = hbox((self.find_box, 1), self.find_count, self.prev_button, self.next_button)
         self.reader = QTextBrowser()
         self.reader.setObjectName("transcriptText")
         self.reader.setOpenLinks(False)
@@ -138,14 +133,16 @@ class TranscriptView(QWidget):
         self.reader.document().setDocumentMargin(12)
 
         body = QWidget()
-        column = QVBoxLayout(body)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.title)
-        column.addWidget(self.meta)
-        column.addLayout(find_row)
-        column.addWidget(self.banner)
-        column.addWidget(self.reader, 1)
+        vbox(
+            self.title,
+            self.meta,
+            find_row,
+            self.banner,
+            (self.reader, 1),
+            parent=body,
+            margins=(12, 0, 0, 0),
+            spacing=6,
+        )
         self._stack = QStackedLayout(self)
         self._stack.addWidget(self.placeholder)
         self._stack.addWidget(body)

@@ -1,13 +1,29 @@
-"""Small Qt helpers every pane uses: a debounce timer, the title row, a quiet selection,
-list rows of widgets kept as wide as their list (`keep_rows_fitted`: never cut at the side)."""
+"""Small Qt helpers every pane uses: a debounce timer, the title row, boxes filled in one call,
+a quiet selection, list rows of widgets kept as wide as their list (`keep_rows_fitted`: never
+cut at the side)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypedDict, TypeVar, Unpack
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QListWidget,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+# What a box holds: a widget or a layout, either with a stretch factor, or an int (a stretch).
+BoxItem = QWidget | QLayout | tuple[QWidget | QLayout, int] | int
+Margins = tuple[int, int, int, int]
+B = TypeVar("B", bound=QBoxLayout)
 
 
 def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -> QTimer:
@@ -17,6 +33,47 @@ def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -
     timer.setInterval(interval_ms)
     timer.timeout.connect(slot)
     return timer
+
+
+class BoxOptions(TypedDict, total=False):
+    parent: QWidget | None  # the widget the box lays out
+    margins: Margins | None
+    spacing: int | None
+
+
+def vbox(*items: BoxItem, **options: Unpack[BoxOptions]) -> QVBoxLayout:
+    """A column of `items`, top to bottom."""
+    return _fill(QVBoxLayout(), items, **options)
+
+
+def hbox(*items: BoxItem, **options: Unpack[BoxOptions]) -> QHBoxLayout:
+    """A row of `items`, left to right."""
+    return _fill(QHBoxLayout(), items, **options)
+
+
+def _fill(
+    box: B,
+    items: tuple[BoxItem, ...],
+    parent: QWidget | None = None,
+    margins: Margins | None = None,
+    spacing: int | None = None,
+) -> B:
+    if margins is not None:
+        box.setContentsMargins(*margins)
+    if spacing is not None:
+        box.setSpacing(spacing)
+    for item in items:
+        if isinstance(item, int):
+            box.addStretch(item)
+            continue
+        thing, stretch = item if isinstance(item, tuple) else (item, 0)
+        if isinstance(thing, QLayout):
+            box.addLayout(thing, stretch)
+        else:
+            box.addWidget(thing, stretch)
+    if parent is not None:
+        parent.setLayout(box)
+    return box
 
 
 def vertical_scroll(content: QWidget, name: str) -> QScrollArea:

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +42,7 @@ from signet_desktop.ui.document_strip import PipelineStrip
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
+from signet_desktop.ui.widgets import fit_rows, hbox, keep_rows_fitted, select_quietly, vbox
 
 LIST_LIMIT = 200
 LIST_MIN_WIDTH = 300  # a row's pipeline strip wraps in a narrow list
@@ -87,12 +86,7 @@ class DocumentRow(QWidget):
         self.meta.setProperty("role", "muted")
         self.meta.setWordWrap(True)
         self.strip = PipelineStrip()
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(2)
-        column.addWidget(self.title)
-        column.addWidget(self.meta)
-        column.addWidget(self.strip)
+        vbox(self.title, self.meta, self.strip, parent=self, margins=(8, 6, 8, 6), spacing=2)
         self.show_document(document)
 
     def show_document(self, document: Document) -> None:
@@ -152,10 +146,7 @@ class DocumentsPane(FramedPane):
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([LIST_MIN_WIDTH + 20, 600])
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(filters)
-        column.addWidget(self.splitter, 1)
+        vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content, header=[self.add_button])
 
     def _detail(self) -> QWidget:
@@ -184,20 +175,19 @@ class DocumentsPane(FramedPane):
         self.delete_button = QPushButton("Delete…")
         self.delete_button.setObjectName("deleteDocument")
         self.delete_button.clicked.connect(self.delete_current)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.open_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.delete_button)
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.addWidget(self.heading)
-        column.addWidget(self.strip)
-        column.addLayout(self.form)
-        column.addWidget(self.error)
-        column.addWidget(self.chunks_label)
-        column.addWidget(self.chunk_list, 1)
-        column.addStretch(0)
-        column.addLayout(buttons)
+        buttons = hbox(self.open_button, 1, self.delete_button)
+        vbox(
+            self.heading,
+            self.strip,
+            self.form,
+            self.error,
+            self.chunks_label,
+            (self.chunk_list, 1),
+            0,
+            buttons,
+            parent=box,
+            margins=(12, 0, 0, 0),
+        )
         self.detail_box = box
         self._show_detail(None, ())
         return box

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +42,7 @@ from signet_desktop.ui.dreaming_revert import revert_preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly, vbox
 
 LIST_LIMIT = 100
 LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
@@ -140,10 +139,7 @@ class DreamingPane(FramedPane):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([LIST_MIN_WIDTH, 760])
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(filters)
-        column.addWidget(self.splitter, 1)
+        vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content, header=[self.mode, self.run_button, self.cancel_button])
         self.notice.setWordWrap(True)
 

@@ -20,7 +20,6 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -30,7 +29,6 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -40,7 +38,7 @@ from signet_desktop.ui.graph_view import GraphView
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import select_quietly, single_shot
+from signet_desktop.ui.widgets import hbox, select_quietly, single_shot, vbox
 
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
@@ -98,11 +96,7 @@ class EntityRow(QWidget):
         self.name = QLabel(f"<b>{_escape(name)}</b>")
         self.meta = QLabel(meta)
         self.meta.setProperty("role", "muted")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 5, 8, 5)
-        column.setSpacing(1)
-        column.addWidget(self.name)
-        column.addWidget(self.meta)
+        vbox(self.name, self.meta, parent=self, margins=(8, 5, 8, 5), spacing=1)
 
 
 class MentionItem(QWidget):
@@ -116,11 +110,7 @@ class MentionItem(QWidget):
             self.excerpt.setProperty("role", "muted")
         self.meta = QLabel(row.provenance)
         self.meta.setProperty("role", "muted")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(2)
-        column.addWidget(self.excerpt)
-        column.addWidget(self.meta)
+        vbox(self.excerpt, self.meta, parent=self, margins=(8, 6, 8, 6), spacing=2)
 
 
 def _escape(text: str) -> str:
@@ -163,10 +153,7 @@ class EntitiesPane(FramedPane):
         self.stats_label = QLabel("")
         self.stats_label.setObjectName("entityStats")
         self.stats_label.setProperty("role", "muted")
-        filters = QHBoxLayout()
-        filters.addWidget(self.search, 2)
-        filters.addWidget(self.type_filter)
-        filters.addWidget(self.status_filter)
+        filters = hbox((self.search, 2), self.type_filter, self.status_filter)
         filters.addSpacing(12)
         filters.addWidget(self.stats_label, 1, Qt.AlignmentFlag.AlignRight)
         self.list = QListWidget()
@@ -180,10 +167,7 @@ class EntitiesPane(FramedPane):
         self.no_match.setWordWrap(True)
         self.no_match.hide()
         left = QWidget()
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(self.no_match)
-        left_column.addWidget(self.list, 1)
+        vbox(self.no_match, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self._page())
@@ -191,10 +175,7 @@ class EntitiesPane(FramedPane):
         self.splitter.setStretchFactor(1, 5)
         self.splitter.setSizes([LIST_MIN_WIDTH + 20, 720])
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(filters)
-        column.addWidget(self.splitter, 1)
+        vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content)
 
     def _page(self) -> QWidget:
@@ -222,11 +203,7 @@ class EntitiesPane(FramedPane):
         self.links_label = QLabel("Links")
         self.links_label.setProperty("role", "muted")
         links_box = QWidget()
-        links_column = QVBoxLayout(links_box)
-        links_column.setContentsMargins(0, 0, 0, 0)
-        links_column.setSpacing(4)
-        links_column.addWidget(self.links_label)
-        links_column.addWidget(self.links, 1)
+        vbox(self.links_label, (self.links, 1), parent=links_box, margins=(0, 0, 0, 0), spacing=4)
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.graph)
         top.addWidget(links_box)
@@ -242,10 +219,7 @@ class EntitiesPane(FramedPane):
         self.mentions_label = QLabel("")
         self.mentions_label.setProperty("role", "muted")
         mentions_box = QWidget()
-        mentions_column = QVBoxLayout(mentions_box)
-        mentions_column.setContentsMargins(0, 4, 0, 0)
-        mentions_column.addWidget(self.mentions_label)
-        mentions_column.addWidget(self.mentions, 1)
+        vbox(self.mentions_label, (self.mentions, 1), parent=mentions_box, margins=(0, 4, 0, 0))
         self.tabs = QTabWidget()
         self.tabs.setObjectName("entityTabs")
         self.tabs.setDocumentMode(True)
@@ -257,13 +231,15 @@ class EntitiesPane(FramedPane):
         body.setStretchFactor(0, 2)
         body.setStretchFactor(1, 3)
         body.setSizes([230, 330])
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(4)
-        column.addWidget(self.heading)
-        column.addWidget(self.meta)
-        column.addWidget(self.provenance)
-        column.addWidget(self.description)
+        column = vbox(
+            self.heading,
+            self.meta,
+            self.provenance,
+            self.description,
+            parent=box,
+            margins=(12, 0, 0, 0),
+            spacing=4,
+        )
         column.addSpacing(4)
         column.addWidget(body, 1)
         self.page_box = box

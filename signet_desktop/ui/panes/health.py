@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +42,7 @@ from signet_desktop.ui.health_report import (
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot, vertical_scroll
+from signet_desktop.ui.widgets import hbox, single_shot, vbox, vertical_scroll
 
 REFRESH_DEBOUNCE_MS = 250  # a burst of events (a backfill) costs one reading
 REFRESH_ON = frozenset(
@@ -109,26 +108,20 @@ class HealthPane(PaneWidget):
         self.workers.pause_button.clicked.connect(self.pause)
         self.workers.resume_button.clicked.connect(self.resume)
         right = QWidget()
-        right_column = QVBoxLayout(right)
-        right_column.setContentsMargins(0, 0, 0, 0)
-        right_column.setSpacing(12)
-        right_column.addWidget(self.embedding)
-        right_column.addWidget(self.workers)
-        right_column.addStretch(1)
-        top = QHBoxLayout()
-        top.setSpacing(12)
-        top.addWidget(checks_frame, 5)
-        top.addWidget(vertical_scroll(right, "healthCards"), 4)
+        vbox(self.embedding, self.workers, 1, parent=right, margins=(0, 0, 0, 0), spacing=12)
+        top = hbox((checks_frame, 5), (vertical_scroll(right, "healthCards"), 4), spacing=12)
         self.log = LogView(self.log_bridge)
         self.setStyleSheet(card_style())
-        column = QVBoxLayout(self)
-        column.setContentsMargins(4, 4, 4, 4)
-        column.setSpacing(10)
-        column.addLayout(header)
-        column.addWidget(self.banner)
-        column.addWidget(self.failed)
-        column.addLayout(top)
-        column.addWidget(self.log, 1)
+        vbox(
+            header,
+            self.banner,
+            self.failed,
+            top,
+            (self.log, 1),
+            parent=self,
+            margins=(4, 4, 4, 4),
+            spacing=10,
+        )
 
     # -- the shell's hooks ----------------------------------------------------------------
 

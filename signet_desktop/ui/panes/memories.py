@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTableView,
-    QVBoxLayout,
 )
 
 from signet_desktop.domain.browse import BrowseQuery
@@ -34,7 +33,7 @@ from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.memory_detail import MEMORY_EVENTS, MemoryDetail
 from signet_desktop.ui.memory_table_model import COLUMNS, MemoryTableModel
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import single_shot, title_row, vbox
 
 REFRESH_DELAY_MS = 120  # events arriving together (an import) become one refresh
 TYPING_DELAY_MS = 250  # the text filters apply when typing pauses
@@ -125,14 +124,16 @@ class MemoriesPane(PaneWidget):
         self.stack.addWidget(self.splitter)
         self.stack.addWidget(self.empty)
 
-        column = QVBoxLayout(self)
-        column.setContentsMargins(16, 12, 16, 12)
-        column.setSpacing(8)
-        column.addLayout(header)
-        column.addLayout(filters)
-        column.addWidget(self.banner)
-        column.addWidget(self.note)
-        column.addWidget(self.stack, 1)
+        vbox(
+            header,
+            filters,
+            self.banner,
+            self.note,
+            (self.stack, 1),
+            parent=self,
+            margins=(16, 12, 16, 12),
+            spacing=8,
+        )
         QShortcut(QKeySequence.StandardKey.Find, self, self.text_filter.setFocus)
         QShortcut(QKeySequence.StandardKey.Delete, self.table, self.detail._ask_forget)
 

@@ -46,6 +46,7 @@ from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import hbox, vbox
 
 LIST_MIN_WIDTH = 380
 READ_LIMIT = fmt.MAX_COUNTED
@@ -92,10 +93,7 @@ class ProposalItem(QWidget):
         self.title.setWordWrap(True)
         self.meta = QLabel(row.meta)
         self.meta.setProperty("role", "muted")
-        text = QVBoxLayout()
-        text.setSpacing(1)
-        text.addWidget(self.title)
-        text.addWidget(self.meta)
+        text = vbox(self.title, self.meta, spacing=1)
         line = QHBoxLayout(self)
         line.setContentsMargins(8, 6, 8, 6)
         line.addWidget(self.check, 0, Qt.AlignmentFlag.AlignTop)
@@ -121,10 +119,7 @@ class ContradictionCard(QFrame):
         self.right = self._side(view.right)
         versus = QLabel("vs")
         versus.setProperty("role", "muted")
-        sides = QHBoxLayout()
-        sides.addWidget(self.left, 1)
-        sides.addWidget(versus)
-        sides.addWidget(self.right, 1)
+        sides = hbox((self.left, 1), versus, (self.right, 1))
         self.reason = QLabel(view.reason)
         self.reason.setProperty("role", "muted")
         self.reason.setWordWrap(True)
@@ -136,16 +131,8 @@ class ContradictionCard(QFrame):
         if view.entity_id is not None:
             entity_id = view.entity_id
             self.review.clicked.connect(lambda: review(entity_id))
-        head = QHBoxLayout()
-        head.addWidget(self.title, 1)
-        head.addWidget(self.meta)
-        head.addWidget(self.review)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 8, 8, 10)
-        column.setSpacing(6)
-        column.addLayout(head)
-        column.addLayout(sides)
-        column.addWidget(self.reason)
+        head = hbox((self.title, 1), self.meta, self.review)
+        vbox(head, sides, self.reason, parent=self, margins=(8, 8, 8, 10), spacing=6)
 
     def _side(self, text: str) -> QLabel:
         label = QLabel(text)
@@ -188,11 +175,7 @@ class ProposalsPane(FramedPane):
         self.views.addWidget(self.proposals_view)
         self.views.addWidget(self.contradictions_view)
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.tabs)
-        column.addWidget(self.views, 1)
+        vbox(self.tabs, (self.views, 1), parent=content, margins=(0, 0, 0, 0), spacing=6)
         self.frame_layout(content)
         self.notice.setWordWrap(True)
 
@@ -206,11 +189,7 @@ class ProposalsPane(FramedPane):
         self.bulk_reject = QPushButton("Reject selected…")
         self.bulk_reject.setObjectName("proposalBulkReject")
         self.bulk_reject.clicked.connect(lambda: self.decide_selected("reject"))
-        bulk = QHBoxLayout()
-        bulk.addWidget(self.select_all)
-        bulk.addStretch(1)
-        bulk.addWidget(self.bulk_apply)
-        bulk.addWidget(self.bulk_reject)
+        bulk = hbox(self.select_all, 1, self.bulk_apply, self.bulk_reject)
         self.bulk_bar = QWidget()
         self.bulk_bar.setLayout(bulk)
         bulk.setContentsMargins(0, 0, 0, 0)
@@ -224,11 +203,7 @@ class ProposalsPane(FramedPane):
         self.list_empty.setWordWrap(True)
         left = QWidget()
         left.setMinimumWidth(LIST_MIN_WIDTH)
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(self.bulk_bar)
-        left_column.addWidget(self.list_empty)
-        left_column.addWidget(self.list, 1)
+        vbox(self.bulk_bar, self.list_empty, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self._detail())
@@ -259,19 +234,17 @@ class ProposalsPane(FramedPane):
         self.pass_button = QPushButton("Open its pass")
         self.pass_button.setObjectName("proposalPass")
         self.pass_button.clicked.connect(self._open_pass)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.apply_button)
-        buttons.addWidget(self.reject_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.pass_button)
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.heading)
-        column.addLayout(self.form)
-        column.addWidget(self.evidence_label)
-        column.addWidget(self.quotes, 1)
-        column.addLayout(buttons)
+        buttons = hbox(self.apply_button, self.reject_button, 1, self.pass_button)
+        vbox(
+            self.heading,
+            self.form,
+            self.evidence_label,
+            (self.quotes, 1),
+            buttons,
+            parent=box,
+            margins=(12, 0, 0, 0),
+            spacing=6,
+        )
         self.detail_box = box
         self._show_proposal(None)
         return box

@@ -46,7 +46,7 @@ from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, state_colour
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import ElidingLabel, single_shot, vertical_scroll
+from signet_desktop.ui.widgets import ElidingLabel, single_shot, vbox, vertical_scroll
 
 CHART_SAMPLE_MS = 10_000
 TABLE_LIMIT = 200
@@ -123,10 +123,7 @@ class JobDetail(QWidget):
             lambda: self.job and self.job.document_id and open_document(self.job.document_id)
         )
         actions.addWidget(self.document_button)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.addWidget(self.heading)
-        column.addLayout(self.form)
+        column = vbox(self.heading, self.form, parent=self, margins=(12, 0, 0, 0))
         self.labels = {
             "error": QLabel("Error"),
             "payload": QLabel("Payload"),

@@ -55,7 +55,7 @@ from signet_desktop.ui.recall_history import (
     RecallHistoryDialog,
     history_rows,
 )
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import hbox, single_shot, vbox
 
 RECALL_LIMIT = 30
 REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
@@ -97,18 +97,8 @@ class Explanation(QFrame):
         self.focal_entity: str | None = None
         rule = QFrame()
         rule.setFrameShape(QFrame.Shape.HLine)
-        actions = QHBoxLayout()
-        actions.addWidget(self.open_button)
-        actions.addWidget(self.map_button)
-        actions.addStretch(1)
-        column = QVBoxLayout(self)
-        column.addWidget(title)
-        column.addWidget(self.hint)
-        column.addLayout(self.rows)
-        column.addWidget(self.path_label)
-        column.addWidget(rule)
-        column.addLayout(actions)
-        column.addStretch(1)
+        actions = hbox(self.open_button, self.map_button, 1)
+        vbox(title, self.hint, self.rows, self.path_label, rule, actions, 1, parent=self)
         self.show_hit(None)
 
     def show_hit(self, hit: RecallHit | None) -> None:
@@ -248,10 +238,7 @@ class RecallPane(PaneWidget):
         top = QHBoxLayout()
         top.addWidget(self.query_box, 1)
         top.addWidget(self.filters_button)
-        info = QHBoxLayout()
-        info.addWidget(self.summary, 1)
-        info.addWidget(self.history_button)
-        info.addWidget(self.map_all_button)
+        info = hbox((self.summary, 1), self.history_button, self.map_all_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 12, 16, 12)
         for part in (top, self.filters, info, self.banner, self.stack):

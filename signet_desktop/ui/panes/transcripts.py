@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +42,7 @@ from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html, hits_text
 from signet_desktop.ui.transcript_list import SessionDelegate, SessionFilter, SessionListModel
 from signet_desktop.ui.transcript_view import TranscriptView
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import single_shot, title_row, vbox
 
 CAPTURE_EVENT = "transcript.captured"
 REFRESH_DELAY_MS = 250  # turns arriving together (a session end) become one refresh
@@ -147,14 +146,16 @@ class TranscriptsPane(PaneWidget):
         self.stack.addWidget(self.splitter)
         self.stack.addWidget(self.empty)
 
-        column = QVBoxLayout(self)
-        column.setContentsMargins(16, 12, 16, 12)
-        column.setSpacing(8)
-        column.addLayout(header)
-        column.addWidget(self.import_panel)
-        column.addWidget(self.filter_bar)
-        column.addWidget(self.banner)
-        column.addWidget(self.stack, 1)
+        vbox(
+            header,
+            self.import_panel,
+            self.filter_bar,
+            self.banner,
+            (self.stack, 1),
+            parent=self,
+            margins=(16, 12, 16, 12),
+            spacing=8,
+        )
         QShortcut(QKeySequence.StandardKey.Find, self, self.view.focus_find)
         QShortcut(QKeySequence("Ctrl+Shift+F"), self, self.search_box.setFocus)
 
@@ -190,10 +191,7 @@ class TranscriptsPane(PaneWidget):
         summary.addWidget(self.results_label, 1)
         summary.addWidget(back)
         results_box = QWidget()
-        results_column = QVBoxLayout(results_box)
-        results_column.setContentsMargins(0, 0, 0, 0)
-        results_column.addLayout(summary)
-        results_column.addWidget(self.results, 1)
+        vbox(summary, (self.results, 1), parent=results_box, margins=(0, 0, 0, 0))
         self.left = QStackedWidget()
         self.left.addWidget(self.sessions)
         self.left.addWidget(results_box)
