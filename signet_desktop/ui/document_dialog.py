@@ -241,14 +241,24 @@ class AddDocumentDialog(QDialog):
     # -- drag and drop ---------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+        accept_url_drag(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        urls = event.mimeData().urls()
-        if urls:
-            self.add_urls(urls)
-            event.acceptProposedAction()
+        self.add_urls(take_url_drop(event))
+
+
+def accept_url_drag(event: QDragEnterEvent) -> None:
+    """Take a drag that carries files, folders or links (the dialog and the Documents pane)."""
+    if event.mimeData().hasUrls():
+        event.acceptProposedAction()
+
+
+def take_url_drop(event: QDropEvent) -> list[QUrl]:
+    """A drop's URLs, the drop accepted when there are any."""
+    urls = event.mimeData().urls()
+    if urls:
+        event.acceptProposedAction()
+    return urls
 
 
 def _patterns(text: str) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ thread.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from signet_desktop.domain.documents import Document, DocumentChunk, DocumentReq
 from signet_desktop.domain.events import Event
 from signet_desktop.service.documents.connectors import FolderRequest
 from signet_desktop.ui import document_format as fmt
-from signet_desktop.ui.document_dialog import AddDocumentDialog
+from signet_desktop.ui.document_dialog import AddDocumentDialog, accept_url_drag, take_url_drop
 from signet_desktop.ui.document_strip import PipelineStrip
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
@@ -90,13 +91,9 @@ class DocumentRow(QWidget):
         self.show_document(document)
 
     def show_document(self, document: Document) -> None:
-        self.title.setText(f"<b>{_escape(fmt.title_of(document))}</b>")
+        self.title.setText(f"<b>{html.escape(fmt.title_of(document), quote=False)}</b>")
         self.meta.setText(fmt.meta_text(document))
         self.strip.set_progress(fmt.progress_of(document))
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class DocumentsPane(FramedPane):
@@ -428,13 +425,11 @@ class DocumentsPane(FramedPane):
         self.banner.show_message(f"The documents could not be added: {exc}")
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+        accept_url_drag(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        urls = event.mimeData().urls()
+        urls = take_url_drop(event)
         if urls:
-            event.acceptProposedAction()
             self.open_add_dialog(urls=urls)
 
     # -- deleting --------------------------------------------------------------------------

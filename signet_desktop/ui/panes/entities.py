@@ -12,6 +12,7 @@ or memory event of this agent arrives; nothing polls.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -93,7 +94,7 @@ class EntityRow(QWidget):
 
     def __init__(self, name: str, meta: str) -> None:
         super().__init__()
-        self.name = QLabel(f"<b>{_escape(name)}</b>")
+        self.name = QLabel(f"<b>{html.escape(name, quote=False)}</b>")
         self.meta = QLabel(meta)
         self.meta.setProperty("role", "muted")
         vbox(self.name, self.meta, parent=self, margins=(8, 5, 8, 5), spacing=1)
@@ -104,17 +105,13 @@ class MentionItem(QWidget):
 
     def __init__(self, row: fmt.MentionRow) -> None:
         super().__init__()
-        self.excerpt = QLabel(_escape(row.excerpt))
+        self.excerpt = QLabel(html.escape(row.excerpt, quote=False))
         self.excerpt.setWordWrap(True)
         if row.deleted:
             self.excerpt.setProperty("role", "muted")
         self.meta = QLabel(row.provenance)
         self.meta.setProperty("role", "muted")
         vbox(self.excerpt, self.meta, parent=self, margins=(8, 6, 8, 6), spacing=2)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class EntitiesPane(FramedPane):
