@@ -56,6 +56,12 @@ class EmptyState(QFrame):
         self.title_label.setText(title)
         self.hint_label.setText(hint)
 
+    def set_hint_width(self, width: int) -> None:
+        """Wrap the hint at `width`: a readable measure, not the pane's width (centred, the
+        label is not asked its height again)."""
+        self.hint_label.setFixedWidth(width)
+        self.hint_label.setMinimumHeight(self.hint_label.heightForWidth(width))
+
 
 class Banner(QFrame):
     """A one-line inline message (`error` or `warn`), with a dismiss button unless it is a

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLayout,
     QListWidget,
     QScrollArea,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -74,6 +75,14 @@ def _fill(
     if parent is not None:
         parent.setLayout(box)
     return box
+
+
+def stack_of(*pages: QWidget) -> QStackedWidget:
+    """A stack of `pages`, the first one shown."""
+    stack = QStackedWidget()
+    for page in pages:
+        stack.addWidget(page)
+    return stack
 
 
 def vertical_scroll(content: QWidget, name: str) -> QScrollArea:

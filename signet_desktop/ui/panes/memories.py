@@ -8,7 +8,6 @@ filtered in SQL); selecting a row, or `reveal(memory_id=…)` from any pane, sho
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import replace
 from typing import Any
 
@@ -17,12 +16,10 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QTableView,
 )
 
@@ -32,8 +29,9 @@ from signet_desktop.domain.memory import MEMORY_TYPES
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.memory_detail import MEMORY_EVENTS, MemoryDetail
 from signet_desktop.ui.memory_table_model import COLUMNS, MemoryTableModel
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
-from signet_desktop.ui.widgets import single_shot, title_row, vbox
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import LivePane, pane_column
+from signet_desktop.ui.widgets import hbox, single_shot, stack_of, title_row
 
 REFRESH_DELAY_MS = 120  # events arriving together (an import) become one refresh
 TYPING_DELAY_MS = 250  # the text filters apply when typing pauses
@@ -48,20 +46,18 @@ PINNED_CHOICES = (("Pinned or not", None), ("Pinned", True), ("Not pinned", Fals
 STATE_CHOICES = (("Live", False), ("Forgotten", True))
 
 
-class MemoriesPane(PaneWidget):
+class MemoriesPane(LivePane):
     """Browse, filter and sort every memory of the agent; read and act on one."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, REFRESH_DELAY_MS, lambda: self.model.refresh())
         self.setObjectName("memoriesPane")
-        self._started = False
         self._selected_id: str | None = None
         self._unlisted: str | None = None  # revealed but not in the table's list
         self._selecting = False
         self._pending_row: int | None = None  # the current row while its page is on its way
         self.model = MemoryTableModel(context.service.memories, context.tasks, context.agent_id)
         self.detail = MemoryDetail(context)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.model.refresh)
         self._typing_timer = single_shot(self, TYPING_DELAY_MS, self.apply_filters)
         self._build()
         self.model.loaded.connect(self._on_loaded)
@@ -69,7 +65,6 @@ class MemoriesPane(PaneWidget):
         self.model.failed.connect(lambda text: self.banner.show_message(text))
         self.detail.memory_shown.connect(lambda _memory: self._update_note())
         self.detail.memory_missing.connect(lambda _id: self._update_note())
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -95,8 +90,7 @@ class MemoriesPane(PaneWidget):
         self.clear_button.setToolTip("Clear every filter")
         self.clear_button.setObjectName("memoryFilterClear")
         self.clear_button.clicked.connect(self.clear_filters)
-        filters = QHBoxLayout()
-        for widget in (
+        filters = hbox(
             self.text_filter,
             self.type_filter,
             self.tag_filter,
@@ -105,9 +99,8 @@ class MemoriesPane(PaneWidget):
             self.pinned_filter,
             self.state_filter,
             self.clear_button,
-        ):
-            filters.addWidget(widget)
-        filters.addStretch(1)
+            1,
+        )
 
         self.banner = Banner(dismissible=False)
         self.note = Banner(dismissible=False)
@@ -120,20 +113,8 @@ class MemoriesPane(PaneWidget):
         self.splitter.setStretchFactor(1, 2)
         url = f" at {self.context.url}" if self.context.url else ""
         self.empty = EmptyState("memories.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.empty)
-
-        vbox(
-            header,
-            filters,
-            self.banner,
-            self.note,
-            (self.stack, 1),
-            parent=self,
-            margins=(16, 12, 16, 12),
-            spacing=8,
-        )
+        self.stack = stack_of(self.splitter, self.empty)
+        pane_column(self, header, filters, self.banner, self.note, content=self.stack)
         QShortcut(QKeySequence.StandardKey.Find, self, self.text_filter.setFocus)
         QShortcut(QKeySequence.StandardKey.Delete, self.table, self.detail._ask_forget)
 
@@ -197,11 +178,9 @@ class MemoriesPane(PaneWidget):
         self.model.locate(memory_id, lambda row: self._located(memory_id, row))
 
     def shutdown(self) -> None:
-        self._refresh_timer.stop()
+        super().shutdown()
         self._typing_timer.stop()
         self.detail.shutdown()
-        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
-            self.context.events.event_published.disconnect(self._on_event)
 
     def _start(self) -> None:
         if not self._started:
@@ -327,11 +306,9 @@ class MemoriesPane(PaneWidget):
         if row is not None and current.isValid() and current.row() == row:
             self._on_current_row(current, current)
 
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.kind not in MEMORY_EVENTS:
-            return
-        if event.agent_id == self.context.agent_id and not self._refresh_timer.isActive():
-            self._refresh_timer.start()  # a throttle, not a debounce: a long import still shows
+    def on_event(self, event: Event) -> None:
+        if event.kind in MEMORY_EVENTS:
+            self.schedule_refresh()  # a throttle, not a debounce: a long import still shows
 
 
 def count_text(total: int, filtered: bool, deleted: bool) -> str:

@@ -26,8 +26,6 @@ from PySide6.QtWidgets import (
     QListView,
     QPushButton,
     QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -46,6 +44,7 @@ from signet_desktop.ui.hit_format import (
     turn_explanation_rows,
 )
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane_frame import PANE_MARGINS
 from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel, HitRow, hit_rows
 from signet_desktop.ui.recall_filters import RecallFiltersBar
 from signet_desktop.ui.recall_history import (
@@ -55,7 +54,7 @@ from signet_desktop.ui.recall_history import (
     RecallHistoryDialog,
     history_rows,
 )
-from signet_desktop.ui.widgets import hbox, single_shot, vbox
+from signet_desktop.ui.widgets import hbox, single_shot, stack_of, vbox
 
 RECALL_LIMIT = 30
 REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
@@ -232,20 +231,14 @@ class RecallPane(PaneWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        self.stack = QStackedWidget()
-        for page in (self.empty, self.no_match, split):
-            self.stack.addWidget(page)
+        self.stack = stack_of(self.empty, self.no_match, split)
         top = QHBoxLayout()
         top.addWidget(self.query_box, 1)
         top.addWidget(self.filters_button)
         info = hbox((self.summary, 1), self.history_button, self.map_all_button)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(16, 12, 16, 12)
-        for part in (top, self.filters, info, self.banner, self.stack):
-            if isinstance(part, QWidget):
-                column.addWidget(part, 1 if part is self.stack else 0)
-            else:
-                column.addLayout(part)
+        vbox(
+            top, self.filters, info, self.banner, (self.stack, 1), parent=self, margins=PANE_MARGINS
+        )
 
     @property
     def refresh_scheduled(self) -> bool:
