@@ -67,12 +67,29 @@ class LivePane(PaneWidget):
     and stops its timer and disconnects on `shutdown`. `FramedPane` builds on it; so do the
     panes over a paging model (Memories, Transcripts), whose model does the reading."""
 
-    def __init__(self, context: PaneContext, refresh_ms: int, reread: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        context: PaneContext,
+        refresh_ms: int,
+        reread: Callable[[], None],
+        first_read: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(context)
         self.agent_id = context.agent_id  # the agent shown (a pane may offer others)
         self._started = False
+        self._first_read = first_read
         self._refresh_timer = single_shot(self, refresh_ms, reread)
         context.events.event_published.connect(self._on_event)
+
+    def activated(self) -> None:
+        self.start()
+
+    def start(self) -> None:
+        """Follow events from now on; the first call reads for the first time (`first_read`)."""
+        if not self._started:
+            self._started = True
+            if self._first_read is not None:
+                self._first_read()
 
     def shutdown(self) -> None:
         self._refresh_timer.stop()

@@ -50,7 +50,9 @@ class MemoriesPane(LivePane):
     """Browse, filter and sort every memory of the agent; read and act on one."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context, REFRESH_DELAY_MS, lambda: self.model.refresh())
+        super().__init__(
+            context, REFRESH_DELAY_MS, lambda: self.model.refresh(), lambda: self.model.reload()
+        )
         self.setObjectName("memoriesPane")
         self._selected_id: str | None = None
         self._unlisted: str | None = None  # revealed but not in the table's list
@@ -162,12 +164,9 @@ class MemoriesPane(LivePane):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._start()
-
     def reveal(self, **reveal: Any) -> None:
         """`memory_id=…`: show that memory's detail and select its row (loading its page)."""
-        self._start()
+        self.start()
         memory_id = reveal.get("memory_id")
         if not isinstance(memory_id, str) or not memory_id:
             return
@@ -181,11 +180,6 @@ class MemoriesPane(LivePane):
         super().shutdown()
         self._typing_timer.stop()
         self.detail.shutdown()
-
-    def _start(self) -> None:
-        if not self._started:
-            self._started = True
-            self.model.reload()
 
     # -- filters ---------------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ class TranscriptsPane(LivePane):
     """Browse the agent's sessions, read one, search inside it or across all of them."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context, REFRESH_DELAY_MS, self._refresh)
+        super().__init__(context, REFRESH_DELAY_MS, self._refresh, lambda: self.model.reload())
         self.setObjectName("transcriptsPane")
         self._selecting = False
         self._pending: set[str] = set()  # sessions captured since the last refresh
@@ -188,14 +188,11 @@ class TranscriptsPane(LivePane):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._start()
-
     def reveal(self, **reveal: Any) -> None:
         """`session_key=…`: open that session (a missing one says so in place), at `turn=…`
         (0-based) and with `find=…` highlighted when given; `sources=True`: open the sources
         and import panel."""
-        self._start()
+        self.start()
         if reveal.get("sources"):
             self.show_sources()
         key = reveal.get("session_key")
@@ -227,11 +224,6 @@ class TranscriptsPane(LivePane):
         self.import_panel.shutdown()
         super().shutdown()
         self._typing_timer.stop()
-
-    def _start(self) -> None:
-        if not self._started:
-            self._started = True
-            self.model.reload()
 
     # -- the sessions list -----------------------------------------------------------------
 
@@ -311,7 +303,7 @@ class TranscriptsPane(LivePane):
         if not query:
             self._back_to_sessions()
             return
-        self._start()
+        self.start()
         self._query = query
         self._searches += 1
         number, agent_id = self._searches, self.context.agent_id
