@@ -42,6 +42,8 @@ from signet_desktop.ui.memory_format import (
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.widgets import vbox
 
+AskDialog = Callable[[QWidget, Memory, Callable[..., None]], object]
+
 log = logging.getLogger(__name__)
 
 MEMORY_EVENTS = frozenset(
@@ -125,12 +127,18 @@ class MemoryDetail(QWidget):
         self.history.header().setStretchLastSection(True)
         self.history.setAlternatingRowColors(True)
         self.pin_button = self._button("Pin", "pinButton", self.toggle_pin)
-        self.tags_button = self._button("Edit tags…", "tagsButton", self._ask_tags)
+        self.tags_button = self._button(
+            "Edit tags…", "tagsButton", lambda: self._ask(actions.ask_tags, self.set_tags)
+        )
         self.importance_button = self._button(
-            "Importance…", "importanceButton", self._ask_importance
+            "Importance…",
+            "importanceButton",
+            lambda: self._ask(actions.ask_importance, self.set_importance),
         )
         self.forget_button = self._button("Forget…", "forgetButton", self._ask_forget)
-        self.recover_button = self._button("Recover…", "recoverButton", self._ask_recover)
+        self.recover_button = self._button(
+            "Recover…", "recoverButton", lambda: self._ask(actions.ask_recover, self.recover)
+        )
         self.session_button = self._button("Open session", "openSessionButton", self.open_session)
         # Two rows of three: one row of six set the detail's minimum width to ~600 px.
         buttons = QGridLayout()
@@ -345,21 +353,13 @@ class MemoryDetail(QWidget):
         if self._memory is not None and self._memory.session_id:
             self._context.navigator.show_pane("transcripts", session_key=self._memory.session_id)
 
-    def _ask_tags(self) -> None:
+    def _ask(self, ask: AskDialog, then: Callable[..., None]) -> None:
+        """Open one of the memory's dialogs (`memory_actions.ask_*`); `then` gets its answer."""
         if self._memory is not None:
-            actions.ask_tags(self, self._memory, self.set_tags)
-
-    def _ask_importance(self) -> None:
-        if self._memory is not None:
-            actions.ask_importance(self, self._memory, self.set_importance)
+            ask(self, self._memory, then)
 
     def _ask_forget(self) -> None:
-        if self._memory is not None:
-            actions.ask_forget(self, self._memory, self.forget)
-
-    def _ask_recover(self) -> None:
-        if self._memory is not None:
-            actions.ask_recover(self, self._memory, self.recover)
+        self._ask(actions.ask_forget, self.forget)
 
     def shutdown(self) -> None:
         with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
