@@ -42,6 +42,7 @@ from signet_desktop.ui.health_report import (
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.tasks import SingleFlight
 from signet_desktop.ui.widgets import hbox, single_shot, vbox, vertical_scroll
 
 REFRESH_DEBOUNCE_MS = 250  # a burst of events (a backfill) costs one reading
@@ -71,8 +72,7 @@ class HealthPane(PaneWidget):
         self.report: HealthReport | None = None
         self._visible = False
         self._stale = True
-        self._in_flight = False
-        self._again = False
+        self._flight = SingleFlight(self._read)  # one reading in flight at a time
         self._last_runs: dict[str, LastRun] = {}
         self._debounce = single_shot(self, REFRESH_DEBOUNCE_MS, self.refresh)
         # One more reading once the status's coverage cache has caught up with the events.
@@ -148,10 +148,9 @@ class HealthPane(PaneWidget):
 
     def refresh(self) -> None:
         """Read everything again off the GUI thread (one reading in flight at a time)."""
-        if self._in_flight:
-            self._again = True
-            return
-        self._in_flight = True
+        self._flight.ask()
+
+    def _read(self) -> None:
         self._stale = False
         self.context.tasks.call(
             read_health,
@@ -163,7 +162,12 @@ class HealthPane(PaneWidget):
         )
 
     def _show(self, report: HealthReport) -> None:
-        self._in_flight = False
+        try:
+            self._show_report(report)
+        finally:
+            self._flight.done()
+
+    def _show_report(self, report: HealthReport) -> None:
         self.report = report
         self.banner.clear()
         self.checks.show_checks(report.checks)
@@ -190,16 +194,10 @@ class HealthPane(PaneWidget):
         )
         if not report.workers:
             self.workers.queue.setText(self.workers.queue.text() + " · no workers declared")
-        if self._again:
-            self._again = False
-            self.refresh()
 
     def _failed(self, exc: BaseException) -> None:
-        self._in_flight = False
         self.banner.show_message(f"Could not read the service's health: {exc}")
-        if self._again:
-            self._again = False
-            self.refresh()
+        self._flight.done()
 
     def _retried(self, text: str, ok: bool) -> None:
         if not ok:
