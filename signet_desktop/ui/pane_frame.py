@@ -31,18 +31,34 @@ PANE_MARGINS = (16, 12, 16, 12)
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """What one framed pane says about its frame."""
+    """What one framed pane says about its frame. The object names, the icon and the read
+    error follow from `title` and `name` unless a pane gives its own."""
 
-    title: str  # the heading
-    count_name: str  # object name of the count label beside it
-    icon: str  # the empty state's icon
+    title: str  # the heading: "Documents" (icon documents.svg, "The documents could not be read")
+    name: str  # the object names' stem: `<name>Count` beside the title, `<name>Notice` under it
     empty_title: str
     empty_hint: str
-    read_error: str  # the banner's lead when a read fails: "The documents could not be read"
-    notice_name: str  # the muted notice line under the banner (hidden until `say`)
     refresh_on: tuple[str, ...] = ()  # event kinds; one ending in "." names a whole family
     hint_width: int = 580  # the empty hint's measure
     refresh_ms: int = REFRESH_DELAY_MS
+    count_name: str = ""  # the count label's object name when not `<name>Count`
+    icon: str = ""  # the empty state's icon when not `<title in lower case>.svg`
+    read_error: str = ""  # the banner's lead when a read fails, when not the title's
+
+    def __post_init__(self) -> None:
+        lower = self.title.lower()
+        for field_name, default in (
+            ("count_name", f"{self.name}Count"),
+            ("icon", f"{lower}.svg"),
+            ("read_error", f"The {lower} could not be read"),
+        ):
+            if not getattr(self, field_name):
+                object.__setattr__(self, field_name, default)
+
+    @property
+    def notice_name(self) -> str:
+        """The muted notice line under the banner (hidden until `say`)."""
+        return f"{self.name}Notice"
 
 
 def pane_column(pane: QWidget, *rows: BoxItem, content: QWidget) -> QVBoxLayout:

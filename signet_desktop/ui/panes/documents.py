@@ -62,12 +62,9 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Documents",
-    count_name="documentCount",
-    icon="documents.svg",
+    name="document",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The documents could not be read",
-    notice_name="documentNotice",
     hint_width=560,
 )
 CHUNK_STYLE = "QListWidget::item {{ padding: 6px 4px; border-bottom: 1px solid {border}; }}"

@@ -55,12 +55,10 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Dreaming",
-    count_name="dreamCount",
-    icon="dreaming.svg",
+    name="dream",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
     read_error="The Dreaming passes could not be read",
-    notice_name="dreamNotice",
     refresh_on=("dream.pass_started", "dream.pass_finished", "ontology.changed", "pass.reverted"),
 )
 NO_INFERENCE = (

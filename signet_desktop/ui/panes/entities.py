@@ -58,12 +58,9 @@ UNAVAILABLE = "This build has no knowledge graph service, so there are no entiti
 NO_MATCH = "No entity matches — try another name or clear the filters."
 FRAME = Frame(
     title="Entities",
-    count_name="entityCount",
-    icon="entities.svg",
+    name="entity",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The entities could not be read",
-    notice_name="entityNotice",
     refresh_on=(*EVENT_PREFIXES, *MEMORY_EVENTS),
     refresh_ms=REFRESH_DELAY_MS,
 )

@@ -53,12 +53,10 @@ REREAD_ON = (
 )
 FRAME = Frame(
     title="Overview",
+    name="overview",
     count_name="overviewState",
-    icon="overview.svg",
     empty_title="Reading the overview",
     empty_hint="The daemon, agents, memories, Dreaming and the queue show here once read.",
-    read_error="The overview could not be read",
-    notice_name="overviewNotice",
     refresh_on=REREAD_ON,
     refresh_ms=2000,  # an import's thousands of events cost one reading every 2 s
 )

@@ -62,12 +62,10 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Proposals",
+    name="proposal",
     count_name="proposalCounts",
-    icon="proposals.svg",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The proposals could not be read",
-    notice_name="proposalNotice",
     refresh_on=EVENTS,
 )
 Snapshot = tuple[dict[str, int], list[Proposal], list[Contradiction], dict[str, str]]

@@ -69,12 +69,10 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Queue",
+    name="queue",
     count_name="queueHealth",
-    icon="queue.svg",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The queue could not be read",
-    notice_name="queueNotice",
     refresh_on=("queue.repaired", *EVENT_PREFIXES),
     hint_width=560,
 )

@@ -37,12 +37,10 @@ from signet_desktop.ui.widgets import vbox, vertical_scroll
 
 FRAME = Frame(
     title="Settings",
+    name="settings",
     count_name="settingsFile",
-    icon="settings",
     empty_title="Settings are unavailable",
     empty_hint="The message above says why.",
-    read_error="The settings could not be read",
-    notice_name="settingsNotice",
 )
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 Confirm = Callable[[str, str, str], bool]
