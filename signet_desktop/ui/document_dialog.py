@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.service.documents.connectors import FolderRequest
-from signet_desktop.ui.widgets import hbox, vbox
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 FILE_FILTER = "Documents (*.md *.markdown *.txt *.html *.htm *.pdf);;All files (*)"
 DROP_HINT = "Drop files here (Markdown, text, HTML, PDF), or choose them."
@@ -62,10 +62,7 @@ class AddDocumentDialog(QDialog):
             self.tabs.addTab(self.folder_tab, "Folder")
         self.tabs.addTab(self._url_tab(), "Web page")
         self.tabs.addTab(self._text_tab(), "Text")
-        self.note = QLabel("")
-        self.note.setObjectName("addDocumentNote")
-        self.note.setProperty("role", "muted")
-        self.note.setWordWrap(True)
+        self.note = text_label("", name="addDocumentNote", role="muted", wrap=True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.add_button = buttons.addButton("Add", QDialogButtonBox.ButtonRole.AcceptRole)
         self.add_button.setProperty("primary", True)
@@ -91,9 +88,7 @@ class AddDocumentDialog(QDialog):
 
     def _folder_tab(self) -> QWidget:
         page = QWidget()
-        hint = QLabel(FOLDER_HINT)
-        hint.setProperty("role", "muted")
-        hint.setWordWrap(True)
+        hint = text_label(FOLDER_HINT, role="muted", wrap=True)
         self.folder = QLineEdit()
         self.folder.setObjectName("addDocumentFolder")
         self.folder.setPlaceholderText("/path/to/notes")

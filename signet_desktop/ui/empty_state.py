@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.ui.icon import icon as load_icon
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import hbox
+from signet_desktop.ui.widgets import hbox, text_label
 
 EMPTY_ICON_SIZE = 48
 
@@ -38,9 +38,7 @@ class EmptyState(QFrame):
         )
         self.title_label = QLabel(title)
         self.title_label.setObjectName("emptyTitle")
-        self.hint_label = QLabel(hint)
-        self.hint_label.setObjectName("emptyHint")
-        self.hint_label.setWordWrap(True)
+        self.hint_label = text_label(hint, name="emptyHint", wrap=True)
         for label in (self.title_label, self.hint_label):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

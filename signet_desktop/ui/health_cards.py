@@ -37,7 +37,7 @@ from signet_desktop.ui.health_report import (
 )
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import vbox
+from signet_desktop.ui.widgets import text_label, vbox
 
 DEFAULT_LOG_LEVEL = logging.INFO
 MAX_CHECK_ROWS = 14
@@ -126,15 +126,9 @@ class EmbeddingCard(Section):
     def __init__(self) -> None:
         super().__init__("Embeddings")
         column = self.body
-        self.model = QLabel("—")
-        self.model.setObjectName("healthModel")
-        self.model.setWordWrap(True)
-        self.generation = QLabel("")
-        self.generation.setProperty("role", "muted")
-        self.generation.setWordWrap(True)
-        self.search = QLabel("")
-        self.search.setProperty("role", "muted")
-        self.search.setWordWrap(True)
+        self.model = text_label("—", name="healthModel", wrap=True)
+        self.generation = text_label("", role="muted", wrap=True)
+        self.search = text_label("", role="muted", wrap=True)
         self.bar = QProgressBar()
         self.bar.setObjectName("healthCoverage")
         self.bar.setTextVisible(False)
@@ -204,9 +198,7 @@ class WorkersCard(Section):
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.queue = QLabel("")
-        self.queue.setWordWrap(True)
-        self.queue.setProperty("role", "muted")
+        self.queue = text_label("", wrap=True, role="muted")
         column.addWidget(self.mode)
         column.addWidget(self.table)
         column.addWidget(self.queue)

@@ -40,7 +40,7 @@ from signet_desktop.domain.events import Event, ImportFinished, ImportProgress
 from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.hit_format import relative_date
 from signet_desktop.ui.pane import PaneContext
-from signet_desktop.ui.widgets import hbox, vbox
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 KIND_LABELS = {
     "claude-code": "Claude Code history",
@@ -136,10 +136,7 @@ class ImportPanel(QFrame):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(6)
         self.progress.hide()
-        self.status = QLabel("")
-        self.status.setObjectName("importStatus")
-        self.status.setProperty("role", "muted")
-        self.status.setWordWrap(True)
+        self.status = text_label("", name="importStatus", role="muted", wrap=True)
         self.status.hide()
         self.banner = Banner()
 

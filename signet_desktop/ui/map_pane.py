@@ -41,7 +41,7 @@ from signet_desktop.service.projection import JobStatus, MapData
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot, vbox
+from signet_desktop.ui.widgets import single_shot, text_label, vbox
 
 DIMENSIONS = 2
 REFRESH_DEBOUNCE_MS = 1500
@@ -282,9 +282,7 @@ class MapPane(PaneWidget):
         scene = self.plot.scene()
         scene.sigMouseMoved.connect(self._mouse_moved)
         scene.sigMouseClicked.connect(self._mouse_clicked)
-        self.hover = QLabel()
-        self.hover.setObjectName("mapHover")
-        self.hover.setWordWrap(True)
+        self.hover = text_label(name="mapHover", wrap=True)
         self.legend = QLabel()
         self.legend.setObjectName("mapLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.ui.hit_format import preview
-from signet_desktop.ui.widgets import vbox
+from signet_desktop.ui.widgets import text_label, vbox
 
 
 class ReasonDialog(QDialog):
@@ -34,9 +34,7 @@ class ReasonDialog(QDialog):
         self.setObjectName("memoryActionDialog")
         self.setWindowTitle(title)
         self.setMinimumWidth(420)
-        quote = QLabel(f"“{preview(memory.content, 90)}”")
-        quote.setProperty("role", "muted")
-        quote.setWordWrap(True)
+        quote = text_label(f"“{preview(memory.content, 90)}”", role="muted", wrap=True)
         self.form = QFormLayout()
         self.reason = QLineEdit(reason)
         self.reason.setObjectName("reasonField")

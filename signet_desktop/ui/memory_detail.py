@@ -40,7 +40,7 @@ from signet_desktop.ui.memory_format import (
     provenance_rows,
 )
 from signet_desktop.ui.pane import PaneContext
-from signet_desktop.ui.widgets import vbox
+from signet_desktop.ui.widgets import text_label, vbox
 
 AskDialog = Callable[[QWidget, Memory, Callable[..., None]], object]
 
@@ -92,9 +92,7 @@ class MemoryDetail(QWidget):
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.placeholder = QLabel(PLACEHOLDER_TEXT)
-        self.placeholder.setObjectName("detailPlaceholder")
-        self.placeholder.setProperty("role", "muted")
+        self.placeholder = text_label(PLACEHOLDER_TEXT, name="detailPlaceholder", role="muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.banner = Banner(dismissible=False)
@@ -109,10 +107,7 @@ class MemoryDetail(QWidget):
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.meta = QLabel()
-        self.meta.setObjectName("memoryMeta")
-        self.meta.setProperty("role", "muted")
-        self.meta.setWordWrap(True)
+        self.meta = text_label(name="memoryMeta", role="muted", wrap=True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.provenance = QFormLayout()
         self.provenance.setHorizontalSpacing(12)

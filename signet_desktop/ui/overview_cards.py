@@ -13,7 +13,7 @@ from signet_desktop.ui.activity_words import Line
 from signet_desktop.ui.failed_items import link_html
 from signet_desktop.ui.overview_format import CardText, parse
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import vbox
+from signet_desktop.ui.widgets import text_label, vbox
 
 FEED_LIMIT = 200
 _LINE = Qt.ItemDataRole.UserRole
@@ -36,9 +36,7 @@ class Card(QFrame):
         self.value = QLabel("…")
         self.value.setObjectName("overviewValue")
         self.value.setWordWrap(True)  # "Last pass just now" in large type: wraps on a laptop
-        self.detail = QLabel("")
-        self.detail.setProperty("role", "muted")
-        self.detail.setWordWrap(True)
+        self.detail = text_label("", role="muted", wrap=True)
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.link = QLabel(link_html(pane, f"{link} →"))
         self.link.setObjectName("overviewLink")

@@ -17,13 +17,13 @@ from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from signet_desktop.domain.events import Event
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import BoxItem, single_shot, stack_of, title_row, vbox
+from signet_desktop.ui.widgets import BoxItem, single_shot, stack_of, text_label, title_row, vbox
 
 REFRESH_DELAY_MS = 250  # events arriving together become one re-read
 PANE_MARGINS = (16, 12, 16, 12)
@@ -145,9 +145,7 @@ class FramedPane(LivePane):
         for widget in header:
             row.addWidget(widget)
         self.banner = Banner()
-        self.notice = QLabel("")
-        self.notice.setObjectName(frame.notice_name)
-        self.notice.setProperty("role", "muted")
+        self.notice = text_label("", name=frame.notice_name, role="muted")
         self.notice.hide()
         self.content = content
         self.empty = EmptyState(frame.icon, frame.empty_title, frame.empty_hint)

@@ -42,7 +42,7 @@ from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, vbox
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, text_label, vbox
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
@@ -71,17 +71,10 @@ class PassAudit(QWidget):
         self._records: list[OperationRecord] = []
         self.names: dict[str, str] = {}  # entity id -> name, for the shown pass's operations
         box = self
-        self.heading = QLabel("Select a pass")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
-        self.facts = QLabel("")
-        self.facts.setObjectName("dreamFacts")
-        self.facts.setProperty("role", "muted")
-        self.facts.setWordWrap(True)
+        self.heading = text_label("Select a pass", role="heading", wrap=True)
+        self.facts = text_label("", name="dreamFacts", role="muted", wrap=True)
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary = QLabel("")
-        self.summary.setObjectName("dreamSummary")
-        self.summary.setWordWrap(True)
+        self.summary = text_label("", name="dreamSummary", wrap=True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.revert_button = QPushButton("Revert this pass…")
         self.revert_button.setObjectName("dreamRevert")

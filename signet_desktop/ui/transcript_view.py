@@ -37,7 +37,7 @@ from signet_desktop.ui.transcript_format import (
     turn_anchor,
     view_title,
 )
-from signet_desktop.ui.widgets import hbox, vbox
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 PLACEHOLDER_TEXT = "Select a session to read its transcript."
 MAX_MATCHES = 2000  # highlighting more than this helps nobody and costs a frame
@@ -91,19 +91,14 @@ class TranscriptView(QWidget):
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.placeholder = QLabel(PLACEHOLDER_TEXT)
-        self.placeholder.setObjectName("transcriptPlaceholder")
-        self.placeholder.setProperty("role", "muted")
+        self.placeholder = text_label(PLACEHOLDER_TEXT, name="transcriptPlaceholder", role="muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.title = QLabel()
         self.title.setProperty("role", "heading")
         self.title.setWordWrap(True)  # a long session title must not widen the window
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.meta = QLabel()
-        self.meta.setObjectName("transcriptMeta")
-        self.meta.setProperty("role", "muted")
-        self.meta.setWordWrap(True)
+        self.meta = text_label(name="transcriptMeta", role="muted", wrap=True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner = Banner(dismissible=False)
         self.find_box = QLineEdit()
@@ -112,9 +107,7 @@ class TranscriptView(QWidget):
         self.find_box.setClearButtonEnabled(True)
         self.find_box.textChanged.connect(self.find_text)
         self.find_box.returnPressed.connect(self.next_match)
-        self.find_count = QLabel()
-        self.find_count.setObjectName("transcriptFindCount")
-        self.find_count.setProperty("role", "muted")
+        self.find_count = text_label(name="transcriptFindCount", role="muted")
         self.prev_button = QPushButton("Previous")
         self.prev_button.clicked.connect(self.previous_match)
         self.next_button = QPushButton("Next")

@@ -1,6 +1,6 @@
-"""Small Qt helpers every pane uses: a debounce timer, the title row, boxes filled in one call,
-a quiet selection, list rows of widgets kept as wide as their list (`keep_rows_fitted`: never
-cut at the side)."""
+"""Small Qt helpers every pane uses: a debounce timer, labels and the title row, boxes filled
+in one call, a quiet selection, list rows of widgets kept as wide as their list
+(`keep_rows_fitted`: never cut at the side)."""
 
 from __future__ import annotations
 
@@ -95,6 +95,20 @@ def vertical_scroll(content: QWidget, name: str) -> QScrollArea:
     scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     scroll.setWidget(content)
     return scroll
+
+
+def text_label(
+    text: str = "", *, name: str | None = None, role: str | None = None, wrap: bool = False
+) -> QLabel:
+    """A label with its object name, its style `role` ("muted", "heading"…) and word wrap."""
+    made = QLabel(text)
+    if name is not None:
+        made.setObjectName(name)
+    if role is not None:
+        made.setProperty("role", role)
+    if wrap:
+        made.setWordWrap(True)
+    return made
 
 
 def title_row(title: str, count_name: str) -> tuple[QHBoxLayout, QLabel]:

@@ -43,7 +43,14 @@ from signet_desktop.ui.document_strip import PipelineStrip
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, hbox, keep_rows_fitted, select_quietly, vbox
+from signet_desktop.ui.widgets import (
+    fit_rows,
+    hbox,
+    keep_rows_fitted,
+    select_quietly,
+    text_label,
+    vbox,
+)
 
 LIST_LIMIT = 200
 LIST_MIN_WIDTH = 300  # a row's pipeline strip wraps in a narrow list
@@ -77,12 +84,8 @@ class DocumentRow(QWidget):
 
     def __init__(self, document: Document) -> None:
         super().__init__()
-        self.title = QLabel()
-        self.title.setObjectName("documentTitle")
-        self.title.setWordWrap(True)
-        self.meta = QLabel()
-        self.meta.setProperty("role", "muted")
-        self.meta.setWordWrap(True)
+        self.title = text_label(name="documentTitle", wrap=True)
+        self.meta = text_label(role="muted", wrap=True)
         self.strip = PipelineStrip()
         vbox(self.title, self.meta, self.strip, parent=self, margins=(8, 6, 8, 6), spacing=2)
         self.show_document(document)
@@ -146,14 +149,10 @@ class DocumentsPane(FramedPane):
     def _detail(self) -> QWidget:
         box = QWidget()
         box.setObjectName("documentDetail")
-        self.heading = QLabel("")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
+        self.heading = text_label("", role="heading", wrap=True)
         self.strip = PipelineStrip()
         self.form = QFormLayout()
-        self.error = QLabel("")
-        self.error.setObjectName("documentError")
-        self.error.setWordWrap(True)
+        self.error = text_label("", name="documentError", wrap=True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.chunks_label = QLabel("Chunks")
         self.chunks_label.setProperty("role", "muted")

@@ -24,7 +24,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
@@ -42,7 +41,7 @@ from signet_desktop.ui.dreaming_revert import revert_preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly, vbox
+from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly, text_label, vbox
 
 LIST_LIMIT = 100
 LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
@@ -104,10 +103,7 @@ class DreamingPane(FramedPane):
         self.cancel_button.setVisible(False)  # shown while a pass runs
         self.cancel_button.clicked.connect(self.cancel_running)
         self._running_pass: str | None = None
-        self.state_label = QLabel("")
-        self.state_label.setObjectName("dreamState")
-        self.state_label.setProperty("role", "muted")
-        self.state_label.setWordWrap(True)
+        self.state_label = text_label("", name="dreamState", role="muted", wrap=True)
         self.agent_filter = QComboBox()
         self.agent_filter.setObjectName("dreamAgent")
         self.agent_filter.addItem(f"agent {self.agent_id}", self.agent_id)

@@ -39,7 +39,7 @@ from signet_desktop.ui.graph_view import GraphView
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import hbox, select_quietly, single_shot, vbox
+from signet_desktop.ui.widgets import hbox, select_quietly, single_shot, text_label, vbox
 
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
@@ -144,9 +144,7 @@ class EntitiesPane(FramedPane):
             self.status_filter.addItem(label, value)
         for combo in (self.type_filter, self.status_filter):
             combo.currentIndexChanged.connect(lambda _i: self.refresh())
-        self.stats_label = QLabel("")
-        self.stats_label.setObjectName("entityStats")
-        self.stats_label.setProperty("role", "muted")
+        self.stats_label = text_label("", name="entityStats", role="muted")
         filters = hbox((self.search, 2), self.type_filter, self.status_filter)
         filters.addSpacing(12)
         filters.addWidget(self.stats_label, 1, Qt.AlignmentFlag.AlignRight)
@@ -155,10 +153,7 @@ class EntitiesPane(FramedPane):
         self.list.setMinimumWidth(LIST_MIN_WIDTH)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
-        self.no_match = QLabel(NO_MATCH)
-        self.no_match.setObjectName("entityNoMatch")
-        self.no_match.setProperty("role", "muted")
-        self.no_match.setWordWrap(True)
+        self.no_match = text_label(NO_MATCH, name="entityNoMatch", role="muted", wrap=True)
         self.no_match.hide()
         left = QWidget()
         vbox(self.no_match, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
@@ -175,19 +170,10 @@ class EntitiesPane(FramedPane):
     def _page(self) -> QWidget:
         box = QWidget()
         box.setObjectName("entityPage")
-        self.heading = QLabel("Select an entity")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
-        self.meta = QLabel("")
-        self.meta.setObjectName("entityMeta")
-        self.meta.setWordWrap(True)
-        self.provenance = QLabel("")
-        self.provenance.setObjectName("entityProvenance")
-        self.provenance.setProperty("role", "muted")
-        self.provenance.setWordWrap(True)
-        self.description = QLabel("")
-        self.description.setObjectName("entityDescription")
-        self.description.setWordWrap(True)
+        self.heading = text_label("Select an entity", role="heading", wrap=True)
+        self.meta = text_label("", name="entityMeta", wrap=True)
+        self.provenance = text_label("", name="entityProvenance", role="muted", wrap=True)
+        self.description = text_label("", name="entityDescription", wrap=True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.graph = GraphView()
         self.graph.entity_clicked.connect(self.select_entity)

@@ -46,7 +46,7 @@ from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import hbox, vbox
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 LIST_MIN_WIDTH = 380
 READ_LIMIT = fmt.MAX_COUNTED
@@ -118,9 +118,7 @@ class ContradictionCard(QFrame):
         versus = QLabel("vs")
         versus.setProperty("role", "muted")
         sides = hbox((self.left, 1), versus, (self.right, 1))
-        self.reason = QLabel(view.reason)
-        self.reason.setProperty("role", "muted")
-        self.reason.setWordWrap(True)
+        self.reason = text_label(view.reason, role="muted", wrap=True)
         self.reason.setVisible(bool(view.reason))
         self.review = QPushButton("Review")
         self.review.setObjectName("contradictionReview")
@@ -133,9 +131,7 @@ class ContradictionCard(QFrame):
         vbox(head, sides, self.reason, parent=self, margins=(8, 8, 8, 10), spacing=6)
 
     def _side(self, text: str) -> QLabel:
-        label = QLabel(text)
-        label.setObjectName("claimSide")
-        label.setWordWrap(True)
+        label = text_label(text, name="claimSide", wrap=True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         return label
 
@@ -195,10 +191,7 @@ class ProposalsPane(FramedPane):
         self.list.setObjectName("proposalList")
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
-        self.list_empty = QLabel("")
-        self.list_empty.setObjectName("proposalListEmpty")
-        self.list_empty.setProperty("role", "muted")
-        self.list_empty.setWordWrap(True)
+        self.list_empty = text_label("", name="proposalListEmpty", role="muted", wrap=True)
         left = QWidget()
         left.setMinimumWidth(LIST_MIN_WIDTH)
         vbox(self.bulk_bar, self.list_empty, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
@@ -213,9 +206,7 @@ class ProposalsPane(FramedPane):
     def _detail(self) -> QWidget:
         box = QWidget()
         box.setObjectName("proposalDetail")
-        self.heading = QLabel("Select a proposal")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
+        self.heading = text_label("Select a proposal", role="heading", wrap=True)
         self.form = QFormLayout()
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.evidence_label = QLabel("Evidence, highlighted in its source")

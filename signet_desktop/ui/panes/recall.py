@@ -54,7 +54,7 @@ from signet_desktop.ui.recall_history import (
     RecallHistoryDialog,
     history_rows,
 )
-from signet_desktop.ui.widgets import hbox, single_shot, stack_of, vbox
+from signet_desktop.ui.widgets import hbox, single_shot, stack_of, text_label, vbox
 
 RECALL_LIMIT = 30
 REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
@@ -84,12 +84,10 @@ class Explanation(QFrame):
         self.open_button.setProperty("primary", True)
         self.map_button = QPushButton("Show on map")
         self.map_button.setObjectName("recallShowOnMap")
-        self.hint = QLabel("Select a result to see its channels and boosts.")
-        self.hint.setProperty("role", "muted")
-        self.hint.setWordWrap(True)
-        self.path_label = QLabel("")
-        self.path_label.setObjectName("recallTraversalPath")
-        self.path_label.setWordWrap(True)
+        self.hint = text_label(
+            "Select a result to see its channels and boosts.", role="muted", wrap=True
+        )
+        self.path_label = text_label("", name="recallTraversalPath", wrap=True)
         self.path_label.setTextFormat(Qt.TextFormat.RichText)
         self.path_label.linkActivated.connect(self.entity_requested.emit)
         self.path_label.hide()
@@ -203,9 +201,7 @@ class RecallPane(PaneWidget):
         self.filters_button.setCheckable(True)
         self.filters = RecallFiltersBar()
         self.filters.hide()
-        self.summary = QLabel("")
-        self.summary.setObjectName("recallSummary")
-        self.summary.setProperty("role", "muted")
+        self.summary = text_label("", name="recallSummary", role="muted")
         self.map_all_button = QPushButton("Show all on map")
         self.map_all_button.setObjectName("recallShowAllOnMap")
         self.map_all_button.setEnabled(False)

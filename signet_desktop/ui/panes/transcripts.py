@@ -42,7 +42,7 @@ from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html, hits_text
 from signet_desktop.ui.transcript_list import SessionDelegate, SessionFilter, SessionListModel
 from signet_desktop.ui.transcript_view import TranscriptView
-from signet_desktop.ui.widgets import hbox, single_shot, stack_of, title_row, vbox
+from signet_desktop.ui.widgets import hbox, single_shot, stack_of, text_label, title_row, vbox
 
 CAPTURE_EVENT = "transcript.captured"
 REFRESH_DELAY_MS = 250  # turns arriving together (a session end) become one refresh
@@ -168,10 +168,7 @@ class TranscriptsPane(LivePane):
         self.results.setObjectName("searchResults")
         self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.results.currentRowChanged.connect(self._on_result_row)
-        self.results_label = QLabel()
-        self.results_label.setObjectName("searchSummary")
-        self.results_label.setProperty("role", "muted")
-        self.results_label.setWordWrap(True)
+        self.results_label = text_label(name="searchSummary", role="muted", wrap=True)
         back = QPushButton("Back to sessions")
         back.setObjectName("searchBack")
         back.clicked.connect(self.search_box.clear)
