@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -42,7 +41,7 @@ from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, text_label, vbox
+from signet_desktop.ui.widgets import add_row, fit_rows, keep_rows_fitted, text_label, vbox
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
@@ -282,11 +281,7 @@ class PassAudit(QWidget):
         select = 0
         for n, record in enumerate(records):
             row = fmt.operation_row(record, self.names)
-            widget = OperationItem(row, self.details)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, record.id)
-            self.ops.addItem(entry)
-            self.ops.setItemWidget(entry, widget)
+            add_row(self.ops, OperationItem(row, self.details), record.id)
             if record.id == keep:
                 select = n
         fit_rows(self.ops)

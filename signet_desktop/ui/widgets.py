@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QListWidget,
+    QListWidgetItem,
     QScrollArea,
     QStackedWidget,
     QVBoxLayout,
@@ -123,6 +124,20 @@ def title_row(title: str, count_name: str) -> tuple[QHBoxLayout, QLabel]:
     row.addStretch(1)
     row.addWidget(count)
     return row, count
+
+
+def add_row(
+    view: QListWidget, widget: QWidget, key: object, size: QSize | None = None
+) -> QListWidgetItem:
+    """Append `widget` as a row of `view`, its item carrying `key` (the UserRole data) and,
+    when given, the size hint `size`."""
+    item = QListWidgetItem()
+    item.setData(Qt.ItemDataRole.UserRole, key)
+    if size is not None:
+        item.setSizeHint(size)
+    view.addItem(item)
+    view.setItemWidget(item, widget)
+    return item
 
 
 def select_quietly(view: QListWidget, row: int) -> None:

@@ -44,6 +44,7 @@ from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.widgets import (
+    add_row,
     fit_rows,
     hbox,
     keep_rows_fitted,
@@ -229,10 +230,7 @@ class DocumentsPane(FramedPane):
         self.rows = {}
         for document in documents:
             row = DocumentRow(document)
-            item = QListWidgetItem()
-            item.setData(Qt.ItemDataRole.UserRole, document.id)
-            self.list.addItem(item)
-            self.list.setItemWidget(item, row)
+            add_row(self.list, row, document.id)
             self.rows[document.id] = row
         fit_rows(self.list)
         self.list.blockSignals(False)

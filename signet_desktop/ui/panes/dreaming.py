@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QListWidget,
-    QListWidgetItem,
     QMessageBox,
     QPushButton,
     QSplitter,
@@ -41,7 +40,14 @@ from signet_desktop.ui.dreaming_revert import revert_preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly, text_label, vbox
+from signet_desktop.ui.widgets import (
+    add_row,
+    fit_rows,
+    keep_rows_fitted,
+    select_quietly,
+    text_label,
+    vbox,
+)
 
 LIST_LIMIT = 100
 LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
@@ -181,12 +187,8 @@ class DreamingPane(FramedPane):
         self.list.clear()
         for item in listed:
             row = fmt.pass_row(item)
-            widget = PassItem(row)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, item.id)
+            entry = add_row(self.list, PassItem(row), item.id)
             entry.setToolTip(row.note or row.title)
-            self.list.addItem(entry)
-            self.list.setItemWidget(entry, widget)
         fit_rows(self.list)
         self.list.blockSignals(False)
         if selected in ids:

@@ -39,7 +39,7 @@ from signet_desktop.ui.graph_view import GraphView
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import hbox, select_quietly, single_shot, text_label, vbox
+from signet_desktop.ui.widgets import add_row, hbox, select_quietly, single_shot, text_label, vbox
 
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
@@ -313,11 +313,7 @@ class EntitiesPane(FramedPane):
                     entity.entity_type, entity.mentions, entity.status, entity.pinned
                 )
                 row = EntityRow(entity.name, meta)
-                item = QListWidgetItem()
-                item.setData(Qt.ItemDataRole.UserRole, entity.id)
-                item.setSizeHint(row.sizeHint())
-                self.list.addItem(item)
-                self.list.setItemWidget(item, row)
+                add_row(self.list, row, entity.id, row.sizeHint())
             self.list.blockSignals(False)
             self.list.verticalScrollBar().setValue(scroll)
             self.listed = ids
@@ -452,13 +448,9 @@ class EntitiesPane(FramedPane):
         )
         for row in rows:
             widget = MentionItem(row)
-            item = QListWidgetItem()
-            item.setData(Qt.ItemDataRole.UserRole, row.memory_id)
             width = max(self.mentions.viewport().width() - 8, 320)
             widget.excerpt.setFixedWidth(width - 16)
-            item.setSizeHint(widget.sizeHint())
-            self.mentions.addItem(item)
-            self.mentions.setItemWidget(item, widget)
+            add_row(self.mentions, widget, row.memory_id, widget.sizeHint())
 
     # -- navigation ------------------------------------------------------------------------
 

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -46,7 +45,7 @@ from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import hbox, text_label, vbox
+from signet_desktop.ui.widgets import add_row, hbox, text_label, vbox
 
 LIST_MIN_WIDTH = 380
 READ_LIMIT = fmt.MAX_COUNTED
@@ -330,13 +329,10 @@ class ProposalsPane(FramedPane):
             widget = ProposalItem(fmt.proposal_row(proposal, names=self.names), checkable=pending)
             widget.check.setChecked(proposal.id in ticked)
             widget.check.toggled.connect(lambda _on: self._update_bulk())
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, proposal.id)
             width = max(self.list.viewport().width() - 4, LIST_MIN_WIDTH - 20)
             height = widget.heightForWidth(width)
-            entry.setSizeHint(QSize(width, height) if height > 0 else widget.sizeHint())
-            self.list.addItem(entry)
-            self.list.setItemWidget(entry, widget)
+            size = QSize(width, height) if height > 0 else widget.sizeHint()
+            add_row(self.list, widget, proposal.id, size)
             self.items[proposal.id] = widget
         self.list.blockSignals(False)
         self.bulk_bar.setVisible(pending and bool(rows))
@@ -479,11 +475,7 @@ class ProposalsPane(FramedPane):
         self.contradiction_list.clear()
         for item in items:
             card = ContradictionCard(fmt.contradiction_view(item), self._review)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, item.id)
-            entry.setSizeHint(card.sizeHint())
-            self.contradiction_list.addItem(entry)
-            self.contradiction_list.setItemWidget(entry, card)
+            add_row(self.contradiction_list, card, item.id, card.sizeHint())
         self.contradiction_list.blockSignals(False)
         self.contradictions_empty.setVisible(not items)
         if items:
