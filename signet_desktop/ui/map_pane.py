@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QWidget,
 )
@@ -41,7 +40,7 @@ from signet_desktop.service.projection import JobStatus, MapData
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot, text_label, vbox
+from signet_desktop.ui.widgets import single_shot, split, text_label, vbox
 
 DIMENSIONS = 2
 REFRESH_DEBOUNCE_MS = 1500
@@ -297,11 +296,7 @@ class MapPane(PaneWidget):
         self.selection.itemClicked.connect(self._open_item)
         below = QWidget()
         vbox(self.selection_count, (self.selection, 1), parent=below, margins=(0, 0, 0, 0))
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(box)
-        self.splitter.addWidget(below)
-        self.splitter.setStretchFactor(0, 4)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter = split(box, below, stretch=(4, 1), vertical=True)
         below.hide()
         self._below = below
         return self.splitter

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -41,7 +40,7 @@ from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import add_row, fit_rows, keep_rows_fitted, text_label, vbox
+from signet_desktop.ui.widgets import add_row, fit_rows, keep_rows_fitted, split, text_label, vbox
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
@@ -112,10 +111,7 @@ class PassAudit(QWidget):
         keep_rows_fitted(self.ops)
         self.quotes = QuoteView(self.context)
         self.quotes.setObjectName("dreamQuotes")
-        operations = QSplitter(Qt.Orientation.Horizontal)
-        operations.addWidget(_labelled(self.ops_label, self.ops))
-        operations.addWidget(self.quotes)
-        operations.setSizes([300, 300])
+        operations = split(_labelled(self.ops_label, self.ops), self.quotes, sizes=[300, 300])
         self.window_text = self._text("dreamWindow", mono)
         self.runbook_text = self._text("dreamRunbook", None)
         self.exclusions_text = self._text("dreamExclusions", None)
@@ -126,10 +122,12 @@ class PassAudit(QWidget):
         self.tabs.addTab(self.window_text, "Evidence window")
         self.tabs.addTab(self.runbook_text, "Runbook")
         self.tabs.addTab(self.exclusions_text, "Exclusions")
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(_labelled(self.calls_label, self.calls, self.call_json))
-        body.addWidget(self.tabs)
-        body.setSizes([220, 260])
+        body = split(
+            _labelled(self.calls_label, self.calls, self.call_json),
+            self.tabs,
+            sizes=[220, 260],
+            vertical=True,
+        )
         column = vbox(top, self.facts, self.summary, parent=box, margins=(12, 0, 0, 0), spacing=4)
         column.addSpacing(4)
         column.addWidget(body, 1)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QScrollArea,
+    QSplitter,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -76,6 +77,29 @@ def _fill(
     if parent is not None:
         parent.setLayout(box)
     return box
+
+
+def split(
+    first: QWidget,
+    second: QWidget,
+    *,
+    stretch: tuple[int, int] | None = None,
+    sizes: list[int] | None = None,
+    vertical: bool = False,
+    name: str | None = None,
+) -> QSplitter:
+    """`first` beside (or above) `second`, with their stretch factors and first sizes."""
+    splitter = QSplitter(Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal)
+    if name is not None:
+        splitter.setObjectName(name)
+    splitter.addWidget(first)
+    splitter.addWidget(second)
+    if stretch is not None:
+        splitter.setStretchFactor(0, stretch[0])
+        splitter.setStretchFactor(1, stretch[1])
+    if sizes is not None:
+        splitter.setSizes(sizes)
+    return splitter
 
 
 def stack_of(*pages: QWidget) -> QStackedWidget:

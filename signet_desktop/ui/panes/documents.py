@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSplitter,
     QWidget,
 )
 
@@ -49,6 +48,7 @@ from signet_desktop.ui.widgets import (
     hbox,
     keep_rows_fitted,
     select_quietly,
+    split,
     text_label,
     vbox,
 )
@@ -137,12 +137,9 @@ class DocumentsPane(FramedPane):
         keep_rows_fitted(self.list)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.list)
-        self.splitter.addWidget(self._detail())
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([LIST_MIN_WIDTH + 20, 600])
+        self.splitter = split(
+            self.list, self._detail(), stretch=(2, 3), sizes=[LIST_MIN_WIDTH + 20, 600]
+        )
         content = QWidget()
         vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content, header=[self.add_button])

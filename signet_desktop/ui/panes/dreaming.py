@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMessageBox,
     QPushButton,
-    QSplitter,
     QWidget,
 )
 
@@ -45,6 +44,7 @@ from signet_desktop.ui.widgets import (
     fit_rows,
     keep_rows_fitted,
     select_quietly,
+    split,
     text_label,
     vbox,
 )
@@ -131,13 +131,8 @@ class DreamingPane(FramedPane):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
         keep_rows_fitted(self.list)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.list)
         self.audit = PassAudit(self.context, self.revert_current, lambda: self.agent_id)
-        self.splitter.addWidget(self.audit)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([LIST_MIN_WIDTH, 760])
+        self.splitter = split(self.list, self.audit, stretch=(0, 1), sizes=[LIST_MIN_WIDTH, 760])
         content = QWidget()
         vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content, header=[self.mode, self.run_button, self.cancel_button])

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QSplitter,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -39,7 +38,15 @@ from signet_desktop.ui.graph_view import GraphView
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import add_row, hbox, select_quietly, single_shot, text_label, vbox
+from signet_desktop.ui.widgets import (
+    add_row,
+    hbox,
+    select_quietly,
+    single_shot,
+    split,
+    text_label,
+    vbox,
+)
 
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
@@ -157,12 +164,7 @@ class EntitiesPane(FramedPane):
         self.no_match.hide()
         left = QWidget()
         vbox(self.no_match, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(self._page())
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 5)
-        self.splitter.setSizes([LIST_MIN_WIDTH + 20, 720])
+        self.splitter = split(left, self._page(), stretch=(2, 5), sizes=[LIST_MIN_WIDTH + 20, 720])
         content = QWidget()
         vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content)
@@ -184,12 +186,7 @@ class EntitiesPane(FramedPane):
         self.links_label.setProperty("role", "muted")
         links_box = QWidget()
         vbox(self.links_label, (self.links, 1), parent=links_box, margins=(0, 0, 0, 0), spacing=4)
-        top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(self.graph)
-        top.addWidget(links_box)
-        top.setStretchFactor(0, 2)
-        top.setStretchFactor(1, 3)
-        top.setSizes([300, 420])
+        top = split(self.graph, links_box, stretch=(2, 3), sizes=[300, 420])
         self.claims = self._tree("entityClaims", ("Claim", "Status", "Version", "Details"))
         self.claims.itemActivated.connect(self._open_claim_memory)
         self.mentions = QListWidget()
@@ -205,12 +202,7 @@ class EntitiesPane(FramedPane):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.claims, "Aspects and claims")
         self.tabs.addTab(mentions_box, "Mentions")
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(top)
-        body.addWidget(self.tabs)
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
-        body.setSizes([230, 330])
+        body = split(top, self.tabs, stretch=(2, 3), sizes=[230, 330], vertical=True)
         column = vbox(
             self.heading,
             self.meta,

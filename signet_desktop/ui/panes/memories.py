@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QTableView,
 )
 
@@ -31,7 +30,7 @@ from signet_desktop.ui.memory_detail import MEMORY_EVENTS, MemoryDetail
 from signet_desktop.ui.memory_table_model import COLUMNS, MemoryTableModel
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import LivePane, pane_column
-from signet_desktop.ui.widgets import hbox, single_shot, stack_of, title_row
+from signet_desktop.ui.widgets import hbox, single_shot, split, stack_of, title_row
 
 REFRESH_DELAY_MS = 120  # events arriving together (an import) become one refresh
 TYPING_DELAY_MS = 250  # the text filters apply when typing pauses
@@ -107,12 +106,7 @@ class MemoriesPane(LivePane):
         self.banner = Banner(dismissible=False)
         self.note = Banner(dismissible=False)
         self.table = self._table()
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("memoriesSplitter")
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter = split(self.table, self.detail, stretch=(3, 2), name="memoriesSplitter")
         url = f" at {self.context.url}" if self.context.url else ""
         self.empty = EmptyState("memories.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
         self.stack = stack_of(self.splitter, self.empty)

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QTabBar,
     QVBoxLayout,
@@ -45,7 +44,7 @@ from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import add_row, hbox, text_label, vbox
+from signet_desktop.ui.widgets import add_row, hbox, split, text_label, vbox
 
 LIST_MIN_WIDTH = 380
 READ_LIMIT = fmt.MAX_COUNTED
@@ -194,12 +193,7 @@ class ProposalsPane(FramedPane):
         left = QWidget()
         left.setMinimumWidth(LIST_MIN_WIDTH)
         vbox(self.bulk_bar, self.list_empty, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self._detail())
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([LIST_MIN_WIDTH + 40, 620])
+        splitter = split(left, self._detail(), stretch=(2, 3), sizes=[LIST_MIN_WIDTH + 40, 620])
         return splitter
 
     def _detail(self) -> QWidget:
@@ -251,10 +245,9 @@ class ProposalsPane(FramedPane):
         box = QWidget()
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.contradiction_list)
-        splitter.addWidget(self.contradiction_quotes)
-        splitter.setSizes([380, 160])
+        splitter = split(
+            self.contradiction_list, self.contradiction_quotes, sizes=[380, 160], vertical=True
+        )
         column.addWidget(self.contradictions_empty)
         column.addWidget(splitter, 1)
         return box

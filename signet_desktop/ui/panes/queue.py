@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -46,7 +45,7 @@ from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, state_colour
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import ElidingLabel, single_shot, vbox, vertical_scroll
+from signet_desktop.ui.widgets import ElidingLabel, single_shot, split, vbox, vertical_scroll
 
 CHART_SAMPLE_MS = 10_000
 TABLE_LIMIT = 200
@@ -234,12 +233,12 @@ class QueuePane(FramedPane):
         filters.addWidget(self.types_label, 1)
         self.table = self._table()
         self.detail = JobDetail(self.start_repair, self._open_document)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(vertical_scroll(self.detail, "queueJobScroll"))
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([700, 420])
+        self.splitter = split(
+            self.table,
+            vertical_scroll(self.detail, "queueJobScroll"),
+            stretch=(3, 2),
+            sizes=[700, 420],
+        )
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QPushButton,
-    QSplitter,
     QWidget,
 )
 
@@ -54,7 +53,7 @@ from signet_desktop.ui.recall_history import (
     RecallHistoryDialog,
     history_rows,
 )
-from signet_desktop.ui.widgets import hbox, single_shot, stack_of, text_label, vbox
+from signet_desktop.ui.widgets import hbox, single_shot, split, stack_of, text_label, vbox
 
 RECALL_LIMIT = 30
 REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
@@ -221,13 +220,9 @@ class RecallPane(PaneWidget):
         self.explanation = Explanation()
         self.empty = EmptyState("recall.svg", "Search your memories", EMPTY_PROMPT)
         self.no_match = EmptyState("search.svg", "")
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.results)
-        split.addWidget(self.explanation)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setChildrenCollapsible(False)
-        self.stack = stack_of(self.empty, self.no_match, split)
+        hits = split(self.results, self.explanation, stretch=(3, 1))
+        hits.setChildrenCollapsible(False)
+        self.stack = stack_of(self.empty, self.no_match, hits)
         top = QHBoxLayout()
         top.addWidget(self.query_box, 1)
         top.addWidget(self.filters_button)

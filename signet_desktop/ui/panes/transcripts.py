@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QWidget,
 )
@@ -42,7 +41,15 @@ from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html, hits_text
 from signet_desktop.ui.transcript_list import SessionDelegate, SessionFilter, SessionListModel
 from signet_desktop.ui.transcript_view import TranscriptView
-from signet_desktop.ui.widgets import hbox, single_shot, stack_of, text_label, title_row, vbox
+from signet_desktop.ui.widgets import (
+    hbox,
+    single_shot,
+    split,
+    stack_of,
+    text_label,
+    title_row,
+    vbox,
+)
 
 CAPTURE_EVENT = "transcript.captured"
 REFRESH_DELAY_MS = 250  # turns arriving together (a session end) become one refresh
@@ -127,12 +134,9 @@ class TranscriptsPane(LivePane):
         )
 
         self.banner = Banner(dismissible=False)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("transcriptsSplitter")
-        self.splitter.addWidget(self._left_column())
-        self.splitter.addWidget(self.view)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter = split(
+            self._left_column(), self.view, stretch=(2, 3), name="transcriptsSplitter"
+        )
         self.splitter.setSizes([400, 600])  # the titles (first prompts) get room to read
         url = f" at {self.context.url}" if self.context.url else ""
         self.empty = EmptyState("transcripts.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
