@@ -1,4 +1,5 @@
-"""Replace a file in one rename: the one atomic write agent.yaml and the installers share."""
+"""Replace a file in one rename: the one atomic write agent.yaml and the installers share;
+`fsync_dir` makes a rename in a directory durable (the secret store, staged imports)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,12 @@ def replace_file(path: Path, text: str, new_mode: int = NEW_FILE_MODE) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def fsync_dir(directory: Path) -> None:
+    """Flush `directory`'s entries to disk, so a file renamed into it survives a crash."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

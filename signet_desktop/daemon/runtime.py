@@ -481,6 +481,20 @@ class DaemonRuntime:
 
 def run_headless(options: RuntimeOptions) -> int:
     """The `--headless` process: start, serve until SIGINT/SIGTERM, stop cleanly."""
+    return run_runtime(
+        options,
+        lambda runtime: asyncio.run(serve_with_signals(runtime.serve, runtime.request_stop)),
+    )
+
+
+def run_runtime(
+    options: RuntimeOptions,
+    serve: Callable[[DaemonRuntime], int],
+    failed: Callable[[StartupError], None] | None = None,
+) -> int:
+    """A daemon process (headless, or under the desktop app): open the runtime, `serve` it
+    until it returns the exit code, then stop cleanly. A start that fails is reported on
+    stderr (and to `failed`) and gives its exit code."""
     runtime = DaemonRuntime(options)
     interrupt_on_term()
     try:
@@ -488,8 +502,10 @@ def run_headless(options: RuntimeOptions) -> int:
             runtime.open()
         except StartupError as exc:
             report_startup_error(exc)
+            if failed is not None:
+                failed(exc)
             return exc.exit_code
-        return asyncio.run(serve_with_signals(runtime.serve, runtime.request_stop))
+        return serve(runtime)
     except KeyboardInterrupt:  # a signal before the loop took over signal handling
         return EXIT_OK
     finally:

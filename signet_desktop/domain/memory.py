@@ -24,6 +24,17 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def parse_utc(stamp: str | None) -> datetime | None:
+    """An ISO timestamp (`Z` or an offset; naive read as UTC); None when absent or unreadable."""
+    if not stamp:
+        return None
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who asked for a change, and the request it came in."""

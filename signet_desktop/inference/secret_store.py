@@ -17,6 +17,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from signet_desktop.config.atomic import fsync_dir
 from signet_desktop.domain.memory import DEFAULT_AGENT_ID
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")  # Signet's rule, bounded
@@ -71,7 +72,7 @@ class SecretStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
             raise
-        _fsync_directory(directory)
+        fsync_dir(directory)
         return created
 
     def delete(self, agent_id: str, name: str) -> bool:
@@ -80,7 +81,7 @@ class SecretStore:
             os.unlink(self._path(agent_id, name))
         except FileNotFoundError:
             return False
-        _fsync_directory(self.directory(agent_id))
+        fsync_dir(self.directory(agent_id))
         return True
 
     def _path(self, agent_id: str, name: str) -> Path:
@@ -103,11 +104,3 @@ def _chain(root: Path, directory: Path) -> list[Path]:
     for part in directory.relative_to(root).parts:
         chain.append(chain[-1] / part)
     return chain
-
-
-def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -28,13 +28,9 @@ from signet_desktop.daemon.runtime import (
     DaemonRuntime,
     RuntimeOptions,
     StartupError,
-    report_startup_error,
+    run_runtime,
 )
-from signet_desktop.daemon.signals import (
-    ignore_stop_signals,
-    interrupt_on_term,
-    serve_with_signals,
-)
+from signet_desktop.daemon.signals import serve_with_signals
 from signet_desktop.domain.events import Event
 from signet_desktop.service.pipeline.service import PipelineStatus
 from signet_desktop.ui.autostart import Autostart
@@ -210,21 +206,11 @@ def run_desktop(options: RuntimeOptions) -> int:
     if options.worker_host is None:  # workers run in QThreads under the app
         options = dataclasses.replace(options, worker_host=QtWorkerHost)
     options = dataclasses.replace(options, defer_app=True)  # the HTTP app after the window
-    runtime = DaemonRuntime(options)
-    interrupt_on_term()
-    try:
-        try:
-            runtime.open()
-        except StartupError as exc:
-            report_startup_error(exc)
-            _show_startup_error(app, exc)
-            return exc.exit_code
-        return _run_shell(app, runtime, InstanceServer(instance_name))
-    except KeyboardInterrupt:  # a signal before the loop took over signal handling
-        return EXIT_OK
-    finally:
-        runtime.close()
-        ignore_stop_signals()  # the process ends here: no late signal may kill it
+    return run_runtime(
+        options,
+        lambda runtime: _run_shell(app, runtime, InstanceServer(instance_name)),
+        failed=lambda exc: _show_startup_error(app, exc),
+    )
 
 
 def _run_shell(app: QApplication, runtime: DaemonRuntime, instance: InstanceServer) -> int:

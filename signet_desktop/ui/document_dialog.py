@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.documents import DocumentRequest
 from signet_desktop.service.documents.connectors import FolderRequest
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 FILE_FILTER = "Documents (*.md *.markdown *.txt *.html *.htm *.pdf);;All files (*)"
 DROP_HINT = "Drop files here (Markdown, text, HTML, PDF), or choose them."
@@ -61,19 +62,13 @@ class AddDocumentDialog(QDialog):
             self.tabs.addTab(self.folder_tab, "Folder")
         self.tabs.addTab(self._url_tab(), "Web page")
         self.tabs.addTab(self._text_tab(), "Text")
-        self.note = QLabel("")
-        self.note.setObjectName("addDocumentNote")
-        self.note.setProperty("role", "muted")
-        self.note.setWordWrap(True)
+        self.note = text_label("", name="addDocumentNote", role="muted", wrap=True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.add_button = buttons.addButton("Add", QDialogButtonBox.ButtonRole.AcceptRole)
         self.add_button.setProperty("primary", True)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        column = QVBoxLayout(self)
-        column.addWidget(self.tabs, 1)
-        column.addWidget(self.note)
-        column.addWidget(buttons)
+        vbox((self.tabs, 1), self.note, buttons, parent=self)
         self.tabs.currentChanged.connect(lambda _i: self._update())
         self._update()
 
@@ -87,21 +82,13 @@ class AddDocumentDialog(QDialog):
         choose.clicked.connect(self.choose_files)
         remove = QPushButton("Remove")
         remove.clicked.connect(self._remove_selected)
-        row = QHBoxLayout()
-        row.addWidget(choose)
-        row.addWidget(remove)
-        row.addStretch(1)
-        column = QVBoxLayout(page)
-        column.addWidget(hint)
-        column.addWidget(self.files, 1)
-        column.addLayout(row)
+        row = hbox(choose, remove, 1)
+        vbox(hint, (self.files, 1), row, parent=page)
         return page
 
     def _folder_tab(self) -> QWidget:
         page = QWidget()
-        hint = QLabel(FOLDER_HINT)
-        hint.setProperty("role", "muted")
-        hint.setWordWrap(True)
+        hint = text_label(FOLDER_HINT, role="muted", wrap=True)
         self.folder = QLineEdit()
         self.folder.setObjectName("addDocumentFolder")
         self.folder.setPlaceholderText("/path/to/notes")
@@ -117,13 +104,7 @@ class AddDocumentDialog(QDialog):
         self.excludes.setPlaceholderText("Leave out (e.g. drafts/**), comma-separated")
         self.watch = QCheckBox("Watch for changes")
         self.watch.setChecked(True)
-        column = QVBoxLayout(page)
-        column.addWidget(hint)
-        column.addLayout(row)
-        column.addWidget(self.globs)
-        column.addWidget(self.excludes)
-        column.addWidget(self.watch)
-        column.addStretch(1)
+        vbox(hint, row, self.globs, self.excludes, self.watch, 1, parent=page)
         return page
 
     def _url_tab(self) -> QWidget:
@@ -134,11 +115,7 @@ class AddDocumentDialog(QDialog):
         self.url.textChanged.connect(lambda _t: self._update())
         self.url_title = QLineEdit()
         self.url_title.setPlaceholderText("Title (optional: the page's own title is used)")
-        column = QVBoxLayout(page)
-        column.addWidget(QLabel("Address of a web page or a PDF"))
-        column.addWidget(self.url)
-        column.addWidget(self.url_title)
-        column.addStretch(1)
+        vbox(QLabel("Address of a web page or a PDF"), self.url, self.url_title, 1, parent=page)
         return page
 
     def _text_tab(self) -> QWidget:
@@ -259,14 +236,24 @@ class AddDocumentDialog(QDialog):
     # -- drag and drop ---------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+        accept_url_drag(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        urls = event.mimeData().urls()
-        if urls:
-            self.add_urls(urls)
-            event.acceptProposedAction()
+        self.add_urls(take_url_drop(event))
+
+
+def accept_url_drag(event: QDragEnterEvent) -> None:
+    """Take a drag that carries files, folders or links (the dialog and the Documents pane)."""
+    if event.mimeData().hasUrls():
+        event.acceptProposedAction()
+
+
+def take_url_drop(event: QDropEvent) -> list[QUrl]:
+    """A drop's URLs, the drop accepted when there are any."""
+    urls = event.mimeData().urls()
+    if urls:
+        event.acceptProposedAction()
+    return urls
 
 
 def _patterns(text: str) -> tuple[str, ...]:

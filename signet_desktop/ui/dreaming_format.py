@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from signet_desktop.domain.dreaming import DreamingPass, EvidenceExclusion, ToolCallRecord
+from signet_desktop.domain.memory import parse_utc
 from signet_desktop.domain.ontology import OperationRecord
 from signet_desktop.ui.dreaming_words import operation_words, tool_call_words
 from signet_desktop.ui.hit_format import preview
@@ -47,20 +48,9 @@ ARGUMENT_CHARS = 48
 # -- numbers -------------------------------------------------------------------------------
 
 
-def parse_time(value: str | None) -> datetime | None:
-    """An ISO timestamp (`Z` or offset; naive read as UTC), None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
 def stamp(value: str | None) -> str:
     """`2026-11-30 03:12` in UTC (the text itself when unreadable)."""
-    when = parse_time(value)
+    when = parse_utc(value)
     return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if when else (value or "")
 
 
@@ -78,8 +68,8 @@ def duration_text(seconds: float) -> str:
 
 def pass_duration(item: DreamingPass, now: datetime | None = None) -> str:
     """How long the pass took (a running one: how long so far, `running 1m 3s`)."""
-    start = parse_time(item.started_at)
-    end = parse_time(item.completed_at)
+    start = parse_utc(item.started_at)
+    end = parse_utc(item.completed_at)
     if start is None:
         return ""
     if end is None:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from signet_desktop.ui import dreaming_format as fmt
 from signet_desktop.ui.style import Theme, current_theme
+from signet_desktop.ui.widgets import text_label, vbox
 
 
 def tone_colour(tone: str, theme: Theme) -> str:
@@ -57,11 +58,7 @@ class OperationItem(QWidget):
         self.title = QLabel(f"<span style='color:{colour}'><b>{_esc(row.title)}</b></span>")
         self.title.setWordWrap(True)
         raw = f" · {row.operation} {row.subject}".rstrip()
-        self.outcome = QLabel(row.outcome + raw if details else row.plain)
-        self.outcome.setProperty("role", "muted")
-        self.outcome.setWordWrap(True)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 5, 8, 5)
-        column.setSpacing(1)
-        column.addWidget(self.title)
-        column.addWidget(self.outcome)
+        self.outcome = text_label(
+            row.outcome + raw if details else row.plain, role="muted", wrap=True
+        )
+        vbox(self.title, self.outcome, parent=self, margins=(8, 5, 8, 5), spacing=1)

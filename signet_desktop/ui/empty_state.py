@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QVBoxLayout,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.ui.icon import icon as load_icon
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import hbox, text_label
 
 EMPTY_ICON_SIZE = 48
 
@@ -38,9 +38,7 @@ class EmptyState(QFrame):
         )
         self.title_label = QLabel(title)
         self.title_label.setObjectName("emptyTitle")
-        self.hint_label = QLabel(hint)
-        self.hint_label.setObjectName("emptyHint")
-        self.hint_label.setWordWrap(True)
+        self.hint_label = text_label(hint, name="emptyHint", wrap=True)
         for label in (self.title_label, self.hint_label):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -55,6 +53,12 @@ class EmptyState(QFrame):
     def set_text(self, title: str, hint: str = "") -> None:
         self.title_label.setText(title)
         self.hint_label.setText(hint)
+
+    def set_hint_width(self, width: int) -> None:
+        """Wrap the hint at `width`: a readable measure, not the pane's width (centred, the
+        label is not asked its height again)."""
+        self.hint_label.setFixedWidth(width)
+        self.hint_label.setMinimumHeight(self.hint_label.heightForWidth(width))
 
 
 class Banner(QFrame):
@@ -72,10 +76,7 @@ class Banner(QFrame):
         self.text_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.close_button = QPushButton("Dismiss")
         self.close_button.clicked.connect(self.clear)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(12, 6, 8, 6)
-        row.addWidget(self.text_label, 1)
-        row.addWidget(self.close_button)
+        hbox((self.text_label, 1), self.close_button, parent=self, margins=(12, 6, 8, 6))
         self.close_button.setVisible(dismissible)
         self.hide()
 

@@ -9,13 +9,14 @@ jobs). Hidden while there is nothing to show.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from signet_desktop.service.pipeline.queue_ops import RepairResult
 from signet_desktop.service.verdict import FailedItem, Verdict, retry
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.pane_frame import error_text
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import hbox
 
 SHOWN = 3  # rows; more are counted under them
 ERROR_CHARS = 140
@@ -92,11 +93,7 @@ class FailedItems(QFrame):
         open_button.setToolTip("Show it in the Documents pane" if item.document_id else "")
         open_button.clicked.connect(lambda _c=False, i=item: self.open(i))
         row = QWidget()
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
-        line.addWidget(text, 1)
-        line.addWidget(retry_button)
-        line.addWidget(open_button)
+        hbox((text, 1), retry_button, open_button, parent=row, margins=(0, 0, 0, 0))
         return row
 
     def retry(self, item: FailedItem, button: QPushButton | None = None) -> None:

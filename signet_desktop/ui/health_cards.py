@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
 )
 
 from signet_desktop.daemon.logring import LogLine
@@ -38,6 +37,7 @@ from signet_desktop.ui.health_report import (
 )
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import text_label, vbox
 
 DEFAULT_LOG_LEVEL = logging.INFO
 MAX_CHECK_ROWS = 14
@@ -57,10 +57,7 @@ class Section(QFrame):
         self.header = QHBoxLayout()
         self.header.addWidget(heading)
         self.header.addStretch(1)
-        self.body = QVBoxLayout(self)
-        self.body.setContentsMargins(12, 10, 12, 10)
-        self.body.setSpacing(6)
-        self.body.addLayout(self.header)
+        self.body = vbox(self.header, parent=self, margins=(12, 10, 12, 10), spacing=6)
 
 
 def level_colour(level: Level) -> QColor:
@@ -129,15 +126,9 @@ class EmbeddingCard(Section):
     def __init__(self) -> None:
         super().__init__("Embeddings")
         column = self.body
-        self.model = QLabel("—")
-        self.model.setObjectName("healthModel")
-        self.model.setWordWrap(True)
-        self.generation = QLabel("")
-        self.generation.setProperty("role", "muted")
-        self.generation.setWordWrap(True)
-        self.search = QLabel("")
-        self.search.setProperty("role", "muted")
-        self.search.setWordWrap(True)
+        self.model = text_label("—", name="healthModel", wrap=True)
+        self.generation = text_label("", role="muted", wrap=True)
+        self.search = text_label("", role="muted", wrap=True)
         self.bar = QProgressBar()
         self.bar.setObjectName("healthCoverage")
         self.bar.setTextVisible(False)
@@ -207,9 +198,7 @@ class WorkersCard(Section):
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.queue = QLabel("")
-        self.queue.setWordWrap(True)
-        self.queue.setProperty("role", "muted")
+        self.queue = text_label("", wrap=True, role="muted")
         column.addWidget(self.mode)
         column.addWidget(self.table)
         column.addWidget(self.queue)

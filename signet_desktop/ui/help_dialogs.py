@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from signet_desktop import __version__
+from signet_desktop.ui.widgets import vbox
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +93,4 @@ class AboutDialog(QDialog):
             form.addRow(f"{name}:", label)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        column = QVBoxLayout(self)
-        column.addWidget(title)
-        column.addWidget(blurb)
-        column.addLayout(form)
-        column.addWidget(buttons)
+        vbox(title, blurb, form, buttons, parent=self)

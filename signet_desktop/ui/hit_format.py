@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from signet_desktop.domain.memory import parse_utc
 from signet_desktop.domain.recall import RecallHit, RecallResult, TurnHit, channel_label
 
 _PREVIEW_CHARS = 160
@@ -61,12 +62,9 @@ def badges(hit: RecallHit) -> tuple[str, ...]:
 def relative_date(timestamp: str, now: datetime | None = None) -> str:
     """`just now`, `5 minutes ago`, `yesterday`, `3 weeks ago`…; the date itself if unreadable
     or in the future."""
-    try:
-        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
+    when = parse_utc(timestamp)
+    if when is None:
         return timestamp
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
     seconds = ((now or datetime.now(UTC)) - when).total_seconds()
     if seconds < -60:
         return when.date().isoformat()

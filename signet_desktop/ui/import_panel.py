@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QFrame,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
@@ -34,7 +33,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -42,6 +40,7 @@ from signet_desktop.domain.events import Event, ImportFinished, ImportProgress
 from signet_desktop.ui.empty_state import Banner
 from signet_desktop.ui.hit_format import relative_date
 from signet_desktop.ui.pane import PaneContext
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 KIND_LABELS = {
     "claude-code": "Claude Code history",
@@ -129,11 +128,7 @@ class ImportPanel(QFrame):
         self.remove_button.clicked.connect(self.remove_selected)
         heading = QLabel("Sources")
         heading.setProperty("role", "heading")
-        row = QHBoxLayout()
-        row.addWidget(heading)
-        row.addStretch(1)
-        row.addWidget(self.remove_button)
-        row.addWidget(self.import_button)
+        row = hbox(heading, 1, self.remove_button, self.import_button)
 
         self.progress = QProgressBar()
         self.progress.setObjectName("importProgress")
@@ -141,10 +136,7 @@ class ImportPanel(QFrame):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(6)
         self.progress.hide()
-        self.status = QLabel("")
-        self.status.setObjectName("importStatus")
-        self.status.setProperty("role", "muted")
-        self.status.setWordWrap(True)
+        self.status = text_label("", name="importStatus", role="muted", wrap=True)
         self.status.hide()
         self.banner = Banner()
 
@@ -173,15 +165,17 @@ class ImportPanel(QFrame):
         self.empty.setWordWrap(True)
 
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 8, 12, 10)
-        layout.setSpacing(6)
-        layout.addLayout(row)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status)
-        layout.addWidget(self.table)
-        layout.addWidget(self.empty)
+        vbox(
+            row,
+            self.banner,
+            self.progress,
+            self.status,
+            self.table,
+            self.empty,
+            parent=self,
+            margins=(12, 8, 12, 10),
+            spacing=6,
+        )
 
     # -- sources ---------------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ from signet_desktop.ui.status_bar import StatusBar
 from signet_desktop.ui.status_view import StatusView, read_status
 from signet_desktop.ui.style import apply_style
 from signet_desktop.ui.tasks import TaskRunner
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import hbox, single_shot, vbox
 
 log = logging.getLogger(__name__)
 
@@ -183,15 +183,8 @@ class MainWindow(QMainWindow):
             "Panes are modules under signet_desktop/ui/panes that define PANE; none was found.",
         )
         self.stack.addWidget(self.no_panes)
-        content = QVBoxLayout()
-        content.setContentsMargins(12, 8, 12, 6)
-        content.addWidget(self.banner)
-        content.addWidget(self.stack, 1)
-        body = QHBoxLayout()
-        body.setContentsMargins(0, 0, 0, 0)
-        body.setSpacing(0)
-        body.addWidget(rail_box)
-        body.addLayout(content, 1)
+        content = vbox(self.banner, (self.stack, 1), margins=(12, 8, 12, 6))
+        body = hbox(rail_box, (content, 1), margins=(0, 0, 0, 0), spacing=0)
         central = QWidget()
         central.setLayout(body)
         self.setCentralWidget(central)

@@ -29,9 +29,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -42,7 +40,7 @@ from signet_desktop.service.projection import JobStatus, MapData
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import single_shot, split, text_label, vbox
 
 DIMENSIONS = 2
 REFRESH_DEBOUNCE_MS = 1500
@@ -261,10 +259,7 @@ class MapPane(PaneWidget):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self._build_plot())
         self._set_progress(None)
-        column = QVBoxLayout(self)
-        column.addLayout(bar)
-        column.addWidget(self.banner)
-        column.addWidget(self.stack, 1)
+        vbox(bar, self.banner, (self.stack, 1), parent=self)
 
     def _build_plot(self) -> QWidget:
         theme = current_theme()
@@ -286,19 +281,13 @@ class MapPane(PaneWidget):
         scene = self.plot.scene()
         scene.sigMouseMoved.connect(self._mouse_moved)
         scene.sigMouseClicked.connect(self._mouse_clicked)
-        self.hover = QLabel()
-        self.hover.setObjectName("mapHover")
-        self.hover.setWordWrap(True)
+        self.hover = text_label(name="mapHover", wrap=True)
         self.legend = QLabel()
         self.legend.setObjectName("mapLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
         box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
-        column.addWidget(self.hover)
+        vbox((self.plot, 1), self.legend, self.hover, parent=box, margins=(0, 0, 0, 0))
         self.selection_count = QLabel()
         self.selection_count.setObjectName("mapSelectionCount")
         self.selection = QListWidget()
@@ -306,15 +295,8 @@ class MapPane(PaneWidget):
         self.selection.itemActivated.connect(self._open_item)
         self.selection.itemClicked.connect(self._open_item)
         below = QWidget()
-        below_column = QVBoxLayout(below)
-        below_column.setContentsMargins(0, 0, 0, 0)
-        below_column.addWidget(self.selection_count)
-        below_column.addWidget(self.selection, 1)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(box)
-        self.splitter.addWidget(below)
-        self.splitter.setStretchFactor(0, 4)
-        self.splitter.setStretchFactor(1, 1)
+        vbox(self.selection_count, (self.selection, 1), parent=below, margins=(0, 0, 0, 0))
+        self.splitter = split(box, below, stretch=(4, 1), vertical=True)
         below.hide()
         self._below = below
         return self.splitter

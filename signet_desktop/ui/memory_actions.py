@@ -16,12 +16,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from signet_desktop.domain.memory import Memory
 from signet_desktop.ui.hit_format import preview
+from signet_desktop.ui.widgets import text_label, vbox
 
 
 class ReasonDialog(QDialog):
@@ -34,9 +34,7 @@ class ReasonDialog(QDialog):
         self.setObjectName("memoryActionDialog")
         self.setWindowTitle(title)
         self.setMinimumWidth(420)
-        quote = QLabel(f"“{preview(memory.content, 90)}”")
-        quote.setProperty("role", "muted")
-        quote.setWordWrap(True)
+        quote = text_label(f"“{preview(memory.content, 90)}”", role="muted", wrap=True)
         self.form = QFormLayout()
         self.reason = QLineEdit(reason)
         self.reason.setObjectName("reasonField")
@@ -46,10 +44,7 @@ class ReasonDialog(QDialog):
         )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        column = QVBoxLayout(self)
-        column.addWidget(quote)
-        column.addLayout(self.form)
-        column.addWidget(self.buttons)
+        vbox(quote, self.form, self.buttons, parent=self)
         self.reason.textChanged.connect(self.update_ok)
 
     def add_row(self, label: str, widget: QWidget) -> None:

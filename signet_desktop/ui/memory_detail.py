@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QStackedLayout,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -41,6 +40,9 @@ from signet_desktop.ui.memory_format import (
     provenance_rows,
 )
 from signet_desktop.ui.pane import PaneContext
+from signet_desktop.ui.widgets import text_label, vbox
+
+AskDialog = Callable[[QWidget, Memory, Callable[..., None]], object]
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +92,7 @@ class MemoryDetail(QWidget):
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.placeholder = QLabel(PLACEHOLDER_TEXT)
-        self.placeholder.setObjectName("detailPlaceholder")
-        self.placeholder.setProperty("role", "muted")
+        self.placeholder = text_label(PLACEHOLDER_TEXT, name="detailPlaceholder", role="muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.banner = Banner(dismissible=False)
@@ -107,10 +107,7 @@ class MemoryDetail(QWidget):
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.meta = QLabel()
-        self.meta.setObjectName("memoryMeta")
-        self.meta.setProperty("role", "muted")
-        self.meta.setWordWrap(True)
+        self.meta = text_label(name="memoryMeta", role="muted", wrap=True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.provenance = QFormLayout()
         self.provenance.setHorizontalSpacing(12)
@@ -125,12 +122,18 @@ class MemoryDetail(QWidget):
         self.history.header().setStretchLastSection(True)
         self.history.setAlternatingRowColors(True)
         self.pin_button = self._button("Pin", "pinButton", self.toggle_pin)
-        self.tags_button = self._button("Edit tags…", "tagsButton", self._ask_tags)
+        self.tags_button = self._button(
+            "Edit tags…", "tagsButton", lambda: self._ask(actions.ask_tags, self.set_tags)
+        )
         self.importance_button = self._button(
-            "Importance…", "importanceButton", self._ask_importance
+            "Importance…",
+            "importanceButton",
+            lambda: self._ask(actions.ask_importance, self.set_importance),
         )
         self.forget_button = self._button("Forget…", "forgetButton", self._ask_forget)
-        self.recover_button = self._button("Recover…", "recoverButton", self._ask_recover)
+        self.recover_button = self._button(
+            "Recover…", "recoverButton", lambda: self._ask(actions.ask_recover, self.recover)
+        )
         self.session_button = self._button("Open session", "openSessionButton", self.open_session)
         # Two rows of three: one row of six set the detail's minimum width to ~600 px.
         buttons = QGridLayout()
@@ -149,17 +152,19 @@ class MemoryDetail(QWidget):
         buttons.setColumnStretch(3, 1)
 
         body = QWidget()
-        column = QVBoxLayout(body)
-        column.setContentsMargins(12, 12, 12, 12)
-        column.setSpacing(6)
-        column.addWidget(self.notice)
-        column.addWidget(self.content)
-        column.addWidget(self.meta)
-        column.addLayout(self.provenance)
-        column.addLayout(buttons)
-        column.addWidget(self.banner)
-        column.addWidget(history_title)
-        column.addWidget(self.history, 1)
+        vbox(
+            self.notice,
+            self.content,
+            self.meta,
+            self.provenance,
+            buttons,
+            self.banner,
+            history_title,
+            (self.history, 1),
+            parent=body,
+            margins=(12, 12, 12, 12),
+            spacing=6,
+        )
         self._stack = QStackedLayout(self)
         self._stack.addWidget(self.placeholder)
         self._stack.addWidget(body)
@@ -343,21 +348,13 @@ class MemoryDetail(QWidget):
         if self._memory is not None and self._memory.session_id:
             self._context.navigator.show_pane("transcripts", session_key=self._memory.session_id)
 
-    def _ask_tags(self) -> None:
+    def _ask(self, ask: AskDialog, then: Callable[..., None]) -> None:
+        """Open one of the memory's dialogs (`memory_actions.ask_*`); `then` gets its answer."""
         if self._memory is not None:
-            actions.ask_tags(self, self._memory, self.set_tags)
-
-    def _ask_importance(self) -> None:
-        if self._memory is not None:
-            actions.ask_importance(self, self._memory, self.set_importance)
+            ask(self, self._memory, then)
 
     def _ask_forget(self) -> None:
-        if self._memory is not None:
-            actions.ask_forget(self, self._memory, self.forget)
-
-    def _ask_recover(self) -> None:
-        if self._memory is not None:
-            actions.ask_recover(self, self._memory, self.recover)
+        self._ask(actions.ask_forget, self.forget)
 
     def shutdown(self) -> None:
         with contextlib.suppress(RuntimeError, TypeError):  # already disconnected

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from signet_desktop.domain.memory import RECOVERY_WINDOW_DAYS, Actor, HistoryEvent, Memory
+from signet_desktop.domain.memory import (
+    RECOVERY_WINDOW_DAYS,
+    Actor,
+    HistoryEvent,
+    Memory,
+    parse_utc,
+)
 from signet_desktop.ui.hit_format import preview
 
 # The person at the inspector: their changes show as "you" in the history.
@@ -19,20 +25,9 @@ INSPECTOR_ACTOR = Actor(changed_by="inspector", actor_type="user")
 EVENT_LABELS = {"created": "created", "modified": "updated", "deleted": "forgotten"}
 
 
-def parse_timestamp(timestamp: str | None) -> datetime | None:
-    """An ISO timestamp (`Z` or an offset; naive read as UTC); None when absent or unreadable."""
-    if not timestamp:
-        return None
-    try:
-        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
 def local_time(timestamp: str | None) -> str:
     """`2026-11-28 10:02` in the local time zone; the text itself when unreadable."""
-    when = parse_timestamp(timestamp)
+    when = parse_utc(timestamp)
     if when is None:
         return timestamp or ""
     return when.astimezone().strftime("%Y-%m-%d %H:%M")

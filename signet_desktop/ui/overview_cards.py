@@ -7,12 +7,13 @@ from datetime import datetime
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent
-from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem
 
 from signet_desktop.ui.activity_words import Line
 from signet_desktop.ui.failed_items import link_html
 from signet_desktop.ui.overview_format import CardText, parse
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import text_label, vbox
 
 FEED_LIMIT = 200
 _LINE = Qt.ItemDataRole.UserRole
@@ -35,20 +36,20 @@ class Card(QFrame):
         self.value = QLabel("…")
         self.value.setObjectName("overviewValue")
         self.value.setWordWrap(True)  # "Last pass just now" in large type: wraps on a laptop
-        self.detail = QLabel("")
-        self.detail.setProperty("role", "muted")
-        self.detail.setWordWrap(True)
+        self.detail = text_label("", role="muted", wrap=True)
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.link = QLabel(link_html(pane, f"{link} →"))
         self.link.setObjectName("overviewLink")
         self.link.linkActivated.connect(self.chosen.emit)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(14, 10, 14, 10)
-        column.setSpacing(4)
-        column.addWidget(heading)
-        column.addWidget(self.value)
-        column.addWidget(self.detail, 1)
-        column.addWidget(self.link)
+        vbox(
+            heading,
+            self.value,
+            (self.detail, 1),
+            self.link,
+            parent=self,
+            margins=(14, 10, 14, 10),
+            spacing=4,
+        )
 
     def show_text(self, text: CardText) -> None:
         self.value.setText(text.value)

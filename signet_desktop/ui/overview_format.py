@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from signet_desktop.domain.memory import parse_utc
 from signet_desktop.service.verdict import Verdict
 from signet_desktop.ui.overview_report import AgentFact, Counted, OverviewReport
 
@@ -29,14 +30,9 @@ class CardText:
     detail: str
 
 
-def parse(stamp: str | None) -> datetime | None:
-    if not stamp:
-        return None
-    try:
-        moment = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+def parse(stamp: object) -> datetime | None:
+    """A status field's timestamp (`parse_utc` of its text); None when absent or unreadable."""
+    return parse_utc(str(stamp)) if stamp else None
 
 
 def since(stamp: str | None, now: datetime) -> str:

@@ -17,31 +17,54 @@ from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from signet_desktop.domain.events import Event
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.pane import PaneContext, PaneWidget
 from signet_desktop.ui.tasks import SingleFlight
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import BoxItem, single_shot, stack_of, text_label, title_row, vbox
 
 REFRESH_DELAY_MS = 250  # events arriving together become one re-read
+PANE_MARGINS = (16, 12, 16, 12)
 
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """What one framed pane says about its frame."""
+    """What one framed pane says about its frame. The object names, the icon and the read
+    error follow from `title` and `name` unless a pane gives its own."""
 
-    title: str  # the heading
-    count_name: str  # object name of the count label beside it
-    icon: str  # the empty state's icon
+    title: str  # the heading: "Documents" (icon documents.svg, "The documents could not be read")
+    name: str  # the object names' stem: `<name>Count` beside the title, `<name>Notice` under it
     empty_title: str
     empty_hint: str
-    read_error: str  # the banner's lead when a read fails: "The documents could not be read"
-    notice_name: str  # the muted notice line under the banner (hidden until `say`)
     refresh_on: tuple[str, ...] = ()  # event kinds; one ending in "." names a whole family
     hint_width: int = 580  # the empty hint's measure
     refresh_ms: int = REFRESH_DELAY_MS
+    count_name: str = ""  # the count label's object name when not `<name>Count`
+    icon: str = ""  # the empty state's icon when not `<title in lower case>.svg`
+    read_error: str = ""  # the banner's lead when a read fails, when not the title's
+
+    def __post_init__(self) -> None:
+        lower = self.title.lower()
+        for field_name, default in (
+            ("count_name", f"{self.name}Count"),
+            ("icon", f"{lower}.svg"),
+            ("read_error", f"The {lower} could not be read"),
+        ):
+            if not getattr(self, field_name):
+                object.__setattr__(self, field_name, default)
+
+    @property
+    def notice_name(self) -> str:
+        """The muted notice line under the banner (hidden until `say`)."""
+        return f"{self.name}Notice"
+
+
+def pane_column(pane: QWidget, *rows: BoxItem, content: QWidget) -> QVBoxLayout:
+    """A pane's column at the panes' margins: `rows` at the top, then `content` taking the
+    room left (the frame's; the panes over a paging model use it too)."""
+    return vbox(*rows, (content, 1), parent=pane, margins=PANE_MARGINS, spacing=8)
 
 
 def error_text(exc: BaseException) -> str:
@@ -54,19 +77,63 @@ def names_event(kinds: Sequence[str], kind: str) -> bool:
     return any(kind == k or (k.endswith(".") and kind.startswith(k)) for k in kinds)
 
 
-class FramedPane(PaneWidget):
+class LivePane(PaneWidget):
+    """The lifecycle every reading pane shares: it follows its agent's events once started
+    (`on_event`), re-reads at most once per `refresh_ms` (`schedule_refresh` runs `reread`),
+    and stops its timer and disconnects on `shutdown`. `FramedPane` builds on it; so do the
+    panes over a paging model (Memories, Transcripts), whose model does the reading."""
+
+    def __init__(
+        self,
+        context: PaneContext,
+        refresh_ms: int,
+        reread: Callable[[], None],
+        first_read: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(context)
+        self.agent_id = context.agent_id  # the agent shown (a pane may offer others)
+        self._started = False
+        self._first_read = first_read
+        self._refresh_timer = single_shot(self, refresh_ms, reread)
+        context.events.event_published.connect(self._on_event)
+
+    def activated(self) -> None:
+        self.start()
+
+    def start(self) -> None:
+        """Follow events from now on; the first call reads for the first time (`first_read`)."""
+        if not self._started:
+            self._started = True
+            if self._first_read is not None:
+                self._first_read()
+
+    def shutdown(self) -> None:
+        self._refresh_timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
+            self.context.events.event_published.disconnect(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        if self._started and event.agent_id == self.agent_id:
+            self.on_event(event)
+
+    def on_event(self, event: Event) -> None:
+        """An event of the shown agent, once the pane has started."""
+
+    def schedule_refresh(self) -> None:
+        """Re-read soon; events arriving meanwhile add nothing (a throttle, not a debounce)."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+
+class FramedPane(LivePane):
     """A pane inside the shared frame; subclasses call `frame_layout` once their widgets exist
     and implement `reader` and `show_snapshot`."""
 
     def __init__(self, context: PaneContext, frame: Frame) -> None:
-        super().__init__(context)
+        super().__init__(context, frame.refresh_ms, self.refresh)
         self.frame = frame
-        self.agent_id = context.agent_id  # the agent shown (a pane may offer others)
-        self._started = False
         self._missed = False  # a read asked for while hidden: run it once shown
         self._flight = SingleFlight(self._read)
-        self._refresh_timer = single_shot(self, frame.refresh_ms, self.refresh)
-        context.events.event_published.connect(self._on_event)
 
     def frame_layout(self, content: QWidget, header: Sequence[QWidget] = ()) -> None:
         """The column: title, count and `header` widgets; banner; notice; `content` or the
@@ -78,25 +145,13 @@ class FramedPane(PaneWidget):
         for widget in header:
             row.addWidget(widget)
         self.banner = Banner()
-        self.notice = QLabel("")
-        self.notice.setObjectName(frame.notice_name)
-        self.notice.setProperty("role", "muted")
+        self.notice = text_label("", name=frame.notice_name, role="muted")
         self.notice.hide()
         self.content = content
         self.empty = EmptyState(frame.icon, frame.empty_title, frame.empty_hint)
-        hint = self.empty.hint_label
-        hint.setFixedWidth(frame.hint_width)
-        hint.setMinimumHeight(hint.heightForWidth(frame.hint_width))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(content)
-        self.stack.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 12, 16, 12)
-        outer.setSpacing(8)
-        outer.addLayout(row)
-        outer.addWidget(self.banner)
-        outer.addWidget(self.notice)
-        outer.addWidget(self.stack, 1)
+        self.empty.set_hint_width(frame.hint_width)
+        self.stack = stack_of(content, self.empty)
+        pane_column(self, row, self.banner, self.notice, content=self.stack)
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
@@ -125,11 +180,6 @@ class FramedPane(PaneWidget):
     def hideEvent(self, event: QHideEvent) -> None:
         self._refresh_timer.stop()
         super().hideEvent(event)
-
-    def shutdown(self) -> None:
-        self._refresh_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.context.events.event_published.disconnect(self._on_event)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -198,16 +248,7 @@ class FramedPane(PaneWidget):
 
     # -- events ----------------------------------------------------------------------------
 
-    def _on_event(self, event: Event) -> None:
-        if self._started and event.agent_id == self.agent_id:
-            self.on_event(event)
-
     def on_event(self, event: Event) -> None:
         """An event of the shown agent: a coalesced re-read when `refresh_on` names it."""
         if names_event(self.frame.refresh_on, event.kind):
             self.schedule_refresh()
-
-    def schedule_refresh(self) -> None:
-        """Re-read soon; events arriving meanwhile add nothing (a throttle, not a debounce)."""
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()

@@ -23,14 +23,11 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +40,7 @@ from signet_desktop.ui.hit_format import preview
 from signet_desktop.ui.pane import PaneContext
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted
+from signet_desktop.ui.widgets import add_row, fit_rows, keep_rows_fitted, split, text_label, vbox
 
 OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one operation
 
@@ -51,10 +48,7 @@ OPERATION_ROLE = Qt.ItemDataRole.UserRole + 1  # a timeline row that is one oper
 def _labelled(label: QLabel, *widgets: QWidget) -> QWidget:
     """`label` over `widgets` (the first one stretches)."""
     box = QWidget()
-    column = QVBoxLayout(box)
-    column.setContentsMargins(0, 0, 0, 0)
-    column.setSpacing(4)
-    column.addWidget(label)
+    column = vbox(label, parent=box, margins=(0, 0, 0, 0), spacing=4)
     for index, widget in enumerate(widgets):
         column.addWidget(widget, 1 if index == 0 else 0)
     return box
@@ -75,17 +69,10 @@ class PassAudit(QWidget):
         self._records: list[OperationRecord] = []
         self.names: dict[str, str] = {}  # entity id -> name, for the shown pass's operations
         box = self
-        self.heading = QLabel("Select a pass")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
-        self.facts = QLabel("")
-        self.facts.setObjectName("dreamFacts")
-        self.facts.setProperty("role", "muted")
-        self.facts.setWordWrap(True)
+        self.heading = text_label("Select a pass", role="heading", wrap=True)
+        self.facts = text_label("", name="dreamFacts", role="muted", wrap=True)
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary = QLabel("")
-        self.summary.setObjectName("dreamSummary")
-        self.summary.setWordWrap(True)
+        self.summary = text_label("", name="dreamSummary", wrap=True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.revert_button = QPushButton("Revert this pass…")
         self.revert_button.setObjectName("dreamRevert")
@@ -124,10 +111,7 @@ class PassAudit(QWidget):
         keep_rows_fitted(self.ops)
         self.quotes = QuoteView(self.context)
         self.quotes.setObjectName("dreamQuotes")
-        operations = QSplitter(Qt.Orientation.Horizontal)
-        operations.addWidget(_labelled(self.ops_label, self.ops))
-        operations.addWidget(self.quotes)
-        operations.setSizes([300, 300])
+        operations = split(_labelled(self.ops_label, self.ops), self.quotes, sizes=[300, 300])
         self.window_text = self._text("dreamWindow", mono)
         self.runbook_text = self._text("dreamRunbook", None)
         self.exclusions_text = self._text("dreamExclusions", None)
@@ -138,16 +122,13 @@ class PassAudit(QWidget):
         self.tabs.addTab(self.window_text, "Evidence window")
         self.tabs.addTab(self.runbook_text, "Runbook")
         self.tabs.addTab(self.exclusions_text, "Exclusions")
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(_labelled(self.calls_label, self.calls, self.call_json))
-        body.addWidget(self.tabs)
-        body.setSizes([220, 260])
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(4)
-        column.addLayout(top)
-        column.addWidget(self.facts)
-        column.addWidget(self.summary)
+        body = split(
+            _labelled(self.calls_label, self.calls, self.call_json),
+            self.tabs,
+            sizes=[220, 260],
+            vertical=True,
+        )
+        column = vbox(top, self.facts, self.summary, parent=box, margins=(12, 0, 0, 0), spacing=4)
         column.addSpacing(4)
         column.addWidget(body, 1)
         self.show_pass(None)
@@ -298,11 +279,7 @@ class PassAudit(QWidget):
         select = 0
         for n, record in enumerate(records):
             row = fmt.operation_row(record, self.names)
-            widget = OperationItem(row, self.details)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, record.id)
-            self.ops.addItem(entry)
-            self.ops.setItemWidget(entry, widget)
+            add_row(self.ops, OperationItem(row, self.details), record.id)
             if record.id == keep:
                 select = n
         fit_rows(self.ops)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from signet_desktop.ui.queue_format import CHARTED_STATES, Pill
 from signet_desktop.ui.style import Theme, current_theme
+from signet_desktop.ui.widgets import hbox
 
 
 def state_colour(state: str, theme: Theme) -> str:
@@ -25,10 +26,7 @@ class CountPills(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("queueCounts")
-        self._row = QHBoxLayout(self)
-        self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(22)
-        self._row.addStretch(1)
+        self._row = hbox(1, parent=self, margins=(0, 0, 0, 0), spacing=22)
         self.labels: dict[str, QLabel] = {}
 
     def set_pills(self, pills: list[Pill]) -> None:

@@ -14,7 +14,6 @@ from PySide6.QtCore import QDate, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from signet_desktop.domain.memory import MEMORY_TYPES
 from signet_desktop.domain.recall import RecallFilters
+from signet_desktop.ui.widgets import hbox
 
 ANY_TYPE = "Any type"
 CUSTOM = "custom"
@@ -104,10 +104,7 @@ class RecallFiltersBar(QWidget):
         self._last = self._choice()
 
     def _layout(self) -> None:
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(6)
-        for widget in (
+        hbox(
             self.type_box,
             self.tags_edit,
             self.who_edit,
@@ -117,10 +114,12 @@ class RecallFiltersBar(QWidget):
             self._range_label,
             self.end_edit,
             self.pinned_box,
-        ):
-            row.addWidget(widget)
-        row.addStretch(1)
-        row.addWidget(self.clear_button)
+            1,
+            self.clear_button,
+            parent=self,
+            margins=(0, 0, 0, 0),
+            spacing=6,
+        )
 
     def filters(self, now: datetime | None = None) -> RecallFilters:
         """What the controls say, as the core's filters."""

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from signet_desktop.domain.telemetry import SearchRecord
+from signet_desktop.ui.widgets import vbox
 
 DISABLED_TIP = (
     "Past results are kept only when search telemetry is on: set "
@@ -94,8 +94,4 @@ class RecallHistoryDialog(QDialog):
         self.empty.setVisible(not rows)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        column = QVBoxLayout(self)
-        column.addWidget(title)
-        column.addWidget(self.empty)
-        column.addWidget(self.tree, 1)
-        column.addWidget(buttons)
+        vbox(title, self.empty, (self.tree, 1), buttons, parent=self)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from signet_desktop.service.facade import SignetService
+from signet_desktop.ui.widgets import text_label
 
 RESTART_NOTE = (
     "The daemon reads agent.yaml when it starts: quit Signet Desktop (tray → Quit) and open "
@@ -56,9 +57,7 @@ class Section(QFrame):
 
 def muted(text: str = "", name: str = "") -> QLabel:
     """A wrapping secondary-text label."""
-    label = QLabel(text)
-    label.setProperty("role", "muted")
-    label.setWordWrap(True)
+    label = text_label(text, role="muted", wrap=True)
     if name:
         label.setObjectName(name)
     return label

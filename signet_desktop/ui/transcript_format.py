@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from signet_desktop.domain.memory import parse_utc
 from signet_desktop.domain.sessions import SessionTranscript, Turn
-from signet_desktop.ui.memory_format import local_time, parse_timestamp
+from signet_desktop.ui.memory_format import local_time
 from signet_desktop.ui.style import Theme
 
 ROLE_NAMES = {"user": "User", "assistant": "Assistant"}
@@ -93,7 +94,7 @@ def one_line(text: str, limit: int) -> str:
 def session_date(timestamp: str, now: datetime | None = None) -> str:
     """A start in local time: `today 10:02`, `yesterday 18:40`, `2 Nov`, `2 Nov 2025`; the
     text itself when unreadable."""
-    when = parse_timestamp(timestamp)
+    when = parse_utc(timestamp)
     if when is None:
         return timestamp
     local = when.astimezone()

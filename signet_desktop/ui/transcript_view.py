@@ -16,14 +16,12 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
     QStackedLayout,
     QTextBrowser,
     QTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -39,6 +37,7 @@ from signet_desktop.ui.transcript_format import (
     turn_anchor,
     view_title,
 )
+from signet_desktop.ui.widgets import hbox, text_label, vbox
 
 PLACEHOLDER_TEXT = "Select a session to read its transcript."
 MAX_MATCHES = 2000  # highlighting more than this helps nobody and costs a frame
@@ -92,19 +91,14 @@ class TranscriptView(QWidget):
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.placeholder = QLabel(PLACEHOLDER_TEXT)
-        self.placeholder.setObjectName("transcriptPlaceholder")
-        self.placeholder.setProperty("role", "muted")
+        self.placeholder = text_label(PLACEHOLDER_TEXT, name="transcriptPlaceholder", role="muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.title = QLabel()
         self.title.setProperty("role", "heading")
         self.title.setWordWrap(True)  # a long session title must not widen the window
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.meta = QLabel()
-        self.meta.setObjectName("transcriptMeta")
-        self.meta.setProperty("role", "muted")
-        self.meta.setWordWrap(True)
+        self.meta = text_label(name="transcriptMeta", role="muted", wrap=True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner = Banner(dismissible=False)
         self.find_box = QLineEdit()
@@ -113,18 +107,12 @@ class TranscriptView(QWidget):
         self.find_box.setClearButtonEnabled(True)
         self.find_box.textChanged.connect(self.find_text)
         self.find_box.returnPressed.connect(self.next_match)
-        self.find_count = QLabel()
-        self.find_count.setObjectName("transcriptFindCount")
-        self.find_count.setProperty("role", "muted")
+        self.find_count = text_label(name="transcriptFindCount", role="muted")
         self.prev_button = QPushButton("Previous")
         self.prev_button.clicked.connect(self.previous_match)
         self.next_button = QPushButton("Next")
         self.next_button.clicked.connect(self.next_match)
-        find_row = QHBoxLayout()
-        find_row.addWidget(self.find_box, 1)
-        find_row.addWidget(self.find_count)
-        find_row.addWidget(self.prev_button)
-        find_row.addWidget(self.next_button)
+        find_row = hbox((self.find_box, 1), self.find_count, self.prev_button, self.next_button)
         self.reader = QTextBrowser()
         self.reader.setObjectName("transcriptText")
         self.reader.setOpenLinks(False)
@@ -138,14 +126,16 @@ class TranscriptView(QWidget):
         self.reader.document().setDocumentMargin(12)
 
         body = QWidget()
-        column = QVBoxLayout(body)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.title)
-        column.addWidget(self.meta)
-        column.addLayout(find_row)
-        column.addWidget(self.banner)
-        column.addWidget(self.reader, 1)
+        vbox(
+            self.title,
+            self.meta,
+            find_row,
+            self.banner,
+            (self.reader, 1),
+            parent=body,
+            margins=(12, 0, 0, 0),
+            spacing=6,
+        )
         self._stack = QStackedLayout(self)
         self._stack.addWidget(self.placeholder)
         self._stack.addWidget(body)

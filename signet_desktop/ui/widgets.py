@@ -1,13 +1,32 @@
-"""Small Qt helpers every pane uses: a debounce timer, the title row, a quiet selection,
-list rows of widgets kept as wide as their list (`keep_rows_fitted`: never cut at the side)."""
+"""Small Qt helpers every pane uses: a debounce timer, labels and the title row, boxes filled
+in one call, a quiet selection, list rows of widgets kept as wide as their list
+(`keep_rows_fitted`: never cut at the side)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypedDict, TypeVar, Unpack
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+# What a box holds: a widget or a layout, either with a stretch factor, or an int (a stretch).
+BoxItem = QWidget | QLayout | tuple[QWidget | QLayout, int] | int
+Margins = tuple[int, int, int, int]
+B = TypeVar("B", bound=QBoxLayout)
 
 
 def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -> QTimer:
@@ -17,6 +36,78 @@ def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -
     timer.setInterval(interval_ms)
     timer.timeout.connect(slot)
     return timer
+
+
+class BoxOptions(TypedDict, total=False):
+    parent: QWidget | None  # the widget the box lays out
+    margins: Margins | None
+    spacing: int | None
+
+
+def vbox(*items: BoxItem, **options: Unpack[BoxOptions]) -> QVBoxLayout:
+    """A column of `items`, top to bottom."""
+    return _fill(QVBoxLayout(), items, **options)
+
+
+def hbox(*items: BoxItem, **options: Unpack[BoxOptions]) -> QHBoxLayout:
+    """A row of `items`, left to right."""
+    return _fill(QHBoxLayout(), items, **options)
+
+
+def _fill(
+    box: B,
+    items: tuple[BoxItem, ...],
+    parent: QWidget | None = None,
+    margins: Margins | None = None,
+    spacing: int | None = None,
+) -> B:
+    if margins is not None:
+        box.setContentsMargins(*margins)
+    if spacing is not None:
+        box.setSpacing(spacing)
+    for item in items:
+        if isinstance(item, int):
+            box.addStretch(item)
+            continue
+        thing, stretch = item if isinstance(item, tuple) else (item, 0)
+        if isinstance(thing, QLayout):
+            box.addLayout(thing, stretch)
+        else:
+            box.addWidget(thing, stretch)
+    if parent is not None:
+        parent.setLayout(box)
+    return box
+
+
+def split(
+    first: QWidget,
+    second: QWidget,
+    *,
+    stretch: tuple[int, int] | None = None,
+    sizes: list[int] | None = None,
+    vertical: bool = False,
+    name: str | None = None,
+) -> QSplitter:
+    """`first` beside (or above) `second`, with their stretch factors and first sizes."""
+    splitter = QSplitter(Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal)
+    if name is not None:
+        splitter.setObjectName(name)
+    splitter.addWidget(first)
+    splitter.addWidget(second)
+    if stretch is not None:
+        splitter.setStretchFactor(0, stretch[0])
+        splitter.setStretchFactor(1, stretch[1])
+    if sizes is not None:
+        splitter.setSizes(sizes)
+    return splitter
+
+
+def stack_of(*pages: QWidget) -> QStackedWidget:
+    """A stack of `pages`, the first one shown."""
+    stack = QStackedWidget()
+    for page in pages:
+        stack.addWidget(page)
+    return stack
 
 
 def vertical_scroll(content: QWidget, name: str) -> QScrollArea:
@@ -31,6 +122,20 @@ def vertical_scroll(content: QWidget, name: str) -> QScrollArea:
     return scroll
 
 
+def text_label(
+    text: str = "", *, name: str | None = None, role: str | None = None, wrap: bool = False
+) -> QLabel:
+    """A label with its object name, its style `role` ("muted", "heading"…) and word wrap."""
+    made = QLabel(text)
+    if name is not None:
+        made.setObjectName(name)
+    if role is not None:
+        made.setProperty("role", role)
+    if wrap:
+        made.setWordWrap(True)
+    return made
+
+
 def title_row(title: str, count_name: str) -> tuple[QHBoxLayout, QLabel]:
     """A pane's heading on the left and its muted count label ("Loading…" at first) right."""
     heading = QLabel(title)
@@ -43,6 +148,20 @@ def title_row(title: str, count_name: str) -> tuple[QHBoxLayout, QLabel]:
     row.addStretch(1)
     row.addWidget(count)
     return row, count
+
+
+def add_row(
+    view: QListWidget, widget: QWidget, key: object, size: QSize | None = None
+) -> QListWidgetItem:
+    """Append `widget` as a row of `view`, its item carrying `key` (the UserRole data) and,
+    when given, the size hint `size`."""
+    item = QListWidgetItem()
+    item.setData(Qt.ItemDataRole.UserRole, key)
+    if size is not None:
+        item.setSizeHint(size)
+    view.addItem(item)
+    view.setItemWidget(item, widget)
+    return item
 
 
 def select_quietly(view: QListWidget, row: int) -> None:

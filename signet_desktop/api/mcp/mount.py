@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 MCP_PATH = "/mcp"
 
 
+def not_running(name: str) -> JSONResponse:
+    """The 503 an MCP endpoint answers while it is not serving (`name`: "Dreaming MCP")."""
+    return JSONResponse(
+        {"error": f"the {name} is not running", "code": "unavailable"}, status_code=503
+    )
+
+
 class Endpoint(Protocol):
     """What `StatelessMcp` is: an ASGI app with a lifetime."""
 
@@ -71,11 +78,7 @@ class LazyMcp:
             return
         endpoint = self.endpoint or await self._start()
         if endpoint is None:
-            refusal = JSONResponse(
-                {"error": f"the {self.name} is not running", "code": "unavailable"},
-                status_code=503,
-            )
-            await refusal(scope, receive, send)
+            await not_running(self.name)(scope, receive, send)
             return
         await endpoint(scope, receive, send)
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
+
+from signet_desktop.api.mcp.mount import not_running
 
 
 class StatelessMcp:
@@ -41,10 +42,6 @@ class StatelessMcp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         manager = self.manager
         if manager is None:
-            refusal = JSONResponse(
-                {"error": f"the {self.name} is not running", "code": "unavailable"},
-                status_code=503,
-            )
-            await refusal(scope, receive, send)
+            await not_running(self.name)(scope, receive, send)
             return
         await manager.handle_request(scope, receive, send)

@@ -52,6 +52,7 @@ from typing import Any
 
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import InvalidInput, SignetError
+from signet_desktop.domain.memory import parse_utc
 from signet_desktop.domain.sources import ImportCounts, ImportFile, Source
 from signet_desktop.evidence import harness_history as history
 from signet_desktop.evidence.canonical import CanonicalFile, CanonicalTurn
@@ -526,10 +527,7 @@ def _iso_ns(ns: int) -> str:
 
 
 def _recent(last_seen_at: str) -> bool:
-    try:
-        seen = datetime.fromisoformat(last_seen_at.replace("Z", "+00:00"))
-    except ValueError:
+    seen = parse_utc(last_seen_at)
+    if seen is None:
         return True
-    if seen.tzinfo is None:
-        seen = seen.replace(tzinfo=UTC)
     return datetime.now(UTC) - seen < timedelta(seconds=DEFAULT_IDLE_TTL_S)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from signet_desktop.config.atomic import fsync_dir
 from signet_desktop.safety import local_files
 
 COPY_CHUNK = 1 << 20
@@ -69,11 +70,3 @@ def stage(
         os.replace(temp, final)
         fsync_dir(directory)
     return Staged(final.relative_to(workspace).as_posix(), hexdigest, copied)
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -80,20 +80,18 @@ class PipelineService:
 
     def pause(self) -> PipelineStatus:
         """Stop taking jobs: running ones finish, leased unstarted ones go back to pending."""
-        with self._lock:
-            self._paused = True
-            host = self._host
-        if host is not None:
-            host.pause()
-        return self.status()
+        return self._set_paused(True)
 
     def resume(self) -> PipelineStatus:
         """Take jobs again."""
+        return self._set_paused(False)
+
+    def _set_paused(self, paused: bool) -> PipelineStatus:
         with self._lock:
-            self._paused = False
+            self._paused = paused
             host = self._host
         if host is not None:
-            host.resume()
+            (host.pause if paused else host.resume)()
         return self.status()
 
     def job(self, agent_id: str, job_id: str) -> jobs.Job:

@@ -13,6 +13,7 @@ thread.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -38,12 +37,21 @@ from signet_desktop.domain.documents import Document, DocumentChunk, DocumentReq
 from signet_desktop.domain.events import Event
 from signet_desktop.service.documents.connectors import FolderRequest
 from signet_desktop.ui import document_format as fmt
-from signet_desktop.ui.document_dialog import AddDocumentDialog
+from signet_desktop.ui.document_dialog import AddDocumentDialog, accept_url_drag, take_url_drop
 from signet_desktop.ui.document_strip import PipelineStrip
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
+from signet_desktop.ui.widgets import (
+    add_row,
+    fit_rows,
+    hbox,
+    keep_rows_fitted,
+    select_quietly,
+    split,
+    text_label,
+    vbox,
+)
 
 LIST_LIMIT = 200
 LIST_MIN_WIDTH = 300  # a row's pipeline strip wraps in a narrow list
@@ -62,12 +70,9 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Documents",
-    count_name="documentCount",
-    icon="documents.svg",
+    name="document",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The documents could not be read",
-    notice_name="documentNotice",
     hint_width=560,
 )
 CHUNK_STYLE = "QListWidget::item {{ padding: 6px 4px; border-bottom: 1px solid {border}; }}"
@@ -80,29 +85,16 @@ class DocumentRow(QWidget):
 
     def __init__(self, document: Document) -> None:
         super().__init__()
-        self.title = QLabel()
-        self.title.setObjectName("documentTitle")
-        self.title.setWordWrap(True)
-        self.meta = QLabel()
-        self.meta.setProperty("role", "muted")
-        self.meta.setWordWrap(True)
+        self.title = text_label(name="documentTitle", wrap=True)
+        self.meta = text_label(role="muted", wrap=True)
         self.strip = PipelineStrip()
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(2)
-        column.addWidget(self.title)
-        column.addWidget(self.meta)
-        column.addWidget(self.strip)
+        vbox(self.title, self.meta, self.strip, parent=self, margins=(8, 6, 8, 6), spacing=2)
         self.show_document(document)
 
     def show_document(self, document: Document) -> None:
-        self.title.setText(f"<b>{_escape(fmt.title_of(document))}</b>")
+        self.title.setText(f"<b>{html.escape(fmt.title_of(document), quote=False)}</b>")
         self.meta.setText(fmt.meta_text(document))
         self.strip.set_progress(fmt.progress_of(document))
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class DocumentsPane(FramedPane):
@@ -145,30 +137,20 @@ class DocumentsPane(FramedPane):
         keep_rows_fitted(self.list)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.list)
-        self.splitter.addWidget(self._detail())
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([LIST_MIN_WIDTH + 20, 600])
+        self.splitter = split(
+            self.list, self._detail(), stretch=(2, 3), sizes=[LIST_MIN_WIDTH + 20, 600]
+        )
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(filters)
-        column.addWidget(self.splitter, 1)
+        vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content, header=[self.add_button])
 
     def _detail(self) -> QWidget:
         box = QWidget()
         box.setObjectName("documentDetail")
-        self.heading = QLabel("")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
+        self.heading = text_label("", role="heading", wrap=True)
         self.strip = PipelineStrip()
         self.form = QFormLayout()
-        self.error = QLabel("")
-        self.error.setObjectName("documentError")
-        self.error.setWordWrap(True)
+        self.error = text_label("", name="documentError", wrap=True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.chunks_label = QLabel("Chunks")
         self.chunks_label.setProperty("role", "muted")
@@ -184,20 +166,19 @@ class DocumentsPane(FramedPane):
         self.delete_button = QPushButton("Delete…")
         self.delete_button.setObjectName("deleteDocument")
         self.delete_button.clicked.connect(self.delete_current)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.open_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.delete_button)
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.addWidget(self.heading)
-        column.addWidget(self.strip)
-        column.addLayout(self.form)
-        column.addWidget(self.error)
-        column.addWidget(self.chunks_label)
-        column.addWidget(self.chunk_list, 1)
-        column.addStretch(0)
-        column.addLayout(buttons)
+        buttons = hbox(self.open_button, 1, self.delete_button)
+        vbox(
+            self.heading,
+            self.strip,
+            self.form,
+            self.error,
+            self.chunks_label,
+            (self.chunk_list, 1),
+            0,
+            buttons,
+            parent=box,
+            margins=(12, 0, 0, 0),
+        )
         self.detail_box = box
         self._show_detail(None, ())
         return box
@@ -246,10 +227,7 @@ class DocumentsPane(FramedPane):
         self.rows = {}
         for document in documents:
             row = DocumentRow(document)
-            item = QListWidgetItem()
-            item.setData(Qt.ItemDataRole.UserRole, document.id)
-            self.list.addItem(item)
-            self.list.setItemWidget(item, row)
+            add_row(self.list, row, document.id)
             self.rows[document.id] = row
         fit_rows(self.list)
         self.list.blockSignals(False)
@@ -438,13 +416,11 @@ class DocumentsPane(FramedPane):
         self.banner.show_message(f"The documents could not be added: {exc}")
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+        accept_url_drag(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        urls = event.mimeData().urls()
+        urls = take_url_drop(event)
         if urls:
-            event.acceptProposedAction()
             self.open_add_dialog(urls=urls)
 
     # -- deleting --------------------------------------------------------------------------

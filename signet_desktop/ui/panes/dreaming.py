@@ -24,13 +24,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QListWidget,
-    QListWidgetItem,
     QMessageBox,
     QPushButton,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +39,15 @@ from signet_desktop.ui.dreaming_revert import revert_preview
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.pass_audit import PassAudit
-from signet_desktop.ui.widgets import fit_rows, keep_rows_fitted, select_quietly
+from signet_desktop.ui.widgets import (
+    add_row,
+    fit_rows,
+    keep_rows_fitted,
+    select_quietly,
+    split,
+    text_label,
+    vbox,
+)
 
 LIST_LIMIT = 100
 LIST_MIN_WIDTH = 220  # the audit beside it keeps ≥ 560 px in a 1024-wide window
@@ -56,12 +60,10 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Dreaming",
-    count_name="dreamCount",
-    icon="dreaming.svg",
+    name="dream",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
     read_error="The Dreaming passes could not be read",
-    notice_name="dreamNotice",
     refresh_on=("dream.pass_started", "dream.pass_finished", "ontology.changed", "pass.reverted"),
 )
 NO_INFERENCE = (
@@ -107,10 +109,7 @@ class DreamingPane(FramedPane):
         self.cancel_button.setVisible(False)  # shown while a pass runs
         self.cancel_button.clicked.connect(self.cancel_running)
         self._running_pass: str | None = None
-        self.state_label = QLabel("")
-        self.state_label.setObjectName("dreamState")
-        self.state_label.setProperty("role", "muted")
-        self.state_label.setWordWrap(True)
+        self.state_label = text_label("", name="dreamState", role="muted", wrap=True)
         self.agent_filter = QComboBox()
         self.agent_filter.setObjectName("dreamAgent")
         self.agent_filter.addItem(f"agent {self.agent_id}", self.agent_id)
@@ -132,18 +131,10 @@ class DreamingPane(FramedPane):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
         keep_rows_fitted(self.list)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.list)
         self.audit = PassAudit(self.context, self.revert_current, lambda: self.agent_id)
-        self.splitter.addWidget(self.audit)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([LIST_MIN_WIDTH, 760])
+        self.splitter = split(self.list, self.audit, stretch=(0, 1), sizes=[LIST_MIN_WIDTH, 760])
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(filters)
-        column.addWidget(self.splitter, 1)
+        vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content, header=[self.mode, self.run_button, self.cancel_button])
         self.notice.setWordWrap(True)
 
@@ -191,12 +182,8 @@ class DreamingPane(FramedPane):
         self.list.clear()
         for item in listed:
             row = fmt.pass_row(item)
-            widget = PassItem(row)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, item.id)
+            entry = add_row(self.list, PassItem(row), item.id)
             entry.setToolTip(row.note or row.title)
-            self.list.addItem(entry)
-            self.list.setItemWidget(entry, widget)
         fit_rows(self.list)
         self.list.blockSignals(False)
         if selected in ids:

@@ -12,6 +12,7 @@ or memory event of this agent arrives; nothing polls.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -20,17 +21,14 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QSplitter,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -40,7 +38,15 @@ from signet_desktop.ui.graph_view import GraphView
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import select_quietly, single_shot
+from signet_desktop.ui.widgets import (
+    add_row,
+    hbox,
+    select_quietly,
+    single_shot,
+    split,
+    text_label,
+    vbox,
+)
 
 REFRESH_DELAY_MS = 300
 SEARCH_DELAY_MS = 200
@@ -59,12 +65,9 @@ UNAVAILABLE = "This build has no knowledge graph service, so there are no entiti
 NO_MATCH = "No entity matches — try another name or clear the filters."
 FRAME = Frame(
     title="Entities",
-    count_name="entityCount",
-    icon="entities.svg",
+    name="entity",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The entities could not be read",
-    notice_name="entityNotice",
     refresh_on=(*EVENT_PREFIXES, *MEMORY_EVENTS),
     refresh_ms=REFRESH_DELAY_MS,
 )
@@ -95,14 +98,10 @@ class EntityRow(QWidget):
 
     def __init__(self, name: str, meta: str) -> None:
         super().__init__()
-        self.name = QLabel(f"<b>{_escape(name)}</b>")
+        self.name = QLabel(f"<b>{html.escape(name, quote=False)}</b>")
         self.meta = QLabel(meta)
         self.meta.setProperty("role", "muted")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 5, 8, 5)
-        column.setSpacing(1)
-        column.addWidget(self.name)
-        column.addWidget(self.meta)
+        vbox(self.name, self.meta, parent=self, margins=(8, 5, 8, 5), spacing=1)
 
 
 class MentionItem(QWidget):
@@ -110,21 +109,13 @@ class MentionItem(QWidget):
 
     def __init__(self, row: fmt.MentionRow) -> None:
         super().__init__()
-        self.excerpt = QLabel(_escape(row.excerpt))
+        self.excerpt = QLabel(html.escape(row.excerpt, quote=False))
         self.excerpt.setWordWrap(True)
         if row.deleted:
             self.excerpt.setProperty("role", "muted")
         self.meta = QLabel(row.provenance)
         self.meta.setProperty("role", "muted")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(2)
-        column.addWidget(self.excerpt)
-        column.addWidget(self.meta)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        vbox(self.excerpt, self.meta, parent=self, margins=(8, 6, 8, 6), spacing=2)
 
 
 class EntitiesPane(FramedPane):
@@ -160,13 +151,8 @@ class EntitiesPane(FramedPane):
             self.status_filter.addItem(label, value)
         for combo in (self.type_filter, self.status_filter):
             combo.currentIndexChanged.connect(lambda _i: self.refresh())
-        self.stats_label = QLabel("")
-        self.stats_label.setObjectName("entityStats")
-        self.stats_label.setProperty("role", "muted")
-        filters = QHBoxLayout()
-        filters.addWidget(self.search, 2)
-        filters.addWidget(self.type_filter)
-        filters.addWidget(self.status_filter)
+        self.stats_label = text_label("", name="entityStats", role="muted")
+        filters = hbox((self.search, 2), self.type_filter, self.status_filter)
         filters.addSpacing(12)
         filters.addWidget(self.stats_label, 1, Qt.AlignmentFlag.AlignRight)
         self.list = QListWidget()
@@ -174,45 +160,22 @@ class EntitiesPane(FramedPane):
         self.list.setMinimumWidth(LIST_MIN_WIDTH)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
-        self.no_match = QLabel(NO_MATCH)
-        self.no_match.setObjectName("entityNoMatch")
-        self.no_match.setProperty("role", "muted")
-        self.no_match.setWordWrap(True)
+        self.no_match = text_label(NO_MATCH, name="entityNoMatch", role="muted", wrap=True)
         self.no_match.hide()
         left = QWidget()
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(self.no_match)
-        left_column.addWidget(self.list, 1)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(self._page())
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 5)
-        self.splitter.setSizes([LIST_MIN_WIDTH + 20, 720])
+        vbox(self.no_match, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
+        self.splitter = split(left, self._page(), stretch=(2, 5), sizes=[LIST_MIN_WIDTH + 20, 720])
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(filters)
-        column.addWidget(self.splitter, 1)
+        vbox(filters, (self.splitter, 1), parent=content, margins=(0, 0, 0, 0))
         self.frame_layout(content)
 
     def _page(self) -> QWidget:
         box = QWidget()
         box.setObjectName("entityPage")
-        self.heading = QLabel("Select an entity")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
-        self.meta = QLabel("")
-        self.meta.setObjectName("entityMeta")
-        self.meta.setWordWrap(True)
-        self.provenance = QLabel("")
-        self.provenance.setObjectName("entityProvenance")
-        self.provenance.setProperty("role", "muted")
-        self.provenance.setWordWrap(True)
-        self.description = QLabel("")
-        self.description.setObjectName("entityDescription")
-        self.description.setWordWrap(True)
+        self.heading = text_label("Select an entity", role="heading", wrap=True)
+        self.meta = text_label("", name="entityMeta", wrap=True)
+        self.provenance = text_label("", name="entityProvenance", role="muted", wrap=True)
+        self.description = text_label("", name="entityDescription", wrap=True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.graph = GraphView()
         self.graph.entity_clicked.connect(self.select_entity)
@@ -222,17 +185,8 @@ class EntitiesPane(FramedPane):
         self.links_label = QLabel("Links")
         self.links_label.setProperty("role", "muted")
         links_box = QWidget()
-        links_column = QVBoxLayout(links_box)
-        links_column.setContentsMargins(0, 0, 0, 0)
-        links_column.setSpacing(4)
-        links_column.addWidget(self.links_label)
-        links_column.addWidget(self.links, 1)
-        top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(self.graph)
-        top.addWidget(links_box)
-        top.setStretchFactor(0, 2)
-        top.setStretchFactor(1, 3)
-        top.setSizes([300, 420])
+        vbox(self.links_label, (self.links, 1), parent=links_box, margins=(0, 0, 0, 0), spacing=4)
+        top = split(self.graph, links_box, stretch=(2, 3), sizes=[300, 420])
         self.claims = self._tree("entityClaims", ("Claim", "Status", "Version", "Details"))
         self.claims.itemActivated.connect(self._open_claim_memory)
         self.mentions = QListWidget()
@@ -242,28 +196,22 @@ class EntitiesPane(FramedPane):
         self.mentions_label = QLabel("")
         self.mentions_label.setProperty("role", "muted")
         mentions_box = QWidget()
-        mentions_column = QVBoxLayout(mentions_box)
-        mentions_column.setContentsMargins(0, 4, 0, 0)
-        mentions_column.addWidget(self.mentions_label)
-        mentions_column.addWidget(self.mentions, 1)
+        vbox(self.mentions_label, (self.mentions, 1), parent=mentions_box, margins=(0, 4, 0, 0))
         self.tabs = QTabWidget()
         self.tabs.setObjectName("entityTabs")
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.claims, "Aspects and claims")
         self.tabs.addTab(mentions_box, "Mentions")
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(top)
-        body.addWidget(self.tabs)
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
-        body.setSizes([230, 330])
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(4)
-        column.addWidget(self.heading)
-        column.addWidget(self.meta)
-        column.addWidget(self.provenance)
-        column.addWidget(self.description)
+        body = split(top, self.tabs, stretch=(2, 3), sizes=[230, 330], vertical=True)
+        column = vbox(
+            self.heading,
+            self.meta,
+            self.provenance,
+            self.description,
+            parent=box,
+            margins=(12, 0, 0, 0),
+            spacing=4,
+        )
         column.addSpacing(4)
         column.addWidget(body, 1)
         self.page_box = box
@@ -357,11 +305,7 @@ class EntitiesPane(FramedPane):
                     entity.entity_type, entity.mentions, entity.status, entity.pinned
                 )
                 row = EntityRow(entity.name, meta)
-                item = QListWidgetItem()
-                item.setData(Qt.ItemDataRole.UserRole, entity.id)
-                item.setSizeHint(row.sizeHint())
-                self.list.addItem(item)
-                self.list.setItemWidget(item, row)
+                add_row(self.list, row, entity.id, row.sizeHint())
             self.list.blockSignals(False)
             self.list.verticalScrollBar().setValue(scroll)
             self.listed = ids
@@ -496,13 +440,9 @@ class EntitiesPane(FramedPane):
         )
         for row in rows:
             widget = MentionItem(row)
-            item = QListWidgetItem()
-            item.setData(Qt.ItemDataRole.UserRole, row.memory_id)
             width = max(self.mentions.viewport().width() - 8, 320)
             widget.excerpt.setFixedWidth(width - 16)
-            item.setSizeHint(widget.sizeHint())
-            self.mentions.addItem(item)
-            self.mentions.setItemWidget(item, widget)
+            add_row(self.mentions, widget, row.memory_id, widget.sizeHint())
 
     # -- navigation ------------------------------------------------------------------------
 

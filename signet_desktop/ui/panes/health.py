@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,7 +42,8 @@ from signet_desktop.ui.health_report import (
 from signet_desktop.ui.log_bridge import LogBridge
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot, vertical_scroll
+from signet_desktop.ui.tasks import SingleFlight
+from signet_desktop.ui.widgets import hbox, single_shot, vbox, vertical_scroll
 
 REFRESH_DEBOUNCE_MS = 250  # a burst of events (a backfill) costs one reading
 REFRESH_ON = frozenset(
@@ -72,8 +72,7 @@ class HealthPane(PaneWidget):
         self.report: HealthReport | None = None
         self._visible = False
         self._stale = True
-        self._in_flight = False
-        self._again = False
+        self._flight = SingleFlight(self._read)  # one reading in flight at a time
         self._last_runs: dict[str, LastRun] = {}
         self._debounce = single_shot(self, REFRESH_DEBOUNCE_MS, self.refresh)
         # One more reading once the status's coverage cache has caught up with the events.
@@ -109,26 +108,20 @@ class HealthPane(PaneWidget):
         self.workers.pause_button.clicked.connect(self.pause)
         self.workers.resume_button.clicked.connect(self.resume)
         right = QWidget()
-        right_column = QVBoxLayout(right)
-        right_column.setContentsMargins(0, 0, 0, 0)
-        right_column.setSpacing(12)
-        right_column.addWidget(self.embedding)
-        right_column.addWidget(self.workers)
-        right_column.addStretch(1)
-        top = QHBoxLayout()
-        top.setSpacing(12)
-        top.addWidget(checks_frame, 5)
-        top.addWidget(vertical_scroll(right, "healthCards"), 4)
+        vbox(self.embedding, self.workers, 1, parent=right, margins=(0, 0, 0, 0), spacing=12)
+        top = hbox((checks_frame, 5), (vertical_scroll(right, "healthCards"), 4), spacing=12)
         self.log = LogView(self.log_bridge)
         self.setStyleSheet(card_style())
-        column = QVBoxLayout(self)
-        column.setContentsMargins(4, 4, 4, 4)
-        column.setSpacing(10)
-        column.addLayout(header)
-        column.addWidget(self.banner)
-        column.addWidget(self.failed)
-        column.addLayout(top)
-        column.addWidget(self.log, 1)
+        vbox(
+            header,
+            self.banner,
+            self.failed,
+            top,
+            (self.log, 1),
+            parent=self,
+            margins=(4, 4, 4, 4),
+            spacing=10,
+        )
 
     # -- the shell's hooks ----------------------------------------------------------------
 
@@ -155,10 +148,9 @@ class HealthPane(PaneWidget):
 
     def refresh(self) -> None:
         """Read everything again off the GUI thread (one reading in flight at a time)."""
-        if self._in_flight:
-            self._again = True
-            return
-        self._in_flight = True
+        self._flight.ask()
+
+    def _read(self) -> None:
         self._stale = False
         self.context.tasks.call(
             read_health,
@@ -170,7 +162,12 @@ class HealthPane(PaneWidget):
         )
 
     def _show(self, report: HealthReport) -> None:
-        self._in_flight = False
+        try:
+            self._show_report(report)
+        finally:
+            self._flight.done()
+
+    def _show_report(self, report: HealthReport) -> None:
         self.report = report
         self.banner.clear()
         self.checks.show_checks(report.checks)
@@ -197,16 +194,10 @@ class HealthPane(PaneWidget):
         )
         if not report.workers:
             self.workers.queue.setText(self.workers.queue.text() + " · no workers declared")
-        if self._again:
-            self._again = False
-            self.refresh()
 
     def _failed(self, exc: BaseException) -> None:
-        self._in_flight = False
         self.banner.show_message(f"Could not read the service's health: {exc}")
-        if self._again:
-            self._again = False
-            self.refresh()
+        self._flight.done()
 
     def _retried(self, text: str, ok: bool) -> None:
         if not ok:

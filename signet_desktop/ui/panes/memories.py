@@ -8,7 +8,6 @@ filtered in SQL); selecting a row, or `reveal(memory_id=…)` from any pane, sho
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import replace
 from typing import Any
 
@@ -17,14 +16,10 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QPushButton,
-    QSplitter,
-    QStackedWidget,
     QTableView,
-    QVBoxLayout,
 )
 
 from signet_desktop.domain.browse import BrowseQuery
@@ -33,8 +28,9 @@ from signet_desktop.domain.memory import MEMORY_TYPES
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.memory_detail import MEMORY_EVENTS, MemoryDetail
 from signet_desktop.ui.memory_table_model import COLUMNS, MemoryTableModel
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import LivePane, pane_column
+from signet_desktop.ui.widgets import hbox, single_shot, split, stack_of, title_row
 
 REFRESH_DELAY_MS = 120  # events arriving together (an import) become one refresh
 TYPING_DELAY_MS = 250  # the text filters apply when typing pauses
@@ -49,20 +45,20 @@ PINNED_CHOICES = (("Pinned or not", None), ("Pinned", True), ("Not pinned", Fals
 STATE_CHOICES = (("Live", False), ("Forgotten", True))
 
 
-class MemoriesPane(PaneWidget):
+class MemoriesPane(LivePane):
     """Browse, filter and sort every memory of the agent; read and act on one."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(
+            context, REFRESH_DELAY_MS, lambda: self.model.refresh(), lambda: self.model.reload()
+        )
         self.setObjectName("memoriesPane")
-        self._started = False
         self._selected_id: str | None = None
         self._unlisted: str | None = None  # revealed but not in the table's list
         self._selecting = False
         self._pending_row: int | None = None  # the current row while its page is on its way
         self.model = MemoryTableModel(context.service.memories, context.tasks, context.agent_id)
         self.detail = MemoryDetail(context)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self.model.refresh)
         self._typing_timer = single_shot(self, TYPING_DELAY_MS, self.apply_filters)
         self._build()
         self.model.loaded.connect(self._on_loaded)
@@ -70,7 +66,6 @@ class MemoriesPane(PaneWidget):
         self.model.failed.connect(lambda text: self.banner.show_message(text))
         self.detail.memory_shown.connect(lambda _memory: self._update_note())
         self.detail.memory_missing.connect(lambda _id: self._update_note())
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -96,8 +91,7 @@ class MemoriesPane(PaneWidget):
         self.clear_button.setToolTip("Clear every filter")
         self.clear_button.setObjectName("memoryFilterClear")
         self.clear_button.clicked.connect(self.clear_filters)
-        filters = QHBoxLayout()
-        for widget in (
+        filters = hbox(
             self.text_filter,
             self.type_filter,
             self.tag_filter,
@@ -106,33 +100,17 @@ class MemoriesPane(PaneWidget):
             self.pinned_filter,
             self.state_filter,
             self.clear_button,
-        ):
-            filters.addWidget(widget)
-        filters.addStretch(1)
+            1,
+        )
 
         self.banner = Banner(dismissible=False)
         self.note = Banner(dismissible=False)
         self.table = self._table()
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("memoriesSplitter")
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter = split(self.table, self.detail, stretch=(3, 2), name="memoriesSplitter")
         url = f" at {self.context.url}" if self.context.url else ""
         self.empty = EmptyState("memories.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.empty)
-
-        column = QVBoxLayout(self)
-        column.setContentsMargins(16, 12, 16, 12)
-        column.setSpacing(8)
-        column.addLayout(header)
-        column.addLayout(filters)
-        column.addWidget(self.banner)
-        column.addWidget(self.note)
-        column.addWidget(self.stack, 1)
+        self.stack = stack_of(self.splitter, self.empty)
+        pane_column(self, header, filters, self.banner, self.note, content=self.stack)
         QShortcut(QKeySequence.StandardKey.Find, self, self.text_filter.setFocus)
         QShortcut(QKeySequence.StandardKey.Delete, self.table, self.detail._ask_forget)
 
@@ -180,12 +158,9 @@ class MemoriesPane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._start()
-
     def reveal(self, **reveal: Any) -> None:
         """`memory_id=…`: show that memory's detail and select its row (loading its page)."""
-        self._start()
+        self.start()
         memory_id = reveal.get("memory_id")
         if not isinstance(memory_id, str) or not memory_id:
             return
@@ -196,16 +171,9 @@ class MemoriesPane(PaneWidget):
         self.model.locate(memory_id, lambda row: self._located(memory_id, row))
 
     def shutdown(self) -> None:
-        self._refresh_timer.stop()
+        super().shutdown()
         self._typing_timer.stop()
         self.detail.shutdown()
-        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
-            self.context.events.event_published.disconnect(self._on_event)
-
-    def _start(self) -> None:
-        if not self._started:
-            self._started = True
-            self.model.reload()
 
     # -- filters ---------------------------------------------------------------------------
 
@@ -326,11 +294,9 @@ class MemoriesPane(PaneWidget):
         if row is not None and current.isValid() and current.row() == row:
             self._on_current_row(current, current)
 
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.kind not in MEMORY_EVENTS:
-            return
-        if event.agent_id == self.context.agent_id and not self._refresh_timer.isActive():
-            self._refresh_timer.start()  # a throttle, not a debounce: a long import still shows
+    def on_event(self, event: Event) -> None:
+        if event.kind in MEMORY_EVENTS:
+            self.schedule_refresh()  # a throttle, not a debounce: a long import still shows
 
 
 def count_text(total: int, filtered: bool, deleted: bool) -> str:

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from signet_desktop.domain.events import Event
 from signet_desktop.ui import overview_format as fmt
@@ -34,7 +34,7 @@ from signet_desktop.ui.overview_report import (
 from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane, names_event
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import single_shot, vbox
 
 FEED_FLUSH_MS = 300  # events arriving together are described in one read
 REREAD_ON = (
@@ -53,12 +53,10 @@ REREAD_ON = (
 )
 FRAME = Frame(
     title="Overview",
+    name="overview",
     count_name="overviewState",
-    icon="overview.svg",
     empty_title="Reading the overview",
     empty_hint="The daemon, agents, memories, Dreaming and the queue show here once read.",
-    read_error="The overview could not be read",
-    notice_name="overviewNotice",
     refresh_on=REREAD_ON,
     refresh_ms=2000,  # an import's thousands of events cost one reading every 2 s
 )
@@ -109,14 +107,16 @@ class OverviewPane(FramedPane):
         self.feed_empty = QLabel(FEED_EMPTY)
         self.feed_empty.setProperty("role", "muted")
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(10)
-        column.addWidget(self.failed)
-        column.addLayout(grid)
-        column.addWidget(heading)
-        column.addWidget(self.feed_empty)
-        column.addWidget(self.feed, 1)
+        vbox(
+            self.failed,
+            grid,
+            heading,
+            self.feed_empty,
+            (self.feed, 1),
+            parent=content,
+            margins=(0, 0, 0, 0),
+            spacing=10,
+        )
         self.frame_layout(content)
         self.state_label = self.count_label  # the verdict every surface shows
         self.setStyleSheet(card_style())

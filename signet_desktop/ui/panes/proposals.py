@@ -28,9 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QTabBar,
     QVBoxLayout,
@@ -46,6 +44,7 @@ from signet_desktop.ui.pane_frame import Frame, FramedPane, error_text
 from signet_desktop.ui.panes.dreaming import entity_names
 from signet_desktop.ui.quote_view import QuoteView
 from signet_desktop.ui.style import current_theme
+from signet_desktop.ui.widgets import add_row, hbox, split, text_label, vbox
 
 LIST_MIN_WIDTH = 380
 READ_LIMIT = fmt.MAX_COUNTED
@@ -61,12 +60,10 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Proposals",
+    name="proposal",
     count_name="proposalCounts",
-    icon="proposals.svg",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The proposals could not be read",
-    notice_name="proposalNotice",
     refresh_on=EVENTS,
 )
 Snapshot = tuple[dict[str, int], list[Proposal], list[Contradiction], dict[str, str]]
@@ -92,10 +89,7 @@ class ProposalItem(QWidget):
         self.title.setWordWrap(True)
         self.meta = QLabel(row.meta)
         self.meta.setProperty("role", "muted")
-        text = QVBoxLayout()
-        text.setSpacing(1)
-        text.addWidget(self.title)
-        text.addWidget(self.meta)
+        text = vbox(self.title, self.meta, spacing=1)
         line = QHBoxLayout(self)
         line.setContentsMargins(8, 6, 8, 6)
         line.addWidget(self.check, 0, Qt.AlignmentFlag.AlignTop)
@@ -121,13 +115,8 @@ class ContradictionCard(QFrame):
         self.right = self._side(view.right)
         versus = QLabel("vs")
         versus.setProperty("role", "muted")
-        sides = QHBoxLayout()
-        sides.addWidget(self.left, 1)
-        sides.addWidget(versus)
-        sides.addWidget(self.right, 1)
-        self.reason = QLabel(view.reason)
-        self.reason.setProperty("role", "muted")
-        self.reason.setWordWrap(True)
+        sides = hbox((self.left, 1), versus, (self.right, 1))
+        self.reason = text_label(view.reason, role="muted", wrap=True)
         self.reason.setVisible(bool(view.reason))
         self.review = QPushButton("Review")
         self.review.setObjectName("contradictionReview")
@@ -136,21 +125,11 @@ class ContradictionCard(QFrame):
         if view.entity_id is not None:
             entity_id = view.entity_id
             self.review.clicked.connect(lambda: review(entity_id))
-        head = QHBoxLayout()
-        head.addWidget(self.title, 1)
-        head.addWidget(self.meta)
-        head.addWidget(self.review)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 8, 8, 10)
-        column.setSpacing(6)
-        column.addLayout(head)
-        column.addLayout(sides)
-        column.addWidget(self.reason)
+        head = hbox((self.title, 1), self.meta, self.review)
+        vbox(head, sides, self.reason, parent=self, margins=(8, 8, 8, 10), spacing=6)
 
     def _side(self, text: str) -> QLabel:
-        label = QLabel(text)
-        label.setObjectName("claimSide")
-        label.setWordWrap(True)
+        label = text_label(text, name="claimSide", wrap=True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         return label
 
@@ -188,11 +167,7 @@ class ProposalsPane(FramedPane):
         self.views.addWidget(self.proposals_view)
         self.views.addWidget(self.contradictions_view)
         content = QWidget()
-        column = QVBoxLayout(content)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.tabs)
-        column.addWidget(self.views, 1)
+        vbox(self.tabs, (self.views, 1), parent=content, margins=(0, 0, 0, 0), spacing=6)
         self.frame_layout(content)
         self.notice.setWordWrap(True)
 
@@ -206,11 +181,7 @@ class ProposalsPane(FramedPane):
         self.bulk_reject = QPushButton("Reject selected…")
         self.bulk_reject.setObjectName("proposalBulkReject")
         self.bulk_reject.clicked.connect(lambda: self.decide_selected("reject"))
-        bulk = QHBoxLayout()
-        bulk.addWidget(self.select_all)
-        bulk.addStretch(1)
-        bulk.addWidget(self.bulk_apply)
-        bulk.addWidget(self.bulk_reject)
+        bulk = hbox(self.select_all, 1, self.bulk_apply, self.bulk_reject)
         self.bulk_bar = QWidget()
         self.bulk_bar.setLayout(bulk)
         bulk.setContentsMargins(0, 0, 0, 0)
@@ -218,31 +189,17 @@ class ProposalsPane(FramedPane):
         self.list.setObjectName("proposalList")
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._on_row)
-        self.list_empty = QLabel("")
-        self.list_empty.setObjectName("proposalListEmpty")
-        self.list_empty.setProperty("role", "muted")
-        self.list_empty.setWordWrap(True)
+        self.list_empty = text_label("", name="proposalListEmpty", role="muted", wrap=True)
         left = QWidget()
         left.setMinimumWidth(LIST_MIN_WIDTH)
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(self.bulk_bar)
-        left_column.addWidget(self.list_empty)
-        left_column.addWidget(self.list, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self._detail())
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([LIST_MIN_WIDTH + 40, 620])
+        vbox(self.bulk_bar, self.list_empty, (self.list, 1), parent=left, margins=(0, 0, 0, 0))
+        splitter = split(left, self._detail(), stretch=(2, 3), sizes=[LIST_MIN_WIDTH + 40, 620])
         return splitter
 
     def _detail(self) -> QWidget:
         box = QWidget()
         box.setObjectName("proposalDetail")
-        self.heading = QLabel("Select a proposal")
-        self.heading.setProperty("role", "heading")
-        self.heading.setWordWrap(True)
+        self.heading = text_label("Select a proposal", role="heading", wrap=True)
         self.form = QFormLayout()
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.evidence_label = QLabel("Evidence, highlighted in its source")
@@ -259,19 +216,17 @@ class ProposalsPane(FramedPane):
         self.pass_button = QPushButton("Open its pass")
         self.pass_button.setObjectName("proposalPass")
         self.pass_button.clicked.connect(self._open_pass)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.apply_button)
-        buttons.addWidget(self.reject_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.pass_button)
-        column = QVBoxLayout(box)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.heading)
-        column.addLayout(self.form)
-        column.addWidget(self.evidence_label)
-        column.addWidget(self.quotes, 1)
-        column.addLayout(buttons)
+        buttons = hbox(self.apply_button, self.reject_button, 1, self.pass_button)
+        vbox(
+            self.heading,
+            self.form,
+            self.evidence_label,
+            (self.quotes, 1),
+            buttons,
+            parent=box,
+            margins=(12, 0, 0, 0),
+            spacing=6,
+        )
         self.detail_box = box
         self._show_proposal(None)
         return box
@@ -290,10 +245,9 @@ class ProposalsPane(FramedPane):
         box = QWidget()
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.contradiction_list)
-        splitter.addWidget(self.contradiction_quotes)
-        splitter.setSizes([380, 160])
+        splitter = split(
+            self.contradiction_list, self.contradiction_quotes, sizes=[380, 160], vertical=True
+        )
         column.addWidget(self.contradictions_empty)
         column.addWidget(splitter, 1)
         return box
@@ -368,13 +322,10 @@ class ProposalsPane(FramedPane):
             widget = ProposalItem(fmt.proposal_row(proposal, names=self.names), checkable=pending)
             widget.check.setChecked(proposal.id in ticked)
             widget.check.toggled.connect(lambda _on: self._update_bulk())
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, proposal.id)
             width = max(self.list.viewport().width() - 4, LIST_MIN_WIDTH - 20)
             height = widget.heightForWidth(width)
-            entry.setSizeHint(QSize(width, height) if height > 0 else widget.sizeHint())
-            self.list.addItem(entry)
-            self.list.setItemWidget(entry, widget)
+            size = QSize(width, height) if height > 0 else widget.sizeHint()
+            add_row(self.list, widget, proposal.id, size)
             self.items[proposal.id] = widget
         self.list.blockSignals(False)
         self.bulk_bar.setVisible(pending and bool(rows))
@@ -517,11 +468,7 @@ class ProposalsPane(FramedPane):
         self.contradiction_list.clear()
         for item in items:
             card = ContradictionCard(fmt.contradiction_view(item), self._review)
-            entry = QListWidgetItem()
-            entry.setData(Qt.ItemDataRole.UserRole, item.id)
-            entry.setSizeHint(card.sizeHint())
-            self.contradiction_list.addItem(entry)
-            self.contradiction_list.setItemWidget(entry, card)
+            add_row(self.contradiction_list, card, item.id, card.sizeHint())
         self.contradiction_list.blockSignals(False)
         self.contradictions_empty.setVisible(not items)
         if items:

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -46,7 +45,7 @@ from signet_desktop.ui.pane import PaneContext, PaneSpec
 from signet_desktop.ui.pane_frame import Frame, FramedPane
 from signet_desktop.ui.queue_chart import CountPills, state_colour
 from signet_desktop.ui.style import current_theme
-from signet_desktop.ui.widgets import ElidingLabel, single_shot, vertical_scroll
+from signet_desktop.ui.widgets import ElidingLabel, single_shot, split, vbox, vertical_scroll
 
 CHART_SAMPLE_MS = 10_000
 TABLE_LIMIT = 200
@@ -69,12 +68,10 @@ EMPTY_HINT = (
 )
 FRAME = Frame(
     title="Queue",
+    name="queue",
     count_name="queueHealth",
-    icon="queue.svg",
     empty_title=EMPTY_TITLE,
     empty_hint=EMPTY_HINT,
-    read_error="The queue could not be read",
-    notice_name="queueNotice",
     refresh_on=("queue.repaired", *EVENT_PREFIXES),
     hint_width=560,
 )
@@ -123,10 +120,7 @@ class JobDetail(QWidget):
             lambda: self.job and self.job.document_id and open_document(self.job.document_id)
         )
         actions.addWidget(self.document_button)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(12, 0, 0, 0)
-        column.addWidget(self.heading)
-        column.addLayout(self.form)
+        column = vbox(self.heading, self.form, parent=self, margins=(12, 0, 0, 0))
         self.labels = {
             "error": QLabel("Error"),
             "payload": QLabel("Payload"),
@@ -239,12 +233,12 @@ class QueuePane(FramedPane):
         filters.addWidget(self.types_label, 1)
         self.table = self._table()
         self.detail = JobDetail(self.start_repair, self._open_document)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(vertical_scroll(self.detail, "queueJobScroll"))
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([700, 420])
+        self.splitter = split(
+            self.table,
+            vertical_scroll(self.detail, "queueJobScroll"),
+            stretch=(3, 2),
+            sizes=[700, 420],
+        )
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)

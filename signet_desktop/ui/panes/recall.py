@@ -25,9 +25,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QPushButton,
-    QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -46,6 +43,7 @@ from signet_desktop.ui.hit_format import (
     turn_explanation_rows,
 )
 from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane_frame import PANE_MARGINS
 from signet_desktop.ui.recall_delegate import HitDelegate, HitListModel, HitRow, hit_rows
 from signet_desktop.ui.recall_filters import RecallFiltersBar
 from signet_desktop.ui.recall_history import (
@@ -55,7 +53,7 @@ from signet_desktop.ui.recall_history import (
     RecallHistoryDialog,
     history_rows,
 )
-from signet_desktop.ui.widgets import single_shot
+from signet_desktop.ui.widgets import hbox, single_shot, split, stack_of, text_label, vbox
 
 RECALL_LIMIT = 30
 REFRESH_DEBOUNCE_MS = 150  # a burst of edits to shown memories costs one re-run
@@ -85,30 +83,18 @@ class Explanation(QFrame):
         self.open_button.setProperty("primary", True)
         self.map_button = QPushButton("Show on map")
         self.map_button.setObjectName("recallShowOnMap")
-        self.hint = QLabel("Select a result to see its channels and boosts.")
-        self.hint.setProperty("role", "muted")
-        self.hint.setWordWrap(True)
-        self.path_label = QLabel("")
-        self.path_label.setObjectName("recallTraversalPath")
-        self.path_label.setWordWrap(True)
+        self.hint = text_label(
+            "Select a result to see its channels and boosts.", role="muted", wrap=True
+        )
+        self.path_label = text_label("", name="recallTraversalPath", wrap=True)
         self.path_label.setTextFormat(Qt.TextFormat.RichText)
         self.path_label.linkActivated.connect(self.entity_requested.emit)
         self.path_label.hide()
         self.focal_entity: str | None = None
         rule = QFrame()
         rule.setFrameShape(QFrame.Shape.HLine)
-        actions = QHBoxLayout()
-        actions.addWidget(self.open_button)
-        actions.addWidget(self.map_button)
-        actions.addStretch(1)
-        column = QVBoxLayout(self)
-        column.addWidget(title)
-        column.addWidget(self.hint)
-        column.addLayout(self.rows)
-        column.addWidget(self.path_label)
-        column.addWidget(rule)
-        column.addLayout(actions)
-        column.addStretch(1)
+        actions = hbox(self.open_button, self.map_button, 1)
+        vbox(title, self.hint, self.rows, self.path_label, rule, actions, 1, parent=self)
         self.show_hit(None)
 
     def show_hit(self, hit: RecallHit | None) -> None:
@@ -214,9 +200,7 @@ class RecallPane(PaneWidget):
         self.filters_button.setCheckable(True)
         self.filters = RecallFiltersBar()
         self.filters.hide()
-        self.summary = QLabel("")
-        self.summary.setObjectName("recallSummary")
-        self.summary.setProperty("role", "muted")
+        self.summary = text_label("", name="recallSummary", role="muted")
         self.map_all_button = QPushButton("Show all on map")
         self.map_all_button.setObjectName("recallShowAllOnMap")
         self.map_all_button.setEnabled(False)
@@ -236,29 +220,16 @@ class RecallPane(PaneWidget):
         self.explanation = Explanation()
         self.empty = EmptyState("recall.svg", "Search your memories", EMPTY_PROMPT)
         self.no_match = EmptyState("search.svg", "")
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.results)
-        split.addWidget(self.explanation)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setChildrenCollapsible(False)
-        self.stack = QStackedWidget()
-        for page in (self.empty, self.no_match, split):
-            self.stack.addWidget(page)
+        hits = split(self.results, self.explanation, stretch=(3, 1))
+        hits.setChildrenCollapsible(False)
+        self.stack = stack_of(self.empty, self.no_match, hits)
         top = QHBoxLayout()
         top.addWidget(self.query_box, 1)
         top.addWidget(self.filters_button)
-        info = QHBoxLayout()
-        info.addWidget(self.summary, 1)
-        info.addWidget(self.history_button)
-        info.addWidget(self.map_all_button)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(16, 12, 16, 12)
-        for part in (top, self.filters, info, self.banner, self.stack):
-            if isinstance(part, QWidget):
-                column.addWidget(part, 1 if part is self.stack else 0)
-            else:
-                column.addLayout(part)
+        info = hbox((self.summary, 1), self.history_button, self.map_all_button)
+        vbox(
+            top, self.filters, info, self.banner, (self.stack, 1), parent=self, margins=PANE_MARGINS
+        )
 
     @property
     def refresh_scheduled(self) -> bool:

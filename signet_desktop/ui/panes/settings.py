@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
     QRadioButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -34,16 +33,14 @@ from signet_desktop.ui.settings_form import RESTART_NOTE, Section, muted, row_of
 from signet_desktop.ui.settings_network import NetworkSection
 from signet_desktop.ui.settings_reads import SettingsSnapshot, read_settings
 from signet_desktop.ui.style import apply_style
-from signet_desktop.ui.widgets import vertical_scroll
+from signet_desktop.ui.widgets import vbox, vertical_scroll
 
 FRAME = Frame(
     title="Settings",
+    name="settings",
     count_name="settingsFile",
-    icon="settings",
     empty_title="Settings are unavailable",
     empty_hint="The message above says why.",
-    read_error="The settings could not be read",
-    notice_name="settingsNotice",
 )
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 Confirm = Callable[[str, str, str], bool]
@@ -91,19 +88,18 @@ class SettingsPane(FramedPane):
         self.theme = ThemeSection(self)
         column = QWidget()
         column.setObjectName("settingsColumn")
-        layout = QVBoxLayout(column)
-        layout.setContentsMargins(0, 0, 8, 0)
-        layout.setSpacing(12)
-        for widget in (
+        vbox(
             self.restart,
             self.agents,
             self.dreaming,
             self.embedder,
             self.network,
             self.theme,
-        ):
-            layout.addWidget(widget)
-        layout.addStretch(1)
+            1,
+            parent=column,
+            margins=(0, 0, 8, 0),
+            spacing=12,
+        )
         self.frame_layout(vertical_scroll(column, "settingsScroll"))
         settings = context.settings
         self.theme.show_choice(settings.theme() if settings is not None else THEMES[0])

@@ -10,7 +10,6 @@ so a busy agent costs a few reads, not one per turn; nothing polls.
 
 from __future__ import annotations
 
-import contextlib
 import html
 from typing import Any
 
@@ -26,9 +25,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSplitter,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -38,12 +35,21 @@ from signet_desktop.service.transcripts.service import MAX_SEARCH_LIMIT
 from signet_desktop.ui.empty_state import Banner, EmptyState
 from signet_desktop.ui.hit_format import relative_date
 from signet_desktop.ui.import_panel import ImportPanel
-from signet_desktop.ui.pane import PaneContext, PaneSpec, PaneWidget
+from signet_desktop.ui.pane import PaneContext, PaneSpec
+from signet_desktop.ui.pane_frame import LivePane, pane_column
 from signet_desktop.ui.style import current_theme
 from signet_desktop.ui.transcript_format import count_text, excerpt_html, hits_text
 from signet_desktop.ui.transcript_list import SessionDelegate, SessionFilter, SessionListModel
 from signet_desktop.ui.transcript_view import TranscriptView
-from signet_desktop.ui.widgets import single_shot, title_row
+from signet_desktop.ui.widgets import (
+    hbox,
+    single_shot,
+    split,
+    stack_of,
+    text_label,
+    title_row,
+    vbox,
+)
 
 CAPTURE_EVENT = "transcript.captured"
 REFRESH_DELAY_MS = 250  # turns arriving together (a session end) become one refresh
@@ -65,13 +71,12 @@ EMPTY_HINT = (
 )
 
 
-class TranscriptsPane(PaneWidget):
+class TranscriptsPane(LivePane):
     """Browse the agent's sessions, read one, search inside it or across all of them."""
 
     def __init__(self, context: PaneContext) -> None:
-        super().__init__(context)
+        super().__init__(context, REFRESH_DELAY_MS, self._refresh, lambda: self.model.reload())
         self.setObjectName("transcriptsPane")
-        self._started = False
         self._selecting = False
         self._pending: set[str] = set()  # sessions captured since the last refresh
         self._searches = 0
@@ -79,14 +84,12 @@ class TranscriptsPane(PaneWidget):
         self._offered_import = False
         self.model = SessionListModel(context.service.transcripts, context.tasks, context.agent_id)
         self.view = TranscriptView(context)
-        self._refresh_timer = single_shot(self, REFRESH_DELAY_MS, self._refresh)
         self._typing_timer = single_shot(self, TYPING_DELAY_MS, self.search)
         self._build()
         self.model.loaded.connect(self._on_loaded)
         self.model.seen.connect(self._add_choices)
         self.model.failed.connect(lambda text: self.banner.show_message(text))
         self.view.session_shown.connect(lambda _s: self._select_key(self.view.session_key))
-        context.events.event_published.connect(self._on_event)
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -120,41 +123,31 @@ class TranscriptsPane(PaneWidget):
         self.search_box.textChanged.connect(self._maybe_back)
         self.search_box.returnPressed.connect(self.search)
         self.filter_bar = QWidget()
-        filters = QHBoxLayout(self.filter_bar)
-        filters.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.harness_filter, self.project_filter, self.status_filter):
-            filters.addWidget(widget)
-        filters.addStretch(1)
-        filters.addWidget(self.search_box)
+        hbox(
+            self.harness_filter,
+            self.project_filter,
+            self.status_filter,
+            1,
+            self.search_box,
+            parent=self.filter_bar,
+            margins=(0, 0, 0, 0),
+        )
 
         self.banner = Banner(dismissible=False)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("transcriptsSplitter")
-        self.splitter.addWidget(self._left_column())
-        self.splitter.addWidget(self.view)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter = split(
+            self._left_column(), self.view, stretch=(2, 3), name="transcriptsSplitter"
+        )
         self.splitter.setSizes([400, 600])  # the titles (first prompts) get room to read
         url = f" at {self.context.url}" if self.context.url else ""
         self.empty = EmptyState("transcripts.svg", EMPTY_TITLE, EMPTY_HINT.format(url=url))
-        hint = self.empty.hint_label
-        hint.setFixedWidth(600)  # a readable measure, not the pane's width
-        hint.setMinimumHeight(hint.heightForWidth(600))  # centred, it is not asked again
+        self.empty.set_hint_width(600)
         empty_layout = self.empty.layout()
         if empty_layout is not None:
             empty_layout.setAlignment(self.empty.hint_label, Qt.AlignmentFlag.AlignHCenter)
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.empty)
-
-        column = QVBoxLayout(self)
-        column.setContentsMargins(16, 12, 16, 12)
-        column.setSpacing(8)
-        column.addLayout(header)
-        column.addWidget(self.import_panel)
-        column.addWidget(self.filter_bar)
-        column.addWidget(self.banner)
-        column.addWidget(self.stack, 1)
+        self.stack = stack_of(self.splitter, self.empty)
+        pane_column(
+            self, header, self.import_panel, self.filter_bar, self.banner, content=self.stack
+        )
         QShortcut(QKeySequence.StandardKey.Find, self, self.view.focus_find)
         QShortcut(QKeySequence("Ctrl+Shift+F"), self, self.search_box.setFocus)
 
@@ -179,10 +172,7 @@ class TranscriptsPane(PaneWidget):
         self.results.setObjectName("searchResults")
         self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.results.currentRowChanged.connect(self._on_result_row)
-        self.results_label = QLabel()
-        self.results_label.setObjectName("searchSummary")
-        self.results_label.setProperty("role", "muted")
-        self.results_label.setWordWrap(True)
+        self.results_label = text_label(name="searchSummary", role="muted", wrap=True)
         back = QPushButton("Back to sessions")
         back.setObjectName("searchBack")
         back.clicked.connect(self.search_box.clear)
@@ -190,10 +180,7 @@ class TranscriptsPane(PaneWidget):
         summary.addWidget(self.results_label, 1)
         summary.addWidget(back)
         results_box = QWidget()
-        results_column = QVBoxLayout(results_box)
-        results_column.setContentsMargins(0, 0, 0, 0)
-        results_column.addLayout(summary)
-        results_column.addWidget(self.results, 1)
+        vbox(summary, (self.results, 1), parent=results_box, margins=(0, 0, 0, 0))
         self.left = QStackedWidget()
         self.left.addWidget(self.sessions)
         self.left.addWidget(results_box)
@@ -202,14 +189,11 @@ class TranscriptsPane(PaneWidget):
 
     # -- the PaneWidget hooks --------------------------------------------------------------
 
-    def activated(self) -> None:
-        self._start()
-
     def reveal(self, **reveal: Any) -> None:
         """`session_key=…`: open that session (a missing one says so in place), at `turn=…`
         (0-based) and with `find=…` highlighted when given; `sources=True`: open the sources
         and import panel."""
-        self._start()
+        self.start()
         if reveal.get("sources"):
             self.show_sources()
         key = reveal.get("session_key")
@@ -239,15 +223,8 @@ class TranscriptsPane(PaneWidget):
 
     def shutdown(self) -> None:
         self.import_panel.shutdown()
-        self._refresh_timer.stop()
+        super().shutdown()
         self._typing_timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
-            self.context.events.event_published.disconnect(self._on_event)
-
-    def _start(self) -> None:
-        if not self._started:
-            self._started = True
-            self.model.reload()
 
     # -- the sessions list -----------------------------------------------------------------
 
@@ -327,7 +304,7 @@ class TranscriptsPane(PaneWidget):
         if not query:
             self._back_to_sessions()
             return
-        self._start()
+        self.start()
         self._query = query
         self._searches += 1
         number, agent_id = self._searches, self.context.agent_id
@@ -393,14 +370,10 @@ class TranscriptsPane(PaneWidget):
 
     # -- events ----------------------------------------------------------------------------
 
-    def _on_event(self, event: Event) -> None:
-        if not self._started or event.kind != CAPTURE_EVENT:
-            return
-        if event.agent_id != self.context.agent_id:
-            return
-        self._pending.add(str(getattr(event, "session_key", "")))
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()  # a throttle: a long session still shows as it grows
+    def on_event(self, event: Event) -> None:
+        if event.kind == CAPTURE_EVENT:
+            self._pending.add(str(getattr(event, "session_key", "")))
+            self.schedule_refresh()  # a throttle: a long session still shows as it grows
 
     def _refresh(self) -> None:
         captured, self._pending = self._pending, set()
