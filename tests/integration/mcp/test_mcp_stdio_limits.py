@@ -65,8 +65,10 @@ class RawClient:
         return stderr.decode()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def raw(daemon: Daemon) -> Iterator[RawClient]:
+    """One `signet-mcp` for the module: each refusal below must also leave it serving the
+    next test's messages (and a process start is ~1 s of CPU)."""
     client = RawClient(daemon)
     client.send(
         {
