@@ -81,13 +81,11 @@ def create_app(service: SignetService, settings: HttpSettings) -> FastAPI:
         dream, inference, tokens, secrets,
     )  # fmt: skip
     # Every route but the public health probes checks its permission first (permissions.py).
+    # The common error statuses are declared on the probes alone (so FastAPI generates the
+    # ErrorBody schema) and added to every other operation by install_openapi.
     app.include_router(health.router, responses=error_responses())
     for module in routers:
-        app.include_router(
-            module.router,
-            responses=error_responses(),
-            dependencies=[Depends(require_route_permission)],
-        )
+        app.include_router(module.router, dependencies=[Depends(require_route_permission)])
     mount_mcp(app, service, settings.version)  # Streamable HTTP at /mcp, behind the same gate
     # A harness pass's tools at /mcp/dream, for the holder of a live pass's secret only.
     mount_dream_tools(app, service.dreaming.tool_sessions, settings.version)
