@@ -231,3 +231,30 @@ def test_agents_stay_apart_and_filters_widen_the_candidates(ws: Workspace) -> No
     assert [h.memory_id for h in other.hits] == [theirs]
     narrow = ws.search(channel, "postgres note", filters=RecallFilters(who="rare"), k=1)
     assert narrow.strategy == "ann" and [h.memory_id for h in narrow.hits] == [rare]
+
+
+def test_a_build_killed_mid_write_leaves_nothing_that_is_served(ws: Workspace) -> None:
+    """kill -9 during a build: a temporary file and no stamp. Never opened; rebuilt; cleaned."""
+    ws.ann_dir.mkdir()
+    index_file, stamp_file = partition_paths(ws.ann_dir, ws.generation.id, "default")
+    leftover = index_file.with_name(index_file.name + ".tmp-999999")
+    leftover.write_bytes(b"half an index")
+    index_file.write_bytes(b"renamed, but its stamp never written")
+    ann = ws.indexes()
+    channel = ws.channel(ann)
+    first = ws.search(channel, "postgres")
+    assert first.strategy == "prefilter" and first.note and "being built" in first.note
+    assert ann.wait(10)
+    assert ws.search(channel, "postgres").strategy == "ann"
+    assert not leftover.exists() and stamp_file.exists()
+
+
+def test_within_the_exact_range_the_exact_path_answers_and_no_index_is_built(
+    ws: Workspace,
+) -> None:
+    ann = ws.indexes()
+    channel = SemanticChannel(EMBEDDER, vec_available=True, exact_max_rows=60, ann=ann)
+    outcome = ws.search(channel, "postgres note")
+    assert (outcome.strategy, outcome.completeness) == ("matrix", "complete")
+    assert channel_outcome(outcome).index == "exact-in-memory"
+    assert ann.statuses() == [] and not ws.ann_dir.exists()
