@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from signet_desktop.domain.memory import Actor, MemoryPatch
-from signet_desktop.domain.recall import RecallFilters
+from signet_desktop.domain.recall import RecallFilters, RecallQuery
 from signet_desktop.embedding.generations import Generation, activate_generation
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.vectors import PendingVector, embed_writes
 from signet_desktop.recall.ann import AnnIndexes
 from signet_desktop.recall.ann_file import index_directory, partition_paths, read_stamp
+from signet_desktop.recall.engine import RecallEngine
+from signet_desktop.recall.lexical import LexicalChannel
 from signet_desktop.recall.vector import SemanticChannel, SemanticOutcome, channel_outcome
 from signet_desktop.service.embeddings.vectors import EmbeddingVectors
 from signet_desktop.service.memories.service import MemoryService, RememberRequest
@@ -258,3 +260,14 @@ def test_within_the_exact_range_the_exact_path_answers_and_no_index_is_built(
     assert (outcome.strategy, outcome.completeness) == ("matrix", "complete")
     assert channel_outcome(outcome).index == "exact-in-memory"
     assert ann.statuses() == [] and not ws.ann_dir.exists()
+
+
+def test_the_recall_result_says_approximate_and_names_the_index(ws: Workspace) -> None:
+    _, channel = built(ws)
+    engine = RecallEngine(ws.db, channels=(LexicalChannel(), channel))
+    try:
+        result = engine.recall(RecallQuery(query="postgres note", limit=5))
+    finally:
+        engine.close()
+    assert (result.vector_completeness, result.vector_index) == ("approximate", "hnsw-usearch")
+    assert result.hits
