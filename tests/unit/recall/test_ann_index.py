@@ -271,3 +271,19 @@ def test_the_recall_result_says_approximate_and_names_the_index(ws: Workspace) -
         engine.close()
     assert (result.vector_completeness, result.vector_index) == ("approximate", "hnsw-usearch")
     assert result.hits
+
+
+def test_filters_thinner_than_the_widest_request_hand_over_to_the_prefilter(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rare = ws.remember("a svelte component for maps", who="rare")
+    ann = ws.indexes()
+    channel = SemanticChannel(
+        EMBEDDER, vec_available=True, exact_max_rows=0, ann=ann, ann_candidates=2
+    )
+    ws.search(channel, "warm up")
+    assert ann.wait(10)
+    monkeypatch.setattr("signet_desktop.recall.vector.ANN_MAX_CANDIDATES", 4)
+    outcome = ws.search(channel, "postgres note", filters=RecallFilters(who="rare"), k=1)
+    assert outcome.strategy == "prefilter" and [h.memory_id for h in outcome.hits] == [rare]
+    assert outcome.note is not None and "filters left too few" in outcome.note
