@@ -69,6 +69,7 @@ SELECT id, vector FROM embeddings
 WHERE agent_id = :agent_id AND generation_id = :generation_id AND id > :after
 ORDER BY id
 """
+CHUNK_ROWS = PARTITION_ROWS + "LIMIT :chunk\n"
 PARTITION_IDS = """
 SELECT id FROM embeddings WHERE agent_id = :agent_id AND generation_id = :generation_id
 """
@@ -269,9 +270,12 @@ class AnnIndexes:
                 if len(dead):
                     restored.remove(dead)
                 index, after = restored, base.stamp.max_embedding_id
-        cursor = conn.execute(PARTITION_ROWS, {**params, "after": after})
         max_id = after
-        while rows := cursor.fetchmany(READ_CHUNK):
+        # One short statement per chunk: a build of minutes holds no read snapshot that long
+        # (it would keep the WAL from checkpointing); rows added meanwhile are simply included.
+        while rows := conn.execute(
+            CHUNK_ROWS, {**params, "after": max_id, "chunk": READ_CHUNK}
+        ).fetchall():
             if self._stop.is_set():
                 return None
             keys_block = np.array([int(r[0]) for r in rows], dtype=np.uint64)
