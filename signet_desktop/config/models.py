@@ -128,6 +128,10 @@ class SearchConfig(ConfigModel):
     who_boost: float = Field(default=0.15, ge=0.0, le=1.0)  # the query names the memory's who
     session_weight: float = Field(default=0.25, ge=0.0, le=1.0)  # lent by session neighbours
     vector_fallback_window: int = Field(default=10_000, ge=100, le=10_000_000)
+    # Partitions up to this many vectors are searched exactly; above it, the HNSW index
+    # (`vector_ann_index`) or the binary prefilter (docs/RECALL.md, "The semantic channel").
+    vector_exact_max_rows: int = Field(default=200_000, ge=0, le=100_000_000)
+    vector_ann_index: bool = True
     telemetry: SearchTelemetryConfig = SearchTelemetryConfig()
 
 

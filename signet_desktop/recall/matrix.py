@@ -124,7 +124,7 @@ class MatrixView:
         return {int(e): float(s) for e, s in zip(wanted[found], sims, strict=True)}
 
 
-class _Partition:
+class VectorBuffer:
     """A growable buffer of one partition's vectors (appends under the owner's lock)."""
 
     def __init__(self, dimensions: int) -> None:
@@ -168,7 +168,7 @@ class VectorMatrices:
 
     def __init__(self, max_rows: int = MATRIX_MAX_ROWS) -> None:
         self.max_rows = max_rows
-        self._parts: dict[tuple[int, str], _Partition] = {}
+        self._parts: dict[tuple[int, str], VectorBuffer] = {}
         self._lock = threading.Lock()
 
     def current(
@@ -183,7 +183,7 @@ class VectorMatrices:
         with self._lock:
             part = self._parts.get(key)
             if part is None or time.monotonic() - part.loaded_at > RELOAD_AFTER_S:
-                part = _Partition(generation.dimensions)
+                part = VectorBuffer(generation.dimensions)
                 part.reserve(expected_rows + expected_rows // 10)
                 self._parts[key] = part
             cursor = conn.execute(

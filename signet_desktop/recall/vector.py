@@ -8,10 +8,12 @@ generation is still building, the semantic channel is skipped and the result say
 With sqlite-vec loaded, partitions (generation x agent) up to `exact_max_rows` (200k) are
 searched exactly in memory (`recall/matrix.py`: a numpy matrix of the canonical vectors kept
 in step with the table; `vectorIndex: "exact-in-memory"`); candidates join `memories`
-through the shared filter fragments. Above that, the Hamming distance to every binary code
-of the partition (`recall/codes.py`) keeps the best `PREFILTER_CANDIDATES`, rescored exactly
-from the canonical float vectors — an approximation, reported as
-`vectorCompleteness: "approximate"`, `vectorIndex: "binary-prefilter"`. With `in_memory`
+through the shared filter fragments. Above that, an HNSW graph (`recall/ann.py`, when given)
+proposes `ann_candidates`, joined to live rows the same way and rescored exactly from the
+canonical float vectors (`vectorIndex: "hnsw-usearch"`); while the graph is being built, the
+Hamming distance to every binary code of the partition (`recall/codes.py`) keeps the best
+`PREFILTER_CANDIDATES`, rescored the same way (`vectorIndex: "binary-prefilter"`). Both are
+approximations, reported as `vectorCompleteness: "approximate"`. With `in_memory`
 off, exact search is vec0's float KNN (no SIMD in this build: ~90 ms at 100k x 384). Without
 sqlite-vec it scans the newest `fallback_window` canonical vectors and says so
 (`vectorCompleteness: "recent-window"`, `searchedWindow`).
@@ -40,6 +42,7 @@ from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.embedding.generations import Generation, checked_table, find_generation
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider
 from signet_desktop.embedding.vectors import blob_matrix
+from signet_desktop.recall.ann import ANN_INDEX_KIND, AnnIndexes
 from signet_desktop.recall.calibration import Calibration, calibration_for
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.codes import BinaryCodes
@@ -56,6 +59,8 @@ NOT_CONFIGURED_NOTE = "semantic recall is not configured"
 KNN_MAX_K = 4096  # sqlite-vec's ceiling for `k`
 EXACT_KNN_MAX_ROWS = MATRIX_MAX_ROWS
 PREFILTER_CANDIDATES = 2000
+ANN_CANDIDATES = 200  # graph candidates rescored exactly (docs/BENCHMARKS.md, "Approximate index")
+ANN_MAX_CANDIDATES = 25_600  # filters thinner than this widen through the binary prefilter
 DEFAULT_FALLBACK_WINDOW = 10_000
 PARTITION_SIZE_TTL_S = 60.0
 # Cosines of all-MiniLM-L6-v2 between unrelated texts (LoCoMo questions against other
@@ -67,6 +72,7 @@ VECTOR_INDEX = {
     "matrix": "exact-in-memory",
     "exact": "exact-vec0",
     "prefilter": "binary-prefilter",
+    "ann": ANN_INDEX_KIND,
     "recent-window": "recent-window",
 }
 
@@ -124,7 +130,7 @@ class SemanticOutcome:
     completeness: str  # complete | partial (vectors pending) | recent-window | unavailable
     searched_window: int | None = None
     note: str | None = None
-    strategy: str | None = None  # matrix | exact | prefilter | recent-window
+    strategy: str | None = None  # matrix | exact | ann | prefilter | recent-window
 
 
 def unavailable(note: str) -> SemanticOutcome:
@@ -206,6 +212,8 @@ class SemanticChannel:
         embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
         pending: Callable[[str], int] | None = None,
         in_memory: bool = True,
+        ann: AnnIndexes | None = None,
+        ann_candidates: int = ANN_CANDIDATES,
     ) -> None:
         self.embedder = embedder
         # Memories of an agent acknowledged but not embedded yet (their vectors follow).
@@ -218,6 +226,9 @@ class SemanticChannel:
         self._sizes: dict[tuple[str, int], tuple[float, int]] = {}
         self._sizes_lock = threading.Lock()
         self._codes = BinaryCodes()
+        # Above `exact_max_rows`: the HNSW graph when given and built, else the prefilter.
+        self._ann = ann
+        self._ann_candidates = ann_candidates
         # Exact search up to `exact_max_rows`: a numpy matrix, or vec0 KNN when switched off.
         self._matrices = VectorMatrices(exact_max_rows) if in_memory else None
 
@@ -314,9 +325,15 @@ class SemanticChannel:
         if not self._vec:
             return self._recent_window(conn, generation, query, where, params, k)
         size = self._partition_size(conn, generation, agent_id)
+        note = None
+        if size > self._exact_max_rows and self._ann is not None:
+            found = self._approximate(conn, generation, query, where, params, k, size)
+            if not isinstance(found, str):
+                return self._complete_unless_pending(found, agent_id, "ann")
+            note = found
         if size > self._exact_max_rows and generation.has_bits:
             ranked = self._prefilter(conn, generation, query, where, params, k)
-            return self._complete_unless_pending(ranked, agent_id, "prefilter")
+            return self._complete_unless_pending(ranked, agent_id, "prefilter", note)
         if self._matrices is not None and size <= self._exact_max_rows:
             ranked = self._matrix(conn, generation, query, where, params, k, size)
             return self._complete_unless_pending(ranked, agent_id, "matrix")
@@ -324,20 +341,25 @@ class SemanticChannel:
         return self._complete_unless_pending(ranked, agent_id, "exact")
 
     def _complete_unless_pending(
-        self, ranked: list[tuple[str, float]], agent_id: str, strategy: str
+        self,
+        ranked: list[tuple[str, float]],
+        agent_id: str,
+        strategy: str,
+        note: str | None = None,
     ) -> SemanticOutcome:
         """`complete`, or `partial` while some of the agent's memories wait for vectors."""
         waiting = self._pending(agent_id) if self._pending is not None else 0
         if not waiting:
-            # The binary prefilter may miss a vector the exact search would rank: say so.
-            state = "approximate" if strategy == "prefilter" else "complete"
-            return SemanticOutcome(_hits(ranked), state, None, None, strategy)
+            # The graph or the prefilter may miss a vector the exact search would rank: say so.
+            state = "approximate" if strategy in ("ann", "prefilter") else "complete"
+            return SemanticOutcome(_hits(ranked), state, None, note, strategy)
         noun = "memory was" if waiting == 1 else "memories were"
-        note = (
+        pending_note = (
             f"{waiting} {noun} saved moments ago and not embedded yet; keyword recall "
             "already finds them, vector recall will shortly"
         )
-        return SemanticOutcome(_hits(ranked), "partial", None, note, strategy)
+        notes = pending_note if note is None else f"{note}; {pending_note}"
+        return SemanticOutcome(_hits(ranked), "partial", None, notes, strategy)
 
     def _matrix(
         self,
@@ -381,6 +403,35 @@ class SemanticChannel:
             if len(rows) >= k or knn_k >= min(KNN_MAX_K, size):
                 return [(str(r["id"]), float(r["similarity"])) for r in rows[:k]]
             knn_k = min(KNN_MAX_K, knn_k * 4)
+
+    def _approximate(
+        self,
+        conn: Connection,
+        generation: Generation,
+        query: npt.NDArray[np.float32],
+        where: str,
+        params: dict[str, object],
+        k: int,
+        size: int,
+    ) -> list[tuple[str, float]] | str:
+        """The graph's candidates, joined to live rows and rescored exactly; or why the
+        prefilter answers instead (the graph is being built, or filters thin it past
+        `ANN_MAX_CANDIDATES`)."""
+        assert self._ann is not None
+        sql = CANDIDATE_ROWS.format(filters=where)
+        agent_id = str(params["agent_id"])
+        count = max(self._ann_candidates, 2 * k)
+        while count <= ANN_MAX_CANDIDATES:
+            found = self._ann.search(conn, generation, agent_id, query, count, size)
+            if found is None:
+                return "the approximate index is being built; the binary prefilter answered"
+            ids = [embedding_id for embedding_id, _ in found]
+            rows = conn.execute(sql, {**params, "ids": json.dumps(ids)}).fetchall()
+            # Filters, deleted and superseded rows thin the candidates: widen until k survive.
+            if len(rows) >= k or len(found) < count:
+                return _rescore(rows, query, generation.dimensions, k)
+            count *= 4
+        return "the filters left too few of the index's candidates; the binary prefilter answered"
 
     def _prefilter(
         self,

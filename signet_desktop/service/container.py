@@ -15,6 +15,8 @@ from signet_desktop.embedding.registry import build_embedder
 from signet_desktop.embedding.tracker import EmbeddingTracker
 from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
+from signet_desktop.recall.ann import AnnIndexes
+from signet_desktop.recall.ann_file import index_directory
 from signet_desktop.recall.context import ContextWeights
 from signet_desktop.recall.engine import RecallEngine, default_channels
 from signet_desktop.recall.evidence_stages import evidence_stages
@@ -328,11 +330,16 @@ def _recall(
     search, pipeline_v2 = w.config.search, w.pipeline_v2
     # One query embedding serves the semantic and the traversal channel.
     query_vectors = None if embedder is None else RecentQueryVectors(embedder)
+    ann = None
+    if search.vector_ann_index and w.db.vec.available:
+        ann = AnnIndexes(index_directory(w.db.path), w.db.reader)
     semantic = SemanticChannel(
         query_vectors,
         vec_available=w.db.vec.available,
         fallback_window=parts.fallback_window,
         pending=None if parts.vectors is None else parts.vectors.batcher.pending_for,
+        exact_max_rows=search.vector_exact_max_rows,
+        ann=ann,
     )
     engine = RecallEngine(
         w.db,
