@@ -17,6 +17,8 @@ hit lent to it. Weights: docs/RECALL.md, "Lists and neighbouring turns".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.stages import resorted, scored
@@ -28,6 +30,7 @@ DEFAULT_ANCHORS = 5
 DEFAULT_DISTANCE = 2
 DEFAULT_WEIGHT = 0.15
 BELOW_ANCHOR = 1e-6  # a lifted hit stays this much below its anchor
+Rings = tuple[tuple[str, ...], ...]  # memory ids 1, 2, ... steps away (`session_rings`)
 
 
 class NeighbourEvidence:
@@ -58,11 +61,15 @@ class NeighbourEvidence:
         """Raise the candidates `distance` turns from a top hit (best first again)."""
         if not self.weight or len(hits) < 2:
             return list(hits)
-        head = hits[: self.anchors]
-        rings = session_rings(conn, request.agent_id, [h.memory_id for h in head], self.distance)
+        head = [hit.memory_id for hit in hits[: self.anchors]]
+        return self.lift(hits, session_rings(conn, request.agent_id, head, self.distance))
+
+    def lift(self, hits: list[FusedHit], rings: Mapping[str, Rings]) -> list[FusedHit]:
+        """The rule on `hits` given the top hits' session `rings` (no database: the replays
+        in `bench/locomo_lists_replay.py` call it with recorded rings)."""
         index = {hit.memory_id: i for i, hit in enumerate(hits)}
         lifted: dict[int, tuple[float, str]] = {}
-        for rank, anchor in enumerate(head, start=1):
+        for rank, anchor in enumerate(hits[: self.anchors], start=1):
             ring = rings.get(anchor.memory_id, ())
             near = ring[self.distance - 1] if len(ring) >= self.distance else ()
             for memory_id in near:
