@@ -272,6 +272,16 @@ def session_level(top: int, weight: float, mean_of: int) -> Ranker:
     return rank
 
 
+def then(first: Ranker, second: Ranker) -> Ranker:
+    """`second` on what `first` ranked (the two rules together)."""
+
+    def rank(record: dict[str, Any]) -> list[FusedHit]:
+        hits = [(h.memory_id, h.score, h.source, h.channels) for h in first(record)]
+        return second({**record, "hits": hits})
+
+    return rank
+
+
 def scores(records: Sequence[dict[str, Any]], ranker: Ranker) -> dict[str, tuple[float, ...]]:
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
     for record in records:
@@ -310,6 +320,13 @@ def replay(path: Path) -> None:
     for top, weight, mean_of in itertools.product((10, 20, 50), (0.05, 0.1, 0.2), (1, 3)):
         name = f"session level: top {top}, {weight:g} x " + ("best" if mean_of == 1 else "mean 3")
         print(line(name, scores(records, session_level(top, weight, mean_of))))
+    default = neighbours(5, 2, 0.15)
+    together = {
+        "neighbours, then session diversity 0.02, enumerative only": diversity(0.02, True),
+        "neighbours, then session level: top 20, 0.1 x best": session_level(20, 0.1, 1),
+    }
+    for name, rule in together.items():
+        print(line(name, scores(records, then(default, rule))))
 
 
 def main() -> int:
