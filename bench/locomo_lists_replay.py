@@ -222,8 +222,10 @@ def rings_of(record: dict[str, Any], width: int) -> dict[str, tuple[tuple[str, .
     return dict(out)
 
 
-def neighbours(anchors: int, distance: int, weight: float) -> Ranker:
-    stage = NeighbourEvidence(anchors=anchors, distance=distance, weight=weight)
+def neighbours(anchors: int, distance: int, weight: float, below: bool = False) -> Ranker:
+    stage = NeighbourEvidence(
+        anchors=anchors, distance=distance, weight=weight, below_anchors=below
+    )
     return lambda record: stage.lift(fused(record), rings_of(record, distance))
 
 
@@ -314,6 +316,9 @@ def replay(path: Path) -> None:
     for anchors, distance, weight in itertools.product((3, 5, 8), (1, 2), (0.1, 0.15, 0.2, 0.25)):
         name = f"neighbours: top {anchors}, {distance} turns, {weight:g}"
         print(line(name, scores(records, neighbours(anchors, distance, weight))))
+    for anchors, weight in itertools.product((3, 5, 8), (0.1, 0.15, 0.2, 0.25)):
+        name = f"neighbours: top {anchors}, 2 turns, {weight:g}, below every top hit"
+        print(line(name, scores(records, neighbours(anchors, 2, weight, below=True))))
     for penalty, only in itertools.product((0.02, 0.05, 0.1, 0.2), (False, True)):
         name = f"session diversity {penalty:g}" + (", enumerative only" if only else "")
         print(line(name, scores(records, diversity(penalty, only))))

@@ -44,12 +44,14 @@ class NeighbourEvidence:
         anchors: int = DEFAULT_ANCHORS,
         distance: int = DEFAULT_DISTANCE,
         weight: float = DEFAULT_WEIGHT,
+        below_anchors: bool = False,
     ) -> None:
         if anchors < 1 or distance < 1 or not 0 <= weight <= 1:
             raise ValueError("anchors and distance must be at least 1, weight within [0, 1]")
         self.anchors = anchors
         self.distance = distance
         self.weight = weight
+        self.below_anchors = below_anchors  # cap below every top hit, not only the lender
 
     def apply(
         self,
@@ -69,7 +71,9 @@ class NeighbourEvidence:
         in `bench/locomo_lists_replay.py` call it with recorded rings)."""
         index = {hit.memory_id: i for i, hit in enumerate(hits)}
         lifted: dict[int, tuple[float, str]] = {}
-        for rank, anchor in enumerate(hits[: self.anchors], start=1):
+        head = hits[: self.anchors]
+        lowest = min(hit.score for hit in head) if head else 0.0
+        for rank, anchor in enumerate(head, start=1):
             ring = rings.get(anchor.memory_id, ())
             near = ring[self.distance - 1] if len(ring) >= self.distance else ()
             for memory_id in near:
@@ -77,7 +81,8 @@ class NeighbourEvidence:
                 if i is None:
                     continue
                 own = hits[i].score
-                raised = min(own + self.weight * anchor.score, anchor.score - BELOW_ANCHOR)
+                cap = lowest if self.below_anchors else anchor.score
+                raised = min(own + self.weight * anchor.score, cap - BELOW_ANCHOR)
                 if raised > max(own, lifted.get(i, (own, ""))[0]):
                     lifted[i] = (raised, self._reason(raised - own, rank, anchor))
         if not lifted:

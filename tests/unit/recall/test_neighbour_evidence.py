@@ -105,3 +105,14 @@ def test_on_by_default_after_time_and_preference_and_switched_off_in_config() ->
     assert names == ["time", "preference", "neighbours", "claims"]
     off = evidence_stages(EvidenceStagesConfig.model_validate({"neighbours": False}))
     assert "neighbours" not in [stage.name for stage in off]
+
+
+def test_below_anchors_keeps_every_top_hit_above_a_lifted_turn(db: Database) -> None:
+    turns = conversation(db, "s1", 6)
+    other = conversation(db, "s2", 2)
+    hits = [hit(turns[1], 0.9), hit(other[0], 0.5), hit(other[1], 0.45), hit(turns[3], 0.44)]
+    lender_only = run(db, hits, anchors=3)  # 0.44 + 0.135 passes the two other top hits
+    assert [h.memory_id for h in lender_only][:2] == [turns[1], turns[3]]
+    kept = run(db, hits, anchors=3, below_anchors=True)  # capped below the lowest top-3 hit
+    assert [h.memory_id for h in kept] == [turns[1], other[0], other[1], turns[3]]
+    assert 0.45 - 1e-5 < kept[3].score < 0.45 and kept[3].adjustments
