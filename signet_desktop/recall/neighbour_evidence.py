@@ -7,12 +7,14 @@ or previous neighbour's score; this stage looks one ring further, where the same
 speaks again in a two-party conversation. Among the candidates, one that lies `distance` live
 memories before or after one of the top `anchors` hits in the same session gains
 
-    + weight x the anchor's score, capped just below the anchor's score
+    + weight x the anchor's score, capped just below the lowest of the top `anchors` hits
 
-(the best anchor's, when several reach it). A lifted hit never passes the hit that lent to it,
-so the top of the ranking keeps its order. Only candidates move: a memory no channel returned
-enters nothing (measured: none would have reached the top 10). Each raised hit records which
-hit lent to it. Weights: docs/RECALL.md, "Lists and neighbouring turns".
+(the best anchor's, when several reach it). A lifted hit never passes any of the top hits, so
+the head of the ranking keeps its order and members: the stage brings evidence into the
+places after it (`below_anchors=False` caps below the lender only: more MRR on LoCoMo, less
+on LongMemEval). Only candidates move: a memory no channel returned enters nothing (measured:
+none would have reached the top 10). Each raised hit records which hit lent to it. Weights:
+docs/RECALL.md, "Lists and neighbouring turns".
 """
 
 from __future__ import annotations
@@ -44,14 +46,14 @@ class NeighbourEvidence:
         anchors: int = DEFAULT_ANCHORS,
         distance: int = DEFAULT_DISTANCE,
         weight: float = DEFAULT_WEIGHT,
-        below_anchors: bool = False,
+        below_anchors: bool = True,
     ) -> None:
         if anchors < 1 or distance < 1 or not 0 <= weight <= 1:
             raise ValueError("anchors and distance must be at least 1, weight within [0, 1]")
         self.anchors = anchors
         self.distance = distance
         self.weight = weight
-        self.below_anchors = below_anchors  # cap below every top hit, not only the lender
+        self.below_anchors = below_anchors  # cap below every top hit (else below the lender)
 
     def apply(
         self,
@@ -94,8 +96,9 @@ class NeighbourEvidence:
         return resorted(out)
 
     def _reason(self, added: float, rank: int, anchor: FusedHit) -> str:
+        below = f"the top {self.anchors}" if self.below_anchors else "it"
         return (
             f"+{added:.3f} neighbouring turn: {self.distance} turns from {anchor.memory_id} "
             f"in the same session (#{rank} when this stage ran, score {anchor.score:.3f}); "
-            f"{self.weight:g} x its score, kept below it"
+            f"{self.weight:g} x its score, kept below {below}"
         )

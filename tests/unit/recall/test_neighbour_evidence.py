@@ -47,19 +47,20 @@ def test_the_turn_two_steps_after_a_top_hit_moves_up(db: Database) -> None:
     turns = conversation(db, "s1", 6)
     other = conversation(db, "s2", 3)
     hits = [hit(turns[1], 0.8), hit(other[0], 0.5), hit(other[2], 0.45), hit(turns[3], 0.4)]
-    out = run(db, hits)
+    out = run(db, hits, anchors=1)
     assert [h.memory_id for h in out] == [turns[1], turns[3], other[0], other[2]]
     raised = out[1]
     assert raised.score == pytest.approx(0.4 + 0.15 * 0.8)
     [why] = raised.adjustments
     assert why.stage == "neighbours" and turns[1] in why.reason and "2 turns" in why.reason
     assert out[0].adjustments == () and out[2].adjustments == ()  # the rest as fused
+    assert run(db, hits) == hits  # with 5 anchors turns[3] is a top hit itself: nothing passes
 
 
 def test_a_lifted_turn_stays_below_the_hit_that_lent_to_it(db: Database) -> None:
     turns = conversation(db, "s1", 5)
     hits = [hit(turns[2], 0.6), hit(turns[4], 0.58), hit(turns[0], 0.3)]
-    out = run(db, hits, weight=0.5)  # both are two turns from turns[2]: 0.58 + 0.3, 0.3 + 0.3
+    out = run(db, hits, weight=0.5, below_anchors=False)  # both two turns from turns[2]
     assert out[0].memory_id == turns[2] and out[0].adjustments == ()
     assert {h.memory_id for h in out[1:]} == {turns[4], turns[0]}
     assert all(0.6 - 1e-5 < h.score < 0.6 for h in out[1:])  # capped just below the anchor
@@ -111,8 +112,8 @@ def test_below_anchors_keeps_every_top_hit_above_a_lifted_turn(db: Database) -> 
     turns = conversation(db, "s1", 6)
     other = conversation(db, "s2", 2)
     hits = [hit(turns[1], 0.9), hit(other[0], 0.5), hit(other[1], 0.45), hit(turns[3], 0.44)]
-    lender_only = run(db, hits, anchors=3)  # 0.44 + 0.135 passes the two other top hits
+    lender_only = run(db, hits, anchors=3, below_anchors=False)  # 0.44 + 0.135 passes two
     assert [h.memory_id for h in lender_only][:2] == [turns[1], turns[3]]
-    kept = run(db, hits, anchors=3, below_anchors=True)  # capped below the lowest top-3 hit
+    kept = run(db, hits, anchors=3)  # the default: capped below the lowest top-3 hit
     assert [h.memory_id for h in kept] == [turns[1], other[0], other[1], turns[3]]
     assert 0.45 - 1e-5 < kept[3].score < 0.45 and kept[3].adjustments
