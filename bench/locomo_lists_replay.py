@@ -325,7 +325,7 @@ def replay(path: Path) -> None:
     for top, weight, mean_of in itertools.product((10, 20, 50), (0.05, 0.1, 0.2), (1, 3)):
         name = f"session level: top {top}, {weight:g} x " + ("best" if mean_of == 1 else "mean 3")
         print(line(name, scores(records, session_level(top, weight, mean_of))))
-    default = neighbours(5, 2, 0.15)
+    default = neighbours(5, 2, 0.15, below=True)  # the stage as shipped
     together = {
         "neighbours, then session diversity 0.02, enumerative only": diversity(0.02, True),
         "neighbours, then session level: top 20, 0.1 x best": session_level(20, 0.1, 1),
