@@ -31,7 +31,7 @@ STAGE_NAME = "neighbours"
 DEFAULT_ANCHORS = 5
 DEFAULT_DISTANCE = 2
 DEFAULT_WEIGHT = 0.15
-BELOW_ANCHOR = 1e-6  # a lifted hit stays this much below its anchor
+BELOW_ANCHOR = 1e-6  # a lifted hit stays this much below the score it is capped at
 Rings = tuple[tuple[str, ...], ...]  # memory ids 1, 2, ... steps away (`session_rings`)
 
 
