@@ -1,15 +1,17 @@
-"""What the time and preference stages cost per recall at 100k memories, side by side.
+"""What evidence stages cost per recall at 100k memories, side by side.
 
 Run: uv run python bench/evidence_latency.py [--size 100000] [--queries 300] [--rounds 2]
+         [--stage NAME ...]   (the stages measured; default `time` and `preference`)
 
 `bench/recall_latency.py`'s store (Zipf corpus in sessions of 40, 5,000 real MiniLM vectors
 and blends of them, written through `insert_memory`, so every row has its cues) and one
 service. Every query is recalled through the facade (limit 10, query embedding included) twice
 in a row, in alternating order: with every default stage ("this build") and with every default
-stage but `time` and `preference` — the recall path of the build before (nothing else in it
-changed). Two query sets: the corpus' own questions (some hold a time: "... since March?"),
-and the same questions asked in the first person about a time ("when did I ... last week?"),
-so both stages read the cues of their top 50 on every query.
+stage but the measured ones (`--stage`; default `time` and `preference`) — the recall path of
+the build before (nothing else in it changed). Two query sets: the corpus' own questions (some
+hold a time: "... since March?"), and the same questions asked in the first person about a
+time ("when did I ... last week?"), so the time and preference stages read the cues of their
+top 50 on every query (the neighbours stage reads its top 5's session turns on every query).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 
 LIMIT = 10
-NEW_STAGES = frozenset({"time", "preference"})
+NEW_STAGES = ("time", "preference")  # the default `--stage`s
 
 
 def timed(
@@ -51,10 +53,12 @@ def timed(
     return elapsed, {t.name: t.duration_ms for t in result.timings}
 
 
-def compare(service: SignetService, qs: list[str], rounds: int) -> dict[str, list[float]]:
+def compare(
+    service: SignetService, qs: list[str], rounds: int, new: tuple[str, ...]
+) -> dict[str, list[float]]:
     engine = service.recall._engine  # the registered stage names, read underneath the facade
-    before = tuple(name for name in engine.stage_names if name not in NEW_STAGES)
-    out: dict[str, list[float]] = {"before": [], "this build": [], "time": [], "preference": []}
+    before = tuple(name for name in engine.stage_names if name not in new)
+    out: dict[str, list[float]] = {"before": [], "this build": [], **{n: [] for n in new}}
     for round_ in range(rounds):
         for i, q in enumerate(qs):
             order = [("this build", None), ("before", before)]
@@ -64,8 +68,8 @@ def compare(service: SignetService, qs: list[str], rounds: int) -> dict[str, lis
                 ms, stage_ms = timed(service, q, stages)
                 out[name].append(ms)
                 if stages is None:
-                    out["time"].append(stage_ms.get("time", 0.0))
-                    out["preference"].append(stage_ms.get("preference", 0.0))
+                    for stage in new:
+                        out[stage].append(stage_ms.get(stage, 0.0))
     return out
 
 
@@ -74,7 +78,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--stage", action="append", help="a stage to measure (repeatable)")
     args = parser.parse_args()
+    new = tuple(args.stage or NEW_STAGES)
     embedder = NativeMiniLM()
     texts = zipf_sentences(args.size)
     plain = zipf_queries(texts, args.queries)
@@ -90,24 +96,22 @@ def main() -> None:
         )
         for q in plain[:20]:
             timed(service, q, None)  # warm caches, model and threads
-        print(
-            "\n| queries | recall | p50 ms | p95 ms | time stage p50 / p95 | preference p50 / p95 |"
-        )
-        print("| --- | --- | ---: | ---: | ---: | ---: |")
+        heads = "".join(f" {stage} stage p50 / p95 |" for stage in new)
+        print(f"\n| queries | recall | p50 ms | p95 ms |{heads}")
+        print("| --- | --- | ---: | ---: |" + " ---: |" * len(new))
         for label, qs in (("corpus questions", plain), ("first person + 'last week'", personal)):
-            r = compare(service, qs, args.rounds)
+            r = compare(service, qs, args.rounds, new)
             for name in ("before", "this build"):
                 cells = f"{statistics.median(r[name]):.1f} | {percentile(r[name], 95):.1f}"
-                extra = " | |"
+                extra = " |" + " |" * len(new)
                 if name == "this build":
-                    extra = (
-                        f" | {statistics.median(r['time']):.2f} / {percentile(r['time'], 95):.2f}"
-                        f" | {statistics.median(r['preference']):.2f} / "
-                        f"{percentile(r['preference'], 95):.2f} |"
+                    extra = " | " + "".join(
+                        f"{statistics.median(r[s]):.2f} / {percentile(r[s], 95):.2f} | "
+                        for s in new
                     )
-                print(f"| {label} | {name} | {cells}{extra}")
+                print(f"| {label} | {name} | {cells}{extra.rstrip()}")
             diff = percentile(r["this build"], 95) - percentile(r["before"], 95)
-            print(f"| {label} | p95 difference | {diff:+.1f} ms | | | |")
+            print(f"| {label} | p95 difference | {diff:+.1f} ms |" + " |" * (len(new) + 1))
         service.close()
 
 

@@ -185,15 +185,18 @@ class RetentionConfig(CamelConfigModel):
 
 
 class EvidenceStagesConfig(CamelConfigModel):
-    """`evidence`: what memories' texts say about time and preference, as ranking evidence.
+    """`evidence`: what memories' texts say about time and preference, and where they sit in
+    their session, as ranking evidence.
 
-    `recall/time_evidence.py` (stage `time`) and `recall/preference_evidence.py` (stage
-    `preference`); cues are read at write time either way (storage/memory_cues.py). Defaults
-    as measured on both dev sets (docs/RECALL.md, "Time as evidence", "Preferences").
+    `recall/time_evidence.py` (stage `time`), `recall/preference_evidence.py` (stage
+    `preference`) and `recall/neighbour_evidence.py` (stage `neighbours`); cues are read at
+    write time either way (storage/memory_cues.py). Defaults as measured on both dev sets
+    (docs/RECALL.md, "Time as evidence", "Preferences", "Lists and neighbouring turns").
     """
 
     time: bool = True
     preference: bool = True
+    neighbours: bool = True
 
 
 class PipelineV2Config(CamelConfigModel):
