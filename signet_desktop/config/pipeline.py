@@ -191,12 +191,13 @@ class EvidenceStagesConfig(CamelConfigModel):
     `recall/time_evidence.py` (stage `time`), `recall/preference_evidence.py` (stage
     `preference`) and `recall/neighbour_evidence.py` (stage `neighbours`); cues are read at
     write time either way (storage/memory_cues.py). Defaults as measured on both dev sets
-    (docs/RECALL.md, "Time as evidence", "Preferences", "Lists and neighbouring turns").
+    (docs/RECALL.md, "Time as evidence", "Preferences", "Lists and neighbouring turns"):
+    `neighbours` raises LoCoMo but lowers LongMemEval, so it is off unless asked for.
     """
 
     time: bool = True
     preference: bool = True
-    neighbours: bool = True
+    neighbours: bool = False
 
 
 class PipelineV2Config(CamelConfigModel):

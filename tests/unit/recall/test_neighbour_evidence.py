@@ -101,11 +101,11 @@ def test_weight_zero_changes_nothing_and_bad_options_are_refused(db: Database) -
             NeighbourEvidence(**bad)  # type: ignore[arg-type]
 
 
-def test_on_by_default_after_time_and_preference_and_switched_off_in_config() -> None:
+def test_off_by_default_and_after_time_and_preference_when_switched_on() -> None:
     names = [stage.name for stage in evidence_stages(EvidenceStagesConfig())]
-    assert names == ["time", "preference", "neighbours", "claims"]
-    off = evidence_stages(EvidenceStagesConfig.model_validate({"neighbours": False}))
-    assert "neighbours" not in [stage.name for stage in off]
+    assert names == ["time", "preference", "claims"]
+    on = evidence_stages(EvidenceStagesConfig.model_validate({"neighbours": True}))
+    assert [stage.name for stage in on] == ["time", "preference", "neighbours", "claims"]
 
 
 def test_below_anchors_keeps_every_top_hit_above_a_lifted_turn(db: Database) -> None:
