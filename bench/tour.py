@@ -582,15 +582,21 @@ class Person:
             if spec.key != "map":
                 await self.go(spec.key, how)
 
+    def unvisited(self) -> set[str]:
+        """The panes not shown yet."""
+        return {spec.key for spec in self.window.specs} - set(self.visits)
+
     def scenes(self) -> list[Callable[[], Awaitable[None]]]:
+        """The whole rail first, then the map (the one pane the rail scene leaves out)."""
         found = {spec.key for spec in self.window.specs}
-        scenes: list[Callable[[], Awaitable[None]]] = [self.every_pane, self.palette, self.resize]
+        scenes: list[Callable[[], Awaitable[None]]] = [self.every_pane]
+        scenes += [self.map] if "map" in found else []
+        scenes += [self.palette, self.resize]
         named = {
             "recall": self.recall,
             "memories": self.memories,
             "transcripts": self.transcripts,
             "dreaming": self.dreaming,
-            "map": self.map,
             "settings": self.settings,
             "overview": self.overview,
         }
@@ -609,13 +615,18 @@ async def exposed(window: QWidget) -> None:
         handle = window.windowHandle()
 
 
+UNVISITED_GRACE_S = 120.0  # how long past its time the tour may go on to reach every pane
+
+
 async def tour(person: Person, minutes: float, verbose: bool = False) -> None:
-    """Every scene once (in order, however long that takes on a loaded machine), then scenes
-    in random order until the time is up."""
+    """Every scene once (in order), then scenes in random order until the time is up; on a
+    loaded machine, past the time until every pane has been shown once."""
     scenes = person.scenes()
     deadline = time.monotonic() + minutes * 60
     order = list(scenes)
-    while (order and person.after_first_pass is None) or time.monotonic() < deadline:
+    while time.monotonic() < deadline or (
+        person.unvisited() and time.monotonic() < deadline + UNVISITED_GRACE_S
+    ):
         if not order:
             person.after_first_pass = person.after_first_pass or held(person.window)
             order = person.rng.sample(scenes, len(scenes))
