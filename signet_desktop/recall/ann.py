@@ -233,11 +233,11 @@ class AnnIndexes:
                 self._swap(state, opened)
             state.building = False
             self._idle.notify_all()
-        log.info(
-            "ANN index of %s/%s: %s vectors in %.1f s",
-            generation.id, agent_id, opened.stamp.count if opened else 0,
-            time.perf_counter() - started,
-        )  # fmt: skip
+        if opened is not None:  # None: stopped by close
+            log.info(
+                "ANN index of %s/%s: %s vectors in %.1f s",
+                generation.id, agent_id, opened.stamp.count, time.perf_counter() - started,
+            )  # fmt: skip
 
     def _swap(self, state: _State, opened: OpenedIndex) -> None:
         """Serve the new graph; keep in the delta only what is newer than it."""

@@ -151,8 +151,14 @@ class RecallEngine:
         return tuple(stage.name for stage in self._stages)
 
     def close(self) -> None:
-        """Stop the channels' pool threads (pending query embeddings are abandoned)."""
+        """Stop the channels' pool threads (pending query embeddings are abandoned) and the
+        background work of each channel and stage that has any (the semantic channel's index
+        builds, the rerank stage's embedding thread)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        for part in (*self._channels, *self._stages):
+            close = getattr(part, "close", None)
+            if callable(close):
+                close()
 
     def recall(self, query: RecallQuery) -> RecallResult:
         """Rank the agent's live memories for `query`."""

@@ -340,6 +340,11 @@ class SemanticChannel:
         ranked = self._exact(conn, generation, where, params, k, size)
         return self._complete_unless_pending(ranked, agent_id, "exact")
 
+    def close(self) -> None:
+        """Stop the approximate index's background builds at their next chunk."""
+        if self._ann is not None:
+            self._ann.close()
+
     def _complete_unless_pending(
         self,
         ranked: list[tuple[str, float]],
