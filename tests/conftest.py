@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,11 +44,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return min(16, 4 * (os.cpu_count() or 1))
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With `-n`, the long tests sorted first are dealt round the workers, one at a time
+    (tests/support/scheduling.py), unless another `--dist` was asked for."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.support.scheduling import LongestFirstScheduling
+
+    return LongestFirstScheduling(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked `slow` run first, those allowed the longest time (their `timeout`) first
-    of all, the rest in file order: with `-n auto` the long ones start while the thousands of
-    quick ones fill in around them, instead of one of them running alone at the end. Every
-    worker sorts the same collection the same way (xdist compares them)."""
+    of all, the rest in file order: with `-n auto` the long ones start first, dealt round the
+    workers (tests/support/scheduling.py), while the thousands of quick ones fill in around
+    them, instead of one of them running alone at the end. Every worker sorts the same
+    collection the same way (xdist compares them)."""
 
     def key(item: pytest.Item) -> tuple[bool, float]:
         slow = item.get_closest_marker("slow") is not None
