@@ -26,7 +26,12 @@ FACTS = (
     "Mara owns the search service",
     "we prefer tea over coffee in the office",
 )
-FLOAT32 = SignetConfig(embedding=EmbeddingConfig(precision="float32"))
+# Each remember embeds inline within `embedding.timeout_ms`, else its vector is left to a
+# backfill job: the first one also loads the graph, which at load 20 took over the default
+# 10 s. The wait is not what this test is about, so it is made generous.
+TIMEOUT_MS = 120_000
+FLOAT32 = SignetConfig(embedding=EmbeddingConfig(precision="float32", timeout_ms=TIMEOUT_MS))
+INT8_DEFAULT = SignetConfig(embedding=EmbeddingConfig(timeout_ms=TIMEOUT_MS))
 
 
 def _open(root: Path, config: SignetConfig) -> SignetService:
@@ -53,7 +58,7 @@ def test_the_int8_default_re_embeds_a_float32_workspace_and_float32_stays_select
     finally:
         old.close()
 
-    new = _open(tmp_path, SignetConfig())  # the default: embedding.precision int8
+    new = _open(tmp_path, INT8_DEFAULT)  # the default: embedding.precision int8
     try:
         status = new.embeddings.status()
         assert status.model == f"{MODEL_NAME}+{PRECISIONS['int8']}"
