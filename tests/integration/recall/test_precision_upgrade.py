@@ -39,6 +39,12 @@ def _open(root: Path, config: SignetConfig) -> SignetService:
 
 
 def _semantic_top(service: SignetService, text: str) -> str:
+    # Recall waits at most 5 s for the query's vector (recall/vector.py), and the first one
+    # also loads the graph: at load 20 that took longer. Load it first, as the daemon's
+    # warm-up does, so the query measures what this test is about.
+    embedder = service.embeddings.parts.embedder
+    assert embedder is not None
+    embedder.embed(["warm-up"])
     query = RecallQuery(query=text, limit=1, channels=("semantic",), min_score=0.0)
     hits = service.recall.search(query).hits
     return hits[0].memory.content if hits else ""
