@@ -12,6 +12,7 @@ from signet_desktop.domain.content import content_hash, normalize_content
 from signet_desktop.domain.memory import Memory, MemorySelector, NewMemory, utc_now
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.memory_browse import BROWSE_SORTS as BROWSE_SORTS
 from signet_desktop.storage.memory_browse import browse_count as browse_count
 from signet_desktop.storage.memory_browse import browse_memories as browse_memories
@@ -90,6 +91,12 @@ SELECT {MEMORY_COLUMNS} FROM memories
 WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +is_deleted = 0
 """
 
+# PostgreSQL: the id list as an array parameter (json_each is SQLite's).
+GET_LIVE_BY_IDS_PG = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE id = ANY(:ids) AND agent_id = :agent_id AND is_deleted = 0
+"""
+
 SET_EMBEDDING_MODEL = """
 UPDATE memories SET embedding_model = :model
 WHERE id IN (SELECT value FROM json_each(:ids))
@@ -166,6 +173,8 @@ def insert_memory(
             "embedding_model": embedding_model,
         },
     )
+    if is_postgres(conn):
+        return  # memory_cues reaches PostgreSQL with its migration 0017 (not ported yet)
     hashed = content_hash(new.content)
     write_cues(conn, memory_id, new.agent_id, new.content, created_at, hashed)
 
@@ -180,9 +189,12 @@ def get_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[st
     """Live memories by id, in one query, scoped to the agent."""
     if not ids:
         return {}
-    rows = conn.execute(
-        GET_LIVE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))}
-    ).fetchall()
+    if is_postgres(conn):
+        rows = conn.execute(GET_LIVE_BY_IDS_PG, {"agent_id": agent_id, "ids": list(ids)}).fetchall()
+    else:
+        rows = conn.execute(
+            GET_LIVE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))}
+        ).fetchall()
     return {row["id"]: row_to_memory(row) for row in rows}
 
 
