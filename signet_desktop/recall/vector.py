@@ -58,6 +58,7 @@ SEMANTIC_TOP_K = 50
 DEFAULT_EMBED_TIMEOUT_S = 5.0
 NOT_CONFIGURED_NOTE = "semantic recall is not configured"
 KNN_MAX_K = 4096  # sqlite-vec's ceiling for `k`
+PG_KNN_MAX_K = 40_000  # pgvector's iterative scan stops at hnsw.max_scan_tuples (20,000)
 EXACT_KNN_MAX_ROWS = MATRIX_MAX_ROWS
 PREFILTER_CANDIDATES = 2000
 ANN_CANDIDATES = 200  # graph candidates rescored exactly (docs/BENCHMARKS.md, "Approximate index")
@@ -91,15 +92,25 @@ ORDER BY knn.distance
 """
 
 # PostgreSQL: the generation's HNSW index (a partial index over its canonical rows, cast to
-# its width: embedding/generations.py HNSW_INDEX_DDL), walked in exact distance order past the
-# rows scope and filters remove (`hnsw.iterative_scan`, storage/postgres/connect.py).
+# its width: embedding/generations.py HNSW_INDEX_DDL) ranks the agent's vectors alone, walked
+# in exact distance order past other agents' rows (`hnsw.iterative_scan`,
+# storage/postgres/connect.py); the live rows are joined and filtered after, as EXACT_KNN
+# does. Joined in one query, the planner misjudged the join and sorted every row instead.
 HNSW_KNN = """
-SELECT m.id AS id, 1.0 - (e.vector::vector({dims}) <=> CAST(:query AS vector({dims}))) AS similarity
-FROM embeddings e
-JOIN memories m ON m.id = e.source_id
-WHERE e.generation_id = {generation_id} AND e.agent_id = :agent_id
-  AND e.source_type = 'memory' AND e.content_hash = m.content_hash AND {filters}
-ORDER BY e.vector::vector({dims}) <=> CAST(:query AS vector({dims}))
+WITH knn AS MATERIALIZED (
+    SELECT e.source_id, e.content_hash,
+           e.vector::vector({dims}) <=> CAST(:query AS vector({dims})) AS distance
+    FROM embeddings e
+    WHERE e.generation_id = {generation_id} AND e.agent_id = :agent_id
+      AND e.source_type = 'memory'
+    ORDER BY e.vector::vector({dims}) <=> CAST(:query AS vector({dims}))
+    LIMIT :knn_k
+)
+SELECT m.id AS id, 1.0 - knn.distance AS similarity
+FROM knn
+JOIN memories m ON m.id = knn.source_id
+WHERE knn.content_hash = m.content_hash AND {filters}
+ORDER BY knn.distance
 LIMIT :k
 """
 
@@ -541,5 +552,11 @@ def nearest(
         dims=int(generation.dimensions), generation_id=int(generation.id), filters=where
     )
     vector = pg_vector_text(np.ascontiguousarray(query, dtype=np.float32).tobytes())
-    rows = conn.execute(sql, {**params, "query": vector, "k": k}).fetchall()
-    return [(str(r["id"]), float(r["similarity"])) for r in rows]
+    params = {**params, "query": vector, "k": k}
+    knn_k = max(2 * k, k + 20)
+    while True:
+        rows = conn.execute(sql, {**params, "knn_k": knn_k}).fetchall()
+        # Filters and deleted rows thin the KNN list; widen until k survive or all is seen.
+        if len(rows) >= k or knn_k >= PG_KNN_MAX_K:
+            return [(str(r["id"]), float(r["similarity"])) for r in rows[:k]]
+        knn_k = min(PG_KNN_MAX_K, knn_k * 4)

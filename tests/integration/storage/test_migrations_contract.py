@@ -81,3 +81,19 @@ def test_two_runners_at_once_on_an_empty_postgres_database_apply_once(pg_empty_u
     finally:
         for conn in conns:
             conn.close()
+
+
+@pytest.mark.postgres
+def test_a_foreign_postgres_schema_is_refused_untouched(pg_empty_url: str) -> None:
+    load, apply = runner("postgres")
+    conn = connector("postgres", Path("unused"), pg_empty_url)()
+    try:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+        with pytest.raises(MigrationError, match="not created by Signet Desktop"):
+            apply(conn, load())
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchall()
+        assert [r[0] for r in tables] == ["notes"]
+    finally:
+        conn.close()
