@@ -112,8 +112,23 @@ def test_soft_delete_hides_the_row_from_live_reads_and_recover_returns_it(
 
 
 def test_agent_b_reads_and_changes_nothing_of_agent_a(backend: Backend) -> None:
-    mine = remember(backend, "m1", NewMemory(agent_id=A, content="agent A's secret plan"))
+    mine = remember(
+        backend,
+        "m1",
+        NewMemory(
+            agent_id=A,
+            content="agent A's secret plan",
+            source_type="doc",
+            source_id="d1",
+            idempotency_key="k1",
+        ),
+    )
     assert memories.get_memory(backend.conn, B, "m1") is None
+    for probe in (
+        NewMemory(agent_id=B, content="other", source_type="doc", source_id="d1"),
+        NewMemory(agent_id=B, content="other", idempotency_key="k1"),
+    ):
+        assert memories.find_duplicate(backend.conn, probe) is None
     assert memories.get_memories(backend.conn, B, ["m1"]) == {}
     assert memories.list_memories(backend.conn, B, 10, 0) == []
     twin = NewMemory(agent_id=B, content="agent A's secret plan")
@@ -190,3 +205,17 @@ def test_a_percent_sign_and_a_colon_in_values_and_literals_survive(backend: Back
         {"w": "3:1"},
     ).fetchone()
     assert (row["content"], row["lit"]) == (text, "%:literal")
+
+
+def test_id_list_statements_taken_ids_model_and_purge(backend: Backend) -> None:
+    remember(backend, "m1", NewMemory(agent_id=A, content="one"))
+    remember(backend, "m2", NewMemory(agent_id=A, content="two"))
+    remember(backend, "m3", NewMemory(agent_id=B, content="three"))
+    assert memories.taken_ids(backend.conn, ["m1", "m3", "m9"]) == {"m1", "m3"}  # ids are global
+    with backend.write() as conn:
+        memories.set_embedding_model(conn, ["m1", "m2"], "minilm")
+    assert {m.embedding_model for m in memories.list_memories(backend.conn, A, 10, 0)} == {"minilm"}
+    with backend.write() as conn:
+        assert memories.delete_memories(conn, B, ["m1", "m2"]) == 0  # not B's to purge
+        assert memories.delete_memories(conn, A, ["m1", "m3"]) == 1
+    assert memories.taken_ids(backend.conn, ["m1", "m2", "m3"]) == {"m2", "m3"}
