@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from signet_desktop.storage.dialect import dialect_of, is_postgres
@@ -44,7 +47,7 @@ def test_a_row_reads_by_position_and_by_name() -> None:
         row["absent"]
 
 
-def test_the_dialect_is_told_apart_without_a_driver_import() -> None:
+def test_the_dialect_is_read_from_the_connection() -> None:
     pg = PgConnection.__new__(PgConnection)
     assert dialect_of(pg) == "postgresql" and is_postgres(pg)
     assert dialect_of(object()) == "sqlite" and not is_postgres(object())  # type: ignore[arg-type]
@@ -64,3 +67,12 @@ def test_a_postgres_migration_out_of_step_is_refused() -> None:
     ahead = Migration(len(sqlite) + 1, "ahead", "SELECT 1;")
     with pytest.raises(MigrationError, match="no SQLite twin"):
         check_in_step([ahead], sqlite)
+
+
+def test_the_dialect_module_imports_no_driver() -> None:
+    code = (
+        "import sys, signet_desktop.storage.dialect, signet_desktop.recall.vector; "
+        "print('psycopg' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
