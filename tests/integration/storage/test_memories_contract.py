@@ -7,8 +7,10 @@ search; agent B never reads or changes agent A's rows through any of them.
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import numpy as np
+import psycopg
 import pytest
 from support.backends import Backend
 
@@ -19,6 +21,7 @@ from signet_desktop.embedding.vectors import VectorWrite, store_vectors, vector_
 from signet_desktop.recall.lexical import lexical_search
 from signet_desktop.recall.vector import nearest
 from signet_desktop.storage import memories
+from signet_desktop.storage.postgres.connect import PgConnection, connect_postgres
 
 A, B = "agent-a", "agent-b"
 DIMS = 384
@@ -219,3 +222,39 @@ def test_id_list_statements_taken_ids_model_and_purge(backend: Backend) -> None:
         assert memories.delete_memories(conn, B, ["m1", "m2"]) == 0  # not B's to purge
         assert memories.delete_memories(conn, A, ["m1", "m3"]) == 1
     assert memories.taken_ids(backend.conn, ["m1", "m2", "m3"]) == {"m2", "m3"}
+
+
+@pytest.mark.postgres
+def test_two_postgres_writers_remembering_the_same_text_keep_one_row(pg_url: str) -> None:
+    """Two daemons may both see no duplicate and insert: the partial unique index keeps one
+    (SQLite's single writer never gets here; the service will have to answer `deduped`)."""
+    conns = [connect_postgres(pg_url) for _ in range(2)]
+    both_checked = threading.Barrier(2, timeout=30)
+    outcomes: list[str] = []
+
+    def remember_once(conn: PgConnection, memory_id: str) -> None:
+        new = NewMemory(agent_id=A, content="the same fact, said twice")
+        conn.execute("BEGIN")
+        try:
+            assert memories.find_duplicate(conn, new) is None
+            both_checked.wait()
+            memories.insert_memory(conn, memory_id, new, actor="t", embedding_model=None)
+            conn.execute("COMMIT")
+            outcomes.append("inserted")
+        except psycopg.errors.UniqueViolation:
+            conn.execute("ROLLBACK")
+            outcomes.append("refused")
+
+    threads = [
+        threading.Thread(target=remember_once, args=(conn, f"m{i}")) for i, conn in enumerate(conns)
+    ]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert sorted(outcomes) == ["inserted", "refused"]
+        assert len(memories.list_memories(conns[0], A, 10, 0)) == 1
+    finally:
+        for conn in conns:
+            conn.close()
