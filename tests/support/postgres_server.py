@@ -161,10 +161,17 @@ def _service_user() -> pwd.struct_passwd | None:
         return pwd.getpwnam(RUN_AS)
     except KeyError:
         pass
+    # /usr/sbin may be missing from a non-login root's PATH
+    useradd = shutil.which("useradd") or shutil.which("useradd", path="/usr/sbin:/sbin")
+    if useradd is None:
+        raise PostgresStartError(
+            f"running as root, PostgreSQL must run as the system user {RUN_AS!r}, and there "
+            "is no useradd to create it; create that user first"
+        )
     error = ""
     for _ in range(USERADD_ATTEMPTS):  # another test process may be adding it at this moment
         created = subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", RUN_AS],
+            [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", RUN_AS],
             capture_output=True,
             text=True,
         )
