@@ -25,6 +25,13 @@ from signet_desktop.storage import database as database_module
 from signet_desktop.storage.connect import create_private_file
 from signet_desktop.storage.database import Database, open_database
 from tests.support.fake_llm import fake_llm  # noqa: F401  (the scripted LLM server)
+from tests.support.postgres import (  # noqa: F401  (the embedded PostgreSQL fixtures)
+    pg_conn,
+    pg_empty_url,
+    pg_template,
+    pg_url,
+    postgres_server,
+)
 
 _DATABASE_INIT = Database.__init__
 

@@ -30,6 +30,7 @@ from signet_desktop.config.sections import (
     SessionStartHookConfig,
     UserPromptSubmitHookConfig,
 )
+from signet_desktop.config.storage import StorageConfig
 
 __all__ = [
     "AuthConfig",
@@ -50,6 +51,7 @@ __all__ = [
     "SearchConfig",
     "SessionStartHookConfig",
     "SignetConfig",
+    "StorageConfig",
     "UserPromptSubmitHookConfig",
     "WorkloadBinding",
 ]
@@ -196,6 +198,7 @@ class SignetConfig(ConfigModel):
     hooks: HooksConfig = HooksConfig()
     inference: InferenceConfig = InferenceConfig()
     files: FilesConfig = FilesConfig()
+    storage: StorageConfig = StorageConfig()
     # Signet's feature flags, served as they are at GET /api/features (none of them switches
     # anything in this daemon: they are the user's, kept for Signet's clients)
     features: FeatureFlags = Field(default_factory=dict)

@@ -34,6 +34,7 @@ from signet_desktop.config import (
     load_config,
     resolve_workspace,
 )
+from signet_desktop.config.storage import NOT_SERVED
 from signet_desktop.daemon import address as addresses
 from signet_desktop.daemon import daemonlog
 from signet_desktop.daemon.pidfile import (
@@ -249,6 +250,8 @@ class DaemonRuntime:
             self.loaded = load_config(paths)
         except ConfigError as exc:
             raise StartupError(f"configuration error: {exc}", EXIT_USAGE) from None
+        if self.loaded.config.storage.backend != "sqlite":
+            raise StartupError(NOT_SERVED, EXIT_USAGE)
         self._check_exposure(address)
         return paths, address
 

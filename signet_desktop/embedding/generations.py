@@ -19,6 +19,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 VEC_TABLE_PATTERN = re.compile(r"^vec_embeddings_g[0-9]+$")
 BITS_TABLE_PATTERN = re.compile(r"^vec_bits_g[0-9]+$")
@@ -33,6 +34,7 @@ INSERT INTO embedding_generations (provider, model, dimensions, vec_table, statu
                                    activated_at)
 VALUES (:provider, :model, :dimensions, :placeholder, :status, :now,
         CASE WHEN :status = 'active' THEN :now END)
+RETURNING id
 """
 
 SET_VEC_TABLE = "UPDATE embedding_generations SET vec_table = :vec_table WHERE id = :id"
@@ -66,6 +68,16 @@ BITS_TABLE_DDL = (
     "PRIMARY KEY (agent_id, id)) WITHOUT ROWID"
 )
 BITS_INDEX_DDL = "CREATE INDEX IF NOT EXISTS {table}_id ON {table} (id)"
+# PostgreSQL: the generation's mirror is a partial HNSW index over its canonical rows (named
+# like the vec0 table), cast to its width; pgvector's defaults for the graph.
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+HNSW_INDEX_DDL = (
+    "CREATE INDEX IF NOT EXISTS {table} ON embeddings USING hnsw "
+    "((vector::vector({dims})) vector_cosine_ops) "
+    f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
+    "WHERE generation_id = {generation_id}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +183,7 @@ def register_generation(
             return _require(conn, existing.id)
         return existing
     status = "building" if active_generation(conn) is not None else "active"
-    cursor = conn.execute(
+    row = conn.execute(
         INSERT_GENERATION,
         {
             "provider": provider,
@@ -181,10 +193,8 @@ def register_generation(
             "status": status,
             "now": utc_now(),
         },
-    )
-    if cursor.lastrowid is None:  # an INSERT always sets it; a driver that does not is a bug
-        raise RuntimeError("the generation INSERT reported no row id")
-    generation_id = int(cursor.lastrowid)
+    ).fetchone()
+    generation_id = int(row[0])
     conn.execute(SET_VEC_TABLE, {"id": generation_id, "vec_table": vec_table_name(generation_id)})
     return _require(conn, generation_id)
 
@@ -198,7 +208,17 @@ def activate_generation(conn: Connection, generation_id: int) -> Generation:
 
 
 def create_vec_table(conn: Connection, generation: Generation) -> None:
-    """Create the generation's mirror (vec0 table, binary codes) if missing; needs sqlite-vec."""
+    """Create the generation's mirror (vec0 table, binary codes) if missing; needs sqlite-vec.
+    On PostgreSQL the mirror is the generation's HNSW index (no binary codes)."""
+    if is_postgres(conn):
+        conn.execute(
+            HNSW_INDEX_DDL.format(
+                table=checked_table(generation),
+                dims=int(generation.dimensions),
+                generation_id=int(generation.id),
+            )
+        )
+        return
     conn.execute(
         VEC_TABLE_DDL.format(table=checked_table(generation), dims=int(generation.dimensions))
     )

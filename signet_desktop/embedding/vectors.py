@@ -31,6 +31,7 @@ from signet_desktop.embedding.provider import (
     validate_vectors,
 )
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 SOURCE_MEMORY = "memory"
 RESYNC_BATCH = 1000
@@ -49,6 +50,9 @@ VALUES (:agent_id, :generation_id, :source_type, :source_id, :content_hash, :mod
         :dimensions, :vector, :chunk_text, :now)
 RETURNING id
 """
+
+# PostgreSQL: the same row, its float32 blob given as pgvector's text form (`pg_vector_text`).
+INSERT_EMBEDDING_PG = INSERT_EMBEDDING.replace(":vector,", "CAST(:vector AS vector),")
 
 MIRROR_DELETE = "DELETE FROM {table} WHERE rowid = :id"
 MIRROR_INSERT = "INSERT INTO {table} (rowid, agent_id, embedding) VALUES (:id, :agent_id, :vector)"
@@ -144,9 +148,15 @@ def store_vectors(
     conn: Connection, generation: Generation, writes: Iterable[VectorWrite], *, mirror: bool
 ) -> list[int]:
     """Write canonical rows (and mirror rows when `mirror`), replacing a source's previous
-    vector in the generation; call inside a write transaction. Returns the new ids."""
+    vector in the generation; call inside a write transaction. Returns the new ids.
+
+    On PostgreSQL the generation's HNSW index follows the canonical rows by itself: there is
+    no mirror to write, whatever `mirror` says."""
     ids: list[int] = []
     now = utc_now()
+    postgres = is_postgres(conn)
+    insert = INSERT_EMBEDDING_PG if postgres else INSERT_EMBEDDING
+    mirror = mirror and not postgres
     for write in writes:
         if len(write.vector) != generation.dimensions * 4:
             raise EmbeddingDimensionMismatch(
@@ -161,19 +171,26 @@ def store_vectors(
             "content_hash": write.content_hash,
             "model": generation.model,
             "dimensions": generation.dimensions,
-            "vector": write.vector,
+            "vector": pg_vector_text(write.vector) if postgres else write.vector,
             "chunk_text": write.chunk_text,
             "now": now,
         }
         replaced = [int(r[0]) for r in conn.execute(DELETE_EMBEDDING, params).fetchall()]
         if replaced and mirror:
             remove_from_mirror(conn, generation, replaced)
-        row = conn.execute(INSERT_EMBEDDING, params).fetchone()
+        row = conn.execute(insert, params).fetchone()
         embedding_id = int(row[0])
         ids.append(embedding_id)
         if mirror:
             _mirror_rows(conn, generation, [(embedding_id, write.agent_id, write.vector)])
     return ids
+
+
+def pg_vector_text(blob: bytes) -> str:
+    """A float32 blob in pgvector's text form, `[x1,x2,...]` (each the shortest float32
+    repr, which pgvector parses back to the same float32)."""
+    values = np.frombuffer(blob, dtype=np.float32)
+    return "[" + ",".join(str(v) for v in values) + "]"
 
 
 def _mirror_rows(

@@ -10,8 +10,16 @@ from signet_desktop.domain.recall import RecallFilters
 MAX_TAG_FILTERS = 10  # each is an EXISTS over json_each; more are refused, never dropped
 
 
-def filter_sql(agent_id: str, filters: RecallFilters) -> tuple[str, dict[str, Any]]:
-    """`AND ...` clauses and their parameters: agent scope, liveness and every filter."""
+# A tag filter: SQLite's JSON text array, PostgreSQL's jsonb containment.
+TAG_CLAUSE = "EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :{name})"
+TAG_CLAUSE_PG = "m.tags @> jsonb_build_array(CAST(:{name} AS text))"
+
+
+def filter_sql(
+    agent_id: str, filters: RecallFilters, *, postgres: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """`AND ...` clauses and their parameters: agent scope, liveness and every filter
+    (`postgres`: in PostgreSQL's dialect; the clauses differ for tags only)."""
     clauses = ["m.agent_id = :agent_id", "m.is_deleted = 0"]
     params: dict[str, Any] = {"agent_id": agent_id}
     if filters.scope is None:
@@ -40,7 +48,8 @@ def filter_sql(agent_id: str, filters: RecallFilters) -> tuple[str, dict[str, An
             f"at most {MAX_TAG_FILTERS} tag filters per recall, got {len(filters.tags)}",
             code="tags_invalid",
         )
+    tag_clause = TAG_CLAUSE_PG if postgres else TAG_CLAUSE
     for index, tag in enumerate(filters.tags):
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag_{index})")
+        clauses.append(tag_clause.format(name=f"tag_{index}"))
         params[f"tag_{index}"] = tag
     return " AND ".join(clauses), params

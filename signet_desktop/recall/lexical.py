@@ -33,6 +33,7 @@ from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.sanitize import match_expression, query_tokens
 from signet_desktop.recall.term_counts import TermCounts, count_documents
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 LEXICAL_TOP_K = 50
 OVERFETCH = 4  # the fast path ranks k * OVERFETCH index rows before scope and filters
@@ -65,6 +66,18 @@ FROM memories_fts
 JOIN memories m ON m.seq = memories_fts.rowid
 WHERE memories_fts MATCH :match AND memories_fts.rowid >= :min_seq AND {filters}
 ORDER BY bm25
+LIMIT :k
+"""
+
+
+# PostgreSQL: ts_rank over the generated tsvector (GIN), normalised to rank / (rank + 1).
+# Not BM25: scoring it the way FTS5 does (and measuring the parity) is still to come.
+TS_RANK_NORMALISATION = 32
+TS_RANKED = f"""
+SELECT m.id AS id, ts_rank(m.content_tsv, query, {TS_RANK_NORMALISATION}) AS rank
+FROM memories m, websearch_to_tsquery('simple', :query) AS query
+WHERE m.content_tsv @@ query AND {{filters}}
+ORDER BY rank DESC, m.seq DESC
 LIMIT :k
 """
 
@@ -162,8 +175,11 @@ def lexical_search(
 ) -> list[LexicalHit]:
     """Top-k memories by BM25, scored against the query's ceiling into (0, 1].
 
-    `term_counts` remembers the planning counts between calls (the engine keeps one).
+    `term_counts` remembers the planning counts between calls (the engine keeps one). On
+    PostgreSQL: `ts_search`.
     """
+    if is_postgres(conn):
+        return ts_search(conn, text, agent_id, filters, k)
     plan = plan_terms(conn, query_tokens(text), term_counts)
     match = match_expression(plan.matched)
     if match is None:
@@ -174,6 +190,25 @@ def lexical_search(
     if rows is None:
         rows = conn.execute(BM25_FILTERED.format(filters=where), params).fetchall()
     return _calibrate(rows, query_ceiling(plan.counts, fts_rows(conn)))
+
+
+def ts_search(
+    conn: Connection, text: str, agent_id: str, filters: RecallFilters, k: int
+) -> list[LexicalHit]:
+    """PostgreSQL's lexical search: every query token OR-combined, ranked by ts_rank."""
+    tokens = query_tokens(text)
+    if not tokens:
+        return []
+    where, params = filter_sql(agent_id, filters, postgres=True)
+    query = " or ".join(f'"{token}"' for token in tokens)  # tokens are word characters
+    rows = conn.execute(TS_RANKED.format(filters=where), {**params, "query": query, "k": k})
+    return [
+        LexicalHit(
+            str(r["id"]),
+            ChannelEvidence(score=float(r["rank"]), rank=i + 1, raw=float(r["rank"])),
+        )
+        for i, r in enumerate(rows.fetchall())
+    ]
 
 
 def _ranked_pool(

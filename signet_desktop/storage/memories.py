@@ -12,6 +12,7 @@ from signet_desktop.domain.content import content_hash, normalize_content
 from signet_desktop.domain.memory import Memory, MemorySelector, NewMemory, utc_now
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.memory_browse import BROWSE_SORTS as BROWSE_SORTS
 from signet_desktop.storage.memory_browse import browse_count as browse_count
 from signet_desktop.storage.memory_browse import browse_memories as browse_memories
@@ -90,10 +91,17 @@ SELECT {MEMORY_COLUMNS} FROM memories
 WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id AND +is_deleted = 0
 """
 
+# PostgreSQL: the id list as an array parameter (json_each is SQLite's).
+GET_LIVE_BY_IDS_PG = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE id = ANY(:ids) AND agent_id = :agent_id AND is_deleted = 0
+"""
+
 SET_EMBEDDING_MODEL = """
 UPDATE memories SET embedding_model = :model
 WHERE id IN (SELECT value FROM json_each(:ids))
 """
+SET_EMBEDDING_MODEL_PG = "UPDATE memories SET embedding_model = :model WHERE id = ANY(:ids)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +174,8 @@ def insert_memory(
             "embedding_model": embedding_model,
         },
     )
+    if is_postgres(conn):
+        return  # memory_cues reaches PostgreSQL with its migration 0017 (not ported yet)
     hashed = content_hash(new.content)
     write_cues(conn, memory_id, new.agent_id, new.content, created_at, hashed)
 
@@ -180,9 +190,8 @@ def get_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[st
     """Live memories by id, in one query, scoped to the agent."""
     if not ids:
         return {}
-    rows = conn.execute(
-        GET_LIVE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))}
-    ).fetchall()
+    sql, params = _with_ids(conn, GET_LIVE_BY_IDS, GET_LIVE_BY_IDS_PG, ids, agent_id=agent_id)
+    rows = conn.execute(sql, params).fetchall()
     return {row["id"]: row_to_memory(row) for row in rows}
 
 
@@ -296,7 +305,9 @@ def set_deleted(
 def set_embedding_model(conn: Connection, memory_ids: Sequence[str], model: str) -> None:
     """Record which model's vector the memories now have (inside the vector's write)."""
     if memory_ids:
-        conn.execute(SET_EMBEDDING_MODEL, {"model": model, "ids": json.dumps(list(memory_ids))})
+        conn.execute(
+            *_with_ids(conn, SET_EMBEDDING_MODEL, SET_EMBEDDING_MODEL_PG, memory_ids, model=model)
+        )
 
 
 # -- imported memories (importers: the Signet workspace) ------------------------------------
@@ -324,6 +335,7 @@ INSERT INTO memories (
 """
 
 TAKEN_IDS = "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(:ids))"
+TAKEN_IDS_PG = "SELECT id FROM memories WHERE id = ANY(:ids)"
 
 IMPORTED_IDS = """
 SELECT id FROM memories
@@ -334,6 +346,7 @@ DELETE_BY_IDS = """
 DELETE FROM memories
 WHERE agent_id = :agent_id AND id IN (SELECT value FROM json_each(:ids))
 """
+DELETE_BY_IDS_PG = "DELETE FROM memories WHERE agent_id = :agent_id AND id = ANY(:ids)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +402,7 @@ def taken_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
     """Which of these ids a memory row already has (any agent: ids are global)."""
     if not ids:
         return set()
-    rows = conn.execute(TAKEN_IDS, {"ids": json.dumps(list(ids))}).fetchall()
+    rows = conn.execute(*_with_ids(conn, TAKEN_IDS, TAKEN_IDS_PG, ids)).fetchall()
     return {str(r[0]) for r in rows}
 
 
@@ -428,7 +441,9 @@ def delete_memories(conn: Connection, agent_id: str, ids: Sequence[str]) -> int:
     """Purge rows for good (a removed import source); FTS follows through its trigger."""
     if not ids:
         return 0
-    return rows_changed(conn, DELETE_BY_IDS, {"agent_id": agent_id, "ids": json.dumps(list(ids))})
+    return rows_changed(
+        conn, *_with_ids(conn, DELETE_BY_IDS, DELETE_BY_IDS_PG, ids, agent_id=agent_id)
+    )
 
 
 # -- retention (service/retention.py): tombstones past the recovery window -----------------
@@ -445,6 +460,16 @@ def expired_tombstones(conn: Connection, before: str, limit: int) -> list[tuple[
     first (the partial index on deleted_at)."""
     rows = conn.execute(EXPIRED_TOMBSTONES, {"before": before, "limit": limit}).fetchall()
     return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def _with_ids(
+    conn: Connection, sqlite_sql: str, postgres_sql: str, ids: Sequence[str], **params: Any
+) -> tuple[str, dict[str, Any]]:
+    """A statement over a list of ids with its parameters, in the connection's dialect: the
+    list as JSON text for json_each (SQLite), as an array for `= ANY` (PostgreSQL)."""
+    if is_postgres(conn):
+        return postgres_sql, {**params, "ids": list(ids)}
+    return sqlite_sql, {**params, "ids": json.dumps(list(ids))}
 
 
 def _find_by_key_or_hash(conn: Connection, memory: NewMemory | ImportedMemory) -> Memory | None:

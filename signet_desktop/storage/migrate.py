@@ -35,6 +35,18 @@ CREATE TABLE IF NOT EXISTS schema_migrations_audit (
 """
 
 
+# Both backends' runners record an applied migration with these (storage/postgres/migrate.py).
+RECORD_MIGRATION = (
+    "INSERT INTO schema_migrations (version, name, checksum, applied_at) "
+    "VALUES (:version, :name, :checksum, :applied_at)"
+)
+AUDIT_MIGRATION = (
+    "INSERT INTO schema_migrations_audit "
+    "(version, name, checksum, applied_at, duration_ms) "
+    "VALUES (:version, :name, :checksum, :applied_at, :duration_ms)"
+)
+
+
 class MigrationError(RuntimeError):
     """The schema cannot be brought up to date safely; startup must stop."""
 
@@ -147,7 +159,12 @@ def check_schema(conn: Connection, migrations: list[Migration] | None = None) ->
     check_foreign_schema(conn)
     if not _has_bookkeeping(conn):
         return
-    applied = applied_checksums(conn)
+    check_applied(applied_checksums(conn), migrations)
+
+
+def check_applied(applied: dict[int, str], migrations: list[Migration]) -> None:
+    """Refuse a changed checksum of an applied migration, or one this version does not know
+    (`applied`: version -> recorded checksum). Shared by both backends' runners."""
     for migration in migrations:
         recorded = applied.get(migration.version)
         if recorded is not None and recorded != migration.checksum:
@@ -211,17 +228,8 @@ def _apply_one(conn: Connection, migration: Migration) -> None:
             "checksum": migration.checksum,
             "applied_at": now,
         }
-        conn.execute(
-            "INSERT INTO schema_migrations (version, name, checksum, applied_at) "
-            "VALUES (:version, :name, :checksum, :applied_at)",
-            params,
-        )
-        conn.execute(
-            "INSERT INTO schema_migrations_audit "
-            "(version, name, checksum, applied_at, duration_ms) "
-            "VALUES (:version, :name, :checksum, :applied_at, :duration_ms)",
-            {**params, "duration_ms": duration_ms},
-        )
+        conn.execute(RECORD_MIGRATION, params)
+        conn.execute(AUDIT_MIGRATION, {**params, "duration_ms": duration_ms})
         conn.execute("COMMIT")
     except Exception as exc:
         rollback_if_open(conn)

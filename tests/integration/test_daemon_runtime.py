@@ -139,6 +139,18 @@ def test_config_error_stops_before_lock_and_database(tmp_path: Path) -> None:
     assert not (tmp_path / ".daemon" / "pid").exists()
 
 
+def test_a_postgresql_url_is_refused_in_one_line_before_lock_and_database(
+    tmp_path: Path,
+) -> None:
+    tmp_path.joinpath("agent.yaml").write_text("storage:\n  url: postgresql://db.local/signet\n")
+    error = open_fails(tmp_path)
+    assert error.exit_code == 2
+    assert "\n" not in error.message
+    assert "does not serve yet" in error.message and "PostgreSQL" in error.message
+    assert not (tmp_path / "memory" / "memories.db").exists()
+    assert not (tmp_path / ".daemon" / "pid").exists()
+
+
 def test_not_sqlite_database_is_refused_and_untouched(tmp_path: Path) -> None:
     db_file = tmp_path / "memory" / "memories.db"
     db_file.parent.mkdir(parents=True)

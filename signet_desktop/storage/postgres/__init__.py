@@ -1,0 +1,1 @@
+"""PostgreSQL: the connection adapter, the migration runner, and what differs by dialect."""

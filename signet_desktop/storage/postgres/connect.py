@@ -1,0 +1,185 @@
+"""A psycopg connection behind our `Connection` protocol, so portable SQL runs unchanged.
+
+Our SQL names its parameters `:name` (sqlite3's style); psycopg wants `%(name)s`. `translate`
+rewrites a statement once (cached), leaving string literals, quoted names, comments and `::`
+casts alone, and doubles every `%` (psycopg reads them everywhere, literals included). Rows
+are indexable by position and by column name, like `sqlean.Row`. JSON columns (`jsonb`) are
+read back as text, as SQLite stores them, so the row mappers (`row_to_memory`) need no
+dialect.
+
+Values are bound client-side (`ClientCursor`): our portable idiom `(:type IS NULL OR type =
+:type)` leaves a server-side parameter without a type, which PostgreSQL refuses ("could not
+determine data type of parameter"); as a literal, NULL or a quoted string resolves like it
+does in SQLite. Connections are in autocommit mode, as the SQLite ones are
+(`isolation_level=None`): a transaction is an explicit BEGIN ... COMMIT.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+from psycopg import ClientCursor
+from psycopg.pq import TransactionStatus
+from psycopg.rows import RowMaker
+from psycopg.types.string import TextLoader
+
+from signet_desktop.storage.connect import Params
+
+CONNECT_TIMEOUT_S = 10
+# HNSW scans keep going past the first candidates when scope filters remove them, returning
+# exact distance order (pgvector 0.8): an agent's nearest rows are found even when most of the
+# index belongs to other agents.
+SESSION_SETTINGS = ("SET hnsw.iterative_scan = strict_order",)
+
+_TOKEN = re.compile(
+    r"""'(?:[^']|'')*'        # a string literal
+      | "(?:[^"]|"")*"        # a quoted identifier
+      | --[^\n]*              # a line comment
+      | ::                    # a cast, not a parameter
+      | :([A-Za-z_]\w*)       # a named parameter
+      | %                     # psycopg's placeholder character, doubled when literal
+    """,
+    re.VERBOSE,
+)
+
+
+@lru_cache(maxsize=1024)
+def translate(sql: str) -> str:
+    """`:name` parameters as psycopg's `%(name)s`; a literal `%` doubled."""
+
+    def swap(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if match.group(1) is not None:
+            return f"%({match.group(1)})s"
+        return text.replace("%", "%%")  # psycopg reads `%` inside literals and comments too
+
+    return _TOKEN.sub(swap, sql)
+
+
+class PgRow:
+    """One result row: `row[0]`, `row["name"]`, `keys()`, iteration and length."""
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, values: Sequence[Any], index: Mapping[str, int]) -> None:
+        self._values = values
+        self._index = index
+
+    def __getitem__(self, key: int | str) -> Any:
+        if isinstance(key, str):
+            return self._values[self._index[key]]
+        return self._values[key]
+
+    def keys(self) -> list[str]:
+        """Column names, in order."""
+        return list(self._index)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"PgRow({dict(zip(self._index, self._values, strict=True))!r})"
+
+
+def _row_factory(cursor: Any) -> RowMaker[PgRow]:
+    names = [column.name for column in cursor.description or ()]
+    index = {name: position for position, name in enumerate(names)}
+    return lambda values: PgRow(values, index)
+
+
+class PgCursor:
+    """The `Cursor` protocol over a psycopg cursor."""
+
+    def __init__(self, cursor: psycopg.Cursor[PgRow]) -> None:
+        self._cursor = cursor
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return None  # PostgreSQL has no rowid: statements that need the id say RETURNING
+
+    def fetchone(self) -> PgRow | None:
+        return self._cursor.fetchone() if self._cursor.description else None
+
+    def fetchall(self) -> list[PgRow]:
+        return self._cursor.fetchall() if self._cursor.description else []
+
+    def fetchmany(self, size: int = 1, /) -> list[PgRow]:
+        return self._cursor.fetchmany(size) if self._cursor.description else []
+
+    def __iter__(self) -> Iterator[PgRow]:
+        return iter(self.fetchall())
+
+
+class PgConnection:
+    """The `Connection` protocol over one psycopg connection (autocommit, client binding)."""
+
+    dialect = "postgresql"
+
+    def __init__(self, raw: psycopg.Connection[PgRow]) -> None:
+        self._raw = raw
+
+    @property
+    def raw(self) -> psycopg.Connection[PgRow]:
+        """The psycopg connection, for what the protocol does not cover (COPY, LISTEN)."""
+        return self._raw
+
+    def execute(self, sql: str, parameters: Params = (), /) -> PgCursor:
+        cursor = self._raw.cursor()
+        named = _named(parameters)
+        if named is None:  # no placeholders to fill: the text goes as written (`%` too)
+            cursor.execute(sql)
+        else:
+            cursor.execute(translate(sql), named)
+        return PgCursor(cursor)
+
+    def executemany(self, sql: str, parameters: Iterable[Params], /) -> PgCursor:
+        cursor = self._raw.cursor()
+        cursor.executemany(translate(sql), [_named(p) or {} for p in parameters])
+        return PgCursor(cursor)
+
+    def close(self) -> None:
+        self._raw.close()
+
+    def enable_load_extension(self, enabled: bool, /) -> None:
+        raise NotImplementedError(
+            "PostgreSQL loads extensions with CREATE EXTENSION, in its migrations"
+        )
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._raw.info.transaction_status != TransactionStatus.IDLE
+
+
+def _named(parameters: Params) -> Mapping[str, Any] | None:
+    if isinstance(parameters, Mapping):
+        return parameters
+    if parameters:
+        raise TypeError("PostgreSQL statements take named :parameters only")
+    return None
+
+
+def connect_postgres(url: str) -> PgConnection:
+    """Open one autocommit connection to `url` with the adapter's row and JSON handling."""
+    raw = psycopg.connect(
+        url,
+        autocommit=True,
+        cursor_factory=ClientCursor,
+        row_factory=_row_factory,
+        connect_timeout=CONNECT_TIMEOUT_S,
+    )
+    for type_name in ("json", "jsonb"):
+        raw.adapters.register_loader(type_name, TextLoader)
+    for statement in SESSION_SETTINGS:
+        raw.execute(statement)
+    return PgConnection(raw)
