@@ -3,6 +3,8 @@ cite is defined there: a doc that names a moved module fails here, not in a read
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from pathlib import Path
 
@@ -18,6 +20,7 @@ USER_FILES = {
     "IDENTITY.md",
     "MEMORY.md",
     "agent.yaml",
+    "config.json",  # OpenCode's third config name
     "config.toml",
     "config.yaml",
     "credentials.json",
@@ -28,7 +31,19 @@ USER_FILES = {
     "settings.json",
     "migrations/NNNN_name.sql",  # the pattern a new migration's name follows
 }
-_FILES = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file()]
+
+
+@functools.cache
+def repository_files() -> tuple[str, ...]:
+    """The repository's files, less hidden folders (.git, .venv) and caches: walked once, on
+    the first reference that needs it (walking .venv too cost every test process ~1 s at
+    collection)."""
+    found = []
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d != "__pycache__"]
+        base = Path(folder).relative_to(ROOT)
+        found.extend((base / name).as_posix() for name in files)
+    return tuple(found)
 
 
 def cited() -> list[tuple[str, str, str | None]]:
@@ -47,7 +62,7 @@ def resolve(ref: str) -> Path | None:
     for base in (ROOT, ROOT / "signet_desktop", ROOT / "tests", ROOT / "docs"):
         if (base / ref).is_file():
             return base / ref
-    tails = [f for f in _FILES if f == ref or f.endswith("/" + ref)]
+    tails = [f for f in repository_files() if f == ref or f.endswith("/" + ref)]
     return ROOT / tails[0] if tails else None
 
 
