@@ -92,10 +92,12 @@ class Database:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield conn
+                    # A COMMIT that fails (a deferred constraint, busy, I/O) leaves the
+                    # transaction open: it is rolled back, or the next writer would join it.
+                    conn.execute("COMMIT")
                 except BaseException:
                     rollback_if_open(conn)
                     raise
-                conn.execute("COMMIT")
 
     @contextmanager
     def _savepoint(self, conn: Connection) -> Iterator[None]:

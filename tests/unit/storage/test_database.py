@@ -129,3 +129,21 @@ def test_database_still_opens_without_sqlite_vec(tmp_path: Path) -> None:
     assert not database.vec.available
     assert database.vec.error
     database.close()
+
+
+def test_a_failed_commit_leaves_no_transaction_open(db: Database) -> None:
+    # A deferred foreign key is checked at COMMIT: the COMMIT fails, and SQLite keeps the
+    # transaction open. The handle must end it, or the next writer would join a transaction
+    # nobody commits (and its acknowledged write would vanish at the next rollback).
+    with db.write() as conn:
+        conn.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+        conn.execute(
+            "CREATE TABLE child "
+            "(parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)"
+        )
+    with pytest.raises(Exception, match="FOREIGN KEY"), db.write() as conn:
+        conn.execute("INSERT INTO child VALUES (42)")
+    with db.write() as conn:  # a new transaction: the failed one is gone, rolled back
+        conn.execute("INSERT INTO parent VALUES (1)")
+    assert db.reader().execute("SELECT COUNT(*) FROM child").fetchone()[0] == 0
+    assert db.reader().execute("SELECT COUNT(*) FROM parent").fetchone()[0] == 1
