@@ -114,10 +114,12 @@ class AnnStatus:
     generation_id: int
     agent_id: str
     ready: bool
-    indexed: int
-    delta: int
+    indexed: int  # vectors in the graph being served (0 until one is ready)
+    delta: int  # vectors newer than the graph, searched exactly beside it
     building: bool
-    reason: str
+    reason: str  # why no graph is served ("" when one is)
+    scalar: str | None  # how the served graph stores vectors (None: none served)
+    file_bytes: int | None  # the served graph's file size
 
 
 class AnnIndexes:
@@ -341,7 +343,7 @@ class AnnIndexes:
         return True
 
     def statuses(self) -> list[AnnStatus]:
-        """Every partition opened so far, as status reports it."""
+        """Every partition a search has opened since start, as status reports it."""
         with self._lock:
             return [
                 AnnStatus(
@@ -352,6 +354,8 @@ class AnnIndexes:
                     delta=len(s.delta.view()),
                     building=s.building,
                     reason=s.reason,
+                    scalar=s.opened.stamp.scalar if s.opened is not None else None,
+                    file_bytes=s.opened.stamp.size if s.opened is not None else None,
                 )
                 for (gen, agent), s in self._states.items()
             ]

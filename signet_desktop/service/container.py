@@ -367,7 +367,7 @@ def _recall(
         retention_days=search.telemetry.retention_days,
         max_rows_per_agent=search.telemetry.max_rows_per_agent,
     )
-    return RecallService(engine, w.db, gate=safety, telemetry=telemetry)
+    return RecallService(engine, w.db, gate=safety, telemetry=telemetry, ann=ann)
 
 
 def _hooks(
