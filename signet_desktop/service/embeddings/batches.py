@@ -17,9 +17,11 @@ without CAP_SYS_NICE, hence a thread of its own rather than a switch) and takes 
 while the oldest queued vector has waited longer than `catch_up_after_s`; it bounds its own
 CPU use to `catch_up_duty` of one core (after a batch it sleeps in proportion to the CPU time
 the batch took), so it never takes more than that from acknowledgements and recalls, and
-never less than its fair share of a contended machine while it runs. Its batches are at most
-`catch_up_items` texts, one bucket for the native embedder, which then runs them on the
-calling thread rather than its background pool.
+never less than its fair share of a contended machine while it runs. It takes
+`catch_up_items` texts at a time, sorts them by length and stores them in parts of
+`catch_up_part`: little padding (LoCoMo turns: 221 texts per CPU-second in sorted parts of 4
+against 118 in unsorted calls of 16), and each part is one bucket for the native embedder,
+which then runs it on the calling thread rather than its background pool.
 
 Nothing here is needed for durability: a memory is committed before it is queued, and the
 embedding tracker's scan embeds every live memory without a current vector (so a daemon
@@ -53,7 +55,8 @@ DEFAULT_JOIN_S = 0.2
 # its batch size (the native embedder's batch size is 32: one bucket, the caller's thread).
 DEFAULT_CATCH_UP_AFTER_S = 3.0
 DEFAULT_CATCH_UP_DUTY = 0.5
-DEFAULT_CATCH_UP_ITEMS = 16
+DEFAULT_CATCH_UP_ITEMS = 32
+DEFAULT_CATCH_UP_PART = 4
 
 
 def split_batches(
@@ -93,11 +96,12 @@ class VectorBatcher:
         catch_up_after_s: float | None = DEFAULT_CATCH_UP_AFTER_S,
         catch_up_duty: float = DEFAULT_CATCH_UP_DUTY,
         catch_up_items: int = DEFAULT_CATCH_UP_ITEMS,
+        catch_up_part: int = DEFAULT_CATCH_UP_PART,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`catch_up_after_s`: None runs no catch-up thread (the build before it)."""
-        if max_items < 1 or max_chars < 1 or max_queued < 1 or catch_up_items < 1:
-            raise ValueError("max_items, max_chars, max_queued and catch_up_items must be positive")
+        if min(max_items, max_chars, max_queued, catch_up_items, catch_up_part) < 1:
+            raise ValueError("batch and queue bounds must be positive")
         if not 0.0 < catch_up_duty <= 1.0:
             raise ValueError("catch_up_duty must be within (0, 1]")
         self._store = store
@@ -108,6 +112,7 @@ class VectorBatcher:
         self._catch_up_after_s = catch_up_after_s
         self._catch_up_duty = catch_up_duty
         self._catch_up_items = catch_up_items
+        self._catch_up_part = catch_up_part
         self._clock = clock
         self._queue: deque[tuple[float, PendingVector]] = deque()  # (queued at, item)
         self._cond = threading.Condition()
@@ -155,13 +160,19 @@ class VectorBatcher:
             log.warning("vector queue full: %d memories left to the embedding tracker", dropped)
         return len(accepted)
 
-    def run_once(self, max_items: int | None = None) -> bool:
-        """Embed and write the next batch (at most `max_items`); False when nothing was queued."""
+    def run_once(self, max_items: int | None = None, part: int | None = None) -> bool:
+        """Embed and write the next batch (at most `max_items`; with `part`, sorted by length
+        and stored in parts of that many); False when nothing was queued."""
         batch = self._take(self.max_items if max_items is None else max_items)
         if not batch:
             return False
         try:
-            self._store(batch)
+            if part is None:
+                self._store(batch)
+            else:
+                ordered = sorted(batch, key=lambda item: len(item.content))
+                for at in range(0, len(ordered), part):
+                    self._store(ordered[at : at + part])
         finally:
             with self._cond:
                 self._in_flight -= len(batch)
@@ -249,7 +260,7 @@ class VectorBatcher:
                 if self._closed:
                     return
             cpu = time.thread_time()
-            done = self._run_guarded(self._catch_up_items)
+            done = self._run_guarded(self._catch_up_items, self._catch_up_part)
             if done is None:
                 return
             self.catch_up_batches += done
@@ -259,10 +270,10 @@ class VectorBatcher:
                     lambda: self._closed, used * (1.0 - self._catch_up_duty) / self._catch_up_duty
                 )
 
-    def _run_guarded(self, max_items: int | None = None) -> int | None:
+    def _run_guarded(self, max_items: int | None = None, part: int | None = None) -> int | None:
         """One batch: 1 stored, 0 failed (logged), None when the batcher closed under it."""
         try:
-            return int(self.run_once(max_items))
+            return int(self.run_once(max_items, part))
         except Exception as exc:  # vectors are derived: the scan retries what is left out
             if self._closed:  # the database may be gone already: expected, not a bug
                 log.info("a vector batch abandoned at shutdown (%s); left to the tracker", exc)

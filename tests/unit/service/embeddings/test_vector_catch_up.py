@@ -133,3 +133,27 @@ def test_without_a_catch_up_delay_there_is_no_catch_up_thread() -> None:
     finally:
         batcher.close()
     assert [name for name, _, _, _ in store.batches] == ["remember-vectors"]
+
+
+def test_catch_up_batches_are_stored_in_parts_sorted_by_length() -> None:
+    """Little padding, and each part small enough for the caller's thread."""
+    clock, store = Clock(), Recorder()
+    batcher = VectorBatcher(
+        store, catch_up_after_s=1.0, catch_up_items=4, catch_up_part=2, clock=clock
+    )
+    try:
+        batcher.submit([item("first")])
+        assert store.blocked.wait(10)
+        batcher.submit([item("x" * 30), item("x" * 5), item("x" * 20), item("x" * 10)])
+        clock.now += 5.0
+        batcher.submit([])
+        deadline = time.monotonic() + 30
+        while len(store.batches) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        store.release.set()
+        batcher.close(drain_s=5.0, join_s=5.0)
+    parts = [
+        [len(i) for i in ids] for name, ids, _, _ in store.batches if name != "remember-vectors"
+    ]
+    assert parts == [[5, 10], [20, 30]]
