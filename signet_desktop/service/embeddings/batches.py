@@ -57,6 +57,7 @@ DEFAULT_CATCH_UP_AFTER_S = 3.0
 DEFAULT_CATCH_UP_DUTY = 0.5
 DEFAULT_CATCH_UP_ITEMS = 32
 DEFAULT_CATCH_UP_PART = 4
+DEFAULT_CATCH_UP_THREADS = 2
 
 
 def split_batches(
@@ -97,11 +98,14 @@ class VectorBatcher:
         catch_up_duty: float = DEFAULT_CATCH_UP_DUTY,
         catch_up_items: int = DEFAULT_CATCH_UP_ITEMS,
         catch_up_part: int = DEFAULT_CATCH_UP_PART,
+        catch_up_threads: int = DEFAULT_CATCH_UP_THREADS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`catch_up_after_s`: None runs no catch-up thread (the build before it)."""
         if min(max_items, max_chars, max_queued, catch_up_items, catch_up_part) < 1:
             raise ValueError("batch and queue bounds must be positive")
+        if catch_up_threads < 1:
+            raise ValueError("catch_up_threads must be positive (catch_up_after_s=None: none)")
         if not 0.0 < catch_up_duty <= 1.0:
             raise ValueError("catch_up_duty must be within (0, 1]")
         self._store = store
@@ -113,13 +117,14 @@ class VectorBatcher:
         self._catch_up_duty = catch_up_duty
         self._catch_up_items = catch_up_items
         self._catch_up_part = catch_up_part
+        self._catch_up_threads = catch_up_threads
         self._clock = clock
         self._queue: deque[tuple[float, PendingVector]] = deque()  # (queued at, item)
         self._cond = threading.Condition()
         self._in_flight = 0  # items of the batches being embedded
         self._closed = False
         self._thread: threading.Thread | None = None
-        self._catch_up: threading.Thread | None = None
+        self._catch_up: list[threading.Thread] = []
         self.dropped = 0
         self.batches = 0
         self.catch_up_batches = 0
@@ -206,7 +211,7 @@ class VectorBatcher:
         if left:
             log.info("%d pending vectors left to the embedding tracker at shutdown", left)
         deadline = time.monotonic() + join_s
-        for thread in (self._thread, self._catch_up):
+        for thread in (self._thread, *self._catch_up):
             if thread is not None and thread is not threading.current_thread():
                 thread.join(max(0.0, deadline - time.monotonic()))
                 if thread.is_alive():
@@ -216,10 +221,11 @@ class VectorBatcher:
         self._thread = threading.Thread(target=self._run, name="remember-vectors", daemon=True)
         self._thread.start()
         if self._catch_up_after_s is not None:
-            self._catch_up = threading.Thread(
-                target=self._run_catch_up, name="remember-vectors-catch-up", daemon=True
-            )
-            self._catch_up.start()
+            for index in range(self._catch_up_threads):
+                name = "remember-vectors-catch-up" + (f"-{index}" if index else "")
+                thread = threading.Thread(target=self._run_catch_up, name=name, daemon=True)
+                self._catch_up.append(thread)
+                thread.start()
 
     def _take(self, max_items: int) -> list[PendingVector]:
         with self._cond:

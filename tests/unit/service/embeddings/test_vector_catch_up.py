@@ -59,7 +59,9 @@ class Recorder:
 
 def test_the_catch_up_thread_takes_batches_only_once_the_oldest_vector_waited_too_long() -> None:
     clock, store = Clock(), Recorder()
-    batcher = VectorBatcher(store, catch_up_after_s=3.0, catch_up_items=2, clock=clock)
+    batcher = VectorBatcher(
+        store, catch_up_after_s=3.0, catch_up_items=2, catch_up_threads=1, clock=clock
+    )
     try:
         batcher.submit([item("a")])
         assert store.blocked.wait(10)  # the lowered thread holds "a" and gets no further
@@ -93,7 +95,7 @@ def test_the_catch_up_thread_keeps_the_process_priority() -> None:
     finally:
         store.release.set()
         batcher.close(drain_s=5.0, join_s=5.0)
-    nice = {name: value for name, _, value, _ in store.batches}
+    nice = {name.removesuffix("-1"): value for name, _, value, _ in store.batches}
     assert nice["remember-vectors-catch-up"] == base
     assert nice["remember-vectors"] > base  # the lowered one stays lowered
 
@@ -102,7 +104,12 @@ def test_the_catch_up_thread_rests_in_proportion_to_the_cpu_it_used() -> None:
     """Duty 0.1: a batch that used 30 ms of CPU is followed by ~270 ms of rest."""
     clock, store = Clock(), Recorder(burn_s=0.03)
     batcher = VectorBatcher(
-        store, catch_up_after_s=1.0, catch_up_items=1, catch_up_duty=0.1, clock=clock
+        store,
+        catch_up_after_s=1.0,
+        catch_up_items=1,
+        catch_up_duty=0.1,
+        catch_up_threads=1,
+        clock=clock,
     )
     try:
         batcher.submit([item("a")])
@@ -129,7 +136,7 @@ def test_without_a_catch_up_delay_there_is_no_catch_up_thread() -> None:
     try:
         batcher.submit([item("a")])
         assert batcher.drain(10)
-        assert batcher._catch_up is None
+        assert batcher._catch_up == []
     finally:
         batcher.close()
     assert [name for name, _, _, _ in store.batches] == ["remember-vectors"]
@@ -139,7 +146,12 @@ def test_catch_up_batches_are_stored_in_parts_sorted_by_length() -> None:
     """Little padding, and each part small enough for the caller's thread."""
     clock, store = Clock(), Recorder()
     batcher = VectorBatcher(
-        store, catch_up_after_s=1.0, catch_up_items=4, catch_up_part=2, clock=clock
+        store,
+        catch_up_after_s=1.0,
+        catch_up_items=4,
+        catch_up_part=2,
+        catch_up_threads=1,
+        clock=clock,
     )
     try:
         batcher.submit([item("first")])
@@ -157,3 +169,34 @@ def test_catch_up_batches_are_stored_in_parts_sorted_by_length() -> None:
         [len(i) for i in ids] for name, ids, _, _ in store.batches if name != "remember-vectors"
     ]
     assert parts == [[5, 10], [20, 30]]
+
+
+def test_two_catch_up_threads_embed_at_once() -> None:
+    """Each thread gets its own share of a contended machine (and is bounded on its own)."""
+    together = threading.Barrier(2, timeout=10)
+    names: set[str] = set()
+
+    def store(batch: Sequence[PendingVector]) -> None:
+        name = threading.current_thread().name
+        if name == "remember-vectors":
+            blocked.set()
+            release.wait(30)
+            return
+        together.wait()  # passes only when both catch-up threads are inside a batch
+        names.add(name)
+
+    clock, release, blocked = Clock(), threading.Event(), threading.Event()
+    batcher = VectorBatcher(store, catch_up_after_s=1.0, catch_up_items=1, clock=clock)
+    try:
+        batcher.submit([item("a")])
+        assert blocked.wait(10)  # the lowered thread holds "a"
+        batcher.submit([item("b"), item("c")])
+        clock.now += 5.0
+        batcher.submit([])
+        deadline = time.monotonic() + 30
+        while len(names) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        release.set()
+        batcher.close(drain_s=5.0, join_s=5.0)
+    assert names == {"remember-vectors-catch-up", "remember-vectors-catch-up-1"}
