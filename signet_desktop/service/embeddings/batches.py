@@ -1,4 +1,4 @@
-"""Vectors that follow an acknowledged remember: a micro-batching embedder thread.
+"""Vectors that follow an acknowledged remember: micro-batching embedder threads.
 
 `remember` commits the memory (row, history, FTS) and hands it here; the response says the
 vector is `pending`. One thread drains the queue: whatever arrived while the previous batch
@@ -8,16 +8,18 @@ embedder also buckets by token count inside a call). Each batch is embedded outs
 transaction and written in one short transaction. A batch the embedder refuses is saved as
 `embedding_backfill` jobs for the queue worker; later batches are unaffected.
 
-Two threads take batches from the one queue. The main one runs at background priority
+Three threads take batches from the one queue. The main one runs at background priority
 (`embedding/priority.py`), so on a machine with idle CPU vectors follow without slowing the
 requests someone waits on. On a busy machine a nice +10 thread gets ~10% of a contended core,
-and the backlog once grew for minutes while recall ran lexical-only on it. So a second,
-catch-up thread keeps the process's own priority (a thread cannot lower its nice value again
-without CAP_SYS_NICE, hence a thread of its own rather than a switch) and takes batches only
-while the oldest queued vector has waited longer than `catch_up_after_s`; it bounds its own
-CPU use to `catch_up_duty` of one core (after a batch it sleeps in proportion to the CPU time
-the batch took), so it never takes more than that from acknowledgements and recalls, and
-never less than its fair share of a contended machine while it runs. It takes
+and the backlog once grew for minutes while recall ran lexical-only on it. So
+`catch_up_threads` (2) catch-up threads keep the process's own priority (a thread cannot lower
+its nice value again without CAP_SYS_NICE, hence threads of their own rather than a switch)
+and take batches only while the oldest queued vector has waited longer than
+`catch_up_after_s`; each bounds its own CPU use to `catch_up_duty` of one core (after a batch
+it sleeps in proportion to the CPU time the batch took), so together they never take more
+than one core of two from acknowledgements and recalls, and each gets its fair share of a
+contended machine while it runs (at load ~20 on 2 cores one thread left the last of 3,000
+vectors 131 s behind the last acknowledgement, two 53 s; docs/BENCHMARKS.md). Each takes
 `catch_up_items` texts at a time, sorts them by length and stores them in parts of
 `catch_up_part`: little padding (LoCoMo turns: 221 texts per CPU-second in sorted parts of 4
 against 118 in unsorted calls of 16), and each part is one bucket for the native embedder,
