@@ -40,11 +40,12 @@ from signet_desktop.storage.connect import Connection
 log = logging.getLogger(__name__)
 
 # A recall embeds at most this many candidates, in batches of this size, and starts no new
-# batch after the budget (a short text costs ~2-5 ms of one core; on a busy machine a batch
-# of 4 can take 100 ms of wall time, so the budget is the recall's extra latency, plus at
-# most one batch).
+# batch after the budget: the recall's extra latency is the budget plus at most one batch. A
+# short text costs ~5 ms of one core (LoCoMo turns: ~210 per CPU-second in batches of 2-4);
+# at load ~26 on 2 cores a thread gets ~8% of one, and a batch of 4 took ~240 ms of wall time
+# (bench/busy_vectors.py: the stage at p50 172 / p95 479 ms), hence batches of 2.
 DEFAULT_MAX_TEXTS = 16
-DEFAULT_BATCH = 4
+DEFAULT_BATCH = 2
 DEFAULT_BUDGET_MS = 100.0
 DEFAULT_CACHED = 2048  # vectors made on recall, ~1.5 KB each at 384-d
 
