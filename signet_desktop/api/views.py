@@ -29,6 +29,7 @@ from signet_desktop.embedding.tracker import Coverage
 from signet_desktop.embedding.vectors import ResyncReport
 from signet_desktop.projection.source import MapPoint
 from signet_desktop.queue.jobs import Job
+from signet_desktop.recall.ann import ANN_INDEX_KIND, AnnStatus
 from signet_desktop.service.embeddings.service import (
     BackfillOutcome,
     EmbeddingAudit,
@@ -467,9 +468,34 @@ def service_status_json(status: ServiceStatus) -> dict[str, Any]:
             "available": status.vector.available,
             "version": status.vector.version,
             "error": status.vector.error,
+            "approximateIndex": approximate_index_json(status.approximate),
         },
         "embedding": embedding_status_json(status.embedding),
         **status.process,
+    }
+
+
+def approximate_index_json(partitions: Sequence[AnnStatus] | None) -> dict[str, Any] | None:
+    """/api/status `vector.approximateIndex`: the HNSW index's partitions a recall opened since
+    start (a partition is only searched through it beyond `search.vectorExactMaxRows`)."""
+    if partitions is None:
+        return None
+    return {
+        "kind": ANN_INDEX_KIND,
+        "partitions": [
+            {
+                "generationId": p.generation_id,
+                "agentId": p.agent_id,
+                "ready": p.ready,
+                "building": p.building,
+                "indexed": p.indexed,
+                "delta": p.delta,
+                "scalar": p.scalar,
+                "fileBytes": p.file_bytes,
+                "reason": p.reason or None,
+            }
+            for p in partitions
+        ],
     }
 
 

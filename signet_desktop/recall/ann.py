@@ -21,6 +21,10 @@ with a matching content hash. When the delta outgrows `refresh_rows` or the dead
 `DEAD_SHARE`, the graph is updated in the background (loaded, dead keys removed, new rows
 added, written again) and swapped in. A missing, torn or stale file, or a new generation, is
 rebuilt from scratch; a failed write (disk full) is retried after `RETRY_AFTER_S`.
+
+Opening a partition's file (its CRC is checked: ~670 ms at 1M vectors) happens outside the
+indexes' lock, one opener per partition (the others asking for it wait for that one), so a
+partition's first recall never waits behind another partition's open.
 """
 
 from __future__ import annotations
@@ -110,10 +114,12 @@ class AnnStatus:
     generation_id: int
     agent_id: str
     ready: bool
-    indexed: int
-    delta: int
+    indexed: int  # vectors in the graph being served (0 until one is ready)
+    delta: int  # vectors newer than the graph, searched exactly beside it
     building: bool
-    reason: str
+    reason: str  # why no graph is served ("" when one is)
+    scalar: str | None  # how the served graph stores vectors (None: none served)
+    file_bytes: int | None  # the served graph's file size
 
 
 class AnnIndexes:
@@ -136,6 +142,7 @@ class AnnIndexes:
         self._build_threads = build_threads
         self._expansion_search = expansion_search
         self._states: dict[tuple[int, str], _State] = {}
+        self._opening: dict[tuple[int, str], threading.Event] = {}  # set when the open is done
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._stop = threading.Event()
@@ -151,8 +158,8 @@ class AnnIndexes:
     ) -> list[tuple[int, float]] | None:
         """Embedding ids of about the `count` nearest vectors (approximate cosine), best
         first; None while the partition's graph is not ready (a build is under way)."""
+        state = self._state(conn, generation, agent_id)
         with self._lock:
-            state = self._state(conn, generation, agent_id)
             if state.opened is None:
                 self._schedule(generation, agent_id, state)
                 return None
@@ -171,13 +178,33 @@ class AnnIndexes:
         return found[:count]
 
     def _state(self, conn: Connection, generation: Generation, agent_id: str) -> _State:
-        """The partition's state, opening its file on first use (other generations dropped)."""
+        """The partition's state, opening its file on first use outside the lock (one opener
+        per partition; the others wait for it). Other generations' states are dropped."""
         key = (generation.id, agent_id)
-        state = self._states.get(key)
-        if state is not None:
-            return state
-        for other in [k for k in self._states if k[0] != generation.id]:
-            del self._states[other]
+        while True:
+            with self._lock:
+                state = self._states.get(key)
+                if state is not None:
+                    return state
+                opening = self._opening.get(key)
+                if opening is None:
+                    opening = self._opening[key] = threading.Event()
+                    break
+            opening.wait()  # another thread opens it; then look again
+        try:
+            state = self._opened(conn, generation, agent_id)
+            with self._lock:
+                for other in [k for k in self._states if k[0] != generation.id]:
+                    del self._states[other]
+                self._states[key] = state
+        finally:
+            with self._lock:
+                del self._opening[key]
+            opening.set()
+        return state
+
+    def _opened(self, conn: Connection, generation: Generation, agent_id: str) -> _State:
+        """A new state for the partition from its file, if that is sound and current."""
         state = _State(generation.dimensions)
         opened = self._open(generation, agent_id)
         newest = conn.execute(PARTITION_MAX_ID, _params(generation, agent_id)).fetchone()[0]
@@ -189,7 +216,6 @@ class AnnIndexes:
             state.opened, state.max_id, state.reason = opened, opened.stamp.max_embedding_id, ""
         if state.reason:
             log.info("ANN index of %s/%s: %s; rebuilding", generation.id, agent_id, state.reason)
-        self._states[key] = state
         return state
 
     def _catch_up(
@@ -317,7 +343,7 @@ class AnnIndexes:
         return True
 
     def statuses(self) -> list[AnnStatus]:
-        """Every partition opened so far, as status reports it."""
+        """Every partition a search has opened since start, as status reports it."""
         with self._lock:
             return [
                 AnnStatus(
@@ -328,6 +354,8 @@ class AnnIndexes:
                     delta=len(s.delta.view()),
                     building=s.building,
                     reason=s.reason,
+                    scalar=s.opened.stamp.scalar if s.opened is not None else None,
+                    file_bytes=s.opened.stamp.size if s.opened is not None else None,
                 )
                 for (gen, agent), s in self._states.items()
             ]

@@ -64,6 +64,9 @@ class ChannelRequest:
     as_of: str | None = None  # when the question is asked (RecallQuery.as_of; None: now)
 
 
+Fill = Callable[[Sequence[str], "StageClock"], "ChannelOutcome"]
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelOutcome:
     """A channel's hits (best first, 1-based ranks) and what a person needs to trust them.
@@ -71,7 +74,10 @@ class ChannelOutcome:
     `available`: False when the channel could not run (the result's method then leaves it
     out). `completeness` and `searched_window` become the result's `vectorCompleteness` and
     `searchedWindow` (the semantic channel reports them), `index` the result's `vectorIndex`;
-    `note` goes to `meta.notes`.
+    `note` goes to `meta.notes`. `fill`, when set, is the channel's second look once every
+    channel has finished: given the other channels' candidates (best first) it returns this
+    outcome again with those it could not see scored (the semantic channel embeds the ones
+    without a vector yet, `recall/vector_gaps.py`).
     """
 
     hits: Sequence[ChannelHit]
@@ -82,6 +88,7 @@ class ChannelOutcome:
     index: str | None = None  # what the semantic channel searched (`vectorIndex`)
     # The semantic channel's: what its embedder's cosines mean, when measured (recall.calibration)
     calibration: Calibration | None = None
+    fill: Fill | None = None
 
 
 Finish = Callable[[StageClock], ChannelOutcome]

@@ -179,7 +179,7 @@ class RecallEngine:
         finishes = [
             (channel.name, channel.start(conn, request, self._pool)) for channel in selected
         ]
-        outcomes = {name: finish(clock) for name, finish in finishes}
+        outcomes = _filled({name: finish(clock) for name, finish in finishes}, clock)
         with clock.stage("fusion"):
             hits = {name: outcome.hits for name, outcome in outcomes.items()}
             ran = [name for name, outcome in outcomes.items() if outcome.available]
@@ -275,6 +275,23 @@ def _calibration(outcomes: Iterable[ChannelOutcome]) -> Calibration | None:
 def _method(ran: Sequence[str], requested: Sequence[str]) -> str:
     """`hybrid` when two or more channels ran, else the one that did (or was asked first)."""
     return source_of(ran or requested[:1])
+
+
+def _filled(outcomes: dict[str, ChannelOutcome], clock: StageClock) -> dict[str, ChannelOutcome]:
+    """Each outcome with a `fill` gets the other channels' candidates, best rank first (the
+    semantic channel scores those without a vector yet); the rest stand as they are."""
+    if not any(o.fill for o in outcomes.values()):
+        return outcomes
+    filled = dict(outcomes)
+    for name, outcome in outcomes.items():
+        if outcome.fill is None:
+            continue
+        others = [
+            (h.evidence.rank, h.memory_id) for n, o in outcomes.items() if n != name for h in o.hits
+        ]
+        candidates = list(dict.fromkeys(mid for _, mid in sorted(others, key=lambda p: p[0])))
+        filled[name] = outcome.fill(candidates, clock)
+    return filled
 
 
 def _coverage(outcomes: Iterable[ChannelOutcome]) -> ChannelOutcome | None:

@@ -18,6 +18,12 @@ off, exact search is vec0's float KNN (no SIMD in this build: ~90 ms at 100k x 3
 sqlite-vec it scans the newest `fallback_window` canonical vectors and says so
 (`vectorCompleteness: "recent-window"`, `searchedWindow`).
 
+Memories without a vector yet (they follow a remember on a background thread) are invisible
+to the search itself; the database's counters say how many the agent has, and the outcome's
+`fill` lets the engine hand the other channels' candidates back: those without a vector are
+embedded within a bound and scored like the rest (`recall/vector_gaps.py`, which also decides
+`complete` / `candidates-complete` / `partial`).
+
 As the engine's `semantic` channel it starts the query embedding on the engine's pool before
 the other channels run (stage `embed_query`), and waits for it at most `embed_timeout_s`; a
 slow or failing embedder leaves the channel unavailable with a note, never the recall failed.
@@ -29,7 +35,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -44,10 +50,17 @@ from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider
 from signet_desktop.embedding.vectors import blob_matrix, pg_vector_text
 from signet_desktop.recall.ann import ANN_INDEX_KIND, AnnIndexes
 from signet_desktop.recall.calibration import Calibration, calibration_for
-from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
+from signet_desktop.recall.channels import (
+    ChannelOutcome,
+    ChannelRequest,
+    Fill,
+    Finish,
+    StageClock,
+)
 from signet_desktop.recall.codes import BinaryCodes
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.matrix import MATRIX_MAX_ROWS, MatrixView, VectorMatrices
+from signet_desktop.recall.vector_gaps import VectorGaps, agent_missing, completeness
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.guard import assert_provider_call_allowed
@@ -152,10 +165,13 @@ class SemanticOutcome:
     """The channel's hits and how complete its view of the vectors was."""
 
     hits: list[SemanticHit]
-    completeness: str  # complete | partial (vectors pending) | recent-window | unavailable
+    # complete | approximate | partial | candidates-complete | recent-window | unavailable
+    completeness: str
     searched_window: int | None = None
     note: str | None = None
     strategy: str | None = None  # matrix | exact | ann | prefilter | recent-window
+    waiting: int = 0  # the agent's live memories without a vector in the generation
+    search_note: str | None = None  # the part of `note` about the search itself
 
 
 def unavailable(note: str) -> SemanticOutcome:
@@ -164,7 +180,7 @@ def unavailable(note: str) -> SemanticOutcome:
 
 
 def channel_outcome(
-    outcome: SemanticOutcome, calibration: Calibration | None = None
+    outcome: SemanticOutcome, calibration: Calibration | None = None, fill: Fill | None = None
 ) -> ChannelOutcome:
     """The semantic outcome as the engine reads every channel's (`calibration`: the model's)."""
     return ChannelOutcome(
@@ -175,6 +191,7 @@ def channel_outcome(
         note=outcome.note,
         index=VECTOR_INDEX.get(outcome.strategy or ""),
         calibration=calibration,
+        fill=fill,
     )
 
 
@@ -235,14 +252,14 @@ class SemanticChannel:
         exact_max_rows: int = EXACT_KNN_MAX_ROWS,
         prefilter_candidates: int = PREFILTER_CANDIDATES,
         embed_timeout_s: float = DEFAULT_EMBED_TIMEOUT_S,
-        pending: Callable[[str], int] | None = None,
+        gaps: VectorGaps | None = None,
         in_memory: bool = True,
         ann: AnnIndexes | None = None,
         ann_candidates: int = ANN_CANDIDATES,
     ) -> None:
         self.embedder = embedder
-        # Memories of an agent acknowledged but not embedded yet (their vectors follow).
-        self._pending = pending
+        # Embeds the other channels' candidates that have no vector yet (None: never).
+        self._gaps = gaps
         self.embed_timeout_s = embed_timeout_s
         self._vec = vec_available
         self._window = fallback_window
@@ -290,10 +307,46 @@ class SemanticChannel:
         pending = pool.submit(self._embed, request.text)
 
         def finish(clock: StageClock) -> ChannelOutcome:
-            outcome = self._finish(conn, target, request, pending, clock)
-            return channel_outcome(outcome, calibration_for(target.model))
+            outcome, query = self._finish(conn, target, request, pending, clock)
+            calibration = calibration_for(target.model)
+            fill = None
+            if query is not None and self._gaps is not None:
+                fill = self._filler(conn, target, query, request.k, outcome, calibration)
+            return channel_outcome(outcome, calibration, fill)
 
         return finish
+
+    def _filler(
+        self,
+        conn: Connection,
+        target: Generation,
+        query: npt.NDArray[np.float32],
+        k: int,
+        outcome: SemanticOutcome,
+        calibration: Calibration | None,
+    ) -> Fill:
+        """The second look (`ChannelOutcome.fill`): candidates without a vector, embedded."""
+        gaps = self._gaps
+        assert gaps is not None
+
+        def fill(candidates: Sequence[str], clock: StageClock) -> ChannelOutcome:
+            if not outcome.waiting or not candidates:  # nothing missing, or nothing to check
+                return channel_outcome(outcome, calibration)
+            seen = {hit.memory_id for hit in outcome.hits}
+            todo = [mid for mid in candidates if mid not in seen]
+            with clock.stage("embed_candidates"):
+                done = gaps.fill(conn, target, query, todo)
+            ranked = [(hit.memory_id, hit.evidence.raw) for hit in outcome.hits]
+            ranked = sorted(ranked + done.scored, key=lambda pair: -pair[1])[:k]
+            base = "approximate" if outcome.strategy in ("ann", "prefilter") else "complete"
+            state, note = completeness(base, outcome.waiting, done)
+            notes = "; ".join(part for part in (outcome.search_note, note) if part) or None
+            filled = SemanticOutcome(
+                _hits(ranked), state, None, notes, outcome.strategy, outcome.waiting
+            )
+            return channel_outcome(filled, calibration)
+
+        return fill
 
     def _embed(self, text: str) -> _Embedded:
         started = time.perf_counter()
@@ -311,7 +364,8 @@ class SemanticChannel:
         request: ChannelRequest,
         pending: Future[_Embedded],
         clock: StageClock,
-    ) -> SemanticOutcome:
+    ) -> tuple[SemanticOutcome, npt.NDArray[np.float32] | None]:
+        """The search's outcome and the query vector (None when the embedder failed)."""
         waited = time.perf_counter()
         try:
             embedded = pending.result(timeout=self.embed_timeout_s)
@@ -320,14 +374,16 @@ class SemanticChannel:
             return unavailable(
                 f"the embedder did not answer within {self.embed_timeout_s:g} s; "
                 "results are lexical only"
-            )
+            ), None
         clock.add("embed_query", embedded.duration_ms)
         if embedded.vector is None:
-            return unavailable(f"the embedder failed ({embedded.error}); results are lexical only")
+            note = f"the embedder failed ({embedded.error}); results are lexical only"
+            return unavailable(note), None
         with clock.stage(self.name):
-            return self.search(
+            found = self.search(
                 conn, target, embedded.vector, request.agent_id, request.filters, k=request.k
             )
+        return found, embedded.vector
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """The unit query vector (raises EmbeddingError; never inside a write transaction)."""
@@ -354,42 +410,39 @@ class SemanticChannel:
         if size > self._exact_max_rows and self._ann is not None:
             found = self._approximate(conn, generation, query, where, params, k, size)
             if not isinstance(found, str):
-                return self._complete_unless_pending(found, agent_id, "ann")
+                return self._counted(conn, generation, found, agent_id, "ann")
             note = found
         if size > self._exact_max_rows and generation.has_bits:
             ranked = self._prefilter(conn, generation, query, where, params, k)
-            return self._complete_unless_pending(ranked, agent_id, "prefilter", note)
+            return self._counted(conn, generation, ranked, agent_id, "prefilter", note)
         if self._matrices is not None and size <= self._exact_max_rows:
             ranked = self._matrix(conn, generation, query, where, params, k, size)
-            return self._complete_unless_pending(ranked, agent_id, "matrix")
+            return self._counted(conn, generation, ranked, agent_id, "matrix")
         ranked = self._exact(conn, generation, where, params, k, size)
-        return self._complete_unless_pending(ranked, agent_id, "exact")
+        return self._counted(conn, generation, ranked, agent_id, "exact")
 
     def close(self) -> None:
         """Stop the approximate index's background builds at their next chunk."""
         if self._ann is not None:
             self._ann.close()
 
-    def _complete_unless_pending(
-        self,
+    @staticmethod
+    def _counted(
+        conn: Connection,
+        generation: Generation,
         ranked: list[tuple[str, float]],
         agent_id: str,
         strategy: str,
         note: str | None = None,
     ) -> SemanticOutcome:
-        """`complete`, or `partial` while some of the agent's memories wait for vectors."""
-        waiting = self._pending(agent_id) if self._pending is not None else 0
-        if not waiting:
-            # The graph or the prefilter may miss a vector the exact search would rank: say so.
-            state = "approximate" if strategy in ("ann", "prefilter") else "complete"
-            return SemanticOutcome(_hits(ranked), state, None, note, strategy)
-        noun = "memory was" if waiting == 1 else "memories were"
-        pending_note = (
-            f"{waiting} {noun} saved moments ago and not embedded yet; keyword recall "
-            "already finds them, vector recall will shortly"
-        )
-        notes = pending_note if note is None else f"{note}; {pending_note}"
-        return SemanticOutcome(_hits(ranked), "partial", None, notes, strategy)
+        """The ranking, `complete` (or `approximate`: the graph or the prefilter may miss a
+        vector the exact search would rank) unless some of the agent's memories have no
+        vector yet (`partial` until the engine's `fill` looks at the candidates)."""
+        waiting = agent_missing(conn, agent_id, generation.id)
+        base = "approximate" if strategy in ("ann", "prefilter") else "complete"
+        state, waiting_note = completeness(base, waiting, None)
+        notes = "; ".join(part for part in (note, waiting_note) if part) or None
+        return SemanticOutcome(_hits(ranked), state, None, notes, strategy, waiting, note)
 
     def _matrix(
         self,

@@ -30,6 +30,7 @@ from signet_desktop.recall.hints import HintChannel
 from signet_desktop.recall.query_vectors import RecentQueryVectors
 from signet_desktop.recall.rerank import configured_rerank
 from signet_desktop.recall.vector import SemanticChannel
+from signet_desktop.recall.vector_gaps import VectorGaps
 from signet_desktop.service import retention
 from signet_desktop.service.artifacts import worker as artifact_worker
 from signet_desktop.service.artifacts.service import ArtifactService
@@ -337,7 +338,7 @@ def _recall(
         query_vectors,
         vec_available=w.db.vec.available,
         fallback_window=parts.fallback_window,
-        pending=None if parts.vectors is None else parts.vectors.batcher.pending_for,
+        gaps=None if embedder is None else VectorGaps(embedder),
         exact_max_rows=search.vector_exact_max_rows,
         ann=ann,
     )
@@ -366,7 +367,7 @@ def _recall(
         retention_days=search.telemetry.retention_days,
         max_rows_per_agent=search.telemetry.max_rows_per_agent,
     )
-    return RecallService(engine, w.db, gate=safety, telemetry=telemetry)
+    return RecallService(engine, w.db, gate=safety, telemetry=telemetry, ann=ann)
 
 
 def _hooks(

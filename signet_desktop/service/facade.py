@@ -33,6 +33,7 @@ from signet_desktop.config.sections import HooksConfig
 from signet_desktop.domain.vector_search import VecStatus
 from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
+from signet_desktop.recall.ann import AnnStatus
 from signet_desktop.service.artifacts.service import ArtifactService
 from signet_desktop.service.documents.connectors import ConnectorService
 from signet_desktop.service.documents.service import (
@@ -89,6 +90,8 @@ class ServiceStatus:
     vector: VecStatus
     embedding: EmbeddingStatus
     process: Mapping[str, Any]
+    # The approximate (HNSW) index's partitions opened since start; None: not configured.
+    approximate: tuple[AnnStatus, ...] | None = None
 
 
 class SignetService:
@@ -195,6 +198,7 @@ class SignetService:
             vector=self._db.vec,
             embedding=self.embeddings.status(),
             process=self.status_board.snapshot(),
+            approximate=self.recall.approximate_indexes(),
         )
 
     def close(self) -> None:

@@ -23,6 +23,10 @@ SELECT COALESCE(SUM(c.embedded), 0) FROM memory_vector_counts c
 JOIN embedding_generations g ON g.id = c.generation_id AND g.status = 'active'
 WHERE c.agent_id = :agent_id
 """
+AGENT_GENERATION_EMBEDDED = """
+SELECT COALESCE(SUM(embedded), 0) FROM memory_vector_counts
+WHERE agent_id = :agent_id AND generation_id = :generation_id
+"""
 GENERATION_EMBEDDED = """
 SELECT COALESCE(SUM(embedded), 0) FROM memory_vector_counts WHERE generation_id = :generation_id
 """
@@ -74,6 +78,12 @@ def all_counts(conn: Connection) -> MemoryCounts:
 def agent_embedded(conn: Connection, agent_id: str) -> int:
     """The agent's live memories with a current vector in the active generation."""
     return int(conn.execute(AGENT_EMBEDDED, {"agent_id": agent_id}).fetchone()[0])
+
+
+def agent_generation_embedded(conn: Connection, agent_id: str, generation_id: int) -> int:
+    """The agent's live memories with a current vector in this generation."""
+    params = {"agent_id": agent_id, "generation_id": generation_id}
+    return int(conn.execute(AGENT_GENERATION_EMBEDDED, params).fetchone()[0])
 
 
 def generation_embedded(conn: Connection, generation_id: int) -> int:

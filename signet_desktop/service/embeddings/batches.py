@@ -1,4 +1,4 @@
-"""Vectors that follow an acknowledged remember: a micro-batching embedder thread.
+"""Vectors that follow an acknowledged remember: micro-batching embedder threads.
 
 `remember` commits the memory (row, history, FTS) and hands it here; the response says the
 vector is `pending`. One thread drains the queue: whatever arrived while the previous batch
@@ -7,6 +7,23 @@ so one oversized text travels alone and never pads a batch of small ones; the na
 embedder also buckets by token count inside a call). Each batch is embedded outside any
 transaction and written in one short transaction. A batch the embedder refuses is saved as
 `embedding_backfill` jobs for the queue worker; later batches are unaffected.
+
+Three threads take batches from the one queue. The main one runs at background priority
+(`embedding/priority.py`), so on a machine with idle CPU vectors follow without slowing the
+requests someone waits on. On a busy machine a nice +10 thread gets ~10% of a contended core,
+and the backlog once grew for minutes while recall ran lexical-only on it. So
+`catch_up_threads` (2) catch-up threads keep the process's own priority (a thread cannot lower
+its nice value again without CAP_SYS_NICE, hence threads of their own rather than a switch)
+and take batches only while the oldest queued vector has waited longer than
+`catch_up_after_s`; each bounds its own CPU use to `catch_up_duty` of one core (after a batch
+it sleeps in proportion to the CPU time the batch took), so together they never take more
+than one core of two from acknowledgements and recalls, and each gets its fair share of a
+contended machine while it runs (at load ~20 on 2 cores one thread left the last of 3,000
+vectors 131 s behind the last acknowledgement, two 53 s; docs/BENCHMARKS.md). Each takes
+`catch_up_items` texts at a time, sorts them by length and stores them in parts of
+`catch_up_part`: little padding (LoCoMo turns: 221 texts per CPU-second in sorted parts of 4
+against 118 in unsorted calls of 16), and each part is one bucket for the native embedder,
+which then runs it on the calling thread rather than its background pool.
 
 Nothing here is needed for durability: a memory is committed before it is queued, and the
 embedding tracker's scan embeds every live memory without a current vector (so a daemon
@@ -18,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -35,6 +53,13 @@ DEFAULT_MAX_QUEUED = 20_000
 # (committed memories without a vector) is embedded by the tracker's scan after the restart.
 DEFAULT_DRAIN_S = 0.1
 DEFAULT_JOIN_S = 0.2
+# The catch-up thread (module docstring): when it starts, how much of a core it may use, and
+# its batch size (the native embedder's batch size is 32: one bucket, the caller's thread).
+DEFAULT_CATCH_UP_AFTER_S = 3.0
+DEFAULT_CATCH_UP_DUTY = 0.5
+DEFAULT_CATCH_UP_ITEMS = 32
+DEFAULT_CATCH_UP_PART = 4
+DEFAULT_CATCH_UP_THREADS = 2
 
 
 def split_batches(
@@ -57,10 +82,10 @@ def split_batches(
 
 
 class VectorBatcher:
-    """A bounded queue of pending vectors and the one thread that embeds them in batches.
+    """A bounded queue of pending vectors and the two threads that embed them in batches.
 
     `store(batch)` embeds and writes one batch (it must not raise for a provider failure:
-    it queues backfill jobs instead). Tests call `run_once()` without starting the thread.
+    it queues backfill jobs instead). Tests call `run_once()` without starting the threads.
     """
 
     def __init__(
@@ -71,33 +96,57 @@ class VectorBatcher:
         max_chars: int = DEFAULT_MAX_CHARS,
         max_queued: int = DEFAULT_MAX_QUEUED,
         autostart: bool = True,
+        catch_up_after_s: float | None = DEFAULT_CATCH_UP_AFTER_S,
+        catch_up_duty: float = DEFAULT_CATCH_UP_DUTY,
+        catch_up_items: int = DEFAULT_CATCH_UP_ITEMS,
+        catch_up_part: int = DEFAULT_CATCH_UP_PART,
+        catch_up_threads: int = DEFAULT_CATCH_UP_THREADS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if max_items < 1 or max_chars < 1 or max_queued < 1:
-            raise ValueError("max_items, max_chars and max_queued must be positive")
+        """`catch_up_after_s`: None runs no catch-up thread (the build before it)."""
+        if min(max_items, max_chars, max_queued, catch_up_items, catch_up_part) < 1:
+            raise ValueError("batch and queue bounds must be positive")
+        if catch_up_threads < 1:
+            raise ValueError("catch_up_threads must be positive (catch_up_after_s=None: none)")
+        if not 0.0 < catch_up_duty <= 1.0:
+            raise ValueError("catch_up_duty must be within (0, 1]")
         self._store = store
         self.max_items = max_items
         self.max_chars = max_chars
         self._max_queued = max_queued
         self._autostart = autostart
-        self._queue: deque[PendingVector] = deque()
+        self._catch_up_after_s = catch_up_after_s
+        self._catch_up_duty = catch_up_duty
+        self._catch_up_items = catch_up_items
+        self._catch_up_part = catch_up_part
+        self._catch_up_threads = catch_up_threads
+        self._clock = clock
+        self._queue: deque[tuple[float, PendingVector]] = deque()  # (queued at, item)
         self._cond = threading.Condition()
-        self._busy = False
+        self._in_flight = 0  # items of the batches being embedded
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._catch_up: list[threading.Thread] = []
         self.dropped = 0
         self.batches = 0
+        self.catch_up_batches = 0
         self._per_agent: Counter[str] = Counter()  # queued + in flight, for recall's honesty
 
     @property
     def pending(self) -> int:
         """Vectors queued or being embedded right now."""
         with self._cond:
-            return len(self._queue) + (1 if self._busy else 0)
+            return len(self._queue) + self._in_flight
 
     def pending_for(self, agent_id: str) -> int:
         """This agent's vectors still to be written (queued or being embedded)."""
         with self._cond:
             return self._per_agent.get(agent_id, 0)
+
+    def oldest_wait_s(self) -> float:
+        """How long the oldest queued vector has waited (0 when none is queued)."""
+        with self._cond:
+            return self._clock() - self._queue[0][0] if self._queue else 0.0
 
     def submit(self, items: Sequence[PendingVector]) -> int:
         """Queue vectors to follow; returns how many were accepted (the rest wait for the scan)."""
@@ -106,30 +155,34 @@ class VectorBatcher:
                 return 0
             room = max(0, self._max_queued - len(self._queue))
             accepted = list(items[:room])
-            self._queue.extend(accepted)
+            now = self._clock()
+            self._queue.extend((now, item) for item in accepted)
             self._per_agent.update(item.agent_id for item in accepted)
             dropped = len(items) - len(accepted)
             self.dropped += dropped
             if self._autostart and self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="remember-vectors", daemon=True
-                )
-                self._thread.start()
-            self._cond.notify()
+                self._start_threads()
+            self._cond.notify_all()
         if dropped:
             log.warning("vector queue full: %d memories left to the embedding tracker", dropped)
         return len(accepted)
 
-    def run_once(self) -> bool:
-        """Embed and write the next batch; False when nothing was queued."""
-        batch = self._take()
+    def run_once(self, max_items: int | None = None, part: int | None = None) -> bool:
+        """Embed and write the next batch (at most `max_items`; with `part`, sorted by length
+        and stored in parts of that many); False when nothing was queued."""
+        batch = self._take(self.max_items if max_items is None else max_items)
         if not batch:
             return False
         try:
-            self._store(batch)
+            if part is None:
+                self._store(batch)
+            else:
+                ordered = sorted(batch, key=lambda item: len(item.content))
+                for at in range(0, len(ordered), part):
+                    self._store(ordered[at : at + part])
         finally:
             with self._cond:
-                self._busy = False
+                self._in_flight -= len(batch)
                 self._per_agent.subtract(item.agent_id for item in batch)
                 self._per_agent += Counter()  # drop agents at zero
                 self._cond.notify_all()
@@ -139,14 +192,14 @@ class VectorBatcher:
         """Wait until the queue is empty and no batch is running; False on timeout."""
         with self._cond:
             return self._cond.wait_for(
-                lambda: not self._queue and not self._busy, timeout=timeout_s
+                lambda: not self._queue and not self._in_flight, timeout=timeout_s
             )
 
     def close(self, drain_s: float = DEFAULT_DRAIN_S, join_s: float = DEFAULT_JOIN_S) -> None:
         """Finish what is queued (up to `drain_s`), then stop; the rest waits for the scan.
 
-        The batch already in flight is waited for (up to `join_s`) so that its write lands
-        before the caller closes the database; one still running after that is abandoned
+        The batches already in flight are waited for (up to `join_s`) so that their writes
+        land before the caller closes the database; one still running after that is abandoned
         quietly (its memories are committed and the scan embeds them after the restart).
         """
         if self._thread is not None:
@@ -159,22 +212,34 @@ class VectorBatcher:
             self._cond.notify_all()
         if left:
             log.info("%d pending vectors left to the embedding tracker at shutdown", left)
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(join_s)
-            if self._thread.is_alive():
-                log.info("a vector batch still embedding at shutdown is left to the tracker")
+        deadline = time.monotonic() + join_s
+        for thread in (self._thread, *self._catch_up):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
+                if thread.is_alive():
+                    log.info("a vector batch still embedding at shutdown is left to the tracker")
 
-    def _take(self) -> list[PendingVector]:
+    def _start_threads(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="remember-vectors", daemon=True)
+        self._thread.start()
+        if self._catch_up_after_s is not None:
+            for index in range(self._catch_up_threads):
+                name = "remember-vectors-catch-up" + (f"-{index}" if index else "")
+                thread = threading.Thread(target=self._run_catch_up, name=name, daemon=True)
+                self._catch_up.append(thread)
+                thread.start()
+
+    def _take(self, max_items: int) -> list[PendingVector]:
         with self._cond:
             batch: list[PendingVector] = []
             chars = 0
-            while self._queue and len(batch) < self.max_items:
-                size = len(self._queue[0].content)
+            while self._queue and len(batch) < max_items:
+                size = len(self._queue[0][1].content)
                 if batch and chars + size > self.max_chars:
                     break
-                batch.append(self._queue.popleft())
+                batch.append(self._queue.popleft()[1])
                 chars += size
-            self._busy = bool(batch)
+            self._in_flight += len(batch)
             return batch
 
     def _run(self) -> None:
@@ -184,15 +249,45 @@ class VectorBatcher:
                 self._cond.wait_for(lambda: self._queue or self._closed)
                 if self._closed:
                     return
-            try:
-                self.run_once()
-            except Exception as exc:  # vectors are derived: the scan retries what is left out
-                if self._closed:  # the database may be gone already: expected, not a bug
-                    log.info("a vector batch abandoned at shutdown (%s); left to the tracker", exc)
+            done = self._run_guarded()
+            if done is None:
+                return
+            self.batches += done
+
+    def _run_catch_up(self) -> None:
+        """At the process's priority: batches only while the oldest vector waits too long."""
+        assert self._catch_up_after_s is not None
+        after = self._catch_up_after_s
+        while True:
+            with self._cond:
+                while not self._closed:
+                    waited = self._clock() - self._queue[0][0] if self._queue else None
+                    if waited is not None and waited >= after:
+                        break
+                    self._cond.wait(None if waited is None else after - waited)
+                if self._closed:
                     return
-                log.exception("embedding a batch of remembered memories failed")
-            else:
-                self.batches += 1
+            cpu = time.thread_time()
+            done = self._run_guarded(self._catch_up_items, self._catch_up_part)
+            if done is None:
+                return
+            self.catch_up_batches += done
+            used = time.thread_time() - cpu
+            with self._cond:  # the duty bound; close() wakes it
+                self._cond.wait_for(
+                    lambda: self._closed, used * (1.0 - self._catch_up_duty) / self._catch_up_duty
+                )
+
+    def _run_guarded(self, max_items: int | None = None, part: int | None = None) -> int | None:
+        """One batch: 1 stored, 0 failed (logged), None when the batcher closed under it."""
+        try:
+            return int(self.run_once(max_items, part))
+        except Exception as exc:  # vectors are derived: the scan retries what is left out
+            if self._closed:  # the database may be gone already: expected, not a bug
+                log.info("a vector batch abandoned at shutdown (%s); left to the tracker", exc)
+                return None
+            log.exception("embedding a batch of remembered memories failed")
+        return 0
 
 
 class VectorFollow(Protocol):

@@ -38,6 +38,7 @@ from signet_desktop.domain.recall import (
     TurnHit,
 )
 from signet_desktop.recall import expand
+from signet_desktop.recall.ann import AnnIndexes, AnnStatus
 from signet_desktop.recall.engine import RecallEngine, check_query
 from signet_desktop.recall.transcript_channel import NAME as TRANSCRIPT
 from signet_desktop.recall.transcript_channel import TurnScope
@@ -65,8 +66,10 @@ class RecallService:
         db: Database | None = None,
         gate: PromptGate | None = None,
         telemetry: SearchTelemetry | None = None,
+        ann: AnnIndexes | None = None,
     ) -> None:
         self._engine = engine
+        self._ann = ann  # the semantic channel's approximate index, for status
         self._db = db
         if telemetry is None and db is not None:
             telemetry = SearchTelemetry(db)  # disabled: records nothing, reads still answer
@@ -235,6 +238,10 @@ class RecallService:
             agent_id, "transcript", [(d.session_key, d.text) for d in drafts]
         )
         return tuple(replace(draft, text=text) for draft, text in zip(drafts, texts, strict=True))
+
+    def approximate_indexes(self) -> tuple[AnnStatus, ...] | None:
+        """The approximate index's partitions opened since start (None: not configured)."""
+        return None if self._ann is None else tuple(self._ann.statuses())
 
     def close(self) -> None:
         """Stop the query-embedding threads and store queued telemetry."""

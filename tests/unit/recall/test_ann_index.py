@@ -3,6 +3,8 @@ generation change, scope and filters, and what the response says."""
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +17,12 @@ from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.vectors import PendingVector, embed_writes
 from signet_desktop.recall.ann import AnnIndexes
-from signet_desktop.recall.ann_file import index_directory, partition_paths, read_stamp
+from signet_desktop.recall.ann_file import (
+    OpenedIndex,
+    index_directory,
+    partition_paths,
+    read_stamp,
+)
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.lexical import LexicalChannel
 from signet_desktop.recall.vector import SemanticChannel, SemanticOutcome, channel_outcome
@@ -287,3 +294,54 @@ def test_filters_thinner_than_the_widest_request_hand_over_to_the_prefilter(
     outcome = ws.search(channel, "postgres note", filters=RecallFilters(who="rare"), k=1)
     assert outcome.strategy == "prefilter" and [h.memory_id for h in outcome.hits] == [rare]
     assert outcome.note is not None and "filters left too few" in outcome.note
+
+
+class SlowOpen(AnnIndexes):
+    """Opening the default agent's file blocks until released (a CRC check of a 1M file)."""
+
+    def __init__(self, *args: object, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.entered, self.release = threading.Event(), threading.Event()
+        self.opens: Counter[str] = Counter()
+
+    def _open(self, generation: Generation, agent_id: str) -> OpenedIndex | str:
+        self.opens[agent_id] += 1
+        if agent_id == "default":
+            self.entered.set()
+            assert self.release.wait(30)
+        return super()._open(generation, agent_id)
+
+
+def test_a_partitions_first_open_waits_behind_no_other_partitions_open(ws: Workspace) -> None:
+    """The open held the indexes' lock, so every partition's first recall waited for it."""
+    ws.remember("a svelte component for maps", agent_id="bob")
+    ann = ws.indexes()
+    channel = ws.channel(ann)
+    ws.search(channel, "warm up")
+    ws.search(channel, "warm up", agent="bob")
+    assert ann.wait(10)  # both graphs written; a new process opens them from disk
+    slow = SlowOpen(ws.ann_dir, ws.db.reader)
+    channel = ws.channel(slow)
+    strategies: list[str | None] = []
+
+    def recall_default() -> None:
+        strategies.append(ws.search(channel, "postgres note").strategy)
+
+    first, second = threading.Thread(target=recall_default), threading.Thread(target=recall_default)
+    first.start()
+    assert slow.entered.wait(10)
+    second.start()  # the same partition: waits for the one opener
+    bob: list[str | None] = []
+    other = threading.Thread(
+        target=lambda: bob.append(ws.search(channel, "svelte maps", agent="bob").strategy)
+    )
+    other.start()
+    other.join(20)
+    answered = not other.is_alive()
+    slow.release.set()
+    other.join(30)
+    assert answered and bob == ["ann"]  # bob's partition answered during default's open
+    first.join(30)
+    second.join(30)
+    assert strategies == ["ann", "ann"]
+    assert slow.opens == {"default": 1, "bob": 1}

@@ -235,14 +235,14 @@ def test_recall_says_partial_while_the_agents_vectors_are_pending(db: Database) 
     """vectorCompleteness never claims `complete` while remembered memories wait for vectors."""
     embedder = ScriptedEmbedder()
     service, port = following(db, embedder)
-    channel = SemanticChannel(embedder, vec_available=True, pending=port.batcher.pending_for)
+    channel = SemanticChannel(embedder, vec_available=True)
     engine = RecallEngine(db, semantic=channel)
     service.remember(RememberRequest(content="kafka retention is seven days"), Actor())
     service.remember(RememberRequest(content="another agent's note", agent_id="bob"), Actor())
     assert (port.batcher.pending_for("default"), port.batcher.pending_for("bob")) == (1, 1)
     first = engine.recall(RecallQuery(query="kafka retention"))
     assert first.vector_completeness == "partial"
-    assert any("not embedded yet" in note for note in first.notes)
+    assert any("1 memory has no vector yet" in note for note in first.notes)
     assert [hit.memory.content for hit in first.hits] == ["kafka retention is seven days"]
     while port.batcher.run_once():
         pass
