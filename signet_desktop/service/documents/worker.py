@@ -35,10 +35,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from signet_desktop.config.pipeline import DocumentsConfig, PipelineV2Config
+from signet_desktop.config.pipeline import (
+    CHUNK_OVERLAP_TOKENS,
+    CHUNK_TOKENS,
+    DocumentsConfig,
+    PipelineV2Config,
+)
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE, CHUNK_SOURCE_TYPE, JOB_TYPE, Document
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import DocumentFinished, DocumentProgress, EventSink
+from signet_desktop.embedding.window import model_window
 from signet_desktop.ingest import extract as extraction
 from signet_desktop.ingest.chunking import Chunk, chunk_text
 from signet_desktop.ingest.errors import IngestError, SourceRejected
@@ -80,6 +86,8 @@ class IngestSettings:
     fetch: FetchSettings
     chunk_size: int
     chunk_overlap: int
+    chunk_tokens: int = CHUNK_TOKENS
+    chunk_overlap_tokens: int = CHUNK_OVERLAP_TOKENS
 
     @classmethod
     def from_config(cls, config: DocumentsConfig) -> IngestSettings:
@@ -92,6 +100,8 @@ class IngestSettings:
             ),
             chunk_size=config.chunk_size,
             chunk_overlap=config.chunk_overlap,
+            chunk_tokens=config.chunk_tokens,
+            chunk_overlap_tokens=config.chunk_overlap_tokens,
         )
 
 
@@ -138,7 +148,7 @@ class DocumentIngest:
         self._renew(job)
         self._faults.hit("extracted")
         check_stop()
-        chunks = chunk_text(text, self.settings.chunk_size, self.settings.chunk_overlap)
+        chunks = self._chunks(text)
         if not chunks:  # only control characters or whitespace once normalised
             raise SourceRejected("the document has no text")
         self._faults.hit("chunked")
@@ -163,6 +173,19 @@ class DocumentIngest:
             )
         )
         return {"documentId": document.id, "chunks": len(chunks), "linked": linked}
+
+    def _chunks(self, text: str) -> list[Chunk]:
+        """The text's chunks, each within the embedder's window (in the MiniLM tokenizer's
+        tokens) and the character limits."""
+        settings = self.settings
+        return chunk_text(
+            text,
+            settings.chunk_size,
+            settings.chunk_overlap,
+            tokens=settings.chunk_tokens,
+            overlap_tokens=settings.chunk_overlap_tokens,
+            counter=model_window(),
+        )
 
     # -- extracting -----------------------------------------------------------------------
 
