@@ -71,6 +71,7 @@ class Chunk:
     index: int
     text: str
     content_hash: str
+    tokens: int = 0  # without [CLS]/[SEP]; 0 when chunks are sized in characters only
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +104,12 @@ def chunk_text(
     sizer = _Sizer(Limits(size, overlap, tokens, overlap_tokens), counter)
     seen: set[str] = set()
     chunks: list[Chunk] = []
-    for piece in sizer.pack(list(sizer.units(normalise(text)))):
+    for piece, count in sizer.pack(list(sizer.units(normalise(text)))):
         digest = content_hash(piece)
         if digest in seen:
             continue
         seen.add(digest)
-        chunks.append(Chunk(len(chunks), piece, digest))
+        chunks.append(Chunk(len(chunks), piece, digest, count))
     return chunks
 
 
@@ -164,14 +165,15 @@ class _Sizer:
         space = text.rfind(" ", 0, limit + 1)
         return space if space > limit // 2 else limit
 
-    def pack(self, units: list[_Unit]) -> Iterator[str]:
+    def pack(self, units: list[_Unit]) -> Iterator[tuple[str, int]]:
+        """(chunk text, its tokens) in order."""
         current: list[_Unit] = []
         chars = tokens = 0
         fresh = False  # the current chunk has a unit beyond its overlap
         for unit in units:
             if current and not self.fits(chars + len(_JOIN) + len(unit.text), tokens + unit.tokens):
                 if fresh:
-                    yield _JOIN.join(u.text for u in current)
+                    yield _JOIN.join(u.text for u in current), tokens
                 current = self._tail(current)
                 chars, tokens = _measure(current)
                 if current and not self.fits(
@@ -183,7 +185,7 @@ class _Sizer:
             current.append(unit)
             fresh = True
         if current and fresh:
-            yield _JOIN.join(u.text for u in current)
+            yield _JOIN.join(u.text for u in current), tokens
 
     def _tail(self, units: list[_Unit]) -> list[_Unit]:
         """The end of a chunk within the overlap limits, cut at a sentence or word boundary."""
