@@ -11,8 +11,12 @@ the queue is empty: extract, chunk (the build's defaults; `--chunk-size` sets ch
 a tenth as overlap), write the chunk memories and embed them, link, done. The clock covers
 submit to the last `done`, every vector stored. Before and after it the same process embeds
 the same chunk texts (that build's chunker, its defaults) with the same embedder alone, in
-calls of 64 texts; the mean of the two is the embedder's rate, and the ratio of the ingest's
-rate to it is the pipeline's share: 100% would be ingest at the embedder's limit.
+the calls that build's ingest makes (its batches per document); the mean of the two is the
+embedder's rate, and the ratio of the ingest's rate to it is the pipeline's share: 100% would
+be ingest at the embedder's limit. The embedder alone in calls of 64 texts (its bulk path,
+where a build's batch sizing shows) is printed too. The same
+ratio in CPU time (the process's, every thread) is beside it: on a shared machine the wall
+rates move with the load, the CPU per chunk much less.
 With the `hash` embedder the ingest rate is the pipeline's own ceiling.
 
 Each build runs in its own process of its own checkout's `.venv` (`--baseline-dir`: a
@@ -77,13 +81,22 @@ with tempfile.TemporaryDirectory() as tmp:
                       counter=model_window())
     else:
         limits = {}
-    chunks = [c.text for t in texts
-              for c in chunk_text(t, settings.chunk_size, settings.chunk_overlap, **limits)]
+    per_document = [chunk_text(t, settings.chunk_size, settings.chunk_overlap, **limits)
+                    for t in texts]
+    chunks = [c.text for found in per_document for c in found]
+    # the embedding calls the build's ingest makes: its batches, per document
+    from signet_desktop.service.documents import worker as ingest
+    if hasattr(ingest, "batches"):
+        calls = [[c.text for c in b] for found in per_document for b in ingest.batches(found)]
+    else:
+        size = ingest.CHUNK_BATCH
+        calls = [[c.text for c in found[i : i + size]]
+                 for found in per_document for i in range(0, len(found), size)]
 
-    def alone():
+    def alone(calls=calls):
         started, cpu = time.perf_counter(), time.process_time()
-        for i in range(0, len(chunks), 64):
-            embedder.embed(chunks[i : i + 64])
+        for call in calls:
+            embedder.embed(call)
         return time.perf_counter() - started, time.process_time() - cpu
 
     alone_before = alone()
@@ -110,6 +123,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert stored == vectors == len(chunks), (stored, vectors, len(chunks))
     service.close()
 alone_after = alone()
+bulk = alone([chunks[i : i + 64] for i in range(0, len(chunks), 64)])
 alone_s = (alone_before[0] + alone_after[0]) / 2
 alone_cpu = (alone_before[1] + alone_after[1]) / 2
 tokens = 0
@@ -125,7 +139,8 @@ try:
 except ImportError:
     full = 0
 print(json.dumps({"chunks": len(chunks), "vectors": vectors, "ingest_s": ingest_s,
-    "alone_runs": [alone_before[0], alone_after[0]],
+    "alone_runs": [alone_before[0], alone_after[0]], "bulk_s": bulk[0], "bulk_cpu": bulk[1],
+    "calls": len(calls),
     "ingest_cpu": ingest_cpu, "alone_s": alone_s, "alone_cpu": alone_cpu, "tokens": tokens,
     "full_tokens": full, "load": load, "load_after": os.getloadavg()[0]}))
 """
@@ -186,9 +201,13 @@ def main() -> None:
     )
     print(
         "| build | embedder | chunks | tokens read (of) | ingest s | ingest chunks/s "
-        "| embedder alone s (before / after) | alone chunks/s | ratio | load |"
+        "| embedder alone s (before / after) | alone chunks/s | ratio "
+        "| CPU ms/chunk ingest / alone | CPU ratio | alone in calls of 64: chunks/s, CPU ms/chunk "
+        "| load |"
     )
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "corpus.json"
         path.write_text(json.dumps(texts))
@@ -209,6 +228,10 @@ def main() -> None:
                     f"({r['full_tokens']:.0f}) | {r['ingest_s']:.1f} | {rate:.1f} "
                     f"| {r['alone_runs'][0]:.1f} / {r['alone_runs'][1]:.1f} | {alone:.1f} "
                     f"| {rate / alone:.0%} "
+                    f"| {1000 * r['ingest_cpu'] / r['chunks']:.1f} / "
+                    f"{1000 * r['alone_cpu'] / r['chunks']:.1f} "
+                    f"| {r['alone_cpu'] / r['ingest_cpu']:.0%} "
+                    f"| {r['chunks'] / r['bulk_s']:.1f}, {1000 * r['bulk_cpu'] / r['chunks']:.1f} "
                     f"| {r['load']:.1f}–{r['load_after']:.1f} |",
                     flush=True,
                 )
