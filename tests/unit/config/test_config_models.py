@@ -33,6 +33,7 @@ def test_pipeline_defaults_follow_signet() -> None:
     pipeline = SignetConfig().memory.pipeline_v2
     assert pipeline.documents.worker_interval_ms == 10_000
     assert pipeline.documents.chunk_size == 2000
+    assert (pipeline.documents.chunk_tokens, pipeline.documents.chunk_overlap_tokens) == (256, 32)
     assert pipeline.documents.chunk_overlap == 200
     assert pipeline.documents.max_content_bytes == 10_485_760
     assert pipeline.worker.poll_ms == 2000
@@ -83,6 +84,10 @@ def test_search_and_embedding_defaults() -> None:
         (DocumentsConfig, {"chunkOverlap": 10_001, "chunkSize": 50_000}),
         (DocumentsConfig, {"chunkOverlap": -1}),
         (DocumentsConfig, {"chunkOverlap": 2000, "chunkSize": 2000}),
+        (DocumentsConfig, {"chunkTokens": 257}),  # beyond the embedder's window
+        (DocumentsConfig, {"chunkTokens": 31}),
+        (DocumentsConfig, {"chunkOverlapTokens": -1}),
+        (DocumentsConfig, {"chunkTokens": 64, "chunkOverlapTokens": 62}),
         (WorkerConfig, {"leaseTimeoutMs": 9_999}),
         (WorkerConfig, {"leaseTimeoutMs": 600_001}),
         (EmbeddingConfig, {"dimensions": 0}),
@@ -103,6 +108,8 @@ def test_out_of_range_values_are_rejected(model: Any, data: dict[str, object]) -
         (DreamingConfig, {"tokenThreshold": 1_000_000}),
         (DocumentsConfig, {"chunkSize": 200, "chunkOverlap": 0}),
         (DocumentsConfig, {"chunkSize": 50_000, "chunkOverlap": 10_000}),
+        (DocumentsConfig, {"chunkTokens": 256, "chunkOverlapTokens": 253}),
+        (DocumentsConfig, {"chunkTokens": 32, "chunkOverlapTokens": 0}),
         (WorkerConfig, {"leaseTimeoutMs": 10_000}),
         (WorkerConfig, {"leaseTimeoutMs": 600_000}),
     ],

@@ -53,3 +53,13 @@ def test_chunking_is_deterministic_and_checks_its_numbers() -> None:
     assert chunk_text("", 700, 100) == []
     with pytest.raises(ValueError):
         chunk_text(text, 100, 100)
+
+
+def test_closing_quotes_and_brackets_after_a_sentence_end_are_kept() -> None:
+    # A paragraph split into sentences used to lose what closed them: `")` after `?` went
+    # with the space the split removed.
+    text = " ".join(
+        f'Sentence {n} asks ("how often do we ship?") and says "yes."' for n in range(40)
+    )
+    chunks = chunk_text(text, 300, 0)
+    assert "".join("".join(c.text for c in chunks).split()) == "".join(text.split())

@@ -17,6 +17,7 @@ from signet_desktop.domain.errors import InvalidInput, NotFound, SignetError
 from signet_desktop.domain.events import DocumentFinished
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.provider import Vectors
+from signet_desktop.embedding.window import model_window
 from signet_desktop.service.facade import SignetService
 from tests.support.documents import (
     config,
@@ -378,3 +379,19 @@ def test_a_chunk_that_looks_like_remember_shorthand_is_stored_as_written(
     memory = service.memories.get("default", chunk.memory_id)
     assert memory.content == text
     assert not memory.pinned and memory.importance == 0.5 and memory.tags == ()
+
+
+def test_chunk_memories_fit_the_embedders_window_by_default(service: SignetService) -> None:
+    # 2,000-character chunks were ~450 tokens, of which the model reads 256: the default now
+    # sizes chunks in its tokens, so every character of a chunk is in its vector.
+    words = " ".join(f"https://example.org/item/{n}?tab=details" for n in range(400))
+    ticket = service.documents.submit(
+        "default", DocumentRequest("text", content=long_text(60) + "\n\n" + words)
+    )
+    drain(make_worker(service))
+    window = model_window()
+    chunks = service.documents.chunks("default", ticket.id)
+    assert len(chunks) > 10
+    for chunk in chunks:
+        text = service.memories.get("default", chunk.memory_id).content
+        assert window.count(text) + 2 <= 256
