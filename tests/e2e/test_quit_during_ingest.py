@@ -70,7 +70,7 @@ def test_sigterm_mid_ingest_exits_cleanly_and_the_document_resumes_once(
         assert client.get(f"/api/documents/{doc_id}").json()["status"] == "embedding"
     assert daemon.signal() == 0, daemon.stderr()
     no_traceback(daemon.stderr())
-    assert "database is closed" not in daemon.stderr()
+    assert "database is closed" not in daemon.stderr(), daemon.stderr()
 
     db_path = workspace / "memory" / "memories.db"
     where = f"WHERE document_id = '{doc_id}'"
