@@ -44,8 +44,8 @@ from signet_desktop.embedding.generations import (
     register_generation,
 )
 from signet_desktop.embedding.vectors import VectorWrite, store_vectors, vector_blob
+from signet_desktop.recall.knn import nearest
 from signet_desktop.recall.lexical import lexical_search
-from signet_desktop.recall.vector import nearest
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection, connect
 from signet_desktop.storage.migrate import apply_migrations

@@ -42,11 +42,12 @@ from signet_desktop.recall.fusion import (
     fuse,
     source_of,
 )
+from signet_desktop.recall.knn import SEMANTIC_TOP_K
 from signet_desktop.recall.lexical import LEXICAL_TOP_K, LexicalChannel
 from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.stages import PostFusionStage
 from signet_desktop.recall.traversal import TraversalOutcome
-from signet_desktop.recall.vector import SEMANTIC_TOP_K, SemanticChannel, UnconfiguredSemantic
+from signet_desktop.recall.vector import SemanticChannel, UnconfiguredSemantic
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database

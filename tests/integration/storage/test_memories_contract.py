@@ -18,8 +18,8 @@ from signet_desktop.domain.memory import Memory, NewMemory
 from signet_desktop.domain.recall import RecallFilters
 from signet_desktop.embedding.generations import create_vec_table, register_generation
 from signet_desktop.embedding.vectors import VectorWrite, store_vectors, vector_blob
+from signet_desktop.recall.knn import nearest
 from signet_desktop.recall.lexical import lexical_search
-from signet_desktop.recall.vector import nearest
 from signet_desktop.storage import memories
 from signet_desktop.storage.postgres.connect import PgConnection, connect_postgres
 
