@@ -16,8 +16,10 @@ so "not in `running_jobs(db)`" is "not running anywhere".
 
 Stopping: a long handler calls `check_stop()` between bounded steps; once the worker's stop
 is set it raises `JobInterrupted` and the job goes back to pending with its attempt refunded
-(the next start resumes it). Anything a handler or step raises while stopping (the database
-closed under a worker whose stop budget ran out) is one log line, never a traceback.
+(the next start resumes it). A step that cannot be split (one embedder call over a batch, which
+may take seconds on a busy machine) runs through `run_interruptibly`: the worker stops without
+waiting for it. Anything a handler or step raises while stopping (the database closed under a
+worker whose stop budget ran out) is one log line, never a traceback.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Collection, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from signet_desktop.domain.events import (
     DiscardEvents,
@@ -47,6 +51,9 @@ DEFAULT_POLL_S = 2.0
 DEFAULT_MAX_BACKOFF_S = 300.0
 DEFAULT_STALE_CHECK_S = 60.0
 UNEXPECTED = "unexpected error; see the log"
+INTERRUPT_POLL_S = 0.05
+
+T = TypeVar("T")
 
 Handler = Callable[[jobs.Job], Mapping[str, Any] | None]
 Settled = Literal["completed", "pending", "dead", "lost", "released", "idle"]
@@ -72,6 +79,35 @@ def check_stop() -> None:
     """
     if stopping():
         raise JobInterrupted
+
+
+def run_interruptibly(call: Callable[[], T]) -> T:
+    """`call()`, except that a stopping queue worker does not wait for it to end.
+
+    On a queue worker's thread the call runs on a thread of its own while this one waits,
+    raising `JobInterrupted` as soon as the worker is asked to stop: the call ends in the
+    background and its result is dropped. So `call` must write nothing (a provider call); what
+    the job wrote before it stays, and the job resumes from there. Elsewhere a plain call.
+    """
+    stop: threading.Event | None = getattr(_current, "stop", None)
+    if stop is None:
+        return call()
+    outcome: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            outcome.set_result(call())
+        except BaseException as exc:  # handed to the waiting thread, raised there
+            outcome.set_exception(exc)
+
+    name = f"{threading.current_thread().name}-call"
+    threading.Thread(target=run, name=name, daemon=True).start()
+    while True:
+        try:
+            return outcome.result(timeout=INTERRUPT_POLL_S)
+        except FutureTimeout:
+            if stop.is_set():
+                raise JobInterrupted from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider,
 from signet_desktop.embedding.tracker import BACKFILL_JOB, MEMORIES_FOR_JOBS
 from signet_desktop.embedding.vectors import PendingVector, VectorWrite, embed_writes, vector_blob
 from signet_desktop.queue import jobs
+from signet_desktop.queue.worker import JobInterrupted, run_interruptibly
 from signet_desktop.service.embeddings.batches import VectorBatcher, split_batches
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
@@ -103,7 +104,11 @@ class EmbeddingVectors:
         if not todo:
             return set()
         try:
-            writes = self._embed_batch(todo)
+            # A stopping queue worker (document ingest) leaves without waiting for the call:
+            # nothing is written for this batch, and the tracker embeds the memories later.
+            writes = run_interruptibly(lambda: self._embed_batch(todo))
+        except JobInterrupted:
+            raise
         except Exception as exc:  # a provider bug must not cost the memories: vectors are derived
             log.warning(
                 "embedding a batch of %d memories failed (%s); backfill jobs queued", len(todo), exc
