@@ -61,7 +61,10 @@ def test_sqlite_errors_are_sqleans_own_and_caught_by_the_same_tuples() -> None:
     conn.close()
 
 
-def test_the_errors_module_imports_no_driver() -> None:
-    code = "import sys, signet_desktop.storage.errors; print('psycopg' in sys.modules)"
+def test_the_errors_module_and_the_factory_import_no_driver() -> None:
+    code = (
+        "import sys, signet_desktop.storage.errors, signet_desktop.storage.store; "
+        "print('psycopg' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
