@@ -350,3 +350,25 @@ def test_a_restart_between_statements_is_invisible_to_the_next_write() -> None:
         db.close()
     finally:
         server.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_a_write_that_loses_its_server_mid_way_raises_and_the_next_one_reconnects() -> None:
+    server = start_postgres()
+    try:
+        db = PgDatabase(server.url(), connect_timeout_s=2)
+        with db.maintenance() as conn:
+            conn.execute(PROBE)
+        with pytest.raises(DatabaseUnavailable), db.write() as conn:
+            insert(conn, 1, "never acknowledged")
+            server.halt()
+            insert(conn, 2, "on a lost connection")
+        server = resume_postgres(server)
+        with db.write() as conn:
+            insert(conn, 3, "after")
+        assert notes(db) == ["after"]
+        assert db.open_connections == 2  # the lost writer was closed, not kept
+        db.close()
+    finally:
+        server.stop()
