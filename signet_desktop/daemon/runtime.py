@@ -24,8 +24,6 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Literal
 
-import sqlean
-
 from signet_desktop.config import (
     ConfigError,
     LoadedConfig,
@@ -58,6 +56,7 @@ from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.workers import WorkerHost
 from signet_desktop.storage.connect import DatabaseFileError
+from signet_desktop.storage.errors import DATABASE_ERRORS
 from signet_desktop.storage.migrate import MigrationError
 
 if TYPE_CHECKING:
@@ -310,7 +309,7 @@ class DaemonRuntime:
                 f"database error: {paths.db_path}: {exc}",
                 EXIT_USAGE,
             ) from None
-        except sqlean.Error as exc:
+        except DATABASE_ERRORS as exc:
             raise StartupError(
                 f"database error: cannot open {paths.db_path}: {exc}", EXIT_USAGE
             ) from None
@@ -471,7 +470,7 @@ class DaemonRuntime:
         if self.service is not None:
             try:
                 self.service.close()
-            except sqlean.Error as exc:
+            except DATABASE_ERRORS as exc:
                 log.warning("closing the database: %s", exc)
         if self._lock is not None and self._lock.held:
             if self.paths is not None:

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import sqlean
-
 from signet_desktop.domain import scope
 from signet_desktop.domain.dreaming import MutationCounts
 from signet_desktop.domain.errors import Conflict, SignetError
@@ -53,6 +51,7 @@ from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.dreaming_operations import NewOperationRecord
+from signet_desktop.storage.errors import DATABASE_ERRORS
 from signet_desktop.storage.faults import NO_FAULTS, FaultPoints
 
 __all__ = [
@@ -233,7 +232,7 @@ class _Writer:
                 return result
         except SignetError as exc:
             failed = OperationResult(op.index, op.name, "failed", exc.code, exc.message)
-        except sqlean.Error as exc:
+        except DATABASE_ERRORS as exc:
             failed = OperationResult(op.index, op.name, "failed", "write_failed", str(exc))
         self._proposal_failed(conn, failed.reason or "failed")
         return failed

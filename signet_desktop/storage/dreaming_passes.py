@@ -13,8 +13,6 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import sqlean
-
 from signet_desktop.domain.dreaming import (
     DreamingPass,
     DreamingState,
@@ -29,6 +27,7 @@ from signet_desktop.domain.dreaming import (
 )
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.errors import INTEGRITY_ERRORS, recoverable
 from signet_desktop.storage.rows import TableRows, from_row
 
 TABLES = (
@@ -102,13 +101,14 @@ def create_pass(
     pass_id = pass_id or str(uuid.uuid4())
     now = now or utc_now()
     try:
-        conn.execute(
-            "INSERT INTO dreaming_passes (id, agent_id, mode, status, trigger_reason, provider,"
-            " model, started_at, created_at, updated_at)"
-            " VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-            (pass_id, agent_id, mode, trigger_reason, provider, model, now, now, now),
-        )
-    except sqlean.IntegrityError as exc:
+        with recoverable(conn):  # the transaction goes on to read the running pass
+            conn.execute(
+                "INSERT INTO dreaming_passes (id, agent_id, mode, status, trigger_reason,"
+                " provider, model, started_at, created_at, updated_at)"
+                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                (pass_id, agent_id, mode, trigger_reason, provider, model, now, now, now),
+            )
+    except INTEGRITY_ERRORS as exc:
         running = running_pass_id(conn, agent_id)
         if running is None:
             raise

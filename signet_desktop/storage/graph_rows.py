@@ -15,14 +15,13 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import sqlean
-
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.knowledge import GraphMutation, Provenance
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage import mentions
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.errors import INTEGRITY_ERRORS
 
 Row = dict[str, Any]
 
@@ -290,7 +289,7 @@ def restore_row(
     else:
         try:
             restored = _write_back(conn, table, now, before)
-        except sqlean.IntegrityError as exc:  # e.g. an active entity of that name exists now
+        except INTEGRITY_ERRORS as exc:  # e.g. an active entity of that name exists now
             raise Conflict(
                 f"{table} {mutation.target_id} cannot be restored: {exc}",
                 code="graph_row_changed",

@@ -127,7 +127,7 @@ RUNS = TableRows("source_import_runs", RUN_COLUMNS, _run)
 
 
 def insert_run(conn: Connection, agent_id: str, source_id: str, triggered_by: str) -> str:
-    """A running run; the partial unique index refuses a second one (sqlite IntegrityError)."""
+    """A running run; the partial unique index refuses a second one (`errors.INTEGRITY_ERRORS`)."""
     run_id = new_run_id()
     conn.execute(
         "INSERT INTO source_import_runs (id, source_id, agent_id, triggered_by, started_at) "

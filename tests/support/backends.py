@@ -8,9 +8,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import sqlean
 
+from signet_desktop.storage import errors
 from signet_desktop.storage.connect import Connection, connect
 from signet_desktop.storage.migrate import Migration, apply_migrations, load_migrations
 from signet_desktop.storage.postgres.connect import connect_postgres
@@ -48,7 +48,7 @@ def open_backend(name: str, sqlite_path: Path, pg_url: str | None) -> Backend:
         apply_migrations(conn)
         return Backend(name, conn, "BEGIN IMMEDIATE", sqlean.IntegrityError)
     assert pg_url is not None
-    return Backend(name, connect_postgres(pg_url), "BEGIN", psycopg.IntegrityError)
+    return Backend(name, connect_postgres(pg_url), "BEGIN", errors.IntegrityError)
 
 
 def connector(name: str, sqlite_path: Path, pg_url: str | None) -> Callable[[], Connection]:

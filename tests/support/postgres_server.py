@@ -61,6 +61,7 @@ class RunningPostgres:
     data_dir: Path
     process: subprocess.Popen[bytes]
     root: Path
+    command: tuple[str, ...] = ()  # how the process was started, for `resume_postgres`
 
     def url(self, database: str = "postgres") -> str:
         """A `postgresql://` URL for one database of this server."""
@@ -68,6 +69,11 @@ class RunningPostgres:
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT), then remove the temporary folder."""
+        self.halt()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def halt(self) -> None:
+        """Fast shutdown (SIGINT), keeping the cluster for `resume_postgres`."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
@@ -75,7 +81,27 @@ class RunningPostgres:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def resume_postgres(halted: RunningPostgres) -> RunningPostgres:
+    """Start a halted server again on its port and cluster (a server restart, as clients see
+    it); stop the returned one, not `halted`."""
+    if halted.process.poll() is None:
+        raise RuntimeError("the server is still running; halt() it first")
+    with (halted.root / "postgres.log").open("ab") as log:
+        process = subprocess.Popen(
+            list(halted.command),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=halted.root,
+            **_user_kwargs(_service_user()),
+            preexec_fn=_die_with_parent,
+        )
+    running = RunningPostgres(halted.port, halted.data_dir, process, halted.root, halted.command)
+    if not _wait_ready(running):
+        running.stop()
+        raise PostgresStartError(f"embedded PostgreSQL did not restart on port {halted.port}")
+    return running
 
 
 def start_postgres(extra_settings: dict[str, str] | None = None) -> RunningPostgres:
@@ -111,16 +137,17 @@ def _start(
     for _ in range(START_ATTEMPTS):
         port = _free_port()
         options = [f"-c{name}={value}" for name, value in {**settings, "port": str(port)}.items()]
+        command = (str(bin_dir / "postgres"), "-D", str(data_dir), *options)
         with log_path.open("ab") as log:
             process = subprocess.Popen(
-                [str(bin_dir / "postgres"), "-D", str(data_dir), *options],
+                list(command),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=root,
                 **_user_kwargs(user),
                 preexec_fn=_die_with_parent,
             )
-        running = RunningPostgres(port, data_dir, process, root)
+        running = RunningPostgres(port, data_dir, process, root, command)
         if _wait_ready(running):
             return running
         running.process.kill()

@@ -42,8 +42,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-import sqlean
-
 from signet_desktop.domain import scope
 from signet_desktop.domain.errors import Conflict, InvalidInput, NotFound
 from signet_desktop.domain.events import DiscardEvents, EventSink, ImportFinished, ImportProgress
@@ -70,6 +68,7 @@ from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as transcript_rows
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.errors import INTEGRITY_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -281,7 +280,7 @@ class ImportService:
                 rows.interrupt_runs(conn, agent_id, source.id)  # left by a killed process
             try:
                 run_id = rows.insert_run(conn, agent_id, source.id, triggered_by[:64])
-            except sqlean.IntegrityError as exc:  # another process's run (never in-process)
+            except INTEGRITY_ERRORS as exc:  # another process's run (never in-process)
                 raise Conflict("an import of this source is already running") from exc
             if source.status != "active":
                 rows.set_source_status(conn, agent_id, source.id, "active")

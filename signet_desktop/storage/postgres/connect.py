@@ -12,12 +12,16 @@ Values are bound client-side (`ClientCursor`): our portable idiom `(:type IS NUL
 determine data type of parameter"); as a literal, NULL or a quoted string resolves like it
 does in SQLite. Connections are in autocommit mode, as the SQLite ones are
 (`isolation_level=None`): a transaction is an explicit BEGIN ... COMMIT.
+
+Errors leave the adapter as `storage/errors.py` classes (`translate_error`), never as
+psycopg's, so callers catch them without importing the driver.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -28,6 +32,12 @@ from psycopg.rows import RowMaker
 from psycopg.types.string import TextLoader
 
 from signet_desktop.storage.connect import Params
+from signet_desktop.storage.errors import (
+    DatabaseError,
+    DatabaseUnavailable,
+    IntegrityError,
+    UniqueViolation,
+)
 
 CONNECT_TIMEOUT_S = 10
 # HNSW scans keep going past the first candidates when scope filters remove them, returning
@@ -135,18 +145,26 @@ class PgConnection:
         return self._raw
 
     def execute(self, sql: str, parameters: Params = (), /) -> PgCursor:
-        cursor = self._raw.cursor()
         named = _named(parameters)
-        if named is None:  # no placeholders to fill: the text goes as written (`%` too)
-            cursor.execute(sql)
-        else:
-            cursor.execute(translate(sql), named)
+        with neutral_errors(self._raw):
+            cursor = self._raw.cursor()
+            if named is None:  # no placeholders to fill: the text goes as written (`%` too)
+                cursor.execute(sql)
+            else:
+                cursor.execute(translate(sql), named)
         return PgCursor(cursor)
 
     def executemany(self, sql: str, parameters: Iterable[Params], /) -> PgCursor:
-        cursor = self._raw.cursor()
-        cursor.executemany(translate(sql), [_named(p) or {} for p in parameters])
+        named = [_named(p) or {} for p in parameters]
+        with neutral_errors(self._raw):
+            cursor = self._raw.cursor()
+            cursor.executemany(translate(sql), named)
         return PgCursor(cursor)
+
+    @property
+    def broken(self) -> bool:
+        """The connection is closed or was lost (server restart, network): replace it."""
+        return self._raw.closed or self._raw.broken
 
     def close(self) -> None:
         self._raw.close()
@@ -160,6 +178,12 @@ class PgConnection:
     def in_transaction(self) -> bool:
         return self._raw.info.transaction_status != TransactionStatus.IDLE
 
+    @property
+    def aborted(self) -> bool:
+        """In a transaction an error aborted: every statement but ROLLBACK is refused, and
+        COMMIT would be answered with a silent ROLLBACK."""
+        return self._raw.info.transaction_status == TransactionStatus.INERROR
+
 
 def _named(parameters: Params) -> Mapping[str, Any] | None:
     if isinstance(parameters, Mapping):
@@ -169,17 +193,58 @@ def _named(parameters: Params) -> Mapping[str, Any] | None:
     return None
 
 
-def connect_postgres(url: str) -> PgConnection:
-    """Open one autocommit connection to `url` with the adapter's row and JSON handling."""
-    raw = psycopg.connect(
-        url,
-        autocommit=True,
-        cursor_factory=ClientCursor,
-        row_factory=_row_factory,
-        connect_timeout=CONNECT_TIMEOUT_S,
-    )
-    for type_name in ("json", "jsonb"):
-        raw.adapters.register_loader(type_name, TextLoader)
-    for statement in SESSION_SETTINGS:
-        raw.execute(statement)
+def connect_postgres(url: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> PgConnection:
+    """Open one autocommit connection to `url` with the adapter's row and JSON handling.
+
+    A server that cannot be reached raises `DatabaseUnavailable`."""
+    with neutral_errors(None):
+        raw = psycopg.connect(
+            url,
+            autocommit=True,
+            cursor_factory=ClientCursor,
+            row_factory=_row_factory,
+            connect_timeout=max(1, round(timeout_s)),
+        )
+        try:
+            for type_name in ("json", "jsonb"):
+                raw.adapters.register_loader(type_name, TextLoader)
+            for statement in SESSION_SETTINGS:
+                raw.execute(statement)
+        except BaseException:
+            raw.close()
+            raise
     return PgConnection(raw)
+
+
+# SQLSTATE classes and codes that mean "the server is not there for us": connection exceptions
+# (08), operator intervention (57P01 admin shutdown, 57P02 crash shutdown, 57P03 starting up).
+_UNAVAILABLE_CLASSES = ("08",)
+_UNAVAILABLE_CODES = frozenset({"57P01", "57P02", "57P03"})
+
+
+def translate_error(exc: psycopg.Error, raw: psycopg.Connection[Any] | None) -> DatabaseError:
+    """The `storage/errors.py` class for a psycopg error raised on `raw` (None: connecting)."""
+    sqlstate = exc.sqlstate
+    message = str(exc).strip() or type(exc).__name__
+    lost = raw is None or raw.closed or raw.broken
+    if isinstance(exc, psycopg.errors.UniqueViolation):
+        return UniqueViolation(message, sqlstate)
+    if isinstance(exc, psycopg.IntegrityError):
+        return IntegrityError(message, sqlstate)
+    if (
+        lost
+        or isinstance(exc, psycopg.errors.ConnectionTimeout)
+        or (sqlstate is not None and sqlstate.startswith(_UNAVAILABLE_CLASSES))
+        or sqlstate in _UNAVAILABLE_CODES
+    ):
+        return DatabaseUnavailable(message, sqlstate)
+    return DatabaseError(message, sqlstate)
+
+
+@contextmanager
+def neutral_errors(raw: psycopg.Connection[Any] | None) -> Iterator[None]:
+    """Re-raise a psycopg error from the block as its `storage/errors.py` class."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise translate_error(exc, raw) from exc

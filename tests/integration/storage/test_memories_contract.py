@@ -10,7 +10,6 @@ import dataclasses
 import threading
 
 import numpy as np
-import psycopg
 import pytest
 from support.backends import Backend
 
@@ -20,7 +19,7 @@ from signet_desktop.embedding.generations import create_vec_table, register_gene
 from signet_desktop.embedding.vectors import VectorWrite, store_vectors, vector_blob
 from signet_desktop.recall.knn import nearest
 from signet_desktop.recall.lexical import lexical_search
-from signet_desktop.storage import memories
+from signet_desktop.storage import errors, memories
 from signet_desktop.storage.postgres.connect import PgConnection, connect_postgres
 
 A, B = "agent-a", "agent-b"
@@ -241,7 +240,7 @@ def test_two_postgres_writers_remembering_the_same_text_keep_one_row(pg_url: str
             memories.insert_memory(conn, memory_id, new, actor="t", embedding_model=None)
             conn.execute("COMMIT")
             outcomes.append("inserted")
-        except psycopg.errors.UniqueViolation:
+        except errors.UniqueViolation:
             conn.execute("ROLLBACK")
             outcomes.append("refused")
 

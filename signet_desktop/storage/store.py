@@ -1,0 +1,50 @@
+"""Which database handle `storage.url` asks for: SQLite's `Database` or `PgDatabase`.
+
+Both keep one contract (`DatabaseHandle`): `write()`, `reader()`, `maintenance()`, `ping()`,
+`close()`, `applied_migrations`, `vec_available`. The daemon still refuses a PostgreSQL URL at
+start (`config/storage.py: NOT_SERVED`) until every capability is ported; this is the one
+place that will pick the backend when it stops refusing.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
+
+from signet_desktop.config.storage import StorageConfig
+from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.database import Database, open_database
+
+
+class DatabaseHandle(Protocol):
+    """What every service uses of its database, on either backend."""
+
+    applied_migrations: list[int]
+
+    @property
+    def vec_available(self) -> bool: ...
+
+    def ping(self) -> bool: ...
+
+    def reader(self) -> Connection: ...
+
+    def write(self) -> AbstractContextManager[Connection]: ...
+
+    def maintenance(self) -> AbstractContextManager[Connection]: ...
+
+    def close(self) -> None: ...
+
+
+def open_store(
+    storage: StorageConfig, sqlite_path: Path, *, with_vec: bool = True
+) -> DatabaseHandle:
+    """The database `storage.url` names: the SQLite file at `sqlite_path` for `sqlite:`, the
+    PostgreSQL server otherwise (migrated at open, like the file)."""
+    if storage.backend == "sqlite":
+        database: Database = open_database(sqlite_path, with_vec=with_vec)
+        return database
+    # Imported here: the SQLite path never loads the PostgreSQL driver (~0.2 s of imports).
+    from signet_desktop.storage.postgres.database import open_postgres_database
+
+    return open_postgres_database(storage.url)
