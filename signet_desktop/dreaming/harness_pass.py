@@ -230,7 +230,10 @@ def _outcome(
     if stream.error is not None:
         raise HarnessFailed(f"{agent.label} reported an error: {stream.error}")
     if stream.tools_connected is False:
-        raise HarnessFailed(f"{agent.label} could not connect to the pass's tools (/mcp/dream)")
+        raise HarnessFailed(
+            f"{agent.label} could not connect to the pass's tools (/mcp/dream; "
+            f"it reported: {stream.tools_status})"
+        )
     return HarnessResult("completed", stream.summary, usage, stream.model, stream.turns)
 
 

@@ -35,6 +35,7 @@ class StreamState:
 
     model: str | None = None
     tools_connected: bool | None = None  # None: the harness did not say
+    tools_status: str | None = None  # ...and what it said of the pass's server, its words
     turns: int = 0
     finished: bool = False  # the harness reported the end of its run
     error: str | None = None  # ...with this error (its own words)
@@ -95,9 +96,9 @@ class ClaudeStream(StreamReader):
             state.model = model if isinstance(model, str) else None
             servers = event.get("mcp_servers")
             if isinstance(servers, list):
-                state.tools_connected = any(
-                    isinstance(s, dict) and s.get("status") == "connected" for s in servers
-                )
+                said = [str(s.get("status")) for s in servers if isinstance(s, dict)]
+                state.tools_connected = "connected" in said
+                state.tools_status = ", ".join(said) or "no server"
         elif kind == "assistant":
             state.turns += 1
             message = event.get("message")

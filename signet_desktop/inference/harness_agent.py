@@ -46,6 +46,15 @@ INSTALL = {
 }
 # Signet's own hook wrappers run the harness untouched with these (the pass is no session)
 NO_HOOKS_ENV = {"SIGNET_NO_HOOKS": "1", "SIGNET_BYPASS": "1"}
+# Claude Code (2.1) connects MCP servers in the background by default and starts the model
+# at once: on a busy machine its first turn came before the pass's tools were listed ("pending"
+# in its init event), and the pass failed. The pass's server is `alwaysLoad` and connections
+# block, for at most CLAUDE_MCP_CONNECT_MS (a bound for a slow first /mcp/dream, not a wait).
+CLAUDE_MCP_CONNECT_MS = 30_000
+CLAUDE_ENV = {
+    "MCP_CONNECTION_NONBLOCKING": "0",
+    "MCP_CONNECT_TIMEOUT_MS": str(CLAUDE_MCP_CONNECT_MS),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +139,7 @@ class HarnessAgent:
                 env=env,
             )
             return {**NO_HOOKS_ENV, **layer}
-        return dict(NO_HOOKS_ENV)
+        return {**NO_HOOKS_ENV, **CLAUDE_ENV}
 
     def _claude_argv(self, system_prompt: str, tools_url: str, token: str) -> list[str]:
         """Claude Code's flags: its MCP server (with the secret as a header) on the command
@@ -140,6 +149,7 @@ class HarnessAgent:
                 "type": "http",
                 "url": tools_url,
                 "headers": {"Authorization": f"Bearer {token}"},
+                "alwaysLoad": True,  # connected before the first turn (CLAUDE_ENV)
             }
         }
         argv = [

@@ -77,6 +77,7 @@ def test_a_pass_through_real_claude_code_records_every_call_and_applies_only_the
         )
         seen = model.seen_text()
 
+    print(daemon.stderr())  # shown when an assertion below fails
     assert_the_script_ran(detail, "acpx:claude", "Bash")
     assert detail["model"]  # as Claude Code ran it
     assert "Signet's Dreaming agent" in seen and "Postgres 16" in seen  # prompt + window

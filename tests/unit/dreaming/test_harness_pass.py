@@ -204,17 +204,20 @@ def test_gemini_and_unknown_agents_are_refused_by_name() -> None:
 
 
 def test_the_command_gives_the_harness_no_tool_but_the_pass_s() -> None:
-    argv = (
-        agent("/opt/claude")
-        .launch(system_prompt="S", tools_url="http://x/mcp/dream", token="T", env={})
-        .argv
+    launch = agent("/opt/claude").launch(
+        system_prompt="S", tools_url="http://x/mcp/dream", token="T", env={}
     )
+    argv = launch.argv
     assert argv[argv.index("--tools") + 1] == ""
     assert "--strict-mcp-config" in argv and "--no-session-persistence" in argv
     assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
     servers = json.loads(argv[argv.index("--mcp-config") + 1])["mcpServers"]
     assert servers == {"signet-dreaming": {"type": "http", "url": "http://x/mcp/dream",
-                                           "headers": {"Authorization": "Bearer T"}}}  # fmt: skip
+                                           "headers": {"Authorization": "Bearer T"},
+                                           "alwaysLoad": True}}  # fmt: skip
+    # its tools are listed before the first turn, on a busy machine too
+    assert launch.env["MCP_CONNECTION_NONBLOCKING"] == "0"
+    assert int(launch.env["MCP_CONNECT_TIMEOUT_MS"]) >= 30_000
 
 
 def test_a_session_secret_works_only_while_the_pass_runs() -> None:
