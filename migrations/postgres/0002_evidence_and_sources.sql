@@ -3,17 +3,25 @@
 -- type itself; a length bound applies to the jsonb's text); each FTS5 table and its sync
 -- triggers become a generated tsvector column with a GIN index. Their text search
 -- configuration `signet_unicode61` stands for FTS5's 'unicode61 remove_diacritics 2':
--- lowercased words without stemming, accents folded (unaccent) - PostgreSQL's parser splits
--- words a little differently (hyphenated words, e-mail addresses, paths are tokens too). A
--- tsvector holds at most 1 MB, so a whole transcript or artifact is not indexable: their
--- columns index the first 200,000 characters (a transcript of some 40,000 words).
+-- lowercased words without stemming, accents folded (unaccent); `fts_words` first turns every
+-- run of characters that are not letters or digits into a space, as unicode61 separates
+-- tokens (PostgreSQL's own parser would keep paths, e-mail addresses, URLs and versions as
+-- single tokens, so "gamma" would not find "notes/gamma.md"). A tsvector holds at most 1 MB,
+-- so a whole transcript or artifact is not indexable: their columns index the first 200,000
+-- characters (a transcript of some 40,000 words).
 -- Row ids (`seq`) are identities. Timestamps stay ISO-8601 UTC text.
 
 CREATE EXTENSION IF NOT EXISTS unaccent;
 
+-- Letters and digits by Unicode class whatever the database's locale (pg_c_utf8: the builtin
+-- provider, PostgreSQL 17+).
+CREATE FUNCTION fts_words(text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN regexp_replace($1 COLLATE pg_c_utf8, '[^[:alnum:]]+', ' ', 'g');
+
 CREATE TEXT SEARCH CONFIGURATION signet_unicode61 (COPY = simple);
 ALTER TEXT SEARCH CONFIGURATION signet_unicode61
-    ALTER MAPPING FOR word, hword, hword_part WITH unaccent, simple;
+    ALTER MAPPING FOR word, numword, hword, hword_part, hword_numpart WITH unaccent, simple;
 
 CREATE TABLE sources (
     id TEXT PRIMARY KEY,
@@ -149,7 +157,7 @@ CREATE TABLE session_transcripts (
     source_meta_json JSONB CHECK (
         source_meta_json IS NULL OR length(source_meta_json::text) <= 16384),
     content_tsv TSVECTOR GENERATED ALWAYS AS (
-        to_tsvector('signet_unicode61', left(content, 200000))) STORED,
+        to_tsvector('signet_unicode61', fts_words(left(content, 200000)))) STORED,
     UNIQUE (agent_id, session_key),
     CHECK ((source_id IS NULL) = (source_record_id IS NULL))
 );
@@ -189,8 +197,8 @@ CREATE TABLE memory_artifacts (
     updated_at TEXT NOT NULL,
     removed_at TEXT,
     content_tsv TSVECTOR GENERATED ALWAYS AS (
-        setweight(to_tsvector('signet_unicode61', left(content, 200000)), 'A')
-        || setweight(to_tsvector('signet_unicode61', source_path), 'B')) STORED,
+        setweight(to_tsvector('signet_unicode61', fts_words(left(content, 200000))), 'A')
+        || setweight(to_tsvector('signet_unicode61', fts_words(source_path)), 'B')) STORED,
     UNIQUE (agent_id, source_path)
 );
 CREATE INDEX idx_memory_artifacts_session ON memory_artifacts (agent_id, session_token);

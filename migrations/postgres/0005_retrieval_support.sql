@@ -46,7 +46,7 @@ CREATE TABLE memory_hints (
     agent_id TEXT NOT NULL DEFAULT 'default',
     hint TEXT NOT NULL CHECK (length(hint) > 0),
     created_at TEXT NOT NULL,
-    hint_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('signet_unicode61', hint)) STORED,
+    hint_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('signet_unicode61', fts_words(hint))) STORED,
     UNIQUE (memory_id, hint)
 );
 CREATE INDEX idx_memory_hints_agent ON memory_hints (agent_id, memory_id);

@@ -1,7 +1,8 @@
 -- PostgreSQL rendering of migrations/0006_memories_fts_porter.sql: memories' full text is
 -- rebuilt with the Porter stemmer, so that "researched" finds "research". `signet_porter` is
--- `signet_unicode61` (0002: lowercased, accents folded) with every word stemmed by Snowball's
--- original Porter stemmer and no stop words, as FTS5's 'porter unicode61 remove_diacritics 2'.
+-- `signet_unicode61` (0002: lowercased, accents folded, over `fts_words`' letter-and-digit
+-- runs) with every word stemmed by Snowball's original Porter stemmer and no stop words, as
+-- FTS5's 'porter unicode61 remove_diacritics 2'.
 -- The generated column is rebuilt in place of SQLite's triggers and rebuild: dropping it
 -- drops its GIN index, adding it computes every row.
 
@@ -15,5 +16,5 @@ ALTER TEXT SEARCH CONFIGURATION signet_porter
 
 ALTER TABLE memories DROP COLUMN content_tsv;
 ALTER TABLE memories ADD COLUMN content_tsv TSVECTOR
-    GENERATED ALWAYS AS (to_tsvector('signet_porter', content)) STORED;
+    GENERATED ALWAYS AS (to_tsvector('signet_porter', fts_words(content))) STORED;
 CREATE INDEX idx_memories_content_tsv ON memories USING GIN (content_tsv);

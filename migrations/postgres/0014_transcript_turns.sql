@@ -16,7 +16,7 @@ CREATE TABLE transcript_turns (
     role TEXT NOT NULL,
     text TEXT NOT NULL,
     timestamp TEXT,
-    text_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('signet_porter', text)) STORED,
+    text_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('signet_porter', fts_words(text))) STORED,
     UNIQUE (session_seq, ordinal)
 );
 CREATE INDEX idx_transcript_turns_text_tsv ON transcript_turns USING GIN (text_tsv);
