@@ -6,9 +6,10 @@
 -- lowercased words without stemming, accents folded (unaccent); `fts_words` first turns every
 -- run of characters that are not letters or digits into a space, as unicode61 separates
 -- tokens (PostgreSQL's own parser would keep paths, e-mail addresses, URLs and versions as
--- single tokens, so "gamma" would not find "notes/gamma.md"). A tsvector holds at most 1 MB,
--- so a whole transcript or artifact is not indexable: their columns index the first 200,000
--- characters (a transcript of some 40,000 words).
+-- single tokens, so "gamma" would not find "notes/gamma.md"). A tsvector's words may take
+-- 1 MB at most (a longer text is refused, the row with it), so a whole transcript or artifact
+-- is not indexable: their columns index the first 200,000 characters (a transcript of some
+-- 40,000 words), at most 800,000 bytes of UTF-8 whatever the text.
 -- Row ids (`seq`) are identities. Timestamps stay ISO-8601 UTC text.
 
 CREATE EXTENSION IF NOT EXISTS unaccent;

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import struct
 
+import pytest
 from support.backends import Backend
 from support.schema_rows import TS, count, entity, memory
 
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.postgres.connect import PgConnection
 
 
 def vector(backend: Backend, values: tuple[float, float]) -> object:
@@ -179,3 +181,26 @@ def test_the_full_text_columns_find_what_fts5_finds(backend: Backend) -> None:
     }
     found = {key: full_text(backend, *key) for key in expected}
     assert found == expected
+
+
+@pytest.mark.postgres
+def test_a_transcript_past_a_tsvectors_bound_is_stored_its_start_indexed(
+    pg_conn: PgConnection,
+) -> None:
+    # The worst case for a tsvector: every word new, every character a letter of four bytes
+    # (CJK Extension B), 1.2 M characters in all.
+    words = [chr(0x20000 + i % 40_000) + chr(0x20000 + i // 40_000) for i in range(400_000)]
+    content = " ".join(words)
+    pg_conn.execute(
+        "INSERT INTO session_transcripts (session_key, content, created_at, updated_at) "
+        "VALUES ('long', :c, :t, :t)",
+        {"c": content, "t": TS},
+    )
+    stored = pg_conn.execute("SELECT length(content) FROM session_transcripts").fetchone()
+    assert stored[0] == len(content)
+    find = (
+        "SELECT COUNT(*) FROM session_transcripts "
+        "WHERE content_tsv @@ plainto_tsquery('signet_unicode61', :q)"
+    )
+    assert pg_conn.execute(find, {"q": words[10]}).fetchone()[0] == 1
+    assert pg_conn.execute(find, {"q": words[-1]}).fetchone()[0] == 0  # past 200,000 chars
