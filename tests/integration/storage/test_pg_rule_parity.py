@@ -25,7 +25,7 @@ SESSION_SEQ = "<the seq of session k@>"
 def insert(conn: Connection, row: Row, n: int) -> None:
     table, values = row
     if table == "memories":
-        memory(conn, f"m{n}")
+        memory(conn, str(values.get("id", "m@")).replace("@", str(n)))
         return
     bound = {k: v.replace("@", str(n)) if isinstance(v, str) else v for k, v in values.items()}
     if bound.get("session_seq") == SESSION_SEQ.replace("@", str(n)):
@@ -376,9 +376,9 @@ CASES: list[tuple[str, list[Row], Row | None, Row]] = [
     ),
     (
         "0017 first_person is 0 or 1",
-        [("memories", {})],
+        [("memories", {}), ("memories", {"id": "m@b"})],
         ("memory_cues", {"memory_id": "m@", "content_hash": "h", "first_person": 1}),
-        ("memory_cues", {"memory_id": "m@", "content_hash": "h", "first_person": 2}),
+        ("memory_cues", {"memory_id": "m@b", "content_hash": "h", "first_person": 2}),
     ),
     (
         "0017 cues need their memory",

@@ -6,6 +6,7 @@ numbered in step; applying them again does nothing, and an edited file is refuse
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -179,3 +180,63 @@ def test_an_edited_ported_migration_is_refused(pg_conn: PgConnection) -> None:
     with pytest.raises(MigrationError, match="checksum mismatch"):
         apply_postgres_migrations(pg_conn, edited)
     assert apply_postgres_migrations(pg_conn, known) == []
+
+
+def check_clauses(create_sql: str) -> list[str]:
+    """The text inside each CHECK (...) of a CREATE TABLE statement."""
+    clauses = []
+    for match in re.finditer(r"\bCHECK\s*\(", create_sql):
+        depth, start = 1, match.end()
+        position = start
+        while depth:
+            depth += {"(": 1, ")": -1}.get(create_sql[position], 0)
+            position += 1
+        clauses.append(create_sql[start : position - 1])
+    return clauses
+
+
+# A CHECK that only says "valid JSON" is the jsonb type itself on PostgreSQL.
+JSON_ONLY = re.compile(r"^\s*(?:(\w+) IS NULL OR )?json_valid\(\w+\)\s*$", re.IGNORECASE)
+
+
+def test_every_check_but_json_validity_is_on_postgres(
+    sqlite_conn: Connection, pg_conn: PgConnection
+) -> None:
+    lite: dict[str, int] = {}
+    for name, sql in sqlite_conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL"
+    ).fetchall():
+        kept = [c for c in check_clauses(str(sql)) if not JSON_ONLY.match(c)]
+        if kept:
+            lite[str(name)] = len(kept)
+    pg = {
+        str(r[0]): int(r[1])
+        for r in pg_conn.execute(
+            "SELECT conrelid::regclass::text, COUNT(*) FROM pg_constraint "
+            "WHERE contype = 'c' AND conrelid <> 0 GROUP BY 1"
+        ).fetchall()
+    }
+    assert pg == lite
+
+
+ON_DELETE = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+def test_every_foreign_key_is_on_postgres_with_its_on_delete(
+    sqlite_conn: Connection, pg_conn: PgConnection
+) -> None:
+    lite = {
+        (table, str(fk["from"]), str(fk["table"]), str(fk["to"]), str(fk["on_delete"]))
+        for table in sqlite_tables(sqlite_conn)
+        for fk in sqlite_conn.execute(f"PRAGMA foreign_key_list({table})").fetchall()
+    }
+    rows = pg_conn.execute(
+        "SELECT c.conrelid::regclass::text, a.attname, c.confrelid::regclass::text, "
+        "af.attname, c.confdeltype FROM pg_constraint c "
+        "CROSS JOIN LATERAL unnest(c.conkey, c.confkey) AS k (col, fcol) "
+        "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.col "
+        "JOIN pg_attribute af ON af.attrelid = c.confrelid AND af.attnum = k.fcol "
+        "WHERE c.contype = 'f'"
+    ).fetchall()
+    pg = {(str(r[0]), str(r[1]), str(r[2]), str(r[3]), ON_DELETE[str(r[4])]) for r in rows}
+    assert len(lite) > 20 and pg == lite
