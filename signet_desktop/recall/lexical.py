@@ -71,11 +71,13 @@ LIMIT :k
 
 
 # PostgreSQL: ts_rank over the generated tsvector (GIN), normalised to rank / (rank + 1).
-# Not BM25: scoring it the way FTS5 does (and measuring the parity) is still to come.
+# Not BM25: scoring it the way FTS5 does (and measuring the parity) is still to come. The query
+# is parsed with the column's own configuration (Porter-stemmed, migrations/postgres/0006).
 TS_RANK_NORMALISATION = 32
+TS_CONFIG = "signet_porter"
 TS_RANKED = f"""
 SELECT m.id AS id, ts_rank(m.content_tsv, query, {TS_RANK_NORMALISATION}) AS rank
-FROM memories m, websearch_to_tsquery('simple', :query) AS query
+FROM memories m, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
 WHERE m.content_tsv @@ query AND {{filters}}
 ORDER BY rank DESC, m.seq DESC
 LIMIT :k

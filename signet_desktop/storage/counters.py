@@ -31,9 +31,11 @@ GENERATION_EMBEDDED = """
 SELECT COALESCE(SUM(embedded), 0) FROM memory_vector_counts WHERE generation_id = :generation_id
 """
 
+# FILTER, not SUM(boolean): PostgreSQL has no sum of booleans; SQLite (3.30+) reads it too.
 TRUE_COUNTS = """
-SELECT agent_id, SUM(is_deleted = 0) AS live, SUM(is_deleted = 0 AND pinned = 1) AS pinned,
-       SUM(is_deleted = 1) AS deleted
+SELECT agent_id, COUNT(*) FILTER (WHERE is_deleted = 0) AS live,
+       COUNT(*) FILTER (WHERE is_deleted = 0 AND pinned = 1) AS pinned,
+       COUNT(*) FILTER (WHERE is_deleted = 1) AS deleted
 FROM memories GROUP BY agent_id
 """
 TRUE_VECTOR_COUNTS = """

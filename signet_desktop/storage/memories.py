@@ -84,6 +84,21 @@ WHERE agent_id = :agent_id AND is_deleted = 0
 ORDER BY created_at DESC, seq DESC LIMIT :limit
 """
 
+# PostgreSQL: the id list as a text[] and the wanted tags as one jsonb array the row's tags
+# must contain (`@>`: every wanted tag present, as the json_each count above says).
+SELECT_LIVE_PG = f"""
+SELECT {MEMORY_COLUMNS} FROM memories
+WHERE agent_id = :agent_id AND is_deleted = 0
+  AND (CAST(:ids AS text[]) IS NULL OR id = ANY(CAST(:ids AS text[])))
+  AND (:type IS NULL OR type = :type)
+  AND (:who IS NULL OR who = :who)
+  AND (:source_type IS NULL OR source_type = :source_type)
+  AND (:since IS NULL OR created_at >= :since)
+  AND (:until IS NULL OR created_at <= :until)
+  AND tags @> CAST(:tags AS jsonb)
+ORDER BY created_at DESC, seq DESC LIMIT :limit
+"""
+
 # Unary + on the scope columns keeps the planner on the id index; without it SQLite walks
 # every row of the agent (measured: hydrate 40 ms instead of 0.3 ms at 100k memories).
 GET_LIVE_BY_IDS = f"""
@@ -174,8 +189,6 @@ def insert_memory(
             "embedding_model": embedding_model,
         },
     )
-    if is_postgres(conn):
-        return  # memory_cues reaches PostgreSQL with its migration 0017 (not ported yet)
     hashed = content_hash(new.content)
     write_cues(conn, memory_id, new.agent_id, new.content, created_at, hashed)
 
@@ -211,9 +224,11 @@ def select_live(conn: Connection, agent_id: str, selector: MemorySelector) -> li
 
     `selector.ids` are matched within the agent only, so another agent's ids select nothing.
     """
+    postgres = is_postgres(conn)
+    ids = None if selector.ids is None else list(selector.ids)
     params = {
         "agent_id": agent_id,
-        "ids": None if selector.ids is None else json.dumps(list(selector.ids)),
+        "ids": ids if postgres or ids is None else json.dumps(ids),
         "type": selector.type,
         "who": selector.who,
         "source_type": selector.source_type,
@@ -222,7 +237,8 @@ def select_live(conn: Connection, agent_id: str, selector: MemorySelector) -> li
         "tags": json.dumps(list(selector.tags)),
         "limit": selector.limit,
     }
-    return [row_to_memory(r) for r in conn.execute(SELECT_LIVE, params).fetchall()]
+    sql = SELECT_LIVE_PG if postgres else SELECT_LIVE
+    return [row_to_memory(r) for r in conn.execute(sql, params).fetchall()]
 
 
 def count_live(conn: Connection, agent_id: str) -> int:

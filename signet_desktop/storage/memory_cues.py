@@ -18,6 +18,7 @@ from datetime import date
 from signet_desktop.domain.preferences import speaks_for_self, stated_preference
 from signet_desktop.domain.time_expressions import TimeSpan, anchor_date, resolve
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 UPSERT = """
 INSERT INTO memory_cues (memory_id, agent_id, content_hash, times, first_day, last_day,
@@ -38,6 +39,14 @@ FROM memories m
 LEFT JOIN memory_cues c ON c.memory_id = m.id AND c.content_hash = m.content_hash
 WHERE m.id IN (SELECT value FROM json_each(:ids)) AND +m.agent_id = :agent_id
   AND +m.is_deleted = 0
+"""
+# PostgreSQL: the ids as an array (json_each and the unary + are SQLite's).
+CUES_FOR_PG = """
+SELECT m.id AS id, m.content AS content, m.created_at AS created_at,
+       c.times AS times, c.preference AS preference, c.first_person AS first_person
+FROM memories m
+LEFT JOIN memory_cues c ON c.memory_id = m.id AND c.content_hash = m.content_hash
+WHERE m.id = ANY(:ids) AND m.agent_id = :agent_id AND m.is_deleted = 0
 """
 
 
@@ -89,7 +98,10 @@ def cues_for(conn: Connection, agent_id: str, ids: Sequence[str]) -> dict[str, M
     """The cues of the agent's live memories among `ids` (stored, else read from the text)."""
     if not ids:
         return {}
-    rows = conn.execute(CUES_FOR, {"ids": json.dumps(list(ids)), "agent_id": agent_id})
+    if is_postgres(conn):
+        rows = conn.execute(CUES_FOR_PG, {"ids": list(ids), "agent_id": agent_id})
+    else:
+        rows = conn.execute(CUES_FOR, {"ids": json.dumps(list(ids)), "agent_id": agent_id})
     out = {}
     for row in rows.fetchall():
         created_at = str(row["created_at"])

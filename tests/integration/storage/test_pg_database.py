@@ -27,6 +27,7 @@ from signet_desktop.storage.guard import (
 )
 from signet_desktop.storage.postgres.connect import connect_postgres
 from signet_desktop.storage.postgres.database import PgDatabase
+from signet_desktop.storage.postgres.migrate import load_postgres_migrations
 from signet_desktop.storage.store import DatabaseHandle
 
 PROBE = "CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT NOT NULL)"
@@ -35,6 +36,8 @@ NODES = (
     "CREATE TABLE node (id INTEGER PRIMARY KEY,"
     " parent INTEGER REFERENCES node(id) DEFERRABLE INITIALLY DEFERRED)"
 )
+
+EVERY_VERSION = [m.version for m in load_postgres_migrations()]
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -215,7 +218,7 @@ def test_a_caught_error_without_a_savepoint_fails_the_write_instead_of_losing_it
 def test_migrations_at_open_and_pgvector(pg_empty_url: str) -> None:
     first = PgDatabase(pg_empty_url)
     try:
-        assert first.applied_migrations == [1]
+        assert first.applied_migrations == EVERY_VERSION
         assert first.vec_available and first.vec.version is not None
     finally:
         first.close()
