@@ -51,7 +51,7 @@ from signet_desktop.domain.events import (
     JobLeased,
 )
 from signet_desktop.queue import jobs
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.store import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -170,11 +170,11 @@ class RunningJobs:
             return frozenset(self._ids)
 
 
-_RUNNING: weakref.WeakKeyDictionary[Database, RunningJobs] = weakref.WeakKeyDictionary()
+_RUNNING: weakref.WeakKeyDictionary[DatabaseHandle, RunningJobs] = weakref.WeakKeyDictionary()
 _RUNNING_LOCK = threading.Lock()
 
 
-def running_jobs(db: Database) -> RunningJobs:
+def running_jobs(db: DatabaseHandle) -> RunningJobs:
     """The running-job set every worker over `db` shares."""
     with _RUNNING_LOCK:
         found = _RUNNING.get(db)
@@ -188,7 +188,7 @@ class QueueWorker:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         name: str,
         job_types: Collection[str],

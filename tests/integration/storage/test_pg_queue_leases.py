@@ -11,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -110,10 +111,12 @@ def test_a_killed_daemons_lease_comes_back_only_after_it_expired(
     a.close()  # killed: nothing settles the job
 
     ran: list[str] = []
-    worker = QueueWorker(
-        b, name="b", job_types=[JOB], handler=lambda job: ran.append(job.id) and None,
-        settings=WorkerSettings(poll_s=0.01, stale_check_s=0.0),
-    )  # fmt: skip
+
+    def handler(job: jobs.Job) -> None:
+        ran.append(job.id)
+
+    settings = WorkerSettings(poll_s=0.01, stale_check_s=0.0)
+    worker = QueueWorker(b, name="b", job_types=[JOB], handler=handler, settings=settings)
     assert not worker.run_once()  # first step: orphans released here on SQLite, not on PG
     assert ran == []
     row = jobs.get_job(b.reader(), job_id)
@@ -172,7 +175,7 @@ def test_the_lifecycle_runs_on_postgres(daemons: tuple[PgDatabase, PgDatabase]) 
         assert jobs.release(conn, b_job, started=False) == "pending"
         (b_job,) = jobs.lease(conn, "b")
         assert b_job.attempts == 1  # refunded
-        assert not jobs.complete(conn, jobs.Job(**{**_fields(b_job), "lease_token": "x"}))
+        assert not jobs.complete(conn, replace(b_job, lease_token="x"))
         assert jobs.complete(conn, b_job, {"done": 1})
     assert jobs.counts(db.reader(), "b")["completed"] == 1
     assert jobs.counts_by_type(db.reader(), "ag")["a"]["pending"] == 1
@@ -211,7 +214,3 @@ def test_inspection_and_repair_run_on_postgres(daemons: tuple[PgDatabase, PgData
         pruned = repair.apply(conn, "ag", repair.RepairRequest("prune", dry_run=False), now)
     assert set(pruned.ids) == set(rows.completed)
     assert jobs.counts(db.reader()) == {**dict.fromkeys(jobs.STATUSES, 0), "pending": 3}
-
-
-def _fields(job: jobs.Job) -> dict[str, object]:
-    return {name: getattr(job, name) for name in jobs.Job.__dataclass_fields__}
