@@ -91,15 +91,21 @@ def chunks_of(text: str, bounds: tuple[int, int, int, int]) -> list[Chunk]:
 
 
 def covered(text: str, chunks: list[Chunk]) -> int:
-    """How far, in the text's non-space characters, the chunks cover it without a gap."""
+    """How far, in the text's non-space characters, the chunks cover it without a gap.
+
+    A document's identical chunks are kept once (the docs repeat a table header, say): a gap
+    whose text lies whole inside an earlier chunk is that chunk's repeat, not a loss.
+    """
     whole = "".join(normalise(text).split())
+    pieces = ["".join(chunk.text.split()) for chunk in chunks]
     reach = 0
-    for chunk in chunks:
-        piece = "".join(chunk.text.split())
+    for number, piece in enumerate(pieces):
         best, start = -1, whole.find(piece)
         while 0 <= start <= reach:
             best = max(best, start + len(piece))
             start = whole.find(piece, start + 1)
+        if best < 0 < start and any(whole[reach:start] in p for p in pieces[:number]):
+            best = start + len(piece)  # after a repeat kept once
         reach = max(reach, best)  # an identical chunk kept once adds nothing
     return reach if reach == len(whole) else -reach
 
