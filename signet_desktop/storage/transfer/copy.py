@@ -6,8 +6,10 @@ a run killed at any moment (the batch in flight rolls back with its progress row
 where it stopped and never copies a row twice. A table that references itself is copied
 parents first instead: its whole order is computed from the source (keys only) and the
 record is a position in it. The target's triggers run as rows arrive (the FTS5 indexes on
-SQLite, the 0009/0012 counters on both): counter tables are copied last and overwrite what
-the triggers counted, entities.mentions is inserted as 0 and counted up by the mention rows.
+SQLite, the 0009/0012 counters on both); what they count ends as the source holds it: the
+counter tables are copied last and overwrite what the triggers counted, and entities.mentions
+is inserted as 0 (its CHECK holds whatever the triggers add) then set to the source's value
+once every table is in (`restore_counted`, an idempotent pass run at the end of each run).
 
 PostgreSQL's identity columns are inserted as they are (`OVERRIDING SYSTEM VALUE`) and their
 sequence set past the highest value (and past SQLite's AUTOINCREMENT mark) once the table
@@ -67,6 +69,46 @@ def copy_tables(
                 table.finish(conn)
         if report:
             report(plan.name, total if not state.done else state.rows_done, total)
+    for plan in plans:
+        if plan.zeroed:
+            restore_counted(source, target, plan, batch_size)
+
+
+def restore_counted(source: Connection, target: Target, plan: TablePlan, batch_size: int) -> None:
+    """Set the trigger-counted columns (`plan.zeroed`) to the source's values, in batches."""
+    key, counted = plan.key, plan.zeroed
+    selected = ", ".join(quoted(c) for c in (*key, *counted))
+    order = ", ".join(quoted(c) for c in key)
+    if is_postgres(source):
+        order = ", ".join(
+            f'{quoted(c)} COLLATE "C"' if plan.kind(c) is Kind.TEXT else quoted(c) for c in key
+        )
+    sets = ", ".join(f"{quoted(c)} = :v{i}" for i, c in enumerate(counted))
+    match = " AND ".join(f"{quoted(c)} = :k{i}" for i, c in enumerate(key))
+    update = f"UPDATE {quoted(plan.name)} SET {sets} WHERE {match}"
+    last: tuple[Any, ...] | None = None
+    while True:
+        params: dict[str, Any] = {"limit": batch_size}
+        where = ""
+        if last is not None:
+            where = f" WHERE ({order}) > ({', '.join(f':k{i}' for i in range(len(last)))})"
+            params.update({f"k{i}": v for i, v in enumerate(last)})
+        rows = source.execute(
+            f"SELECT {selected} FROM {quoted(plan.name)}{where} ORDER BY {order} LIMIT :limit",
+            params,
+        ).fetchall()
+        if not rows:
+            return
+        values = [
+            {
+                **{f"k{i}": row[i] for i in range(len(key))},
+                **{f"v{i}": row[len(key) + i] for i in range(len(counted))},
+            }
+            for row in rows
+        ]
+        with target.write() as conn:
+            conn.executemany(update, values)
+        last = tuple(rows[-1][i] for i in range(len(key)))
 
 
 class _TableCopy:

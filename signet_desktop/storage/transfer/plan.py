@@ -28,7 +28,8 @@ SEEDED = frozenset({"agents"})
 # Kept by the 0009 triggers as memories and embeddings arrive; copied last, overwriting what
 # the triggers counted, so the target holds the source's rows exactly (zero rows included).
 COUNTER_TABLES = ("memory_counts", "memory_vector_counts")
-# Columns the 0012 trigger counts up as memory_entity_mentions arrive: inserted as 0.
+# Columns the 0012 trigger counts up as memory_entity_mentions arrive: inserted as 0, set to
+# the source's value once every table is in (`copy.py: restore_counted`).
 TRIGGER_COUNTED = {"entities": ("mentions",)}
 DERIVED_SQLITE = re.compile(
     r"^(sqlite_.*|.*_fts(_(config|data|docsize|idx|content))?|vec_embeddings_g\d+(_.*)?"

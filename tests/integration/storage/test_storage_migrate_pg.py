@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlean
 from support.postgres_server import RunningPostgres
 
 from signet_desktop.cli.main import main
@@ -282,3 +283,75 @@ def test_sqlite_to_sqlite_is_refused_and_no_file_is_made(
     assert run_cli("--to", f"sqlite:{target}", workspace=workspace) == 1
     assert "one end must be PostgreSQL" in capsys.readouterr().err
     assert not target.exists()
+
+
+def tamper(path: Path, *statements: str) -> None:
+    """Write the source behind Signet's back (a drifted counter, a daemon that ran)."""
+    conn = sqlean.connect(str(path), isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    finally:
+        conn.close()
+
+
+def test_drifted_counters_are_copied_as_the_source_holds_them_and_reported(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "drift"
+    build_workspace(root)
+    tamper(
+        db_path(root),
+        "UPDATE entities SET mentions = 9 WHERE id = 'm-billing'",
+        "UPDATE memory_counts SET live = live + 1 WHERE agent_id = 'b'",
+    )
+    assert run_cli("--to", pg_url, workspace=root) == 0
+    out, err = capsys.readouterr()
+    assert "copied and verified" in out
+    assert "warning: counters differ from a recount (memory_counts:b)" in err
+    pg = connect_postgres(pg_url)
+    try:
+        mentions = "SELECT mentions FROM entities WHERE id = 'm-billing'"
+        assert pg.execute(mentions).fetchone()[0] == 9
+    finally:
+        pg.close()
+
+
+def test_a_source_changed_between_a_kill_and_the_resume_fails_verification_naming_the_table(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "changed"
+    build_workspace(root)
+
+    def die(table: str, batch: int) -> None:
+        if table == "memory_history":
+            raise Killed(table)
+
+    with pytest.raises(Killed):
+        migrate_storage(Location.sqlite(db_path(root)), parse_location(pg_url), batch_hook=die)
+    tamper(db_path(root), "UPDATE memories SET importance = 0.99 WHERE seq = 1")
+    assert run_cli("--to", pg_url, workspace=root) == 1
+    out, err = capsys.readouterr()
+    assert "✗ memories " in out and "✓ memory_history " in out
+    assert "the copy differs from the source in memories" in err
+    pg = connect_postgres(pg_url)
+    try:  # the record stays: the target is not handed over as a finished copy
+        record = "SELECT to_regclass('storage_transfer_progress') IS NOT NULL"
+        assert pg.execute(record).fetchone()[0] is True
+    finally:
+        pg.close()
+
+
+def test_a_database_of_another_program_is_refused_untouched(
+    workspace: Path, pg_empty_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pg = connect_postgres(pg_empty_url)
+    try:
+        pg.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        pg.execute("INSERT INTO invoices VALUES (1, 9.5)")
+        assert run_cli("--to", pg_empty_url, workspace=workspace) == 1
+        assert "not created by Signet Desktop" in capsys.readouterr().err
+        assert table_count(pg) == 1
+        assert pg.execute("SELECT total FROM invoices").fetchone()[0] == 9.5
+    finally:
+        pg.close()
