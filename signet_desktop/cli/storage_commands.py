@@ -158,12 +158,16 @@ def _take_workspace_lock(end: Location, locks: list[WorkspaceLock]) -> str | Non
     return None
 
 
+def _rows(count: int) -> str:
+    return f"{count} row" if count == 1 else f"{count} rows"
+
+
 def _print_report(ctx: CliContext, report: MoveReport) -> int:
     width = max((len(c.name) for c in report.checks), default=0)
     for check in report.checks:
         mark = "✓" if check.ok else "✗"
         rows = (
-            f"{check.target_rows} rows"
+            _rows(check.target_rows)
             if check.source_rows == check.target_rows
             else f"{check.source_rows} rows in the source, {check.target_rows} in the target"
         )

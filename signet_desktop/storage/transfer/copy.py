@@ -60,15 +60,16 @@ def copy_tables(
         state = done.get(plan.name, progress.TableProgress())
         total = int(source.execute(f"SELECT COUNT(*) FROM {quoted(plan.name)}").fetchone()[0])
         table = _TableCopy(source, target, plan, batch_size, batch_hook)
+        reported = None
         if not state.done:
             batches = table.parents_first if plan.self_refs else table.in_key_order
-            for count in batches(state):
+            for reported in batches(state):
                 if report:
-                    report(plan.name, count, total)
+                    report(plan.name, reported, total)
             with target.write() as conn:
                 table.finish(conn)
-        if report:
-            report(plan.name, total if not state.done else state.rows_done, total)
+        if report and reported is None:  # nothing left to copy: say where the table stands
+            report(plan.name, state.rows_done if state.done else total, total)
     for plan in plans:
         if plan.zeroed:
             restore_counted(source, target, plan, batch_size)
