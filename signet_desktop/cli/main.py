@@ -36,6 +36,7 @@ from signet_desktop.cli import (
     session_commands,
     source_commands,
     status_commands,
+    storage_commands,
     token_commands,
 )
 from signet_desktop.cli.context import (
@@ -64,6 +65,7 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     dream_commands.register,
     token_commands.register,
     secret_commands.register,
+    storage_commands.register,
 )
 
 # What a CLI user does about a daemon error code (the daemon speaks in HTTP field names).
@@ -96,6 +98,7 @@ examples:
   signet import claude-code
   signet sources list
   signet token create --name ci --agent default --permission read
+  signet storage migrate --to postgresql://localhost/signet
 
 environment:
   SIGNET_DAEMON_URL   daemon base URL (overrides SIGNET_HOST/SIGNET_PORT)

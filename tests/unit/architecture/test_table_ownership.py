@@ -64,9 +64,13 @@ OWNERS: dict[str, str] = {
     "memory_feedback": "storage/feedback.py",
     "schema_migrations": "storage/migrate.py",
     "schema_migrations_audit": "storage/migrate.py",
+    # `signet storage migrate`'s record in its target, dropped once the copy is verified.
+    "storage_transfer_progress": "storage/transfer/progress.py",
 }
 # vec0 mirror tables are named per generation ({table}); embedding/vectors.py writes them.
-DYNAMIC_WRITERS = {"embedding/vectors.py"}
+# storage/transfer/copy.py writes every table of an empty target, row for row from its source
+# (`signet storage migrate`), never a row of its own making.
+DYNAMIC_WRITERS = {"embedding/vectors.py", "storage/transfer/copy.py"}
 WRITE = re.compile(
     # `ON CONFLICT ... DO UPDATE SET` updates the row the INSERT named, not a table called SET;
     # `FOR UPDATE [SKIP LOCKED]` locks the rows a SELECT read (PostgreSQL), it writes nothing.
