@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from signet_desktop.domain.events import EventSink
 from signet_desktop.embedding.generations import Generation, activate_generation, get_generation
@@ -38,6 +38,7 @@ from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
 from signet_desktop.storage import counters, memories
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class EmbeddingTracker:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         index: VectorIndex,
         embedder: EmbeddingProvider,
         *,
@@ -179,7 +180,8 @@ class EmbeddingTracker:
     ) -> QueueWorker:
         """A queue worker over this tracker's `embedding_backfill` jobs (`embed_job` each)."""
         return QueueWorker(
-            self._db,
+            # queue/worker.py is typed with SQLite's class until the queue is ported (pg-queue).
+            cast("Database", self._db),
             name=name,
             job_types=(BACKFILL_JOB,),
             handler=self.embed_job,

@@ -32,7 +32,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 from signet_desktop.config.pipeline import (
@@ -60,6 +60,7 @@ from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import documents
 from signet_desktop.storage.database import Database
 from signet_desktop.storage.faults import FaultPoints
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ class DocumentIngest:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         service: DocumentService,
         settings: IngestSettings,
         *,
@@ -392,7 +393,7 @@ def _read_file(path: Path, roots: Sequence[Path], limit: int) -> bytes:
 
 
 def build_worker(
-    db: Database,
+    db: DatabaseHandle,
     handler: DocumentIngest,
     *,
     settings: WorkerSettings,
@@ -400,7 +401,8 @@ def build_worker(
 ) -> QueueWorker:
     """A queue worker over `document_ingest` jobs running `handler`."""
     return QueueWorker(
-        db,
+        # queue/worker.py is typed with SQLite's class until the queue is ported (pg-queue).
+        cast("Database", db),
         name=NAME,
         job_types=(JOB_TYPE,),
         handler=handler,
@@ -413,7 +415,7 @@ def build_worker(
 
 
 def declaration(
-    db: Database, service: DocumentService, config: PipelineV2Config, *, events: EventSink
+    db: DatabaseHandle, service: DocumentService, config: PipelineV2Config, *, events: EventSink
 ) -> WorkerDeclaration:
     """The document worker as the daemon hosts it: one instance (one document at a time).
 

@@ -49,7 +49,7 @@ from signet_desktop.queue import jobs
 from signet_desktop.service.dreaming.pending_cache import PendingTokens
 from signet_desktop.storage import attention, dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class DreamingService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         config: DreamingConfig,
         runner: PassRunner,
         *,
@@ -385,7 +385,7 @@ def not_configured() -> ChatProvider:
 
 
 def build_dreaming(
-    db: Database,
+    db: DatabaseHandle,
     config: DreamingConfig,
     *,
     provider: ProviderFactory = not_configured,

@@ -22,6 +22,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import cast
 
 from signet_desktop.config.pipeline import PipelineV2Config
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE
@@ -36,6 +37,7 @@ from signet_desktop.queue.worker import IdleStep, QueueWorker, WorkerSettings
 from signet_desktop.service.hints.service import JOB_TYPE, HintService
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ class HintsWorker:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         service: HintService,
         *,
         settings: WorkerSettings | None = None,
@@ -79,7 +81,8 @@ class HintsWorker:
         self._reason: str | None = None
         self._checked = False
         self.queue = QueueWorker(
-            db,
+            # queue/worker.py is typed with SQLite's class until the queue is ported (pg-queue).
+            cast("Database", db),
             name=NAME,
             job_types=(JOB_TYPE,),
             handler=self._handle,
@@ -196,7 +199,7 @@ class HintsWorker:
 
 
 def declaration(
-    db: Database,
+    db: DatabaseHandle,
     service: HintService,
     config: PipelineV2Config,
     *,
