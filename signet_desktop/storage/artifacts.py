@@ -45,7 +45,7 @@ ON CONFLICT (agent_id, source_path) DO UPDATE SET
     source_mtime = excluded.source_mtime,
     removed_at = NULL,
     updated_at = excluded.updated_at
-WHERE memory_artifacts.content_hash IS NOT excluded.content_hash
+WHERE memory_artifacts.content_hash IS DISTINCT FROM excluded.content_hash
    OR memory_artifacts.removed_at IS NOT NULL
 """
 
