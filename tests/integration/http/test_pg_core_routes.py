@@ -177,3 +177,24 @@ async def test_health_and_status(
     database = response.json()["database"]
     assert database["backend"] == info.backend and database["migrations"] == info.migrations
     assert database["url"] == info.url and database["serverVersion"] == info.server_version
+
+
+async def test_the_workers_own_sweeps_run_on_both(
+    backend_client: httpx.AsyncClient, backend_service: SignetService, tmp_path: Path
+) -> None:
+    """What the non-queue workers run at start and on their ticks: the content-safety sweep
+    (every evidence kind), the artifact reindex and the connectors' interrupted-sync repair."""
+    await remember(backend_client, "The staging cluster has four nodes.")
+    path = claude_transcript(tmp_path, "cc-sweep")
+    end = await backend_client.post(
+        "/api/hooks/session-end",
+        json={"harness": "claude-code", "sessionKey": "cc-sweep", "transcriptPath": str(path)},
+    )
+    assert end.status_code == 200, end.text
+    safety = backend_service.safety
+    assert safety.scan_pending(None, 100) >= 2  # the memory and the transcript
+    assert safety.scan_pending(None, 100) == 0  # decided: nothing left to sweep
+    status = safety.status("default")
+    assert status.pending == 0 and status.counts["clean"] >= 2 and status.reasons == {}
+    backend_service.artifacts.reindex()
+    assert backend_service.connectors.recover() == 0
