@@ -73,8 +73,8 @@ def insert_hints(
             continue
         seen.add(key)
         cursor = conn.execute(
-            "INSERT OR IGNORE INTO memory_hints (memory_id, agent_id, hint, created_at) "
-            "VALUES (?, ?, ?, ?)",
+            "INSERT INTO memory_hints (memory_id, agent_id, hint, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (memory_id, agent_id, hint, now),
         )
         written += cursor.rowcount
