@@ -1,7 +1,8 @@
 """One Dreaming pass: record it, build its window and runbook, run one bounded agent loop.
 
-`PassRunner.begin` inserts the running pass row (the unique index allows one per agent: a
-second trigger gets `PassAlreadyRunning`); `run` does the rest and always ends the row:
+`PassRunner.begin` takes the agent's pass lock (PostgreSQL: held across daemons) and inserts
+the running pass row (the unique index allows one per agent: a second trigger gets
+`PassAlreadyRunning`); `run` does the rest, always ends the row, then releases the lock:
 
 1. the evidence window (`dreaming/evidence.py`) and the runbook (`dreaming/runbook.py`) are
    built on a read connection and stored with the exclusions in one short write;
@@ -110,21 +111,48 @@ class PassFailed(Exception):
 
 STOPPING = "cancelled: the daemon is stopping"
 CANCELLED_BY_PERSON = "cancelled: a person cancelled the pass"
+LOCK_LOST = "cancelled: the pass lock was lost with its database connection"
 
 
 class Cancellation:
-    """Whether a running pass must stop: the daemon stopping, or a person cancelling it."""
+    """Whether a running pass must stop: the daemon stopping, a person cancelling it, or (on
+    PostgreSQL) the agent's pass lock lost with its connection, when another daemon may
+    already have taken the agent over (`intact`, see storage/dreaming_passes.py)."""
 
-    def __init__(self, stopping: threading.Event, cancelled: threading.Event) -> None:
+    def __init__(
+        self,
+        stopping: threading.Event,
+        cancelled: threading.Event,
+        intact: Callable[[], bool] | None = None,
+    ) -> None:
         self.stopping = stopping
         self.cancelled = cancelled
+        self._intact = intact
+        self.lock_lost = False
 
     def is_set(self) -> bool:
-        return self.stopping.is_set() or self.cancelled.is_set()
+        if self.stopping.is_set() or self.cancelled.is_set():
+            return True
+        if self._intact is not None and not self.lock_lost and not self._intact():
+            self.lock_lost = True
+        return self.lock_lost
 
     @property
     def summary(self) -> str:
-        return CANCELLED_BY_PERSON if self.cancelled.is_set() else STOPPING
+        if self.cancelled.is_set():
+            return CANCELLED_BY_PERSON
+        return LOCK_LOST if self.lock_lost and not self.stopping.is_set() else STOPPING
+
+
+def _guarded(
+    cancel: threading.Event | Cancellation | None, lock: passes.PassLock | None
+) -> threading.Event | Cancellation | None:
+    """`cancel`, also set once the pass lock is lost."""
+    if lock is None:
+        return cancel
+    if isinstance(cancel, Cancellation):
+        return Cancellation(cancel.stopping, cancel.cancelled, lock.intact)
+    return Cancellation(cancel or threading.Event(), threading.Event(), lock.intact)
 
 
 def _cancelled_summary(cancel: threading.Event | Cancellation | None) -> str:
@@ -180,6 +208,8 @@ class PassRunner:
         self.tool_sessions = ToolSessions()
         self.tools_url: str | None = None
         self.harness_env: dict[str, str] | None = None  # None: the daemon's environment
+        self._locks: dict[str, passes.PassLock] = {}  # pass id -> its agent's pass lock
+        self._locks_guard = threading.Lock()
 
     @property
     def harness_pid_dir(self) -> Path | None:
@@ -201,17 +231,28 @@ class PassRunner:
         reason: TriggerReason | None,
         provider: ChatProvider | None = None,
     ) -> str:
-        """Insert the running pass row; PassAlreadyRunning when the agent has one."""
-        with self._db.write() as conn:
-            pass_id = passes.create_pass(
-                conn,
-                agent_id=agent_id,
-                mode=mode,
-                trigger_reason=reason,
-                provider=None if provider is None else provider.name,
-                model=None if provider is None else provider.model,
-                now=scheduler.iso(self._now()),
-            )
+        """Take the agent's pass lock and insert the running pass row; PassAlreadyRunning when
+        the agent has one (here, or on another daemon: the lock is held). `run` releases it."""
+        reader = self._db.reader()
+        lock = passes.take_pass_lock(reader, getattr(self._db, "url", None), agent_id)
+        if lock is None:
+            raise passes.PassAlreadyRunning(agent_id, passes.running_pass_id(reader, agent_id))
+        try:
+            with self._db.write() as conn:
+                pass_id = passes.create_pass(
+                    conn,
+                    agent_id=agent_id,
+                    mode=mode,
+                    trigger_reason=reason,
+                    provider=None if provider is None else provider.name,
+                    model=None if provider is None else provider.model,
+                    now=scheduler.iso(self._now()),
+                )
+        except BaseException:
+            lock.release()
+            raise
+        with self._locks_guard:
+            self._locks[pass_id] = lock
         self._events.publish(
             DreamPassStarted(agent_id=agent_id, pass_id=pass_id, mode=mode, trigger_reason=reason)
         )
@@ -225,7 +266,23 @@ class PassRunner:
         *,
         cancel: threading.Event | Cancellation | None = None,
     ) -> DreamingPass:
-        """Run a begun pass to its end and return the finished row (never raises for it)."""
+        """Run a begun pass to its end and return the finished row (never raises for it);
+        the agent's pass lock is released once the row is finished."""
+        with self._locks_guard:
+            lock = self._locks.pop(pass_id, None)
+        try:
+            return self._run(agent_id, pass_id, provider, _guarded(cancel, lock))
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _run(
+        self,
+        agent_id: str,
+        pass_id: str,
+        provider: ChatProvider | None,
+        cancel: threading.Event | Cancellation | None,
+    ) -> DreamingPass:
         record = passes.get_pass(self._db.reader(), agent_id, pass_id)
         if record is None or record.status != "running":
             raise ValueError(f"pass {pass_id} is not running")

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 from signet_desktop.domain.events import EventSink
 from signet_desktop.embedding.generations import Generation, activate_generation, get_generation
@@ -37,7 +37,8 @@ from signet_desktop.embedding.vectors import (
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
 from signet_desktop.storage import counters, memories
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,12 @@ SELECT m.id AS id, m.agent_id AS agent_id, m.content AS content, m.content_hash 
 FROM memories m
 WHERE m.id IN (SELECT value FROM json_each(:ids))
 """
+MEMORIES_FOR_JOBS_PG = postgres_twin(MEMORIES_FOR_JOBS)
+
+
+def memories_for_jobs(conn: Connection) -> str:
+    """MEMORIES_FOR_JOBS in the connection's dialect."""
+    return MEMORIES_FOR_JOBS_PG if is_postgres(conn) else MEMORIES_FOR_JOBS
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,8 +187,7 @@ class EmbeddingTracker:
     ) -> QueueWorker:
         """A queue worker over this tracker's `embedding_backfill` jobs (`embed_job` each)."""
         return QueueWorker(
-            # queue/worker.py is typed with SQLite's class until the queue is ported (pg-queue).
-            cast("Database", self._db),
+            self._db,
             name=name,
             job_types=(BACKFILL_JOB,),
             handler=self.embed_job,
@@ -200,14 +206,11 @@ class EmbeddingTracker:
         generation = self.start()
         row = None
         if job.memory_id:
-            row = (
-                self._db.reader()
-                .execute(
-                    MEMORIES_FOR_JOBS,
-                    {"generation_id": generation.id, "ids": json.dumps([job.memory_id])},
-                )
-                .fetchone()
-            )
+            reader = self._db.reader()
+            row = reader.execute(
+                memories_for_jobs(reader),
+                {"generation_id": generation.id, "ids": json.dumps([job.memory_id])},
+            ).fetchone()
         if row is None or row["is_deleted"] or row["embedded"]:
             return {"embedded": False, "generation": generation.id}
         writes = self._embed([_pending(row)])

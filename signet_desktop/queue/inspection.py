@@ -3,18 +3,25 @@
 `queue/jobs.py` owns the queue's lifecycle; these only look: one agent's jobs, its oldest
 dead ones, the facts its health is judged by (`QueueFacts`) and the state changes over a
 window the Queue pane's chart is rebuilt from (`timeline`).
+
+Each statement has a PostgreSQL twin (`_PG`): the retired types as a text array instead of
+json_each, and the job id where SQLite breaks ties by rowid.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from signet_desktop.queue.jobs import JOB_COLUMNS, RETIRED_JOB_TYPES, Job, iso, job_from_row
+from signet_desktop.queue.jobs import (
+    JOB_COLUMNS,
+    Job,
+    iso,
+    job_from_row,
+    retired_param,
+)
 from signet_desktop.storage.connect import Connection
-
-_RETIRED = json.dumps(list(RETIRED_JOB_TYPES))
+from signet_desktop.storage.dialect import is_postgres
 
 AGENT_JOBS = f"""
 SELECT {JOB_COLUMNS} FROM memory_jobs
@@ -24,11 +31,26 @@ ORDER BY updated_at DESC, rowid DESC
 LIMIT :limit
 """
 
+AGENT_JOBS_PG = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE agent_id = :agent_id AND job_type <> ALL(CAST(:retired AS text[]))
+  AND (:status IS NULL OR status = :status) AND (:job_type IS NULL OR job_type = :job_type)
+ORDER BY updated_at DESC, id DESC
+LIMIT :limit
+"""
+
 OLDEST_DEAD = f"""
 SELECT {JOB_COLUMNS} FROM memory_jobs
 WHERE agent_id = :agent_id AND status = 'dead'
   AND job_type NOT IN (SELECT value FROM json_each(:retired))
 ORDER BY COALESCE(failed_at, updated_at), rowid
+LIMIT :limit
+"""
+
+OLDEST_DEAD_PG = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE agent_id = :agent_id AND status = 'dead' AND job_type <> ALL(CAST(:retired AS text[]))
+ORDER BY COALESCE(failed_at, updated_at), id
 LIMIT :limit
 """
 
@@ -49,6 +71,25 @@ SELECT
    WHERE agent_id = :agent_id AND status = 'completed'
      AND COALESCE(completed_at, updated_at) >= :since
      AND job_type NOT IN (SELECT value FROM json_each(:retired))) AS completed_recent
+"""
+
+QUEUE_FACTS_PG = """
+SELECT
+  (SELECT MIN(created_at) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'pending'
+     AND job_type <> ALL(CAST(:retired AS text[]))) AS oldest_pending,
+  (SELECT COUNT(*) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'leased'
+     AND job_type <> ALL(CAST(:retired AS text[]))
+     AND (lease_expires_at < :now OR leased_at < :anomaly_before)) AS lease_anomalies,
+  (SELECT COUNT(*) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'dead'
+     AND COALESCE(failed_at, updated_at) >= :since
+     AND job_type <> ALL(CAST(:retired AS text[]))) AS dead_recent,
+  (SELECT COUNT(*) FROM memory_jobs
+   WHERE agent_id = :agent_id AND status = 'completed'
+     AND COALESCE(completed_at, updated_at) >= :since
+     AND job_type <> ALL(CAST(:retired AS text[]))) AS completed_recent
 """
 
 
@@ -72,13 +113,15 @@ def list_jobs(
 ) -> list[Job]:
     """One agent's jobs, most recently changed first (at most `limit`)."""
     params = {"agent_id": agent_id, "status": status, "job_type": job_type, "limit": limit}
-    return [job_from_row(r) for r in conn.execute(AGENT_JOBS, {**params, "retired": _RETIRED})]
+    sql = AGENT_JOBS_PG if is_postgres(conn) else AGENT_JOBS
+    return [job_from_row(r) for r in conn.execute(sql, {**params, "retired": retired_param(conn)})]
 
 
 def oldest_dead(conn: Connection, agent_id: str, limit: int = 10) -> list[Job]:
     """The agent's dead jobs that died first (at most `limit`)."""
-    params = {"agent_id": agent_id, "limit": limit, "retired": _RETIRED}
-    return [job_from_row(r) for r in conn.execute(OLDEST_DEAD, params)]
+    params = {"agent_id": agent_id, "limit": limit, "retired": retired_param(conn)}
+    sql = OLDEST_DEAD_PG if is_postgres(conn) else OLDEST_DEAD
+    return [job_from_row(r) for r in conn.execute(sql, params)]
 
 
 def queue_facts(
@@ -86,10 +129,10 @@ def queue_facts(
 ) -> QueueFacts:
     """The oldest pending job, lease anomalies and the recent dead / completed counts."""
     row = conn.execute(
-        QUEUE_FACTS,
+        QUEUE_FACTS_PG if is_postgres(conn) else QUEUE_FACTS,
         {
             "agent_id": agent_id,
-            "retired": _RETIRED,
+            "retired": retired_param(conn),
             "now": iso(now),
             "anomaly_before": iso(now - timedelta(seconds=anomaly_age_s)),
             "since": iso(now - timedelta(seconds=window_s)),
@@ -112,6 +155,15 @@ LIMIT :limit
 """
 
 
+TIMELINE_PG = """
+SELECT status, created_at, leased_at, completed_at, failed_at, updated_at FROM memory_jobs
+WHERE agent_id = :agent_id AND job_type <> ALL(CAST(:retired AS text[]))
+  AND (status IN ('pending', 'leased') OR updated_at >= :since)
+ORDER BY updated_at DESC, id DESC
+LIMIT :limit
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class TimelineRow:
     """A job's state and the moments it changed, for rebuilding counts over a window."""
@@ -126,5 +178,11 @@ class TimelineRow:
 
 def timeline(conn: Connection, agent_id: str, since: datetime, limit: int) -> list[TimelineRow]:
     """The agent's open jobs and those changed since `since` (at most `limit`, newest first)."""
-    params = {"agent_id": agent_id, "retired": _RETIRED, "since": iso(since), "limit": limit}
-    return [TimelineRow(**dict(r)) for r in conn.execute(TIMELINE, params)]
+    params = {
+        "agent_id": agent_id,
+        "retired": retired_param(conn),
+        "since": iso(since),
+        "limit": limit,
+    }
+    sql = TIMELINE_PG if is_postgres(conn) else TIMELINE
+    return [TimelineRow(**dict(r)) for r in conn.execute(sql, params)]

@@ -6,6 +6,15 @@ transaction (oldest eligible pending first, marked leased, attempts + 1, a fresh
 and expiry), so two workers can never hold the same job. The work itself (provider calls)
 happens outside any transaction; `complete` / `fail` then need the lease token, so a worker
 whose lease expired and was released cannot overwrite the job's newer state.
+
+On PostgreSQL several daemons lease from one table. The lease is one statement (`LEASE_PG`):
+the oldest eligible rows are locked `FOR UPDATE SKIP LOCKED` and marked leased, so a second
+daemon's concurrent lease passes over them, and under READ COMMITTED a row another daemon
+leased meanwhile no longer matches `status = 'pending'` when it is re-checked. Lease moments
+(lease, renew, expiry checks, retry times) come from the server's clock there, so daemons
+with skewed clocks still agree on when a lease expired. Stale-lease recovery locks the rows
+it releases the same way (a heartbeat and a release cannot cross), and releases only expired
+leases: "orphans" (held by no worker here) may be another live daemon's.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.guard import in_write_transaction
 
 DEFAULT_LEASE_MS = 300_000
@@ -63,6 +73,27 @@ ORDER BY created_at, rowid
 LIMIT :limit
 """
 
+# PostgreSQL: choose and mark in one statement, skipping rows another daemon holds locked.
+# MATERIALIZED: the choice is made once; a subquery the planner re-scanned would skip
+# different rows each time and lease more than `limit`.
+LEASE_PG = f"""
+WITH picked AS MATERIALIZED (
+    SELECT id FROM memory_jobs
+    WHERE job_type = ANY(CAST(:types AS text[])) AND status = 'pending'
+      AND (run_after IS NULL OR run_after <= :now)
+      AND NOT (id = ANY(CAST(:exclude AS text[])))
+    ORDER BY created_at, id
+    LIMIT :limit
+    FOR UPDATE SKIP LOCKED)
+UPDATE memory_jobs
+SET status = 'leased', attempts = attempts + 1, lease_token = gen_random_uuid()::text,
+    leased_at = :now, lease_expires_at = :expires, updated_at = :now
+WHERE status = 'pending' AND id IN (SELECT id FROM picked)
+RETURNING {JOB_COLUMNS}
+"""
+
+SERVER_NOW_PG = "SELECT statement_timestamp() AS now"
+
 MARK_LEASED = f"""
 UPDATE memory_jobs
 SET status = 'leased', attempts = attempts + 1, lease_token = :token, leased_at = :now,
@@ -94,6 +125,16 @@ WHERE status = 'leased'
        OR (:orphans AND id NOT IN (SELECT value FROM json_each(:exclude))))
 """
 
+STALE_PG = f"""
+SELECT {JOB_COLUMNS} FROM memory_jobs
+WHERE status = 'leased'
+  AND (job_type = :job_type
+       OR (:job_type IS NULL AND job_type <> ALL(CAST(:retired AS text[]))))
+  AND lease_expires_at < :now
+ORDER BY created_at, id
+FOR UPDATE SKIP LOCKED
+"""
+
 RELEASE = """
 UPDATE memory_jobs
 SET status = :status, lease_token = NULL, lease_expires_at = NULL, updated_at = :now,
@@ -121,6 +162,20 @@ COUNTS = """
 SELECT status, COUNT(*) AS n FROM memory_jobs
 WHERE (job_type = :job_type
        OR (:job_type IS NULL AND job_type NOT IN (SELECT value FROM json_each(:retired))))
+GROUP BY status
+"""
+
+COUNTS_BY_TYPE_PG = """
+SELECT job_type, status, COUNT(*) AS n FROM memory_jobs
+WHERE (:agent_id IS NULL OR agent_id = :agent_id)
+  AND job_type <> ALL(CAST(:retired AS text[]))
+GROUP BY job_type, status
+"""
+
+COUNTS_PG = """
+SELECT status, COUNT(*) AS n FROM memory_jobs
+WHERE (job_type = :job_type
+       OR (:job_type IS NULL AND job_type <> ALL(CAST(:retired AS text[]))))
 GROUP BY status
 """
 
@@ -174,6 +229,23 @@ def job_from_row(row: Any) -> Job:
 def iso(moment: datetime) -> str:
     """A moment as the queue stores it (UTC, milliseconds, `Z`)."""
     return _iso(moment)
+
+
+def retired_param(conn: Connection) -> str | list[str]:
+    """The retired job types as `:retired` is bound: JSON text for SQLite's json_each, a
+    text array on PostgreSQL."""
+    return list(RETIRED_JOB_TYPES) if is_postgres(conn) else _RETIRED
+
+
+def moment_of(conn: Connection, now: datetime | None = None) -> datetime:
+    """`now` if given; else the server's clock on PostgreSQL (every daemon reads the same
+    one), this machine's on SQLite."""
+    if now is not None:
+        return now
+    if is_postgres(conn):
+        found: datetime = conn.execute(SERVER_NOW_PG).fetchone()["now"]
+        return found.astimezone(UTC)
+    return datetime.now(UTC)
 
 
 def _require_write(conn: Connection) -> None:
@@ -243,13 +315,18 @@ def lease(
 
     Jobs whose ids are in `exclude` are skipped: a worker passes the jobs whose handlers are
     still running here, so a job released by stale-lease recovery while its first handler
-    hangs is never run twice at the same time.
+    hangs is never run twice at the same time. On PostgreSQL, rows another daemon is leasing
+    right now are skipped too (`LEASE_PG`).
     """
     _require_write(conn)
     types = [job_type] if isinstance(job_type, str) else list(dict.fromkeys(job_type))
-    moment = now or datetime.now(UTC)
+    moment = moment_of(conn, now)
     stamp = _iso(moment)
     expires = _iso(moment + timedelta(milliseconds=lease_ms))
+    if is_postgres(conn):
+        params = {"types": types, "exclude": sorted(exclude), "limit": limit}
+        rows = conn.execute(LEASE_PG, {**params, "now": stamp, "expires": expires}).fetchall()
+        return sorted((_job(r) for r in rows), key=lambda job: (job.created_at, job.id))
     skip = json.dumps(sorted(exclude))
     found = [
         (str(r["created_at"]), int(r["seq"]), str(r["id"]))
@@ -305,7 +382,7 @@ def fail(
     new status, or None when the lease was lost meanwhile.
     """
     _require_write(conn)
-    moment = now or datetime.now(UTC)
+    moment = moment_of(conn, now)
     dead = final or job.attempts >= job.max_attempts
     status = "dead" if dead else "pending"
     delay = backoff_seconds(job.attempts) if retry_in_s is None else retry_in_s
@@ -336,25 +413,30 @@ def release_stale(
 
     With `orphans`, every lease not in `exclude` is stale too, expired or not: at start-up
     the workspace lock guarantees that no other process holds one, so a leased job that no
-    worker here is running was orphaned by a process that died mid-job.
+    worker here is running was orphaned by a process that died mid-job. Not on PostgreSQL:
+    other daemons share the queue, so a lease no worker here holds may be running elsewhere;
+    there a dead daemon's leases come back when they expire, and `orphans` is ignored.
     """
     _require_write(conn)
-    stamp = _iso(now or datetime.now(UTC))
+    stamp = _iso(moment_of(conn, now))
     released = 0
     died: list[Job] = []
+    postgres = is_postgres(conn)
     params = {
         "now": stamp,
         "job_type": job_type,
-        "orphans": int(orphans),
+        "orphans": int(orphans and not postgres),
         "exclude": json.dumps(sorted(exclude)),
-        "retired": _RETIRED,
+        "retired": retired_param(conn),
     }
-    for job in [_job(r) for r in conn.execute(STALE, params)]:
+    for job in [_job(r) for r in conn.execute(STALE_PG if postgres else STALE, params)]:
         status = "dead" if job.attempts >= job.max_attempts else "pending"
-        conn.execute(
+        cursor = conn.execute(
             RELEASE,
             {"id": job.id, "status": status, "now": stamp, "error": "lease expired"},
         )
+        if int(cursor.rowcount) != 1:
+            continue
         if status == "dead":
             died.append(job)
         released += status == "pending"
@@ -393,7 +475,7 @@ WHERE id = :id AND status = 'leased' AND lease_token = :token
 def renew(conn: Connection, job: Job, *, lease_ms: int = DEFAULT_LEASE_MS) -> bool:
     """Extend a held lease by `lease_ms` from now (a long handler's heartbeat); False if lost."""
     _require_write(conn)
-    moment = datetime.now(UTC)
+    moment = moment_of(conn)
     params = {
         "id": job.id,
         "token": job.lease_token,
@@ -414,8 +496,9 @@ def get_job(conn: Connection, job_id: str) -> Job | None:
 def counts(conn: Connection, job_type: str | None = None) -> dict[str, int]:
     """Jobs per status (every status present, zero when none); without `job_type`, every
     type but the retired ones."""
-    params = {"job_type": job_type, "retired": _RETIRED}
-    found = {str(r["status"]): int(r["n"]) for r in conn.execute(COUNTS, params)}
+    params = {"job_type": job_type, "retired": retired_param(conn)}
+    sql = COUNTS_PG if is_postgres(conn) else COUNTS
+    found = {str(r["status"]): int(r["n"]) for r in conn.execute(sql, params)}
     return {status: found.get(status, 0) for status in STATUSES}
 
 
@@ -423,8 +506,9 @@ def counts_by_type(conn: Connection, agent_id: str | None = None) -> dict[str, d
     """`{job_type: {status: n}}` over the queue (one agent's jobs, or all), every status
     present; retired job types are left out."""
     found: dict[str, dict[str, int]] = {}
-    params = {"agent_id": agent_id, "retired": _RETIRED}
-    for row in conn.execute(COUNTS_BY_TYPE, params):
+    params = {"agent_id": agent_id, "retired": retired_param(conn)}
+    sql = COUNTS_BY_TYPE_PG if is_postgres(conn) else COUNTS_BY_TYPE
+    for row in conn.execute(sql, params):
         found.setdefault(str(row["job_type"]), dict.fromkeys(STATUSES, 0))[str(row["status"])] = (
             int(row["n"])
         )
@@ -491,6 +575,14 @@ DELETE FROM memory_jobs WHERE id IN (
     LIMIT :limit)
 """
 
+PRUNE_TERMINAL_PG = """
+DELETE FROM memory_jobs WHERE id IN (
+    SELECT id FROM memory_jobs
+    WHERE status = :status AND COALESCE(completed_at, failed_at, updated_at) < :before
+      AND job_type <> ALL(CAST(:retired AS text[]))
+    LIMIT :limit)
+"""
+
 
 def prune_terminal(conn: Connection, status: str, before: str, limit: int) -> int:
     """Delete up to `limit` jobs in terminal `status` that ended before `before` (retired
@@ -498,5 +590,6 @@ def prune_terminal(conn: Connection, status: str, before: str, limit: int) -> in
     _require_write(conn)
     if status not in TERMINAL_STATUSES:
         raise ValueError(f"not a terminal status: {status!r}")
-    params = {"status": status, "before": before, "retired": _RETIRED, "limit": limit}
-    return int(conn.execute(PRUNE_TERMINAL, params).rowcount)
+    params = {"status": status, "before": before, "retired": retired_param(conn), "limit": limit}
+    sql = PRUNE_TERMINAL_PG if is_postgres(conn) else PRUNE_TERMINAL
+    return int(conn.execute(sql, params).rowcount)

@@ -8,6 +8,10 @@ change), a case-insensitive substring of the error, and a batch bound; retired j
 never touched. `plan` reads the rows an action would change; `apply`, in one write
 transaction, selects with the same query and changes each of them, so a plan followed by an
 apply with nothing in between changes exactly the planned rows.
+
+On PostgreSQL (`CANDIDATES_PG`) the ids and retired types are text arrays, the substring test
+is strpos, ties break by id, and an apply locks the rows it selected (`FOR UPDATE`), so a
+lease or release by another daemon cannot change them between the select and the change.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import ClassVar, Literal, get_args
 from signet_desktop.domain.events import Event
 from signet_desktop.queue import jobs
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 Action = Literal["requeue", "release", "cancel", "prune"]
 ACTIONS: tuple[Action, ...] = get_args(Action)
@@ -45,6 +50,18 @@ WHERE agent_id = :agent_id AND job_type NOT IN (SELECT value FROM json_each(:ret
   AND (:cutoff IS NULL OR updated_at < :cutoff)
   AND (:pattern IS NULL OR instr(lower(COALESCE(error, '')), lower(:pattern)) > 0)
 ORDER BY created_at, rowid
+LIMIT :max_batch
+"""
+
+CANDIDATES_PG = """
+SELECT {columns} FROM memory_jobs
+WHERE agent_id = :agent_id AND job_type <> ALL(CAST(:retired AS text[]))
+  AND {state}
+  AND (:no_ids OR id = ANY(CAST(:ids AS text[])))
+  AND (:job_type IS NULL OR job_type = :job_type)
+  AND (:cutoff IS NULL OR updated_at < :cutoff)
+  AND (:pattern IS NULL OR strpos(lower(COALESCE(error, '')), lower(:pattern)) > 0)
+ORDER BY created_at, id
 LIMIT :max_batch
 """
 
@@ -122,20 +139,25 @@ def _target(action: Action, job: jobs.Job) -> str:
 
 
 def _candidates(
-    conn: Connection, agent_id: str, request: RepairRequest, now: datetime
+    conn: Connection, agent_id: str, request: RepairRequest, now: datetime, *, lock: bool = False
 ) -> list[jobs.Job]:
     cutoff = None
     if request.older_than_ms is not None:
         cutoff = jobs.iso(now - timedelta(milliseconds=request.older_than_ms))
-    sql = CANDIDATES.format(columns=jobs.JOB_COLUMNS, state=_STATE[request.action])
+    postgres = is_postgres(conn)
+    sql = (CANDIDATES_PG if postgres else CANDIDATES).format(
+        columns=jobs.JOB_COLUMNS, state=_STATE[request.action]
+    )
+    if postgres and lock:
+        sql += "FOR UPDATE\n"
     rows = conn.execute(
         sql,
         {
             "agent_id": agent_id,
-            "retired": json.dumps(list(jobs.RETIRED_JOB_TYPES)),
+            "retired": jobs.retired_param(conn),
             "now": jobs.iso(now),
-            "no_ids": int(not request.ids),
-            "ids": json.dumps(list(request.ids)),
+            "no_ids": (not request.ids) if postgres else int(not request.ids),
+            "ids": list(request.ids) if postgres else json.dumps(list(request.ids)),
             "job_type": request.job_type,
             "cutoff": cutoff,
             "pattern": request.error_pattern or None,
@@ -168,7 +190,7 @@ def plan(conn: Connection, agent_id: str, request: RepairRequest, now: datetime)
 def apply(conn: Connection, agent_id: str, request: RepairRequest, now: datetime) -> RepairOutcome:
     """Change the jobs `request` selects; call inside `db.write()` (one transaction)."""
     changed: list[RepairedJob] = []
-    for job in _candidates(conn, agent_id, request, now):
+    for job in _candidates(conn, agent_id, request, now, lock=True):
         to_status: str | None = _target(request.action, job)
         if request.action == "requeue":
             to_status = to_status if jobs.requeue(conn, job.id, now=now) else None

@@ -14,6 +14,14 @@ Jobs whose handlers are still running in this process are never leased again, ev
 stale-lease recovery released them: the workspace lock makes this process the only runner,
 so "not in `running_jobs(db)`" is "not running anywhere".
 
+On PostgreSQL that last step does not hold: several daemons share the queue, and a lease no
+worker here holds may be a live daemon's. There the lease token, leases that skip rows other
+daemons hold locked (`jobs.LEASE_PG`) and the lease expiry carry the rule instead: the first
+step's orphan release is skipped (`jobs.release_stale` ignores `orphans` there), a killed
+daemon's jobs come back once their leases expire (`lease_ms`, on the server's clock), and a
+handler that outlives its lease has its result refused by the token. A long handler renews
+its lease (`jobs.renew`) so that expiry means "its daemon is gone".
+
 Stopping: a long handler calls `check_stop()` between bounded steps; once the worker's stop
 is set it raises `JobInterrupted` and the job goes back to pending with its attempt refunded
 (the next start resumes it). A step that cannot be split (one embedder call over a batch, which
@@ -43,7 +51,7 @@ from signet_desktop.domain.events import (
     JobLeased,
 )
 from signet_desktop.queue import jobs
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.store import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -162,11 +170,11 @@ class RunningJobs:
             return frozenset(self._ids)
 
 
-_RUNNING: weakref.WeakKeyDictionary[Database, RunningJobs] = weakref.WeakKeyDictionary()
+_RUNNING: weakref.WeakKeyDictionary[DatabaseHandle, RunningJobs] = weakref.WeakKeyDictionary()
 _RUNNING_LOCK = threading.Lock()
 
 
-def running_jobs(db: Database) -> RunningJobs:
+def running_jobs(db: DatabaseHandle) -> RunningJobs:
     """The running-job set every worker over `db` shares."""
     with _RUNNING_LOCK:
         found = _RUNNING.get(db)
@@ -180,7 +188,7 @@ class QueueWorker:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         name: str,
         job_types: Collection[str],
@@ -287,7 +295,8 @@ class QueueWorker:
         """Return expired leases of this worker's types to pending (or dead).
 
         With `orphans` (the first step), also leases no worker in this process is running:
-        the jobs of a daemon that was killed mid-job, retried now instead of at lease expiry.
+        the jobs of a daemon that was killed mid-job, retried now instead of at lease expiry
+        (SQLite only: on PostgreSQL another daemon may hold them, see the module's docstring).
         """
         released, died = 0, list[jobs.Job]()
         with self._db.write() as conn:

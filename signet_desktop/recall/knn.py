@@ -69,13 +69,7 @@ def exact_knn(
     """vec0's KNN in the generation's table (sqlite-vec loaded), widened until k rows pass
     scope and filters or the agent's `size` rows were all seen."""
     sql = EXACT_KNN.format(table=checked_table(generation), filters=where)
-    knn_k = min(KNN_MAX_K, max(2 * k, k + 20))
-    while True:
-        rows = conn.execute(sql, {**params, "k": knn_k}).fetchall()
-        # Filters and deleted rows thin the KNN list; widen until k survive or all is seen.
-        if len(rows) >= k or knn_k >= min(KNN_MAX_K, size):
-            return [(str(r["id"]), float(r["similarity"])) for r in rows[:k]]
-        knn_k = min(KNN_MAX_K, knn_k * 4)
+    return _widened(conn, sql, params, "k", k, KNN_MAX_K, min(KNN_MAX_K, size))
 
 
 def nearest(
@@ -98,10 +92,24 @@ def nearest(
     )
     vector = pg_vector_text(np.ascontiguousarray(query, dtype=np.float32).tobytes())
     params = {**params, "query": vector, "k": k}
-    knn_k = max(2 * k, k + 20)
+    return _widened(conn, sql, params, "knn_k", k, PG_KNN_MAX_K, PG_KNN_MAX_K)
+
+
+def _widened(
+    conn: Connection,
+    sql: str,
+    params: dict[str, object],
+    width_param: str,
+    k: int,
+    ceiling: int,
+    enough: int,
+) -> list[tuple[str, float]]:
+    """Run a KNN statement with `width_param` neighbours, widened fourfold until k rows pass
+    scope and filters (deleted rows and filters thin the list) or the width reaches `enough`
+    (every row of the agent seen) or `ceiling` (the index's own limit)."""
+    width = min(ceiling, max(2 * k, k + 20))
     while True:
-        rows = conn.execute(sql, {**params, "knn_k": knn_k}).fetchall()
-        # Filters and deleted rows thin the KNN list; widen until k survive or all is seen.
-        if len(rows) >= k or knn_k >= PG_KNN_MAX_K:
+        rows = conn.execute(sql, {**params, width_param: width}).fetchall()
+        if len(rows) >= k or width >= enough:
             return [(str(r["id"]), float(r["similarity"])) for r in rows[:k]]
-        knn_k = min(PG_KNN_MAX_K, knn_k * 4)
+        width = min(ceiling, width * 4)

@@ -142,10 +142,20 @@ class EventBus:
 
     def publish(self, event: Event) -> None:
         """Deliver `event` to every handler and accepting subscription. Never blocks."""
+        self._deliver(event, with_handlers=True)
+
+    def publish_remote(self, event: Event) -> None:
+        """Deliver an event another daemon published (relayed by storage/postgres/notify.py)
+        to the accepting subscriptions only: the work its handlers do (queue hints, mark
+        MEMORY.md stale) already ran on the daemon that wrote. Never blocks."""
+        self._deliver(event, with_handlers=False)
+
+    def _deliver(self, event: Event, *, with_handlers: bool) -> None:
         with self._lock:
             self._seq += 1
             delivery = Delivery(self._seq, event)
-            subscriptions, handlers = self._subscriptions, self._handlers
+            subscriptions = self._subscriptions
+            handlers = self._handlers if with_handlers else ()
         for handler in handlers:
             try:
                 handler(event)

@@ -21,6 +21,7 @@ LISTENING_PREFIX = "Signet Desktop listening on "
 # (workers, start-up tasks, the database) takes many times its quiet time.
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 60.0
+HARNESS_TIMEOUT_S = 600.0  # per test that runs a real harness binary (pytest-timeout)
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

@@ -16,9 +16,14 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.claude_code import ClaudeCode, claude_binary, hook_error_lines
-from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
+from tests.e2e.launcher import HARNESS_TIMEOUT_S, DaemonProcess, Launcher, args_for, clean_env
 from tests.e2e.npm_harness import failed_open_at_once, hook_log_reasons
 from tests.support.anthropic_server import ModelServer, model_server
+
+# A hang guard for real harness runs: each takes 10-20 s quiet and 40 s or more at load 15-19
+# on 2 cores, and a test makes several (the suite's default 120 s cut one off there).
+pytestmark = pytest.mark.timeout(HARNESS_TIMEOUT_S)
+
 
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
 SESSION_ONE = f"Please remember for later: {FACT}, and Dana owns its on-call rota."

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.codex_cli import CODEX, Codex, error_lines, user_config
-from tests.e2e.launcher import Launcher
+from tests.e2e.launcher import HARNESS_TIMEOUT_S, Launcher
 from tests.e2e.npm_harness import (
     failed_open_at_once,
     hook_log_reasons,
@@ -23,6 +23,11 @@ from tests.e2e.npm_harness import (
     start_daemon,
 )
 from tests.support.openai_server import ModelServer, model_server
+
+# A hang guard for real harness runs: each takes 10-20 s quiet and 40 s or more at load 15-19
+# on 2 cores, and a test makes several (the suite's default 120 s cut one off there).
+pytestmark = pytest.mark.timeout(HARNESS_TIMEOUT_S)
+
 
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
 SESSION_ONE = f"Please remember for later: {FACT}, and Dana owns its on-call rota."

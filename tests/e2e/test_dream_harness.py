@@ -27,11 +27,13 @@ from tests.e2e.dream_passes import (
     script_calls,
     stalling_model,
 )
-from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
+from tests.e2e.launcher import HARNESS_TIMEOUT_S, DaemonProcess, Launcher, args_for, clean_env
 from tests.e2e.test_claude_code_loop import signet_cli
 from tests.support.anthropic_server import ToolUse, model_server
 
-pytestmark = pytest.mark.slow
+# A hang guard for real harness runs: each takes 10-20 s quiet and 40 s or more at load 15-19
+# on 2 cores, and a test makes several (the suite's default 120 s cut one off there).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(HARNESS_TIMEOUT_S)]
 
 TOOL = "mcp__signet-dreaming__"
 

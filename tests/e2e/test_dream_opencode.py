@@ -28,12 +28,14 @@ from tests.e2e.dream_passes import (
     script_calls,
     stalling_model,
 )
-from tests.e2e.launcher import DaemonProcess, Launcher, args_for, clean_env
+from tests.e2e.launcher import HARNESS_TIMEOUT_S, DaemonProcess, Launcher, args_for, clean_env
 from tests.e2e.npm_harness import run, signet_cli
 from tests.e2e.opencode_cli import OFFLINE_ENV, OPENCODE, plugin_sdk, seed_plugin_sdk, user_config
 from tests.support.openai_server import Answer, FunctionCall, model_server
 
-pytestmark = pytest.mark.slow
+# A hang guard for real harness runs: each takes 10-20 s quiet and 40 s or more at load 15-19
+# on 2 cores, and a test makes several (the suite's default 120 s cut one off there).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(HARNESS_TIMEOUT_S)]
 
 TOOL = "signet-dreaming_"  # OpenCode names MCP tools <server>_<tool>
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.launcher import Launcher
+from tests.e2e.launcher import HARNESS_TIMEOUT_S, Launcher
 from tests.e2e.npm_harness import signet_cli, start_daemon
 from tests.e2e.opencode_cli import (
     OPENCODE,
@@ -28,10 +28,16 @@ from tests.e2e.opencode_cli import (
 )
 from tests.support.openai_server import ModelServer, model_server
 
+# A hang guard for real harness runs: each takes 10-20 s quiet and 40 s or more at load 15-19
+# on 2 cores, and a test makes several (the suite's default 120 s cut one off there).
+pytestmark = pytest.mark.timeout(HARNESS_TIMEOUT_S)
+
+
 FACT = "the billing service runs on Postgres 16 in eu-west-1"
 SESSION_ONE = f"Please remember for later: {FACT}, and Dana owns its on-call rota."
 SESSION_TWO = "Which database does the billing service use?"
 PLUGIN_TIMEOUTS_S = 5 + 2  # the plugin's session-start and prompt request timeouts
+HANG_BOUND_S = 180.0  # OpenCode waiting on a down daemon would wait far past any of those
 
 
 @pytest.fixture
@@ -118,5 +124,7 @@ def test_a_daemon_that_is_down_never_stops_opencode(
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "Noted."  # the model's answer, and nothing of ours
     assert error_lines(run.stdout + run.stderr) == []
-    assert run.seconds < PLUGIN_TIMEOUTS_S * 3
+    # A hang bound, not a speed: the plugin's calls end at their own timeouts (PLUGIN_TIMEOUTS_S
+    # in all) and a refused connection at once, but at load 15 OpenCode's own run took 40 s.
+    assert run.seconds < HANG_BOUND_S
     assert "## Signet memory" not in model.seen_text()

@@ -32,7 +32,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from signet_desktop.config.pipeline import (
@@ -58,7 +58,6 @@ from signet_desktop.service.embeddings.batches import DEFAULT_MAX_CHARS
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import documents
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.faults import FaultPoints
 from signet_desktop.storage.handle import DatabaseHandle
 
@@ -401,8 +400,7 @@ def build_worker(
 ) -> QueueWorker:
     """A queue worker over `document_ingest` jobs running `handler`."""
     return QueueWorker(
-        # queue/worker.py is typed with SQLite's class until the queue is ported (pg-queue).
-        cast("Database", db),
+        db,
         name=NAME,
         job_types=(JOB_TYPE,),
         handler=handler,

@@ -49,6 +49,7 @@ from signet_desktop.queue import jobs
 from signet_desktop.service.dreaming.pending_cache import PendingTokens
 from signet_desktop.storage import attention, dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
@@ -116,23 +117,49 @@ class DreamingService:
 
     def recover(self) -> int:
         """Passes left running by a killed daemon become failed ("interrupted"), and the
-        harnesses they ran are killed; how many passes."""
+        harnesses they ran are killed; how many passes.
+
+        SQLite: once, at the first sweep (the workspace lock: no other process runs passes).
+        PostgreSQL: at every sweep, since any daemon sharing the database may die at any time,
+        and only passes whose agent's pass lock is free (a held lock is a live pass)."""
         with self._lock:
-            if self._recovered:
+            shared = is_postgres(self._db.reader())
+            if self._recovered and not shared:
                 return 0
+            if not self._recovered:
+                pid_dir = self._runner.harness_pid_dir
+                if pid_dir is not None and kill_leftovers(pid_dir):
+                    log.warning("killed the harness processes a stopped daemon left running")
             self._recovered = True
-            pid_dir = self._runner.harness_pid_dir
-            if pid_dir is not None and kill_leftovers(pid_dir):
-                log.warning("killed the harness processes a stopped daemon left running")
-            with self._db.write() as conn:
-                found = passes.interrupt_running(conn, INTERRUPTED, scheduler.iso(self._now()))
-                for stale in found:
-                    counts = dreaming_operations.status_counts(conn, stale.agent_id, stale.id)
-                    if counts:
-                        passes.set_mutations(conn, stale.id, mutation_counts(counts))
+            found = self._interrupt_orphans() if shared else self._interrupt(None)
         for stale in found:
             log.warning("Dreaming pass %s was interrupted by a restart", stale.id)
         return len(found)
+
+    def _interrupt(self, agent_id: str | None) -> list[DreamingPass]:
+        with self._db.write() as conn:
+            now = scheduler.iso(self._now())
+            found = passes.interrupt_running(conn, INTERRUPTED, now, agent_id=agent_id)
+            for stale in found:
+                counts = dreaming_operations.status_counts(conn, stale.agent_id, stale.id)
+                if counts:
+                    passes.set_mutations(conn, stale.id, mutation_counts(counts))
+        return found
+
+    def _interrupt_orphans(self) -> list[DreamingPass]:
+        """PostgreSQL: each running pass whose agent's lock can be taken is a dead daemon's;
+        it is failed while the lock is held, so no new pass of that agent starts meanwhile."""
+        found: list[DreamingPass] = []
+        reader = self._db.reader()
+        for agent_id in passes.running_agents(reader):
+            lock = passes.take_pass_lock(reader, getattr(self._db, "url", None), agent_id)
+            if lock is None:
+                continue  # a live daemon (or a thread here) is running it
+            try:
+                found += self._interrupt(agent_id)
+            finally:
+                lock.release()
+        return found
 
     # -- triggering ------------------------------------------------------------------------
 

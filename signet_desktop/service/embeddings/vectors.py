@@ -27,7 +27,7 @@ from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider, validate_vectors
-from signet_desktop.embedding.tracker import BACKFILL_JOB, MEMORIES_FOR_JOBS
+from signet_desktop.embedding.tracker import BACKFILL_JOB, memories_for_jobs
 from signet_desktop.embedding.vectors import PendingVector, VectorWrite, embed_writes, vector_blob
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import JobInterrupted, run_interruptibly
@@ -170,7 +170,8 @@ class EmbeddingVectors:
             "generation_id": self._generation.id,
             "ids": json.dumps([item.memory_id for item in items]),
         }
-        rows = self._database().reader().execute(MEMORIES_FOR_JOBS, params).fetchall()
+        reader = self._database().reader()
+        rows = reader.execute(memories_for_jobs(reader), params).fetchall()
         keep = {str(r["id"]) for r in rows if not r["is_deleted"] and not r["embedded"]}
         return [item for item in items if item.memory_id in keep]
 

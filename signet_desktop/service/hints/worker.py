@@ -22,7 +22,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import cast
 
 from signet_desktop.config.pipeline import PipelineV2Config
 from signet_desktop.domain.documents import CHUNK_MEMORY_TYPE
@@ -36,7 +35,6 @@ from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, QueueWorker, WorkerSettings
 from signet_desktop.service.hints.service import JOB_TYPE, HintService
 from signet_desktop.service.workers import WorkerDeclaration
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
@@ -81,8 +79,7 @@ class HintsWorker:
         self._reason: str | None = None
         self._checked = False
         self.queue = QueueWorker(
-            # queue/worker.py is typed with SQLite's class until the queue is ported (pg-queue).
-            cast("Database", db),
+            db,
             name=NAME,
             job_types=(JOB_TYPE,),
             handler=self._handle,

@@ -68,8 +68,9 @@ OWNERS: dict[str, str] = {
 # vec0 mirror tables are named per generation ({table}); embedding/vectors.py writes them.
 DYNAMIC_WRITERS = {"embedding/vectors.py"}
 WRITE = re.compile(
-    # `ON CONFLICT ... DO UPDATE SET` updates the row the INSERT named, not a table called SET.
-    r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|(?<!DO\s)UPDATE|DELETE\s+FROM|REPLACE\s+INTO)"
+    # `ON CONFLICT ... DO UPDATE SET` updates the row the INSERT named, not a table called SET;
+    # `FOR UPDATE [SKIP LOCKED]` locks the rows a SELECT read (PostgreSQL), it writes nothing.
+    r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|(?<!DO\s)(?<!FOR\s)UPDATE|DELETE\s+FROM|REPLACE\s+INTO)"
     r"\s+([A-Za-z_{}]+)"
 )
 
@@ -100,3 +101,4 @@ def test_the_check_sees_a_stray_write() -> None:
     assert writes_in("UPDATE memories SET x = 1") == {"memories"}
     assert writes_in("INSERT OR IGNORE INTO memory_jobs (id) VALUES (1)") == {"memory_jobs"}
     assert writes_in("SELECT * FROM memories WHERE updated_at > :t") == set()
+    assert writes_in("SELECT id FROM memory_jobs LIMIT 1 FOR UPDATE SKIP LOCKED") == set()
