@@ -1,9 +1,8 @@
 """Which database handle `storage.url` asks for: SQLite's `Database` or `PgDatabase`.
 
 Both keep one contract (`DatabaseHandle`): `write()`, `reader()`, `maintenance()`, `ping()`,
-`close()`, `applied_migrations`, `vec_available`. The daemon still refuses a PostgreSQL URL at
-start (`config/storage.py: NOT_SERVED`) until every capability is ported; this is the one
-place that will pick the backend when it stops refusing.
+`close()`, `applied_migrations`, `vec_available` (`storage/handle.py`). This is the one place
+that picks the backend: `service/container.py: build_service` calls it for the daemon.
 """
 
 from __future__ import annotations
