@@ -459,11 +459,7 @@ def pipeline_status_json(status: PipelineStatus) -> dict[str, Any]:
 def service_status_json(status: ServiceStatus) -> dict[str, Any]:
     """The service's part of /api/status: database, vector, embedding and the daemon's facts."""
     return {
-        "database": {
-            "path": str(status.database.path),
-            "sqliteVersion": status.database.sqlite_version,
-            "migrations": status.database.migrations,
-        },
+        "database": status.database.to_json(),
         "vector": {
             "available": status.vector.available,
             "version": status.vector.version,

@@ -11,10 +11,6 @@ from signet_desktop.config.base import ConfigModel
 
 SQLITE_URL = "sqlite:"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-NOT_SERVED = (
-    "storage.url names PostgreSQL, which this build does not serve yet (issue 31); "
-    f"remove storage.url or set it to {SQLITE_URL!r}"
-)
 
 StorageBackend = Literal["sqlite", "postgresql"]
 

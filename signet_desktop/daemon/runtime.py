@@ -32,7 +32,6 @@ from signet_desktop.config import (
     load_config,
     resolve_workspace,
 )
-from signet_desktop.config.storage import NOT_SERVED
 from signet_desktop.daemon import address as addresses
 from signet_desktop.daemon import daemonlog
 from signet_desktop.daemon.pidfile import (
@@ -249,8 +248,6 @@ class DaemonRuntime:
             self.loaded = load_config(paths)
         except ConfigError as exc:
             raise StartupError(f"configuration error: {exc}", EXIT_USAGE) from None
-        if self.loaded.config.storage.backend != "sqlite":
-            raise StartupError(NOT_SERVED, EXIT_USAGE)
         self._check_exposure(address)
         return paths, address
 
@@ -300,18 +297,18 @@ class DaemonRuntime:
             log.warning(
                 "%s=1: sqlite-vec not loaded; semantic recall scans recent vectors", DISABLE_VEC_ENV
             )
+        storage = self.loaded.config.storage
+        where = paths.db_path if storage.backend == "sqlite" else storage.url  # no password in it
         try:
             return build_service(paths, self.loaded.config, build)
         except DatabaseFileError as exc:
             raise StartupError(f"database error: {exc}", EXIT_USAGE) from None
         except MigrationError as exc:
-            raise StartupError(
-                f"database error: {paths.db_path}: {exc}",
-                EXIT_USAGE,
-            ) from None
+            raise StartupError(f"database error: {where}: {exc}", EXIT_USAGE) from None
         except DATABASE_ERRORS as exc:
+            detail = " ".join(str(exc).split())  # libpq's messages span lines
             raise StartupError(
-                f"database error: cannot open {paths.db_path}: {exc}", EXIT_USAGE
+                f"database error: cannot open {where}: {detail}", EXIT_USAGE
             ) from None
         except ValueError as exc:  # a setting the models accept but the wiring cannot use
             log.debug("build_service refused the configuration", exc_info=True)

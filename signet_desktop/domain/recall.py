@@ -214,7 +214,8 @@ class RecallResult:
     # complete | partial | approximate | recent-window | unavailable
     vector_completeness: str | None = None
     searched_window: int | None = None
-    # exact-in-memory | exact-vec0 | binary-prefilter | recent-window (None: no vector search)
+    # exact-in-memory | exact-vec0 | binary-prefilter | recent-window | hnsw-usearch |
+    # hnsw-pgvector (None: no vector search)
     vector_index: str | None = None
     notes: tuple[str, ...] = ()  # why a channel was skipped or partial, for meta.notes
     excerpts: tuple[TranscriptExcerpt, ...] = ()  # expand: true only

@@ -49,10 +49,10 @@ from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_operations as op_rows
 from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.dreaming_operations import NewOperationRecord
 from signet_desktop.storage.errors import DATABASE_ERRORS
 from signet_desktop.storage.faults import NO_FAULTS, FaultPoints
+from signet_desktop.storage.handle import DatabaseHandle
 
 __all__ = [
     "DEFAULT_CAPS",
@@ -100,7 +100,7 @@ class ApplyReport:
 
 
 def apply_operations(
-    db: Database,
+    db: DatabaseHandle,
     *,
     agent_id: str,
     pass_id: str | None,
@@ -172,7 +172,7 @@ def _dry(verdict: OperationVerdict) -> OperationResult:
 class _Writer:
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         agent_id: str,
         pass_id: str | None,
         request_id: str,
@@ -381,7 +381,7 @@ def report_json(report: ApplyReport) -> dict[str, Any]:
 class PassSeam:
     """`dreaming/tools.py: Seam` for one pass: validate (a dry run) or apply operations."""
 
-    db: Database
+    db: DatabaseHandle
     agent_id: str
     pass_id: str | None
     actor: str = ""

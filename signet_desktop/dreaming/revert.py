@@ -34,8 +34,8 @@ from signet_desktop.storage import graph_claims, graph_links, graph_rows
 from signet_desktop.storage import knowledge_reads as graph_reads
 from signet_desktop.storage import ontology as ontology_rows
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.dreaming_operations import NewOperationRecord
+from signet_desktop.storage.handle import DatabaseHandle
 
 ARCHIVED_ON_REVERT = ("entities", "entity_aspects", "entity_attributes", "entity_dependencies")
 REVERT_OPERATION = "revert_pass"
@@ -228,7 +228,7 @@ def _change(mutation: GraphMutation) -> RevertChange:
 
 
 def revert_pass(
-    db: Database, agent_id: str, pass_id: str, actor: str, *, dry_run: bool = False
+    db: DatabaseHandle, agent_id: str, pass_id: str, actor: str, *, dry_run: bool = False
 ) -> RevertOutcome:
     """Apply `plan_revert` in one transaction (or only show it: `dry_run`)."""
     scope.check_agent_id(agent_id)

@@ -66,8 +66,8 @@ from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatReques
 from signet_desktop.storage import attention as attention_rows
 from signet_desktop.storage import dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import assert_provider_call_allowed
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +181,7 @@ class PassRunner:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         config: DreamingConfig,
         seam: SeamFactory,

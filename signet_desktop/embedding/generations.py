@@ -229,15 +229,27 @@ def create_vec_table(conn: Connection, generation: Generation) -> None:
 
 
 def drop_vec_table(conn: Connection, generation: Generation) -> None:
-    """Drop the generation's mirror (it is rebuilt from canonical vectors)."""
+    """Drop the generation's mirror (it is rebuilt from canonical vectors); on PostgreSQL its
+    HNSW index."""
+    if is_postgres(conn):
+        conn.execute(f"DROP INDEX IF EXISTS {checked_table(generation)}")
+        return
     conn.execute(f"DROP TABLE IF EXISTS {checked_table(generation)}")
     conn.execute(f"DROP TABLE IF EXISTS {checked_bits_table(generation)}")
 
 
+VEC_TABLE_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"
+# PostgreSQL: the generation's HNSW index, named like its vec0 table, in the current schema.
+HNSW_INDEX_EXISTS = (
+    "SELECT 1 FROM pg_class WHERE relname = :name AND relkind = 'i' "
+    "AND relnamespace = current_schema()::regnamespace"
+)
+
+
 def vec_table_exists(conn: Connection, generation: Generation) -> bool:
-    """Whether the generation's vec0 table exists in the schema."""
+    """Whether the generation's vec0 table (PostgreSQL: HNSW index) exists in the schema."""
     row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name",
+        HNSW_INDEX_EXISTS if is_postgres(conn) else VEC_TABLE_EXISTS,
         {"name": checked_table(generation)},
     ).fetchone()
     return row is not None

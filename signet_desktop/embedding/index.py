@@ -22,7 +22,8 @@ from signet_desktop.embedding.generations import (
 )
 from signet_desktop.embedding.vectors import ResyncReport, VectorWrite
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 class VectorIndex:
     """Canonical vectors plus the vec0 mirror of each generation, for one database."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: DatabaseHandle) -> None:
         self._db = db
 
     @property
@@ -75,6 +76,8 @@ class VectorIndex:
         conn = self._db.reader()
         if not vec_table_exists(conn, generation):
             return vectors.canonical_count(conn, generation), 0
+        if is_postgres(conn):  # the HNSW index covers every row of its generation: no gap
+            return 0, 0
         missing, orphans, _ = vectors.resync_plan(conn, generation)
         return len(missing), len(orphans)
 

@@ -37,7 +37,9 @@ from signet_desktop.embedding.vectors import (
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
 from signet_desktop.storage import counters, memories
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,12 @@ SELECT m.id AS id, m.agent_id AS agent_id, m.content AS content, m.content_hash 
 FROM memories m
 WHERE m.id IN (SELECT value FROM json_each(:ids))
 """
+MEMORIES_FOR_JOBS_PG = postgres_twin(MEMORIES_FOR_JOBS)
+
+
+def memories_for_jobs(conn: Connection) -> str:
+    """MEMORIES_FOR_JOBS in the connection's dialect."""
+    return MEMORIES_FOR_JOBS_PG if is_postgres(conn) else MEMORIES_FOR_JOBS
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +119,7 @@ class EmbeddingTracker:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         index: VectorIndex,
         embedder: EmbeddingProvider,
         *,
@@ -198,14 +206,11 @@ class EmbeddingTracker:
         generation = self.start()
         row = None
         if job.memory_id:
-            row = (
-                self._db.reader()
-                .execute(
-                    MEMORIES_FOR_JOBS,
-                    {"generation_id": generation.id, "ids": json.dumps([job.memory_id])},
-                )
-                .fetchone()
-            )
+            reader = self._db.reader()
+            row = reader.execute(
+                memories_for_jobs(reader),
+                {"generation_id": generation.id, "ids": json.dumps([job.memory_id])},
+            ).fetchone()
         if row is None or row["is_deleted"] or row["embedded"]:
             return {"embedded": False, "generation": generation.id}
         writes = self._embed([_pending(row)])

@@ -31,7 +31,7 @@ from signet_desktop.embedding.provider import (
     validate_vectors,
 )
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 
 SOURCE_MEMORY = "memory"
 RESYNC_BATCH = 1000
@@ -193,6 +193,14 @@ def pg_vector_text(blob: bytes) -> str:
     return "[" + ",".join(str(v) for v in values) + "]"
 
 
+def stored_vector(value: bytes | str | memoryview) -> npt.NDArray[np.float32]:
+    """A canonical vector as read back: SQLite's float32 blob, or pgvector's `[x1,...]` text
+    (the adapter reads types it does not know as text)."""
+    if isinstance(value, str):
+        return np.array(value.strip("[]").split(","), dtype=np.float32)
+    return np.frombuffer(bytes(value), dtype=np.float32)
+
+
 def _mirror_rows(
     conn: Connection, generation: Generation, rows: Sequence[tuple[int, str, bytes]]
 ) -> None:
@@ -289,10 +297,12 @@ DELETE FROM embeddings
 WHERE source_type = :source_type AND source_id IN (SELECT value FROM json_each(:ids))
 RETURNING id, generation_id
 """
+DELETE_FOR_SOURCES_PG = postgres_twin(DELETE_FOR_SOURCES)
 COUNT_FOR_SOURCES = """
 SELECT COUNT(*) FROM embeddings
 WHERE source_type = :source_type AND source_id IN (SELECT value FROM json_each(:ids))
 """
+COUNT_FOR_SOURCES_PG = postgres_twin(COUNT_FOR_SOURCES)
 
 
 def count_source_vectors(
@@ -302,7 +312,8 @@ def count_source_vectors(
     if not source_ids:
         return 0
     params = {"source_type": source_type, "ids": json.dumps(list(source_ids))}
-    return int(conn.execute(COUNT_FOR_SOURCES, params).fetchone()[0])
+    sql = COUNT_FOR_SOURCES_PG if is_postgres(conn) else COUNT_FOR_SOURCES
+    return int(conn.execute(sql, params).fetchone()[0])
 
 
 def delete_source_vectors(
@@ -313,8 +324,11 @@ def delete_source_vectors(
     if not source_ids:
         return 0
     params = {"source_type": source_type, "ids": json.dumps(list(source_ids))}
-    gone = conn.execute(DELETE_FOR_SOURCES, params).fetchall()
-    if gone and _vec_loaded(conn):
+    postgres = is_postgres(conn)
+    gone = conn.execute(
+        DELETE_FOR_SOURCES_PG if postgres else DELETE_FOR_SOURCES, params
+    ).fetchall()
+    if gone and not postgres and _vec_loaded(conn):  # PostgreSQL: the HNSW index follows
         by_generation: dict[int, list[int]] = {}
         for row in gone:
             by_generation.setdefault(int(row[1]), []).append(int(row[0]))

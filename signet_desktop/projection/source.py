@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from signet_desktop.embedding.generations import Generation
-from signet_desktop.embedding.vectors import HAS_CURRENT_VECTOR, blob_matrix
+from signet_desktop.embedding.vectors import HAS_CURRENT_VECTOR, blob_matrix, stored_vector
 from signet_desktop.storage.connect import Connection
 
 PREVIEW_CHARS = 500  # Signet's guardrails.recallTruncateChars
@@ -113,5 +113,8 @@ def load_vectors(
         )
         for r in rows
     )
-    matrix = blob_matrix([bytes(r["vector"]) for r in rows], generation.dimensions)
+    if rows and isinstance(rows[0]["vector"], str):  # PostgreSQL: pgvector's text
+        matrix = np.stack([stored_vector(r["vector"]) for r in rows])
+    else:
+        matrix = blob_matrix([bytes(r["vector"]) for r in rows], generation.dimensions)
     return VectorSet(generation, points, matrix)

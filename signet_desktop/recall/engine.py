@@ -50,7 +50,7 @@ from signet_desktop.recall.traversal import TraversalOutcome
 from signet_desktop.recall.vector import SemanticChannel, UnconfiguredSemantic
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 from signet_desktop.storage.recall_context import candidate_context
 
 MAX_QUERY_CHARS = 4000
@@ -101,7 +101,7 @@ class RecallEngine:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         min_score: float = DEFAULT_MIN_SCORE,
         semantic: SemanticChannel | None = None,

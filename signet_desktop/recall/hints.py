@@ -27,6 +27,7 @@ from signet_desktop.recall.lexical import LEXICAL_TOP_K, query_ceiling
 from signet_desktop.recall.sanitize import match_expression, query_tokens
 from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 NAME = "hint"
 POOL_PER_HIT = 8  # hints ranked per wanted hit before scope (a memory holds up to 5-10)
@@ -70,11 +71,13 @@ def hint_search(
     match = match_expression(matched)
     if match is None:
         return []
-    where, params = filter_sql(agent_id, filters)
+    postgres = is_postgres(conn)
+    where, params = filter_sql(agent_id, filters, postgres=postgres)
     found = hint_rows.search_hints(conn, match, where, params, k, pool=k * POOL_PER_HIT)
     if not found:
         return []
-    ceiling = query_ceiling(counts, rows)
+    # PostgreSQL's ts_rank is normalised into (0, 1) already: no BM25 ceiling to scale by.
+    ceiling = 1.0 if postgres else query_ceiling(counts, rows)
     ceiling = ceiling or max(abs(f.bm25) for f in found) or 1.0
     return [
         HintHit(

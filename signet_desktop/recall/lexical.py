@@ -22,7 +22,7 @@ newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +44,13 @@ MIN_IDF = 1e-6  # FTS5's floor for a term in more than half of the rows
 
 # FTS5's averages record (id 1 of the %_data table): varints, the row count first.
 FTS_AVERAGES = "SELECT block FROM memories_fts_data WHERE id = 1"
+# PostgreSQL has no averages record: the rows of the table each FTS5 index covers, counted.
+FTS_ROWS_PG = {
+    FTS_AVERAGES: "SELECT COUNT(*) FROM memories",
+    "SELECT block FROM transcript_turns_fts_data WHERE id = 1": (
+        "SELECT COUNT(*) FROM transcript_turns"
+    ),
+}
 
 # Fast path: rank inside the FTS index alone, then scope/filter the small ranked pool.
 BM25_RANKED_POOL = """
@@ -70,13 +77,19 @@ LIMIT :k
 """
 
 
-# PostgreSQL: ts_rank over the generated tsvector (GIN), normalised to rank / (rank + 1).
-# Not BM25: scoring it the way FTS5 does (and measuring the parity) is still to come. The query
-# is parsed with the column's own configuration (Porter-stemmed, migrations/postgres/0006).
+# PostgreSQL: the generated tsvector (GIN) finds and orders the matches (ts_rank, normalised
+# to rank / (rank + 1)); the query is parsed with the column's own configuration
+# (Porter-stemmed, migrations/postgres/0006). `held` lists which query terms (1-based) each
+# match holds, for the score: the IDF of the held terms over the query's ceiling, which is
+# what FTS5's |bm25| / ceiling comes to for a memory holding each term once at the average
+# length. Not BM25 itself (no term frequency or length normalisation): that, and measuring
+# the parity, is still to come.
 TS_RANK_NORMALISATION = 32
 TS_CONFIG = "signet_porter"
 TS_RANKED = f"""
-SELECT m.id AS id, ts_rank(m.content_tsv, query, {TS_RANK_NORMALISATION}) AS rank
+SELECT m.id AS id, ts_rank(m.content_tsv, query, {TS_RANK_NORMALISATION}) AS rank,
+       ARRAY(SELECT q.i FROM unnest(CAST(:tokens AS text[])) WITH ORDINALITY AS q(token, i)
+             WHERE m.content_tsv @@ phraseto_tsquery('{TS_CONFIG}', q.token)) AS held
 FROM memories m, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
 WHERE m.content_tsv @@ query AND {{filters}}
 ORDER BY rank DESC, m.seq DESC
@@ -143,7 +156,10 @@ def admit_rarest(
 
 def fts_rows(conn: Connection, averages: str = FTS_AVERAGES) -> int:
     """Rows in the FTS index (every agent's, as FTS5's IDF counts them), from its averages
-    (`averages`: the statement reading another index's averages record)."""
+    (`averages`: the statement reading another index's averages record). PostgreSQL: the
+    covered table's rows (`FTS_ROWS_PG`)."""
+    if is_postgres(conn):
+        return int(conn.execute(FTS_ROWS_PG[averages]).fetchone()[0])
     row = conn.execute(averages).fetchone()
     if row is None or not row[0]:
         return 0
@@ -181,7 +197,7 @@ def lexical_search(
     PostgreSQL: `ts_search`.
     """
     if is_postgres(conn):
-        return ts_search(conn, text, agent_id, filters, k)
+        return ts_search(conn, text, agent_id, filters, k, term_counts)
     plan = plan_terms(conn, query_tokens(text), term_counts)
     match = match_expression(plan.matched)
     if match is None:
@@ -195,22 +211,56 @@ def lexical_search(
 
 
 def ts_search(
-    conn: Connection, text: str, agent_id: str, filters: RecallFilters, k: int
+    conn: Connection,
+    text: str,
+    agent_id: str,
+    filters: RecallFilters,
+    k: int,
+    term_counts: TermCounts | None = None,
 ) -> list[LexicalHit]:
-    """PostgreSQL's lexical search: every query token OR-combined, ranked by ts_rank."""
+    """PostgreSQL's lexical search: every query token OR-combined, the best k by ts_rank, each
+    scored by the IDF of the query terms it holds over the query's ceiling (`TS_RANKED`),
+    best score first."""
     tokens = query_tokens(text)
     if not tokens:
         return []
     where, params = filter_sql(agent_id, filters, postgres=True)
     query = " or ".join(f'"{token}"' for token in tokens)  # tokens are word characters
-    rows = conn.execute(TS_RANKED.format(filters=where), {**params, "query": query, "k": k})
+    params = {**params, "query": query, "tokens": tokens, "k": k}
+    rows = conn.execute(TS_RANKED.format(filters=where), params).fetchall()
+    if not rows:
+        return []
+    scored = held_scores(conn, rows, tokens, term_counts)
     return [
-        LexicalHit(
-            str(r["id"]),
-            ChannelEvidence(score=float(r["rank"]), rank=i + 1, raw=float(r["rank"])),
-        )
-        for i, r in enumerate(rows.fetchall())
+        LexicalHit(str(r["id"]), ChannelEvidence(score=score, rank=i + 1, raw=float(r["rank"])))
+        for i, (score, r) in enumerate(scored)
     ]
+
+
+def held_scores(
+    conn: Connection,
+    rows: Sequence[Any],
+    tokens: Sequence[str],
+    term_counts: TermCounts | None = None,
+    *,
+    table: str = "memories_fts",
+    averages: str = FTS_AVERAGES,
+) -> list[tuple[float, Any]]:
+    """PostgreSQL rows (each with `held`: the 1-based query terms it holds) scored by the IDF
+    of those terms over the query's ceiling, best first (ties keep their order). `table` and
+    `averages` name the FTS5 index whose counts stand in (`recall/term_counts.py`)."""
+    cap = POSTINGS_BUDGET + 1
+    counts = {
+        t: term_counts.count(conn, t, cap) if term_counts else count_documents(conn, t, cap, table)
+        for t in tokens
+    }
+    total = fts_rows(conn, averages)
+    weights = [idf(counts[t], max(total, counts[t])) for t in tokens]
+    ceiling = query_ceiling(counts, total) or 1.0
+    return sorted(
+        ((min(1.0, sum(weights[i - 1] for i in r["held"]) / ceiling), r) for r in rows),
+        key=lambda pair: -pair[0],
+    )
 
 
 def _ranked_pool(

@@ -73,6 +73,7 @@ from signet_desktop.config.pipeline import RerankerConfig
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError
+from signet_desktop.embedding.vectors import stored_vector
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import POSTINGS_BUDGET, fts_rows, idf
@@ -82,6 +83,7 @@ from signet_desktop.recall.stages import adjusted, reordered
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.recall.vector import SEMANTIC_FLOOR, calibrated
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
 log = logging.getLogger(__name__)
@@ -117,6 +119,8 @@ WHERE e.source_type = 'memory' AND e.source_id IN (SELECT value FROM json_each(:
   AND +e.generation_id = :generation_id AND +e.agent_id = :agent_id
   AND +m.agent_id = :agent_id AND +m.is_deleted = 0 AND e.content_hash = m.content_hash
 """
+PASSAGE_ROWS_PG = postgres_twin(PASSAGE_ROWS)
+PASSAGE_VECTORS_PG = postgres_twin(PASSAGE_VECTORS)
 
 
 class QueryVectors(Protocol):
@@ -267,7 +271,8 @@ class PassageReranker:
             weight = idf(documents, max(total_rows, documents))
             weights[_stem(term)] = max(weight, weights.get(_stem(term), 0.0))
         rows = conn.execute(
-            PASSAGE_ROWS, {"ids": json.dumps(list(passage_ids)), "agent_id": request.agent_id}
+            PASSAGE_ROWS_PG if is_postgres(conn) else PASSAGE_ROWS,
+            {"ids": json.dumps(list(passage_ids)), "agent_id": request.agent_id},
         ).fetchall()
         holds = {str(r["id"]): _stems_held(str(r["content"]), weights) for r in rows}
         return _Coverage(weights, holds)
@@ -297,7 +302,7 @@ class PassageReranker:
         if query.shape != (generation.dimensions,) or not np.all(np.isfinite(query)):
             return _Vectors(None, {}, "the embedder returned an unusable query vector")
         rows = conn.execute(
-            PASSAGE_VECTORS,
+            PASSAGE_VECTORS_PG if is_postgres(conn) else PASSAGE_VECTORS,
             {
                 "ids": json.dumps(list(passage_ids)),
                 "generation_id": generation.id,
@@ -306,7 +311,7 @@ class PassageReranker:
         ).fetchall()
         stored = {}
         for row in rows:
-            vector = np.frombuffer(bytes(row["vector"]), dtype=np.float32)
+            vector = stored_vector(row["vector"])
             if vector.shape == query.shape:
                 stored[str(row["id"])] = vector
         return _Vectors(query, stored, None)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from signet_desktop.recall.sanitize import match_expression
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 DEFAULT_MAX_AGE_S = 30.0
 DEFAULT_MAX_ENTRIES = 4096
@@ -38,12 +39,28 @@ SELECT COUNT(*) FROM (
 """,
 }
 
+# PostgreSQL: the content tables' generated tsvector columns (GIN), the term parsed with the
+# column's configuration (both Porter-stemmed, as the FTS5 tables are).
+CAPPED_DOC_COUNTS_PG = {
+    "memories_fts": """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM memories
+    WHERE content_tsv @@ websearch_to_tsquery('signet_porter', :term) LIMIT :cap
+) AS capped
+""",
+    "transcript_turns_fts": """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM transcript_turns
+    WHERE text_tsv @@ websearch_to_tsquery('signet_porter', :term) LIMIT :cap
+) AS capped
+""",
+}
+
 
 def count_documents(conn: Connection, term: str, cap: int, table: str = "memories_fts") -> int:
     """How many documents of `table` hold `term`, counting no further than `cap`."""
-    row = conn.execute(
-        CAPPED_DOC_COUNTS[table], {"term": match_expression([term]), "cap": cap}
-    ).fetchone()
+    statements = CAPPED_DOC_COUNTS_PG if is_postgres(conn) else CAPPED_DOC_COUNTS
+    row = conn.execute(statements[table], {"term": match_expression([term]), "cap": cap}).fetchone()
     return int(row[0])
 
 

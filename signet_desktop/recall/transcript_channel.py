@@ -19,11 +19,13 @@ from signet_desktop.recall.lexical import (
     MIN_IDF,
     admit_rarest,
     fts_rows,
+    held_scores,
     query_ceiling,
 )
 from signet_desktop.recall.sanitize import match_expression, query_tokens
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 NAME = "transcript"
 TRANSCRIPT_TOP_K = 20
@@ -66,6 +68,22 @@ JOIN transcript_turns t ON t.seq = transcript_turns_fts.rowid
 JOIN session_transcripts s ON s.seq = t.session_seq
 WHERE transcript_turns_fts MATCH :match AND transcript_turns_fts.rowid >= :min_seq AND {where}
 ORDER BY bm25
+LIMIT :k
+"""
+
+# PostgreSQL: the generated `text_tsv` (GIN, `signet_porter`) in place of the FTS5 table, every
+# query token OR-combined and ranked by ts_rank normalised into (0, 1) (as
+# `recall/lexical.py: ts_search`); `bm25` is its negation, lower is better as bm25(). Scored
+# as that channel scores: the IDF of the query terms a turn holds over the query's ceiling.
+TS_RANKED = """
+SELECT {columns}, -ts_rank(t.text_tsv, query, 32) AS bm25,
+       ARRAY(SELECT q.i FROM unnest(CAST(:tokens AS text[])) WITH ORDINALITY AS q(token, i)
+             WHERE t.text_tsv @@ phraseto_tsquery('signet_porter', q.token)) AS held
+FROM transcript_turns t
+JOIN session_transcripts s ON s.seq = t.session_seq
+CROSS JOIN websearch_to_tsquery('signet_porter', :query) AS query
+WHERE t.text_tsv @@ query AND {where}
+ORDER BY bm25, t.seq DESC
 LIMIT :k
 """
 
@@ -130,7 +148,10 @@ def search_turns(
     k: int = TRANSCRIPT_TOP_K,
     term_counts: TermCounts | None = None,
 ) -> list[TurnMatch]:
-    """Top-k turns in scope by BM25, scored against the query's ceiling into (0, 1]."""
+    """Top-k turns in scope by BM25, scored against the query's ceiling into (0, 1]; on
+    PostgreSQL by ts_rank (`TS_RANKED`)."""
+    if is_postgres(conn):
+        return _ts_search_turns(conn, text, scope, k)
     counts = term_counts or TermCounts(table=TURN_FTS)
     tokens = query_tokens(text)
     cap = TURN_POSTINGS_BUDGET + 1
@@ -145,6 +166,20 @@ def search_turns(
     if len(rows) < k and _pool_full(rows, conn, params):
         rows = conn.execute(FILTERED.format(columns=COLUMNS, where=where), params).fetchall()
     return _calibrate(list(rows), query_ceiling(documents, fts_rows(conn, FTS_AVERAGES)))
+
+
+def _ts_search_turns(conn: Connection, text: str, scope: TurnScope, k: int) -> list[TurnMatch]:
+    tokens = query_tokens(text)
+    if not tokens:
+        return []
+    where, params = scope_sql(scope)
+    query = " or ".join(f'"{token}"' for token in tokens)  # tokens are word characters
+    sql = TS_RANKED.format(columns=COLUMNS, where=where)
+    rows = conn.execute(sql, {**params, "query": query, "tokens": tokens, "k": k}).fetchall()
+    if not rows:
+        return []
+    scored = held_scores(conn, rows, tokens, table=TURN_FTS, averages=FTS_AVERAGES)
+    return [_turn(r, score, i) for i, (score, r) in enumerate(scored)]
 
 
 def _plan(conn: Connection, documents: dict[str, int]) -> tuple[list[str], int]:
@@ -170,21 +205,21 @@ def _calibrate(rows: list[Any], ceiling: float) -> list[TurnMatch]:
         return []
     ceiling = ceiling or max(abs(float(r["bm25"])) for r in rows) or 1.0
     return [
-        TurnMatch(
-            session_key=str(r["session_key"]),
-            ordinal=int(r["ordinal"]),
-            role=str(r["role"]),
-            text=str(r["text"]),
-            timestamp=r["timestamp"] or r["created_at"],
-            harness=r["harness"],
-            project=r["project"],
-            turn_count=int(r["turn_count"]),
-            source_id=r["source_id"],
-            evidence=ChannelEvidence(
-                score=min(1.0, max(MIN_IDF, abs(float(r["bm25"]))) / ceiling),
-                rank=i + 1,
-                raw=float(r["bm25"]),
-            ),
-        )
+        _turn(r, min(1.0, max(MIN_IDF, abs(float(r["bm25"]))) / ceiling), i)
         for i, r in enumerate(rows)
     ]
+
+
+def _turn(r: Any, score: float, i: int) -> TurnMatch:
+    return TurnMatch(
+        session_key=str(r["session_key"]),
+        ordinal=int(r["ordinal"]),
+        role=str(r["role"]),
+        text=str(r["text"]),
+        timestamp=r["timestamp"] or r["created_at"],
+        harness=r["harness"],
+        project=r["project"],
+        turn_count=int(r["turn_count"]),
+        source_id=r["source_id"],
+        evidence=ChannelEvidence(score=score, rank=i + 1, raw=float(r["bm25"])),
+    )

@@ -59,10 +59,11 @@ from signet_desktop.recall.channels import (
 )
 from signet_desktop.recall.codes import BinaryCodes
 from signet_desktop.recall.filters import filter_sql
-from signet_desktop.recall.knn import SEMANTIC_TOP_K, exact_knn
+from signet_desktop.recall.knn import SEMANTIC_TOP_K, exact_knn, nearest
 from signet_desktop.recall.matrix import MATRIX_MAX_ROWS, MatrixView, VectorMatrices
 from signet_desktop.recall.vector_gaps import VectorGaps, agent_missing, completeness
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.guard import assert_provider_call_allowed
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,7 @@ VECTOR_INDEX = {
     "prefilter": "binary-prefilter",
     "ann": ANN_INDEX_KIND,
     "recent-window": "recent-window",
+    "hnsw": "hnsw-pgvector",  # PostgreSQL: the generation's HNSW index, exact order
 }
 
 # The live memories behind a list of embedding ids (`:ids`, JSON), under the recall filters.
@@ -361,7 +363,13 @@ class SemanticChannel:
         filters: RecallFilters,
         k: int = SEMANTIC_TOP_K,
     ) -> SemanticOutcome:
-        """Top-k memories by cosine similarity within the agent scope and filters."""
+        """Top-k memories by cosine similarity within the agent scope and filters.
+
+        PostgreSQL: the generation's HNSW index answers (`knn.nearest`), exact distance order
+        (iterative scan); no in-process matrix, graph file or binary codes there."""
+        if is_postgres(conn):
+            ranked = nearest(conn, generation, query, agent_id, filters, k)
+            return self._counted(conn, generation, ranked, agent_id, "hnsw")
         where, params = filter_sql(agent_id, filters)
         params = {**params, "agent_id": agent_id, "query": query.tobytes()}
         if not self._vec:

@@ -79,7 +79,9 @@ from signet_desktop.service.transcripts import worker as transcript_worker
 from signet_desktop.service.transcripts.service import TranscriptService, default_transcript_roots
 from signet_desktop.service.transcripts.worker import TranscriptTtlWorker
 from signet_desktop.service.workers import WorkerDeclaration
-from signet_desktop.storage.database import Database, open_database
+from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
+from signet_desktop.storage.store import open_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +115,7 @@ def configured_embedder(config: SignetConfig) -> EmbeddingProvider | None:
 
 
 def build_embedding_parts(
-    db: Database,
+    db: DatabaseHandle,
     config: SignetConfig,
     embedder: EmbeddingProvider | None,
     events: EventSink | None = None,
@@ -152,7 +154,7 @@ class Wiring:
     the pipeline, which is how the daemon learns what to host.
     """
 
-    db: Database
+    db: DatabaseHandle
     paths: WorkspacePaths
     config: SignetConfig
     bus: EventBus
@@ -177,12 +179,13 @@ class Evidence:
 def build_service(
     paths: WorkspacePaths, config: SignetConfig, options: BuildOptions | None = None
 ) -> SignetService:
-    """Open the workspace database and wire the facade over it, one capability at a time."""
+    """Open the database `storage.url` names (the workspace's SQLite file by default) and wire
+    the facade over it, one capability at a time."""
     options = options or BuildOptions()
     bus = EventBus()
     status = StatusBoard(bus)
     status.follow(bus.connect)
-    db: Database = open_database(paths.db_path, with_vec=options.with_vec)
+    db = open_store(config.storage, paths.db_path, with_vec=options.with_vec)
     w = Wiring(db, paths, config, bus, status, declared=[])
     embedder = None if options.no_embedder else options.embedder or configured_embedder(config)
     parts = build_embedding_parts(db, config, embedder, bus)
@@ -236,6 +239,7 @@ def build_service(
             session_ttl_seconds=config.auth.session_token_ttl_seconds,
         ),
         secrets=secrets,
+        workspace=paths.root,
     )
 
 
@@ -332,7 +336,8 @@ def _recall(
     # One query embedding serves the semantic and the traversal channel.
     query_vectors = None if embedder is None else RecentQueryVectors(embedder)
     ann = None
-    if search.vector_ann_index and w.db.vec.available:
+    # The usearch graph files sit beside the SQLite file; PostgreSQL has its HNSW index.
+    if search.vector_ann_index and w.db.vec.available and isinstance(w.db, Database):
         ann = AnnIndexes(index_directory(w.db.path), w.db.reader)
     semantic = SemanticChannel(
         query_vectors,

@@ -104,11 +104,12 @@ def status_checks(status: ServiceStatus) -> list[Check]:
 
 
 def schema_check(database: DatabaseInfo) -> Check:
-    """The open database: SQLite version and applied migrations."""
-    text = (
-        f"database {database.path} open "
-        f"(SQLite {database.sqlite_version}, {database.migrations} migrations applied)"
-    )
+    """The open database: SQLite (or PostgreSQL) version and applied migrations."""
+    if database.backend == "postgresql":
+        engine = f"{database.url} open (PostgreSQL {database.server_version}"
+    else:
+        engine = f"{database.path} open (SQLite {database.sqlite_version}"
+    text = f"database {engine}, {database.migrations} migrations applied)"
     return Check(Level.OK if database.migrations else Level.WARN, text)
 
 

@@ -30,6 +30,7 @@ from signet_desktop.config.inference import InferenceConfig
 from signet_desktop.config.models import DreamingConfig
 from signet_desktop.config.pipeline import DocumentsConfig
 from signet_desktop.config.sections import HooksConfig
+from signet_desktop.config.storage import StorageBackend
 from signet_desktop.domain.vector_search import VecStatus
 from signet_desktop.inference.secret_store import SecretStore
 from signet_desktop.inference.workloads import WorkloadProviders, secrets_dir_for
@@ -66,16 +67,37 @@ from signet_desktop.service.tokens import TokenService
 from signet_desktop.service.transcripts.service import TranscriptService, default_transcript_roots
 from signet_desktop.storage.connect import sqlite_version
 from signet_desktop.storage.database import Database
+from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.handle import DatabaseHandle
 from signet_desktop.storage.migrate import applied_count
 
 
 @dataclass(frozen=True, slots=True)
 class DatabaseInfo:
-    """Where the database lives, which SQLite runs it, how many migrations it has."""
+    """Where the database lives, which engine runs it, how many migrations it has.
 
-    path: Path
-    sqlite_version: str
+    SQLite: `path` is the file and `sqlite_version` the library's. PostgreSQL: no file
+    (`path` and `sqlite_version` are None), `url` is `storage.url` (never a password) and
+    `server_version` what the server reports.
+    """
+
+    path: Path | None
+    sqlite_version: str | None
     migrations: int
+    backend: StorageBackend = "sqlite"
+    url: str | None = None
+    server_version: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape (/api/status `database`)."""
+        return {
+            "backend": self.backend,
+            "path": None if self.path is None else str(self.path),
+            "sqliteVersion": self.sqlite_version,
+            "url": self.url,
+            "serverVersion": self.server_version,
+            "migrations": self.migrations,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +121,7 @@ class SignetService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         memories: MemoryService,
         recall: RecallService,
@@ -124,6 +146,7 @@ class SignetService:
         tokens: TokenService | None = None,
         expansion: EntityExpansion | None = None,
         secrets: SecretService | None = None,
+        workspace: Path | None = None,
     ) -> None:
         self._db = db
         self.memories = memories
@@ -135,8 +158,8 @@ class SignetService:
         self.pipeline = pipeline or PipelineService(db, ())
         self.projection = projection or ProjectionService(db, events)
         self.safety = safety or ContentSafetyService(db)
-        # The workspace root holds memory/memories.db (config/workspace.py).
-        root = Path(db.path).parent.parent
+        # The workspace folder: given (build_service), else the one holding the SQLite file.
+        root = workspace if workspace is not None else _workspace_of(db)
         self.transcripts = transcripts or TranscriptService(db, root, events=events)
         self.hooks = hooks or HookService(
             db,
@@ -190,11 +213,9 @@ class SignetService:
         return self._db.ping()
 
     def status(self) -> ServiceStatus:
-        """Database, vector and embedding facts plus what the daemon posted."""
+        """DatabaseHandle, vector and embedding facts plus what the daemon posted."""
         return ServiceStatus(
-            database=DatabaseInfo(
-                self._db.path, sqlite_version(), applied_count(self._db.reader())
-            ),
+            database=database_info(self._db),
             vector=self._db.vec,
             embedding=self.embeddings.status(),
             process=self.status_board.snapshot(),
@@ -214,3 +235,24 @@ class SignetService:
         self.embeddings.close()
         self.transcripts.close()
         self._db.close()
+
+
+def _workspace_of(db: DatabaseHandle) -> Path:
+    """The workspace root holding `memory/memories.db` (config/workspace.py)."""
+    if not isinstance(db, Database):
+        raise ValueError("a PostgreSQL-backed service needs its workspace folder given")
+    return Path(db.path).parent.parent
+
+
+def database_info(db: DatabaseHandle) -> DatabaseInfo:
+    """What /api/status and `signet doctor` say of the database, per backend."""
+    conn = db.reader()
+    migrations = applied_count(conn)
+    if not is_postgres(conn):
+        path = db.path if isinstance(db, Database) else None
+        return DatabaseInfo(path, sqlite_version(), migrations)
+    version = str(conn.execute("SHOW server_version").fetchone()[0])
+    url = getattr(db, "url", None)
+    return DatabaseInfo(
+        None, None, migrations, backend="postgresql", url=url, server_version=version
+    )

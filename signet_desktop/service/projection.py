@@ -36,7 +36,7 @@ from signet_desktop.projection.runner import (
 )
 from signet_desktop.projection.source import MapPoint, VectorSet, load_vectors
 from signet_desktop.storage import projections
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class ProjectionService:
     """Layouts of one agent's current vectors, and the UMAP runs that refine them."""
 
     def __init__(
-        self, db: Database, events: EventSink, *, runner: RunnerConfig | None = None
+        self, db: DatabaseHandle, events: EventSink, *, runner: RunnerConfig | None = None
     ) -> None:
         self._db = db
         self._events = events

@@ -27,7 +27,7 @@ from signet_desktop.domain.maintenance import MaintenanceRun
 from signet_desktop.maintenance import retention as steps
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import counters, maintenance_runs
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class RetentionService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         config: RetentionConfig | None = None,
         *,
         events: EventSink | None = None,

@@ -26,7 +26,7 @@ from signet_desktop.domain.tokens import (
     secret_hash,
 )
 from signet_desktop.storage import tokens as rows
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 DEFAULT_TTL_SECONDS = 604_800  # Signet's auth.defaultTokenTtlSeconds
 SESSION_TTL_SECONDS = 86_400  # Signet's auth.sessionTokenTtlSeconds
@@ -45,7 +45,7 @@ class TokenService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         default_ttl_seconds: int = DEFAULT_TTL_SECONDS,
         session_ttl_seconds: int = SESSION_TTL_SECONDS,

@@ -13,6 +13,7 @@ from typing import Any
 from signet_desktop.domain.artifacts import Artifact, ArtifactMeta
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.rows import TableRows, rows_changed, texts
 
 COLUMNS = (
@@ -45,7 +46,7 @@ ON CONFLICT (agent_id, source_path) DO UPDATE SET
     source_mtime = excluded.source_mtime,
     removed_at = NULL,
     updated_at = excluded.updated_at
-WHERE memory_artifacts.content_hash IS NOT excluded.content_hash
+WHERE memory_artifacts.content_hash IS DISTINCT FROM excluded.content_hash
    OR memory_artifacts.removed_at IS NOT NULL
 """
 
@@ -127,12 +128,15 @@ def indexed_paths(conn: Connection, agent_id: str | None) -> dict[str, str]:
 
 def delete_rows(conn: Connection, agent_id: str | None, paths: Sequence[str]) -> int:
     """Drop index rows by path (their files are gone); the FTS trigger follows."""
-    return rows_changed(
-        conn,
-        "DELETE FROM memory_artifacts WHERE (:a IS NULL OR agent_id = :a) "
-        "AND source_path IN (SELECT value FROM json_each(:paths))",
-        {"a": agent_id, "paths": json.dumps(list(paths))},
-    )
+    sql = DELETE_ROWS_PG if is_postgres(conn) else DELETE_ROWS
+    return rows_changed(conn, sql, {"a": agent_id, "paths": json.dumps(list(paths))})
+
+
+DELETE_ROWS = (
+    "DELETE FROM memory_artifacts WHERE (:a IS NULL OR agent_id = :a) "
+    "AND source_path IN (SELECT value FROM json_each(:paths))"
+)
+DELETE_ROWS_PG = postgres_twin(DELETE_ROWS)
 
 
 def session_paths(conn: Connection, agent_id: str, token: str) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.ontology import Attention
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.rows import TableRows, from_row, scalar_int
 
 COLUMNS = (
@@ -40,6 +41,8 @@ ON CONFLICT (agent_id, kind, subject_ref) DO UPDATE SET
     resolution = NULL,
     updated_at = excluded.updated_at
 """
+# PostgreSQL: GREATEST for SQLite's two-argument max() (priority is NOT NULL: same result).
+UPSERT_PG = UPSERT.replace("max(dreaming_attention", "GREATEST(dreaming_attention")
 
 
 def _row(row: Any) -> Attention:
@@ -66,7 +69,7 @@ def create_attention(
 ) -> Attention:
     """Create (or reopen / refresh) the attention row for this subject; the row as stored."""
     conn.execute(
-        UPSERT,
+        UPSERT_PG if is_postgres(conn) else UPSERT,
         {
             "id": str(uuid.uuid4()),
             "agent": agent_id,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 # An evidence item names the memory when its source_ref parses as `memory:<id>` the way the
 # apply seam parses it (dreaming/sources.py: parse_ref: kind case-insensitive, both trimmed).
@@ -56,6 +57,41 @@ WHERE m.agent_id = :agent AND m.memory_id = :memory AND e.agent_id = :agent
 """
 QUERIES = (("claim", CITING_CLAIMS), ("link", CITING_LINKS), ("entity", CITING_ENTITIES))
 
+# PostgreSQL: the same reads over jsonb (evidence is a jsonb array; `->>` for json_extract,
+# strpos/split_part for instr/substr, which refuses the negative length SQLite reads as '').
+_REF_PG = "(e.value ->> 'source_ref')"
+_NAMES_MEMORY_PG = (
+    f"(strpos({_REF_PG}, ':') > 0 AND lower(trim(split_part({_REF_PG}, ':', 1))) = 'memory'"
+    f" AND trim(substr({_REF_PG}, strpos({_REF_PG}, ':') + 1)) = :memory)"
+)
+_QUOTES_PG = (
+    "COALESCE((SELECT jsonb_agg(COALESCE(e.value ->> 'quote', ''))"
+    " FROM jsonb_array_elements({table}.proposal_evidence) e WHERE "
+    + _NAMES_MEMORY_PG
+    + "), '[]'::jsonb)"
+)
+_CITES_PG = (
+    "{table}.proposal_evidence::text LIKE :like AND EXISTS (SELECT 1"
+    " FROM jsonb_array_elements({table}.proposal_evidence) e WHERE " + _NAMES_MEMORY_PG + ")"
+)
+CITING_CLAIMS_PG = f"""
+SELECT id, {_QUOTES_PG.format(table="entity_attributes")} AS quotes FROM entity_attributes
+WHERE agent_id = :agent AND status = 'active'
+  AND (memory_id = :memory OR {_CITES_PG.format(table="entity_attributes")})
+ORDER BY created_at, id
+"""
+CITING_LINKS_PG = f"""
+SELECT id, {_QUOTES_PG.format(table="entity_dependencies")} AS quotes FROM entity_dependencies
+WHERE agent_id = :agent AND status = 'active' AND {_CITES_PG.format(table="entity_dependencies")}
+ORDER BY created_at, id
+"""
+CITING_ENTITIES_PG = CITING_ENTITIES.replace("json_array(", "jsonb_build_array(")
+QUERIES_PG = (
+    ("claim", CITING_CLAIMS_PG),
+    ("link", CITING_LINKS_PG),
+    ("entity", CITING_ENTITIES_PG),
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -83,7 +119,7 @@ def citing_rows(conn: Connection, agent_id: str, memory_id: str) -> list[Citatio
     plain = memory_id.isascii() and '"' not in memory_id and "\\" not in memory_id
     params = {"agent": agent_id, "memory": memory_id, "like": f"%{memory_id}%" if plain else "%"}
     found: dict[str, Citation] = {}
-    for kind, sql in QUERIES:
+    for kind, sql in QUERIES_PG if is_postgres(conn) else QUERIES:
         for row in conn.execute(sql, params).fetchall():
             citation = Citation(kind, str(row["id"]), _quotes(row["quotes"]))
             seen = found.get(citation.ref)

@@ -15,6 +15,7 @@ from typing import Any
 from signet_desktop.domain.connectors import Connector
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.rows import from_row, texts
 
 COLUMNS = (
@@ -61,6 +62,7 @@ UPDATE connectors SET status = 'error', last_error = 'sync interrupted (daemon s
     updated_at = :now
 WHERE status = 'syncing' AND id NOT IN (SELECT value FROM json_each(:busy))
 """
+INTERRUPTED_PG = postgres_twin(INTERRUPTED)
 # Reads of `documents` by its connector index (storage/documents.py owns the writes).
 LIVE_DOCUMENTS = """
 SELECT id FROM documents
@@ -176,7 +178,8 @@ def interrupt_syncing(conn: Connection, busy: Sequence[str] = ()) -> int:
     """Syncs a stopped process left `syncing` become `error` (at start-up); `busy` are the
     connectors this process is syncing now."""
     params = {"now": utc_now(), "busy": json.dumps(list(busy))}
-    return int(conn.execute(INTERRUPTED, params).rowcount)
+    sql = INTERRUPTED_PG if is_postgres(conn) else INTERRUPTED
+    return int(conn.execute(sql, params).rowcount)
 
 
 def live_document_ids(conn: Connection, agent_id: str, connector_id: str) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.rows import from_row, scalar_int
 
 SOURCE_KINDS = ("memory", "artifact", "transcript", "summary", "source_chunk")
@@ -87,6 +88,7 @@ FROM memory_content_safety s, json_each(s.reasons_json) r
 WHERE {_SHOWN} AND s.policy_version = :version
 GROUP BY r.value ORDER BY r.value
 """
+REASON_COUNTS_PG = postgres_twin(REASON_COUNTS)
 STALE_COUNT = f"""
 SELECT COUNT(*) FROM memory_content_safety s
 WHERE {_SHOWN} AND s.policy_version != :version
@@ -102,6 +104,10 @@ class _Source:
     columns: str
     body: str
     alias: str
+    # The sweep's cursor: `seq` (the rowid itself on SQLite, an identity on PostgreSQL);
+    # session_summaries has none but SQLite's rowid: on PostgreSQL its sweep takes the
+    # oldest pending rows each time (a recorded decision takes a row out of the pending set).
+    cursor: str = "seq"
 
 
 _SOURCES = {
@@ -132,6 +138,7 @@ _SOURCES = {
         "AND s.source_kind = 'summary' AND s.source_id = u.id "
         "WHERE {agent} AND " + _NEEDS.format(changed="u.created_at"),
         "u",
+        "rowid",
     ),
 }
 PENDING_KINDS = ("memory", "transcript", "artifact", "summary")  # memories first
@@ -193,7 +200,8 @@ def status_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str,
 
 def reason_counts(conn: Connection, agent_id: str, version: str) -> Mapping[str, int]:
     """Decisions of `version` per reason (a decision with two reasons counts under both)."""
-    rows = conn.execute(REASON_COUNTS, {"agent_id": agent_id, "version": version})
+    sql = REASON_COUNTS_PG if is_postgres(conn) else REASON_COUNTS
+    rows = conn.execute(sql, {"agent_id": agent_id, "version": version})
     return {row["reason"]: int(row["n"]) for row in rows}
 
 
@@ -214,12 +222,19 @@ def pending_items(
     """Up to `limit` items of `kind` past rowid `after` that need a decision, oldest first,
     and the rowid of the last one (a sweep's cursor: the next batch starts there instead of
     walking the decided rows again)."""
-    alias = _SOURCES[kind].alias
-    sql = (
-        f"SELECT {alias}.rowid AS scan_rowid, {_SOURCES[kind].columns} "
-        f"FROM {_body(kind, agent_id)} AND {alias}.rowid > :after "
-        f"ORDER BY {alias}.rowid LIMIT :limit"
-    )
+    source = _SOURCES[kind]
+    cursor = f"{source.alias}.{source.cursor}"
+    if source.cursor == "rowid" and is_postgres(conn):
+        sql = (
+            f"SELECT 0 AS scan_rowid, {source.columns} FROM {_body(kind, agent_id)} "
+            f"ORDER BY {source.alias}.created_at, {source.alias}.id LIMIT :limit"
+        )
+    else:
+        sql = (
+            f"SELECT {cursor} AS scan_rowid, {source.columns} "
+            f"FROM {_body(kind, agent_id)} AND {cursor} > :after "
+            f"ORDER BY {cursor} LIMIT :limit"
+        )
     params = {"agent_id": agent_id, "version": version, "limit": limit, "after": after}
     rows = conn.execute(sql, params).fetchall()
     items = [ScanItem(row["agent_id"], kind, row["source_id"], row["text"]) for row in rows]
@@ -239,6 +254,7 @@ DELETE FROM memory_content_safety
 WHERE agent_id = :agent_id AND source_kind = :kind
   AND source_id IN (SELECT value FROM json_each(:ids))
 """
+DELETE_DECISIONS_PG = postgres_twin(DELETE_DECISIONS)
 
 
 def delete_decisions(conn: Connection, agent_id: str, kind: str, ids: Sequence[str]) -> int:
@@ -246,4 +262,5 @@ def delete_decisions(conn: Connection, agent_id: str, kind: str, ids: Sequence[s
     if not ids:
         return 0
     params = {"agent_id": agent_id, "kind": kind, "ids": json.dumps(list(ids))}
-    return int(conn.execute(DELETE_DECISIONS, params).rowcount)
+    sql = DELETE_DECISIONS_PG if is_postgres(conn) else DELETE_DECISIONS
+    return int(conn.execute(sql, params).rowcount)

@@ -8,6 +8,7 @@ arrays, full text, vectors) an owner keeps both statements side by side and pick
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from signet_desktop.storage.connect import Connection
@@ -23,3 +24,42 @@ def dialect_of(conn: Connection) -> Dialect:
 def is_postgres(conn: Connection) -> bool:
     """True on a PostgreSQL connection."""
     return getattr(conn, "dialect", None) == "postgresql"
+
+
+# `json_each(<JSON array>)` [alias]: the array's elements as rows (`value`, and `key` = the
+# position). Only arrays: an owner iterating a JSON object writes its PostgreSQL twin by hand.
+_JSON_EACH = re.compile(
+    r"json_each\(([^()]+)\)(?:\s+(?:AS\s+)?(?!(?:WHERE|ON|JOIN|LEFT|CROSS|INNER|AND|OR|ORDER|GROUP|LIMIT|UNION)\b)(\w+))?",
+    re.IGNORECASE,
+)
+
+
+def json_array_twin(sql: str) -> str:
+    """The PostgreSQL twin of a statement that reads JSON arrays with SQLite's `json_each`.
+
+    Each `json_each(x) [alias]` becomes `jsonb_array_elements_text(CAST(x AS jsonb)) WITH
+    ORDINALITY AS alias(value, key)`: `value` is text (as a JSON string's is on SQLite; a
+    statement comparing numbers casts, or keeps a hand-written twin), `key` counts from 1
+    rather than 0 (used for order only). Owners call it once, at import, beside the SQLite
+    text: `STATEMENT_PG = json_array_twin(STATEMENT)`.
+    """
+
+    def swap(match: re.Match[str]) -> str:
+        alias = match.group(2) or "j"
+        return (
+            f"jsonb_array_elements_text(CAST({match.group(1)} AS jsonb)) "
+            f"WITH ORDINALITY AS {alias}(value, key)"
+        )
+
+    return _JSON_EACH.sub(swap, sql)
+
+
+# SQLite's planner hint: a unary `+` before a column keeps it off an index. PostgreSQL has no
+# unary plus for text (and needs no such hint): dropped.
+_PLANNER_HINT = re.compile(r"(?<=[\s(])\+(?=[A-Za-z_])")
+
+
+def postgres_twin(sql: str) -> str:
+    """`json_array_twin` plus SQLite's `+column` planner hints dropped: the PostgreSQL twin
+    of a statement that differs only in those (`STATEMENT_PG = postgres_twin(STATEMENT)`)."""
+    return _PLANNER_HINT.sub("", json_array_twin(sql))

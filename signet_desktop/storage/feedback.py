@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from signet_desktop.domain.feedback import MemoryRating
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 
 # The running mean of one more rating; `injected` from the session's context ledger.
 RATE = """
@@ -26,12 +27,14 @@ SELECT DISTINCT memory_id FROM session_context_ledger
 WHERE agent_id = :agent_id AND session_key = :session_key
   AND memory_id IN (SELECT value FROM json_each(:ids))
 """
+INJECTED_PG = postgres_twin(INJECTED)
 
 
 def injected_ids(conn: Connection, agent_id: str, session_key: str, ids_json: str) -> set[str]:
     """Which of the memories the hooks put into this session's context (any epoch)."""
     rows = conn.execute(
-        INJECTED, {"agent_id": agent_id, "session_key": session_key, "ids": ids_json}
+        INJECTED_PG if is_postgres(conn) else INJECTED,
+        {"agent_id": agent_id, "session_key": session_key, "ids": ids_json},
     ).fetchall()
     return {str(row[0]) for row in rows}
 

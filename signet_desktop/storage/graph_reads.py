@@ -18,6 +18,7 @@ from signet_desktop.domain.traversal import (
     GraphEntity,
 )
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 
 MAX_NAMES = 512  # canonical names looked up per query (query phrases and words)
 
@@ -112,6 +113,13 @@ ORDER BY mentions LIMIT 1 OFFSET :offset
 """
 
 
+# PostgreSQL: the same statements with json_each's arrays as jsonb (storage/dialect.py).
+ENTITIES_BY_NAME_PG = postgres_twin(ENTITIES_BY_NAME)
+ASPECT_CLAIMS_PG = postgres_twin(ASPECT_CLAIMS)
+EDGES_PG = postgres_twin(EDGES)
+LINKED_ENTITIES_PG = postgres_twin(LINKED_ENTITIES)
+
+
 def _json(values: Sequence[str]) -> str:
     return json.dumps(list(values))
 
@@ -124,7 +132,8 @@ def entities_named(
     if not names or limit <= 0:
         return {}
     rows = conn.execute(
-        ENTITIES_BY_NAME, {"agent_id": agent_id, "names": _json(names), "limit": 4 * limit}
+        ENTITIES_BY_NAME_PG if is_postgres(conn) else ENTITIES_BY_NAME,
+        {"agent_id": agent_id, "names": _json(names), "limit": 4 * limit},
     ).fetchall()
     found: dict[str, GraphEntity] = {}
     for row in rows:
@@ -148,7 +157,7 @@ def aspects_with_claims(
     if not ids or per_entity <= 0:
         return []
     rows = conn.execute(
-        ASPECT_CLAIMS,
+        ASPECT_CLAIMS_PG if is_postgres(conn) else ASPECT_CLAIMS,
         {
             "entity_ids": _json(ids),
             "agent_id": agent_id,
@@ -191,7 +200,7 @@ def dependencies_of(
     if not entity_ids or per_entity <= 0:
         return []
     rows = conn.execute(
-        EDGES,
+        EDGES_PG if is_postgres(conn) else EDGES,
         {
             "entity_ids": _json(entity_ids),
             "agent_id": agent_id,
@@ -240,7 +249,8 @@ def linked_entities(
     if not memory_ids:
         return {}
     rows = conn.execute(
-        LINKED_ENTITIES, {"agent_id": agent_id, "memory_ids": _json(memory_ids), "limit": limit}
+        LINKED_ENTITIES_PG if is_postgres(conn) else LINKED_ENTITIES,
+        {"agent_id": agent_id, "memory_ids": _json(memory_ids), "limit": limit},
     ).fetchall()
     linked: dict[str, dict[str, int]] = {}
     for memory_id, entity_id, mentions in rows:

@@ -13,6 +13,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.rows import scalar_int
 
 HINT_MAX_CHARS = 200  # a hint longer than this is cut (at a word boundary when there is one)
@@ -72,8 +73,8 @@ def insert_hints(
             continue
         seen.add(key)
         cursor = conn.execute(
-            "INSERT OR IGNORE INTO memory_hints (memory_id, agent_id, hint, created_at) "
-            "VALUES (?, ?, ?, ?)",
+            "INSERT INTO memory_hints (memory_id, agent_id, hint, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (memory_id, agent_id, hint, now),
         )
         written += cursor.rowcount
@@ -186,6 +187,32 @@ ORDER BY bm25, m.id
 LIMIT :k
 """
 
+# PostgreSQL: the generated `hint_tsv` (GIN) for the FTS5 table, the same MATCH string read by
+# websearch_to_tsquery; `bm25` is -ts_rank (normalised into (0, 1)), lower is better as bm25().
+# DISTINCT ON keeps each memory's best hint (SQLite's bare column beside MIN()); a NULL
+# :pool is no limit.
+HINT_SEARCH_PG = """
+WITH pool AS MATERIALIZED (
+    SELECT h.seq, -ts_rank(h.hint_tsv, query, 32) AS bm25
+    FROM memory_hints h, websearch_to_tsquery('signet_unicode61', :match) AS query
+    WHERE h.hint_tsv @@ query ORDER BY bm25, h.seq LIMIT :pool
+), best AS (
+    SELECT DISTINCT ON (m.id) m.id AS id, h.hint AS hint, pool.bm25 AS bm25
+    FROM pool JOIN memory_hints h ON h.seq = pool.seq
+    JOIN memories m ON m.id = h.memory_id
+    WHERE h.agent_id = :agent_id AND {filters}
+    ORDER BY m.id, pool.bm25
+)
+SELECT id, hint, bm25, (SELECT COUNT(*) FROM pool) AS pool_size
+FROM best ORDER BY bm25, id LIMIT :k
+"""
+CAPPED_HINT_DOC_COUNT_PG = """
+SELECT COUNT(*) FROM (
+    SELECT 1 FROM memory_hints
+    WHERE hint_tsv @@ websearch_to_tsquery('signet_unicode61', :term) LIMIT :cap
+) AS capped
+"""
+
 CAPPED_HINT_DOC_COUNT = """
 SELECT COUNT(*) FROM (
     SELECT 1 FROM memory_hints_fts WHERE memory_hints_fts MATCH :term LIMIT :cap
@@ -212,22 +239,27 @@ def search_hints(
     of a full pool, every match is scoped (exact, slower).
     """
     args = {**params, "match": match, "k": k}
-    sql = HINT_SEARCH.format(filters=filters)
+    postgres = is_postgres(conn)
+    sql = (HINT_SEARCH_PG if postgres else HINT_SEARCH).format(filters=filters)
     rows = conn.execute(sql, {**args, "pool": pool}).fetchall()
     if len(rows) < k and (not rows or int(rows[0]["pool_size"]) >= pool):
         full = hint_documents(conn, match, pool + 1) > pool
-        if full:
-            rows = conn.execute(sql, {**args, "pool": -1}).fetchall()  # LIMIT -1: every row
+        if full:  # every row: LIMIT -1 on SQLite, LIMIT NULL on PostgreSQL
+            rows = conn.execute(sql, {**args, "pool": None if postgres else -1}).fetchall()
     return [HintMatch(str(r["id"]), str(r["hint"]), float(r["bm25"])) for r in rows]
 
 
 def hint_documents(conn: Connection, term_match: str, cap: int) -> int:
     """How many hints hold the term (an FTS5 match expression), counting no further than cap."""
-    return scalar_int(conn, CAPPED_HINT_DOC_COUNT, {"term": term_match, "cap": cap})
+    sql = CAPPED_HINT_DOC_COUNT_PG if is_postgres(conn) else CAPPED_HINT_DOC_COUNT
+    return scalar_int(conn, sql, {"term": term_match, "cap": cap})
 
 
 def hint_rows(conn: Connection) -> int:
-    """Rows in the hints FTS index (every agent's, as FTS5's IDF counts them)."""
+    """Rows in the hints FTS index (every agent's, as FTS5's IDF counts them); on
+    PostgreSQL the hints table's rows (a count: no averages record to read)."""
+    if is_postgres(conn):
+        return scalar_int(conn, "SELECT COUNT(*) FROM memory_hints")
     row = conn.execute("SELECT block FROM memory_hints_fts_data WHERE id = 1").fetchone()
     return 0 if row is None or not row[0] else _varint(bytes(row[0]))
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import Actor, HistoryEvent, utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, json_array_twin
 from signet_desktop.storage.rows import from_row, rows_changed
 
 INSERT_EVENT = """
@@ -29,6 +30,9 @@ FROM memory_history
 WHERE agent_id = :agent_id AND memory_id = :memory_id
 ORDER BY created_at, rowid LIMIT :limit
 """
+# PostgreSQL has no rowid: ties on created_at break by ctid, the row's place in the heap,
+# which follows insertion order for this append-only table (rows are never updated).
+LIST_EVENTS_PG = LIST_EVENTS.replace("rowid", "ctid")
 
 
 def record_event(
@@ -69,7 +73,8 @@ def record_event(
 def list_events(conn: Connection, agent_id: str, memory_id: str, limit: int) -> list[HistoryEvent]:
     """A memory's events, oldest first, scoped to the agent."""
     rows = conn.execute(
-        LIST_EVENTS, {"agent_id": agent_id, "memory_id": memory_id, "limit": limit}
+        LIST_EVENTS_PG if is_postgres(conn) else LIST_EVENTS,
+        {"agent_id": agent_id, "memory_id": memory_id, "limit": limit},
     ).fetchall()
     return [from_row(HistoryEvent, r, metadata=json.loads(r["metadata"] or "{}")) for r in rows]
 
@@ -101,6 +106,7 @@ DELETE_FOR_MEMORIES = """
 DELETE FROM memory_history
 WHERE agent_id = :agent_id AND memory_id IN (SELECT value FROM json_each(:ids))
 """
+DELETE_FOR_MEMORIES_PG = json_array_twin(DELETE_FOR_MEMORIES)
 
 
 def taken_event_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
@@ -130,7 +136,9 @@ def delete_events_for(conn: Connection, agent_id: str, memory_ids: Sequence[str]
     if not memory_ids:
         return 0
     return rows_changed(
-        conn, DELETE_FOR_MEMORIES, {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))}
+        conn,
+        DELETE_FOR_MEMORIES_PG if is_postgres(conn) else DELETE_FOR_MEMORIES,
+        {"agent_id": agent_id, "ids": json.dumps(list(memory_ids))},
     )
 
 
@@ -140,8 +148,14 @@ DELETE_OLDER_THAN = """
 DELETE FROM memory_history WHERE rowid IN (
     SELECT rowid FROM memory_history WHERE created_at < :before LIMIT :limit)
 """
+DELETE_OLDER_THAN_PG = DELETE_OLDER_THAN.replace("rowid", "ctid")
 
 
 def delete_older_than(conn: Connection, before: str, limit: int) -> int:
     """Drop up to `limit` events recorded before `before` (the history retention window)."""
-    return int(conn.execute(DELETE_OLDER_THAN, {"before": before, "limit": limit}).rowcount)
+    return int(
+        conn.execute(
+            DELETE_OLDER_THAN_PG if is_postgres(conn) else DELETE_OLDER_THAN,
+            {"before": before, "limit": limit},
+        ).rowcount
+    )

@@ -106,9 +106,10 @@ def record_injected(
     conn: Connection, agent_id: str, session_key: str, epoch: int, memory_ids: Iterable[str]
 ) -> None:
     now = utc_now()
-    conn.executemany(
-        "INSERT OR IGNORE INTO session_context_ledger "
-        "(agent_id, session_key, context_epoch, memory_id, injected_at) VALUES (?, ?, ?, ?, ?)",
+    conn.executemany(  # ON CONFLICT DO NOTHING: one text for SQLite (3.24+) and PostgreSQL
+        "INSERT INTO session_context_ledger "
+        "(agent_id, session_key, context_epoch, memory_id, injected_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         [(agent_id, session_key, epoch, memory_id, now) for memory_id in memory_ids],
     )
 

@@ -28,6 +28,7 @@ from signet_desktop.domain.knowledge import (
     Relation,
 )
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.rows import TableRows, from_row, like_contains
 
 EXCERPT_CHARS = 240
@@ -213,6 +214,14 @@ def aspects_of(conn: Connection, agent_id: str, entity_id: str) -> list[Aspect]:
     )
 
 
+CLAIMS_OF_ASPECTS = (
+    "SELECT * FROM entity_attributes WHERE agent_id = :a AND aspect_id IN "
+    "(SELECT value FROM json_each(:ids)) "
+    "ORDER BY status = 'active' DESC, COALESCE(claim_key, ''), version DESC, created_at, id"
+)
+CLAIMS_OF_ASPECTS_PG = postgres_twin(CLAIMS_OF_ASPECTS)
+
+
 def claims_of_aspects(
     conn: Connection, agent_id: str, aspect_ids: Sequence[str]
 ) -> dict[str, list[Claim]]:
@@ -220,9 +229,7 @@ def claims_of_aspects(
     if not aspect_ids:
         return {}
     rows = conn.execute(
-        "SELECT * FROM entity_attributes WHERE agent_id = :a AND aspect_id IN "
-        "(SELECT value FROM json_each(:ids)) "
-        "ORDER BY status = 'active' DESC, COALESCE(claim_key, ''), version DESC, created_at, id",
+        CLAIMS_OF_ASPECTS_PG if is_postgres(conn) else CLAIMS_OF_ASPECTS,
         {"a": agent_id, "ids": json.dumps(list(aspect_ids))},
     ).fetchall()
     out: dict[str, list[Claim]] = {}

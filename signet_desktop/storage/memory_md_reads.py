@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 from signet_desktop.storage.rows import from_row, texts
 
 LEAN_COLUMNS = "id, type, content, created_at, pinned, importance, project"
@@ -41,6 +42,7 @@ CONTENTS = """
 SELECT id, content FROM memories
 WHERE id IN (SELECT value FROM json_each(:ids)) AND +agent_id = :agent_id
 """
+CONTENTS_PG = postgres_twin(CONTENTS)
 
 SESSION_MONTHS = """
 SELECT substr(captured_at, 1, 7) AS month, COUNT(DISTINCT session_token) AS n
@@ -161,7 +163,10 @@ def with_content(conn: Connection, agent_id: str, rows: Sequence[Ranked]) -> lis
     ids = sorted({r.id for r in rows})
     if not ids:
         return []
-    found = conn.execute(CONTENTS, {"agent_id": agent_id, "ids": json.dumps(ids)})
+    found = conn.execute(
+        CONTENTS_PG if is_postgres(conn) else CONTENTS,
+        {"agent_id": agent_id, "ids": json.dumps(ids)},
+    )
     text = {str(r[0]): str(r[1]) for r in found.fetchall()}
     return [
         MdMemory(r.id, r.type, text[r.id], r.created_at, r.pinned, r.importance, r.project)

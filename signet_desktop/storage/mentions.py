@@ -62,9 +62,10 @@ def link(conn: Connection, agent_id: str, memory_id: str, matches: Sequence[Enti
     for match in matches:
         cursor = conn.execute(
             """
-            INSERT OR IGNORE INTO memory_entity_mentions
+            INSERT INTO memory_entity_mentions
                 (memory_id, entity_id, agent_id, mention_text, confidence, created_at)
             VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
             """,
             (memory_id, match.entity_id, agent_id, match.mention_text, match.confidence, now),
         )
@@ -182,9 +183,10 @@ def insert_row(conn: Connection, row: MentionRow) -> bool:
     """Put a mention row back as it was (a revert); False if the key is taken."""
     cursor = conn.execute(
         """
-        INSERT OR IGNORE INTO memory_entity_mentions
+        INSERT INTO memory_entity_mentions
             (memory_id, entity_id, agent_id, mention_text, confidence, created_at)
         VALUES (:memory_id, :entity_id, :agent_id, :mention_text, :confidence, :created_at)
+        ON CONFLICT DO NOTHING
         """,
         {key: row.get(key) for key in _MENTION_COLUMNS},
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 
 # For each live candidate with a session: the previous and next live memory of the same
 # session in seq order, within the agent's scope. Both subqueries seek
@@ -26,6 +27,7 @@ FROM memories c
 WHERE c.id IN (SELECT value FROM json_each(:ids)) AND +c.agent_id = :agent_id
   AND +c.is_deleted = 0
 """
+CANDIDATE_CONTEXT_PG = postgres_twin(CANDIDATE_CONTEXT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +50,8 @@ def candidate_context(
     if not ids:
         return {}
     rows = conn.execute(
-        CANDIDATE_CONTEXT, {"agent_id": agent_id, "ids": json.dumps(list(ids))}
+        CANDIDATE_CONTEXT_PG if is_postgres(conn) else CANDIDATE_CONTEXT,
+        {"agent_id": agent_id, "ids": json.dumps(list(ids))},
     ).fetchall()
     return {
         str(row["id"]): CandidateContext(row["who"], row["previous_id"], row["next_id"])
@@ -92,8 +95,10 @@ def session_rings(
     """
     if not ids or width < 1:
         return {}
+    sql = session_rings_sql(width)
     rows = conn.execute(
-        session_rings_sql(width), {"agent_id": agent_id, "ids": json.dumps(list(ids))}
+        postgres_twin(sql) if is_postgres(conn) else sql,
+        {"agent_id": agent_id, "ids": json.dumps(list(ids))},
     ).fetchall()
     out = {}
     for row in rows:

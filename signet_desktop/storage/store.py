@@ -1,39 +1,19 @@
 """Which database handle `storage.url` asks for: SQLite's `Database` or `PgDatabase`.
 
 Both keep one contract (`DatabaseHandle`): `write()`, `reader()`, `maintenance()`, `ping()`,
-`close()`, `applied_migrations`, `vec_available`. The daemon still refuses a PostgreSQL URL at
-start (`config/storage.py: NOT_SERVED`) until every capability is ported; this is the one
-place that will pick the backend when it stops refusing.
+`close()`, `applied_migrations`, `vec_available` (`storage/handle.py`). This is the one place
+that picks the backend: `service/container.py: build_service` calls it for the daemon.
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Protocol
 
 from signet_desktop.config.storage import StorageConfig
-from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.database import Database, open_database
+from signet_desktop.storage.handle import DatabaseHandle
 
-
-class DatabaseHandle(Protocol):
-    """What every service uses of its database, on either backend."""
-
-    applied_migrations: list[int]
-
-    @property
-    def vec_available(self) -> bool: ...
-
-    def ping(self) -> bool: ...
-
-    def reader(self) -> Connection: ...
-
-    def write(self) -> AbstractContextManager[Connection]: ...
-
-    def maintenance(self) -> AbstractContextManager[Connection]: ...
-
-    def close(self) -> None: ...
+__all__ = ["DatabaseHandle", "open_store"]
 
 
 def open_store(

@@ -11,6 +11,7 @@ from typing import Any
 
 from signet_desktop.domain.tokens import ApiToken
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.rows import from_row
 
 COLUMNS = "id, name, kind, permissions_json, agents_json, created_at, expires_at, revoked_at"
@@ -23,6 +24,8 @@ BY_HASH = f"SELECT {COLUMNS} FROM api_tokens WHERE secret_hash = :hash"
 BY_REF = f"SELECT {COLUMNS} FROM api_tokens WHERE id = :ref OR name = :ref ORDER BY id = :ref DESC"
 NAME_TAKEN = "SELECT 1 FROM api_tokens WHERE name = :name"
 LIST = f"SELECT {COLUMNS} FROM api_tokens ORDER BY created_at, rowid"  # issue order
+# PostgreSQL has no rowid: tokens issued in the same microsecond order by id.
+LIST_PG = f"SELECT {COLUMNS} FROM api_tokens ORDER BY created_at, id"
 REVOKE = "UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL"
 
 
@@ -71,7 +74,7 @@ def token_by_ref(conn: Connection, ref: str) -> ApiToken | None:
 
 def list_tokens(conn: Connection) -> list[ApiToken]:
     """Every token ever issued, oldest first."""
-    return [_token(row) for row in conn.execute(LIST).fetchall()]
+    return [_token(row) for row in conn.execute(LIST_PG if is_postgres(conn) else LIST).fetchall()]
 
 
 def revoke_token(conn: Connection, token_id: str, now: str) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.domain.sessions import SessionTranscript, TranscriptHit
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 from signet_desktop.storage.rows import TableRows, from_row, rows_changed, scalar_int, texts
 
 COLUMNS = (
@@ -152,6 +153,36 @@ _MATCHING = """
         WHERE session_transcripts_fts MATCH :match AND t.agent_id = :a
           AND (:k IS NULL OR t.session_key = :k) AND (:p IS NULL OR t.project = :p)
 """
+# PostgreSQL: the generated `content_tsv` (GIN) in place of the FTS5 table, the same MATCH
+# string (quoted tokens joined by OR) read by websearch_to_tsquery with the column's
+# configuration; ranked by ts_rank, negated so that lower is better as bm25() is.
+_MATCHING_PG = """
+        FROM session_transcripts t,
+             websearch_to_tsquery('signet_unicode61', :match) AS query
+        WHERE t.content_tsv @@ query AND t.agent_id = :a
+          AND (:k IS NULL OR t.session_key = :k) AND (:p IS NULL OR t.project = :p)
+"""
+_SEARCH = """
+        SELECT t.session_key, t.project, t.updated_at,
+               snippet(session_transcripts_fts, 0, '[', ']', '…', 24) AS excerpt,
+               bm25(session_transcripts_fts) AS rank
+        {matching}
+        ORDER BY rank LIMIT :n
+"""
+# The excerpt: ts_headline over the indexed prefix, one fragment of up to 24 words.
+_SEARCH_PG = """
+        SELECT t.session_key, t.project, t.updated_at,
+               ts_headline('signet_unicode61', left(t.content, 200000), query,
+                   'StartSel=[, StopSel=], MaxWords=24, MinWords=8, MaxFragments=1, '
+                   'FragmentDelimiter=…') AS excerpt,
+               -ts_rank(t.content_tsv, query) AS rank
+        {matching}
+        ORDER BY rank, t.seq DESC LIMIT :n
+"""
+
+
+def _matching(conn: Connection) -> str:
+    return _MATCHING_PG if is_postgres(conn) else _MATCHING
 
 
 def count_transcript_matches(
@@ -164,7 +195,7 @@ def count_transcript_matches(
 ) -> int:
     """How many transcripts `search_transcripts` would rank without a limit."""
     params = {"match": match, "a": agent_id, "k": session_key, "p": project}
-    return int(conn.execute(f"SELECT COUNT(*) {_MATCHING}", params).fetchone()[0])
+    return int(conn.execute(f"SELECT COUNT(*) {_matching(conn)}", params).fetchone()[0])
 
 
 def search_transcripts(
@@ -177,14 +208,9 @@ def search_transcripts(
     limit: int = 10,
 ) -> list[TranscriptHit]:
     """BM25 over transcript text (`match` is an FTS5 expression the caller built safely)."""
+    search = _SEARCH_PG if is_postgres(conn) else _SEARCH
     rows = conn.execute(
-        f"""
-        SELECT t.session_key, t.project, t.updated_at,
-               snippet(session_transcripts_fts, 0, '[', ']', '…', 24) AS excerpt,
-               bm25(session_transcripts_fts) AS rank
-        {_MATCHING}
-        ORDER BY rank LIMIT :n
-        """,
+        search.format(matching=_matching(conn)),
         {"match": match, "a": agent_id, "k": session_key, "p": project, "n": limit},
     ).fetchall()
     return [

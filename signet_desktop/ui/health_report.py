@@ -162,7 +162,8 @@ def health_checks(workspace: Path, status: ServiceStatus) -> list[Check]:
     checks = [diagnostics.workspace_check(workspace)]
     if workspace.is_dir():
         checks.extend(diagnostics.config_checks(workspace))
-    checks.append(diagnostics.database_check(status.database.path))
+    if status.database.path is not None:  # a SQLite file (PostgreSQL has none to check)
+        checks.append(diagnostics.database_check(status.database.path))
     checks.extend(diagnostics.status_checks(status))
     return checks
 

@@ -139,14 +139,15 @@ def test_config_error_stops_before_lock_and_database(tmp_path: Path) -> None:
     assert not (tmp_path / ".daemon" / "pid").exists()
 
 
-def test_a_postgresql_url_is_refused_in_one_line_before_lock_and_database(
+def test_an_unreachable_postgresql_server_fails_in_one_line_and_creates_no_file(
     tmp_path: Path,
 ) -> None:
-    tmp_path.joinpath("agent.yaml").write_text("storage:\n  url: postgresql://db.local/signet\n")
+    url = "postgresql://127.0.0.1:1/signet"  # nothing listens on port 1
+    tmp_path.joinpath("agent.yaml").write_text(f"storage:\n  url: {url}\n")
     error = open_fails(tmp_path)
     assert error.exit_code == 2
     assert "\n" not in error.message
-    assert "does not serve yet" in error.message and "PostgreSQL" in error.message
+    assert error.message.startswith(f"database error: cannot open {url}: ")
     assert not (tmp_path / "memory" / "memories.db").exists()
     assert not (tmp_path / ".daemon" / "pid").exists()
 

@@ -41,7 +41,7 @@ from signet_desktop.domain.sessions import normalize_harness
 from signet_desktop.evidence import artifacts as files
 from signet_desktop.service.transcripts.service import TranscriptService
 from signet_desktop.storage import artifacts as rows
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class ArtifactService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         workspace: Path,
         transcripts: TranscriptService,
         *,

@@ -43,7 +43,7 @@ from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.documents.service import DocumentService
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import connectors as rows
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class ConnectorService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         documents: DocumentService,
         *,
         roots: FileRoots | None = None,

@@ -57,7 +57,7 @@ from signet_desktop.safety import local_files
 from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.memories.service import MemoryService
 from signet_desktop.storage import documents
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 MAX_URL_CHARS = 4096
 MAX_CHUNK_PAGE = 1000
@@ -104,7 +104,7 @@ class DocumentService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         memories: MemoryService,
         limits: DocumentLimits,
         *,

@@ -58,8 +58,8 @@ from signet_desktop.service.embeddings.batches import DEFAULT_MAX_CHARS
 from signet_desktop.service.memories.service import RememberRequest
 from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage import documents
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.faults import FaultPoints
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ class DocumentIngest:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         service: DocumentService,
         settings: IngestSettings,
         *,
@@ -392,7 +392,7 @@ def _read_file(path: Path, roots: Sequence[Path], limit: int) -> bytes:
 
 
 def build_worker(
-    db: Database,
+    db: DatabaseHandle,
     handler: DocumentIngest,
     *,
     settings: WorkerSettings,
@@ -413,7 +413,7 @@ def build_worker(
 
 
 def declaration(
-    db: Database, service: DocumentService, config: PipelineV2Config, *, events: EventSink
+    db: DatabaseHandle, service: DocumentService, config: PipelineV2Config, *, events: EventSink
 ) -> WorkerDeclaration:
     """The document worker as the daemon hosts it: one instance (one document at a time).
 

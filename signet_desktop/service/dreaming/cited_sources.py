@@ -13,13 +13,13 @@ from pathlib import Path
 
 from signet_desktop.domain import scope
 from signet_desktop.dreaming.sources import MAX_REF_CHARS, SourceReader
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 
 class CitedSources:
     """Canonical source text by `kind:id`, scoped to an agent."""
 
-    def __init__(self, db: Database, workspace: Path | None = None) -> None:
+    def __init__(self, db: DatabaseHandle, workspace: Path | None = None) -> None:
         self._db = db
         self._workspace = workspace
 

@@ -14,6 +14,7 @@ import threading
 
 from signet_desktop.storage import dreaming_evidence
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 
 class PendingTokens:
@@ -23,7 +24,10 @@ class PendingTokens:
         self._local = threading.local()
 
     def read(self, conn: Connection, agent_id: str) -> tuple[int, int]:
-        """(sources, estimated tokens) of the agent's unconsumed evidence."""
+        """(sources, estimated tokens) of the agent's unconsumed evidence (PostgreSQL has no
+        data_version to tell an unchanged database: read each time)."""
+        if is_postgres(conn):
+            return dreaming_evidence.pending_tokens(conn, agent_id)
         version = int(conn.execute("PRAGMA data_version").fetchone()[0])
         seen: dict[str, tuple[int, int, tuple[int, int]]] = getattr(self._local, "seen", {})
         self._local.seen = seen

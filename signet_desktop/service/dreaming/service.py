@@ -49,8 +49,8 @@ from signet_desktop.queue import jobs
 from signet_desktop.service.dreaming.pending_cache import PendingTokens
 from signet_desktop.storage import attention, dreaming_evidence, dreaming_operations
 from signet_desktop.storage import dreaming_passes as passes
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class DreamingService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         config: DreamingConfig,
         runner: PassRunner,
         *,
@@ -412,7 +412,7 @@ def not_configured() -> ChatProvider:
 
 
 def build_dreaming(
-    db: Database,
+    db: DatabaseHandle,
     config: DreamingConfig,
     *,
     provider: ProviderFactory = not_configured,

@@ -20,7 +20,7 @@ from signet_desktop.embedding.vectors import ResyncReport
 from signet_desktop.queue import jobs
 from signet_desktop.service.embeddings.vectors import EmbeddingVectors
 from signet_desktop.service.embeddings.worker import EmbeddingWorker
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 MAX_BACKFILL = 10_000
 DEFAULT_BACKFILL = 500
@@ -107,7 +107,7 @@ class BackfillOutcome:
 class EmbeddingOps:
     """Read and repair the vector side of one workspace."""
 
-    def __init__(self, db: Database, parts: EmbeddingParts) -> None:
+    def __init__(self, db: DatabaseHandle, parts: EmbeddingParts) -> None:
         self._db = db
         self.parts = parts
 

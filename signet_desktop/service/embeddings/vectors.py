@@ -27,15 +27,15 @@ from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError, EmbeddingProvider, validate_vectors
-from signet_desktop.embedding.tracker import BACKFILL_JOB, MEMORIES_FOR_JOBS
+from signet_desktop.embedding.tracker import BACKFILL_JOB, memories_for_jobs
 from signet_desktop.embedding.vectors import PendingVector, VectorWrite, embed_writes, vector_blob
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import JobInterrupted, run_interruptibly
 from signet_desktop.service.embeddings.batches import VectorBatcher, split_batches
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import assert_provider_call_allowed
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class EmbeddingVectors:
         generation: Generation,
         *,
         prepare_timeout_s: float = DEFAULT_PREPARE_TIMEOUT_S,
-        db: Database | None = None,
+        db: DatabaseHandle | None = None,
         autostart: bool = True,
         events: EventSink | None = None,
     ) -> None:
@@ -170,11 +170,12 @@ class EmbeddingVectors:
             "generation_id": self._generation.id,
             "ids": json.dumps([item.memory_id for item in items]),
         }
-        rows = self._database().reader().execute(MEMORIES_FOR_JOBS, params).fetchall()
+        reader = self._database().reader()
+        rows = reader.execute(memories_for_jobs(reader), params).fetchall()
         keep = {str(r["id"]) for r in rows if not r["is_deleted"] and not r["embedded"]}
         return [item for item in items if item.memory_id in keep]
 
-    def _database(self) -> Database:
+    def _database(self) -> DatabaseHandle:
         if self._db is None:
             raise RuntimeError("vectors that follow the write need the database (db=)")
         return self._db

@@ -26,8 +26,8 @@ from signet_desktop.inference.types import ChatMessage, ChatProvider, ChatReques
 from signet_desktop.queue import jobs
 from signet_desktop.storage import hints as hint_rows
 from signet_desktop.storage import memories
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.guard import assert_provider_call_allowed
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class HintService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         config: HintsConfig,
         provider: ProviderSource,
         *,

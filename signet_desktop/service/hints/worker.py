@@ -35,7 +35,7 @@ from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import IdleStep, QueueWorker, WorkerSettings
 from signet_desktop.service.hints.service import JOB_TYPE, HintService
 from signet_desktop.service.workers import WorkerDeclaration
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class HintsWorker:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         service: HintService,
         *,
         settings: WorkerSettings | None = None,
@@ -196,7 +196,7 @@ class HintsWorker:
 
 
 def declaration(
-    db: Database,
+    db: DatabaseHandle,
     service: HintService,
     config: PipelineV2Config,
     *,

@@ -56,7 +56,7 @@ from signet_desktop.service.recall.service import RecallService
 from signet_desktop.service.safety.service import ContentSafetyService, PromptGate, policy_gate
 from signet_desktop.service.transcripts.service import CaptureOutcome, TranscriptService
 from signet_desktop.storage import hook_sessions, memories
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class HookService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         config: HooksConfig,
         *,
         memories_: MemoryService,

@@ -67,8 +67,8 @@ from signet_desktop.storage import sources as rows
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as transcript_rows
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
 from signet_desktop.storage.errors import INTEGRITY_ERRORS
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ class ImportJob:
 
     source: Source
     run_id: str
-    db: Database
+    db: DatabaseHandle
     workspace: Path
     transcripts: TranscriptService
     faults: FaultPoints
@@ -149,7 +149,7 @@ class ImportService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         workspace: Path,
         transcripts: TranscriptService,
         *,

@@ -63,6 +63,7 @@ from signet_desktop.storage import history, memories, transcripts
 from signet_desktop.storage import sources as records
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage.connect import Connection, DatabaseFileError
+from signet_desktop.storage.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +161,8 @@ class SignetWorkspaceImporter:
         root = Path(job.source.root_path)
         # Checked again as the run starts (SQLite opens by path; the gap is this call to it).
         located = local_files.check_path(str(signet_db.locate(root)), job.roots)
-        if located == job.db.path.resolve():
+        own = job.db.path.resolve() if isinstance(job.db, Database) else self._own  # PG: no file
+        if located == own:
             raise InvalidInput("that is this workspace's own database", code="path_forbidden")
         report = ImportReport()
         with SignetDatabase(located) as source_db:

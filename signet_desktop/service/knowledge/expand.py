@@ -42,7 +42,7 @@ from signet_desktop.service.safety.service import PromptGate, policy_gate
 from signet_desktop.storage import graph_reads, memories
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 CHARS_PER_TOKEN = 4
 MAX_LINKS = 30  # Signet's LIMIT on the dependencies it lists
@@ -116,7 +116,10 @@ class EntityExpansion:
     """`expand(agent, name, ...)`: one entity's structure and evidence, within a budget."""
 
     def __init__(
-        self, db: Database, bounds: TraversalBounds | None = None, gate: PromptGate | None = None
+        self,
+        db: DatabaseHandle,
+        bounds: TraversalBounds | None = None,
+        gate: PromptGate | None = None,
     ) -> None:
         self._db = db
         self._bounds = bounds or TraversalBounds()

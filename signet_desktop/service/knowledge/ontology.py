@@ -32,7 +32,7 @@ from signet_desktop.domain.ontology import (
 from signet_desktop.dreaming.apply import ApplyCaps, ApplyReport, apply_operations
 from signet_desktop.dreaming.revert import RevertOutcome, revert_pass
 from signet_desktop.storage import attention, dreaming_operations, ontology
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 MAX_LIST = 500
 MAX_BULK = 100
@@ -84,7 +84,7 @@ class OntologyService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         workspace: Path | None = None,
         caps: ApplyCaps | None = None,

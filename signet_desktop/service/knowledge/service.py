@@ -35,7 +35,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.storage import graph, graph_claims, graph_links
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 MAX_LIST_LIMIT = 500
 DEFAULT_LIST_LIMIT = 50
@@ -103,7 +103,7 @@ def write_claim(
 class KnowledgeService:
     """Knowledge-graph reads and explicit writes over one database, scoped by agent."""
 
-    def __init__(self, db: Database, events: EventSink | None = None) -> None:
+    def __init__(self, db: DatabaseHandle, events: EventSink | None = None) -> None:
         self._db = db
         self._events: EventSink = events or DiscardEvents()
 

@@ -32,7 +32,7 @@ from signet_desktop.service.memories.content_edits import apply_content_edit
 from signet_desktop.service.ports import MemoryVectors
 from signet_desktop.storage import history, memories
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 VECTOR_STORED, VECTOR_PENDING, VECTOR_QUEUED, VECTOR_NONE = "stored", "pending", "queued", "none"
 
@@ -42,7 +42,7 @@ class MemoryEditor:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         vectors: MemoryVectors | None,
         follow: VectorFollow | None,
         events: EventSink,

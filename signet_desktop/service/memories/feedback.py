@@ -17,7 +17,7 @@ from signet_desktop.domain.errors import InvalidInput, NotFound
 from signet_desktop.domain.feedback import FeedbackOutcome, check_ratings
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage import feedback, memories
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 MAX_NAMED_MISSING = 5  # ids a not_found message names
 
@@ -25,7 +25,7 @@ MAX_NAMED_MISSING = 5  # ids a not_found message names
 class FeedbackService:
     """Records ratings of recalled memories, scoped by agent and session."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: DatabaseHandle) -> None:
         self._db = db
 
     def rate(self, agent_id: str, session_key: str, ratings: object) -> FeedbackOutcome:

@@ -43,7 +43,7 @@ from signet_desktop.service.memories.structured import apply_structured
 from signet_desktop.service.ports import MemoryVectors
 from signet_desktop.storage import history, memories, mentions
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 from signet_desktop.storage.memories import MemoryStats
 
 MAX_HISTORY_LIMIT = 1000
@@ -138,7 +138,7 @@ class MemoryService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         vectors: MemoryVectors | None = None,
         events: EventSink | None = None,
         follow: VectorFollow | None = None,

@@ -48,7 +48,7 @@ from signet_desktop.projection import memory_md as page
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.storage import artifacts as artifact_rows
 from signet_desktop.storage import memory_md_reads as reads
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +214,7 @@ class MemoryMdService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         workspace: Path,
         *,
         safety: PromptSafety,

@@ -22,7 +22,7 @@ from signet_desktop.domain import scope
 from signet_desktop.domain.events import DiscardEvents, EventSink
 from signet_desktop.queue import inspection, jobs, repair
 from signet_desktop.queue.repair import QueueRepaired, RepairOutcome, RepairRequest
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 # Signet's queue health signals (docs/DIAGNOSTICS.md "queue"): deductions from 1.0.
 DEPTH_THRESHOLD = 50
@@ -121,7 +121,7 @@ class QueueOps:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         config: RepairConfig | None = None,
         events: EventSink | None = None,

@@ -21,7 +21,7 @@ from signet_desktop.domain.events import EventSink
 from signet_desktop.queue import jobs
 from signet_desktop.service.pipeline.queue_ops import QueueOps
 from signet_desktop.service.workers import WorkerDeclaration, WorkerHost, WorkerSnapshot
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 Mode = Literal["controlled-write", "paused"]
 QUEUE_STATES = ("pending", "leased", "completed", "failed", "dead")
@@ -44,7 +44,7 @@ class PipelineService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         workers: Sequence[WorkerDeclaration],
         *,
         paused: bool = False,

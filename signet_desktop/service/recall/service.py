@@ -45,7 +45,7 @@ from signet_desktop.recall.transcript_channel import TurnScope
 from signet_desktop.service.recall.telemetry import SearchTelemetry
 from signet_desktop.service.safety.service import policy_gate
 from signet_desktop.service.transcripts.recall import TranscriptRecall
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 from signet_desktop.storage.transcript_reads import transcripts_for_sessions
 
 
@@ -63,7 +63,7 @@ class RecallService:
     def __init__(
         self,
         engine: RecallEngine,
-        db: Database | None = None,
+        db: DatabaseHandle | None = None,
         gate: PromptGate | None = None,
         telemetry: SearchTelemetry | None = None,
         ann: AnnIndexes | None = None,

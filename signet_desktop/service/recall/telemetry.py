@@ -26,7 +26,7 @@ from signet_desktop.domain.telemetry import (
     check_analytics,
 )
 from signet_desktop.storage import search_telemetry
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class SearchTelemetry:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         *,
         enabled: bool = False,
         retention_days: int = 30,

@@ -34,7 +34,7 @@ from signet_desktop.safety.policy import text_hash as policy_text_hash
 from signet_desktop.safety.redact import redact_secrets
 from signet_desktop.storage import content_safety, memories
 from signet_desktop.storage.content_safety import SafetyDecision, ScanItem
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def _check_kind(source_kind: str) -> None:
 class ContentSafetyService:
     """Gate prompt-facing text; record and report content-safety decisions per agent."""
 
-    def __init__(self, db: Database, policy: SafetyPolicy = DEFAULT_POLICY) -> None:
+    def __init__(self, db: DatabaseHandle, policy: SafetyPolicy = DEFAULT_POLICY) -> None:
         self._db = db
         self._policy = policy
         self._queue: deque[tuple[str, str]] = deque()

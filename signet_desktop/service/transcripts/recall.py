@@ -30,7 +30,7 @@ from signet_desktop.recall.transcript_channel import (
 )
 from signet_desktop.safety.policy import WITHHELD_MARKER
 from signet_desktop.storage import transcript_turns as turn_rows
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 
 Gate = Callable[[str, str, Sequence[tuple[str, str]]], list[str]]
 
@@ -49,7 +49,7 @@ class TranscriptRecall:
     """Turn hits for one agent's recall (reads only; the gate scans in memory or trusts the
     ledger's current decisions, never writing)."""
 
-    def __init__(self, db: Database, gate: Gate) -> None:
+    def __init__(self, db: DatabaseHandle, gate: Gate) -> None:
         self._db = db
         self._gate = gate
         self._counts = TermCounts(table=TURN_FTS)

@@ -55,7 +55,7 @@ from signet_desktop.safety.local_files import FileRoots
 from signet_desktop.service.safety.service import policy_gate
 from signet_desktop.storage import transcript_turns as turn_rows
 from signet_desktop.storage import transcripts as rows
-from signet_desktop.storage.database import Database
+from signet_desktop.storage.handle import DatabaseHandle
 from signet_desktop.storage.transcript_turns import TurnRow
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ class TranscriptService:
 
     def __init__(
         self,
-        db: Database,
+        db: DatabaseHandle,
         workspace: Path,
         *,
         allowed_roots: Sequence[Path] = (),

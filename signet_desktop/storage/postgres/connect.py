@@ -1,8 +1,9 @@
 """A psycopg connection behind our `Connection` protocol, so portable SQL runs unchanged.
 
-Our SQL names its parameters `:name` (sqlite3's style); psycopg wants `%(name)s`. `translate`
-rewrites a statement once (cached), leaving string literals, quoted names, comments and `::`
-casts alone, and doubles every `%` (psycopg reads them everywhere, literals included). Rows
+Our SQL names its parameters `:name` or marks them `?` (sqlite3's styles); psycopg wants
+`%(name)s` / `%s`. `translate` rewrites a statement once (cached), leaving string literals,
+quoted names, comments and `::` casts alone, and doubles every `%` (psycopg reads them
+everywhere, literals included). Rows
 are indexable by position and by column name, like `sqlean.Row`. JSON columns (`jsonb`) are
 read back as text, as SQLite stores them, so the row mappers (`row_to_memory`) need no
 dialect.
@@ -51,6 +52,7 @@ _TOKEN = re.compile(
       | --[^\n]*              # a line comment
       | ::                    # a cast, not a parameter
       | :([A-Za-z_]\w*)       # a named parameter
+      | (\?)                  # a positional parameter (sqlite3's qmark style)
       | %                     # psycopg's placeholder character, doubled when literal
     """,
     re.VERBOSE,
@@ -58,13 +60,17 @@ _TOKEN = re.compile(
 
 
 @lru_cache(maxsize=1024)
-def translate(sql: str) -> str:
-    """`:name` parameters as psycopg's `%(name)s`; a literal `%` doubled."""
+def translate(sql: str, positional: bool = False) -> str:
+    """`:name` parameters as psycopg's `%(name)s`, or (`positional`) each `?` as `%s`; a
+    literal `%` doubled. A `?` in a statement with named parameters is left alone: there it
+    is jsonb's key-exists operator."""
 
     def swap(match: re.Match[str]) -> str:
         text = match.group(0)
         if match.group(1) is not None:
             return f"%({match.group(1)})s"
+        if match.group(2) is not None:
+            return "%s" if positional else text
         return text.replace("%", "%%")  # psycopg reads `%` inside literals and comments too
 
     return _TOKEN.sub(swap, sql)
@@ -145,20 +151,23 @@ class PgConnection:
         return self._raw
 
     def execute(self, sql: str, parameters: Params = (), /) -> PgCursor:
-        named = _named(parameters)
         with neutral_errors(self._raw):
             cursor = self._raw.cursor()
-            if named is None:  # no placeholders to fill: the text goes as written (`%` too)
+            if isinstance(parameters, Mapping):
+                cursor.execute(translate(sql), parameters)
+            elif parameters:  # `?` placeholders, bound in order
+                cursor.execute(translate(sql, True), tuple(parameters))
+            else:  # no placeholders to fill: the text goes as written (`%` too)
                 cursor.execute(sql)
-            else:
-                cursor.execute(translate(sql), named)
         return PgCursor(cursor)
 
     def executemany(self, sql: str, parameters: Iterable[Params], /) -> PgCursor:
-        named = [_named(p) or {} for p in parameters]
+        rows = list(parameters)
+        positional = bool(rows) and not isinstance(rows[0], Mapping)
+        values = [p if isinstance(p, Mapping) else tuple(p) for p in rows]
         with neutral_errors(self._raw):
             cursor = self._raw.cursor()
-            cursor.executemany(translate(sql), named)
+            cursor.executemany(translate(sql, positional), values)
         return PgCursor(cursor)
 
     @property
@@ -183,14 +192,6 @@ class PgConnection:
         """In a transaction an error aborted: every statement but ROLLBACK is refused, and
         COMMIT would be answered with a silent ROLLBACK."""
         return self._raw.info.transaction_status == TransactionStatus.INERROR
-
-
-def _named(parameters: Params) -> Mapping[str, Any] | None:
-    if isinstance(parameters, Mapping):
-        return parameters
-    if parameters:
-        raise TypeError("PostgreSQL statements take named :parameters only")
-    return None
 
 
 def connect_postgres(url: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> PgConnection:

@@ -13,6 +13,7 @@ from http_helpers import make_client
 from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.storage import StorageConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
@@ -46,4 +47,27 @@ def app(service: SignetService, settings: HttpSettings) -> FastAPI:
 @pytest.fixture
 async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     async with make_client(app) as c:
+        yield c
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend_service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SignetService]:
+    """The real service as `service` builds it, over SQLite or over a fresh PostgreSQL
+    database (`storage.url`, the same `build_service`): one test body per backend."""
+    config = SignetConfig()
+    if request.param == "postgres":
+        url = request.getfixturevalue("pg_url")
+        config = config.model_copy(update={"storage": StorageConfig(url=url)})
+    options = BuildOptions(embedder=HashEmbedder(64), inline_vectors=True)
+    svc = build_service(WorkspacePaths.for_root(tmp_path), config, options)
+    yield svc
+    svc.close()
+
+
+@pytest.fixture
+async def backend_client(
+    backend_service: SignetService, settings: HttpSettings
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the HTTP app over `backend_service` (SQLite or PostgreSQL)."""
+    async with make_client(create_app(backend_service, settings)) as c:
         yield c

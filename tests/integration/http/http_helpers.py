@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
 from support.db import database_of
 
+from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.storage import StorageConfig
+from signet_desktop.config.workspace import WorkspacePaths
+from signet_desktop.embedding.hashing import HashEmbedder
+from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 
 BASE_URL = "http://127.0.0.1:3850"
@@ -45,3 +51,11 @@ async def remember(client: httpx.AsyncClient, content: str, **fields: Any) -> di
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+def postgres_service(root: Path, url: str, config: SignetConfig | None = None) -> SignetService:
+    """The real service as the HTTP fixtures build it, over the PostgreSQL database at `url`
+    (`storage.url`): for the modules that rerun an HTTP contract module on PostgreSQL."""
+    config = (config or SignetConfig()).model_copy(update={"storage": StorageConfig(url=url)})
+    options = BuildOptions(embedder=HashEmbedder(64), inline_vectors=True)
+    return build_service(WorkspacePaths.for_root(root), config, options)

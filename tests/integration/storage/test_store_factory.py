@@ -1,5 +1,5 @@
-"""storage/store.py: `storage.url` picks the database handle; the daemon still refuses a
-PostgreSQL URL (NOT_SERVED) until the capabilities are ported."""
+"""storage/store.py: `storage.url` picks the database handle (the daemon serves either;
+tests/integration/test_pg_daemon_start.py starts one on PostgreSQL)."""
 
 from __future__ import annotations
 
