@@ -49,7 +49,9 @@ Derived data is rebuilt, not copied: full-text indexes, and each embedding gener
 index (HNSW on PostgreSQL, the vec0 mirror on SQLite). At the end every table's row count and
 content hash are compared on both sides and printed; a mismatch exits 1 and names the table.
 
-The daemon does not serve PostgreSQL yet (issue 31): a copy there is for trying it out.
+To serve the copy, set storage.url to the same postgresql:// URL in agent.yaml. PostgreSQL is a
+preview: memories, recall, hooks and transcripts are tested on it; documents, imports, the
+ontology and Dreaming are not yet.
 
 exit status: 0 copied and verified, 1 refused or a table differs, 2 bad arguments"""
 

@@ -32,6 +32,7 @@ from signet_desktop.config import (
     load_config,
     resolve_workspace,
 )
+from signet_desktop.config.storage import POSTGRES_PREVIEW
 from signet_desktop.daemon import address as addresses
 from signet_desktop.daemon import daemonlog
 from signet_desktop.daemon.pidfile import (
@@ -299,6 +300,8 @@ class DaemonRuntime:
             )
         storage = self.loaded.config.storage
         where = paths.db_path if storage.backend == "sqlite" else storage.url  # no password in it
+        if storage.backend == "postgresql":
+            log.warning(POSTGRES_PREVIEW)
         try:
             return build_service(paths, self.loaded.config, build)
         except DatabaseFileError as exc:

@@ -89,4 +89,5 @@ def test_the_daemon_serves_a_postgresql_store_with_every_worker(
     assert all(t["state"] == "done" and t.get("error") is None for t in startup.values()), startup
     log_text = (paths.logs_dir / "daemon.log").read_text()
     assert "listening on" in log_text and " ERROR " not in log_text, log_text[-3000:]
+    assert "PostgreSQL store (preview)" in log_text  # what is and is not proven there, once
     assert not paths.db_path.exists()
