@@ -35,7 +35,15 @@ from signet_desktop.embedding.vectors import (
     embed_writes,
 )
 from signet_desktop.queue import jobs
-from signet_desktop.queue.worker import IdleStep, Outcome, QueueWorker, WorkerSettings
+from signet_desktop.queue.worker import (
+    IdleStep,
+    Outcome,
+    QueueWorker,
+    WorkerSettings,
+    current_stop,
+    run_interruptibly,
+    stopping,
+)
 from signet_desktop.storage import counters, memories
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres, postgres_twin
@@ -259,7 +267,9 @@ class EmbeddingTracker:
         embedded = skipped = failed = 0
         last: Outcome | None = None
         for _ in range(size):
-            outcome = self._jobs.run_job()
+            if stopping():  # the worker is stopping: leave the rest queued
+                break
+            outcome = self._jobs.run_job(current_stop())
             if outcome is None:
                 break
             last = outcome
@@ -329,10 +339,15 @@ class EmbeddingTracker:
             self._cursor = min(seqs)
 
     def _embed(self, items: Sequence[PendingVector]) -> list[VectorWrite]:
-        """Vectors for `items` (one provider call); validated before anything is written."""
+        """Vectors for `items` (one provider call); validated before anything is written.
+
+        On a stopping queue worker the call is left to end on its own (`run_interruptibly`):
+        nothing of it is written, and the memories are found missing again later."""
         if not items:
             return []
-        return embed_writes(self.embedder, self.embedder.dimensions, items)
+        return run_interruptibly(
+            lambda: embed_writes(self.embedder, self.embedder.dimensions, items)
+        )
 
     def _embed_one_by_one(self, items: Sequence[PendingVector]) -> list[VectorWrite]:
         writes: list[VectorWrite] = []

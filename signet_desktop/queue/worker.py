@@ -73,6 +73,12 @@ class JobInterrupted(Exception):
     """The worker running this job is stopping: the handler ended between two steps."""
 
 
+def current_stop() -> threading.Event | None:
+    """The stop event of the queue worker running on this thread (None off a worker)."""
+    stop: threading.Event | None = getattr(_current, "stop", None)
+    return stop
+
+
 def stopping() -> bool:
     """Is the queue worker running a job on this thread stopping? (False off a worker.)"""
     stop: threading.Event | None = getattr(_current, "stop", None)
@@ -233,7 +239,7 @@ class QueueWorker:
         self._check_stale()
         outcome = self.run_job(stop)
         if outcome is None:
-            outcome = self._run_idle()
+            outcome = self._run_idle(stop)
         self.last_outcome, self.last_error = outcome, outcome.error
         return outcome
 
@@ -262,6 +268,9 @@ class QueueWorker:
         while not stop.is_set():
             try:
                 outcome = self.step(stop)
+            except JobInterrupted:  # an idle step left a provider call to end on its own
+                log.info("worker %s: step interrupted at shutdown", self.name)
+                return
             except Exception as exc:  # a worker must outlive one bad step; the next one retries
                 if stop.is_set():  # stopping: the database may be closed already
                     log.info("worker %s: step abandoned at shutdown (%s)", self.name, exc)
@@ -351,6 +360,7 @@ class QueueWorker:
 
     def _execute(self, job: jobs.Job, stop: threading.Event | None = None) -> Outcome:
         started = time.perf_counter()
+        outer = current_stop()  # a job run from an idle step (the tracker's) keeps its stop
         _current.stop = stop
         try:
             result = dict(self._handler(job) or {})
@@ -359,7 +369,7 @@ class QueueWorker:
                 return self._interrupted(job, exc)
             return self._handler_failed(job, exc)
         finally:
-            _current.stop = None
+            _current.stop = outer
         return self._complete(job, result, started)
 
     def _interrupted(self, job: jobs.Job, exc: Exception) -> Outcome:
@@ -451,10 +461,15 @@ class QueueWorker:
             error=error,
         )
 
-    def _run_idle(self) -> Outcome:
+    def _run_idle(self, stop: threading.Event | None = None) -> Outcome:
         if self._idle is None:
             return Outcome("idle", did_work=False)
-        step = self._idle()
+        outer = current_stop()
+        _current.stop = stop  # an idle step's provider calls stop with the worker too
+        try:
+            step = self._idle()
+        finally:
+            _current.stop = outer
         return Outcome(
             "idle",
             error=step.error,

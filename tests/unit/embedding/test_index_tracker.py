@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 from support.fakes import ScriptedEmbedder
 
+from signet_desktop.daemon.workers import WorkerThreads
 from signet_desktop.domain.memory import Actor
 from signet_desktop.embedding import tracker as tracker_module
 from signet_desktop.embedding import vectors
@@ -16,8 +19,11 @@ from signet_desktop.embedding.generations import get_generation, list_generation
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.tracker import BACKFILL_JOB, EmbeddingTracker
 from signet_desktop.queue import jobs
+from signet_desktop.queue.worker import IdleStep, WorkerSettings
 from signet_desktop.service.embeddings.vectors import EmbeddingVectors
+from signet_desktop.service.events import EventBus
 from signet_desktop.service.memories.service import MemoryService, RememberRequest
+from signet_desktop.service.workers import WorkerDeclaration
 from signet_desktop.storage.database import Database, open_database
 
 
@@ -237,3 +243,44 @@ def test_an_idle_step_with_every_vector_in_place_reads_no_memory_rows(
     remember_plain(db, 1, prefix="late")
     with pytest.raises(Exception, match="no_such_table"):
         tracker.idle_step()  # one memory without a vector: the scan runs again
+
+
+@pytest.mark.parametrize("queued", [False, True], ids=["scan", "job"])
+def test_a_stopping_embedding_worker_does_not_wait_for_the_embedder(
+    db: Database, queued: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The tracker's embedder call (a batch, seconds on a busy machine) does not hold a stop:
+    the worker ends within its budget, writes nothing of the call, and a later pass embeds."""
+    ids = remember_plain(db, 3)
+    embedder = ScriptedEmbedder()
+    tracker = tracker_for(db, embedder)
+    if queued:
+        with db.write() as conn:
+            for memory_id in ids:
+                jobs.enqueue(conn, BACKFILL_JOB, agent_id="default", memory_id=memory_id)
+    embedder.mode, embedder.delay_s = "slow", 30.0  # native code that cannot see the stop
+
+    def idle() -> IdleStep:
+        step = tracker.idle_step()
+        return IdleStep(did_work=step.did_work, unavailable=step.unavailable, error=step.error)
+
+    worker = tracker.job_worker(settings=WorkerSettings(poll_s=0.01), idle=idle)
+    host = WorkerThreads(
+        [WorkerDeclaration("embedding", (BACKFILL_JOB,), lambda: worker)], EventBus()
+    )
+    host.start()
+    deadline = time.monotonic() + 10
+    while not [t for t in threading.enumerate() if t.name.endswith("-call")]:
+        assert time.monotonic() < deadline, "the embedder was never called"
+        time.sleep(0.01)
+    with caplog.at_level(logging.INFO):
+        assert host.stop(5) is True  # within the budget although the call still runs
+    assert tracker.coverage(fresh=True).embedded == 0
+    said = [r.getMessage() for r in caplog.records]
+    assert not [m for m in said if "did not stop" in m or "abandoned" in m], said
+    if queued:
+        counts = jobs.counts(db.reader(), BACKFILL_JOB)
+        assert counts.get("leased", 0) == 0 and counts["pending"] == 3, counts  # all go back
+    embedder.mode = "ok"
+    drain(tracker_for(db, embedder))  # the next start embeds them
+    assert tracker.coverage(fresh=True).embedded == 3
