@@ -36,6 +36,7 @@ from signet_desktop.embedding.provider import EmbeddingProvider, validate_vector
 from signet_desktop.embedding.vectors import HAS_CURRENT_VECTOR
 from signet_desktop.storage import counters
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ FROM memories m
 WHERE m.id IN (SELECT value FROM json_each(:ids)) AND m.is_deleted = 0
   AND NOT {HAS_CURRENT_VECTOR}
 """
+MISSING_AMONG_PG = postgres_twin(MISSING_AMONG)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +135,8 @@ class VectorGaps:
             return GapFill([], 0)
         started = self._clock()
         params = {"ids": json.dumps(list(candidates)), "generation_id": generation.id}
-        rows = {str(r["id"]): r for r in conn.execute(MISSING_AMONG, params).fetchall()}
+        sql = MISSING_AMONG_PG if is_postgres(conn) else MISSING_AMONG
+        rows = {str(r["id"]): r for r in conn.execute(sql, params).fetchall()}
         todo = [
             (mid, str(rows[mid]["content"]), str(rows[mid]["content_hash"]))
             for mid in candidates

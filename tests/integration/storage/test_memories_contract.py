@@ -16,9 +16,11 @@ from support.backends import Backend
 from signet_desktop.domain.memory import Memory, NewMemory
 from signet_desktop.domain.recall import RecallFilters
 from signet_desktop.embedding.generations import create_vec_table, register_generation
+from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.vectors import VectorWrite, store_vectors, vector_blob
 from signet_desktop.recall.knn import nearest
 from signet_desktop.recall.lexical import lexical_search
+from signet_desktop.recall.vector_gaps import VectorGaps
 from signet_desktop.storage import errors, memories
 from signet_desktop.storage.postgres.connect import PgConnection, connect_postgres
 
@@ -257,3 +259,24 @@ def test_two_postgres_writers_remembering_the_same_text_keep_one_row(pg_url: str
     finally:
         for conn in conns:
             conn.close()
+
+
+def test_candidates_without_a_vector_are_embedded_on_recall(backend: Backend) -> None:
+    """Recall while vectors lag (a busy machine): the candidates without one are found and
+    scored by `VectorGaps.fill` on both backends (its id list was json_each-only once)."""
+    embedder = HashEmbedder(DIMS)
+    with backend.write() as conn:
+        generation = register_generation(conn, provider="test", model="m", dimensions=DIMS)
+        create_vec_table(conn, generation)
+    done = remember(backend, "v1", NewMemory(agent_id=A, content="billing runs on postgres"))
+    remember(backend, "v2", NewMemory(agent_id=A, content="deploys happen on tuesdays"))
+    vector = embedder.embed([done.content])[0]
+    write = VectorWrite(A, done.id, done.content_hash, vector_blob(vector, DIMS))
+    with backend.write() as conn:
+        store_vectors(conn, generation, [write], mirror=True)
+    query = embedder.embed(["deploys happen on tuesdays"])[0]
+    filled = VectorGaps(embedder, budget_ms=60_000).fill(
+        backend.conn, generation, query, ["v1", "v2", "absent"]
+    )
+    assert filled.missing == 1 and filled.left == 0
+    assert [mid for mid, _ in filled.scored] == ["v2"] and filled.scored[0][1] > 0.99
