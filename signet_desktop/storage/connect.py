@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -73,6 +74,23 @@ def rollback_if_open(conn: Connection) -> None:
 
 class DatabaseFileError(RuntimeError):
     """The database file cannot be used (not SQLite, unreadable); it was left untouched."""
+
+
+@contextmanager
+def savepoint(
+    conn: Connection, name: str = "nested", *, can_undo: Callable[[], bool] = lambda: True
+) -> Iterator[None]:
+    """The block inside SAVEPOINT `name` (both dialects): an error undoes the block alone and
+    the outer transaction goes on; `can_undo` false (the connection is lost) skips the undo."""
+    conn.execute(f"SAVEPOINT {name}")
+    try:
+        yield
+    except BaseException:
+        if can_undo():
+            conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            conn.execute(f"RELEASE SAVEPOINT {name}")
+        raise
+    conn.execute(f"RELEASE SAVEPOINT {name}")
 
 
 def check_database_file(path: Path) -> None:

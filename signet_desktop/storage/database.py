@@ -17,6 +17,7 @@ from signet_desktop.storage.connect import (
     connect_read_only,
     create_private_file,
     rollback_if_open,
+    savepoint,
 )
 from signet_desktop.storage.guard import in_write_transaction, write_transaction_mark
 from signet_desktop.storage.migrate import (
@@ -85,7 +86,7 @@ class Database:
         with self._write_lock:
             conn = self._write_conn
             if in_write_transaction():
-                with self._savepoint(conn):
+                with savepoint(conn):
                     yield conn
                 return
             with write_transaction_mark():
@@ -98,17 +99,6 @@ class Database:
                 except BaseException:
                     rollback_if_open(conn)
                     raise
-
-    @contextmanager
-    def _savepoint(self, conn: Connection) -> Iterator[None]:
-        conn.execute("SAVEPOINT nested")
-        try:
-            yield
-        except BaseException:
-            conn.execute("ROLLBACK TO nested")
-            conn.execute("RELEASE nested")
-            raise
-        conn.execute("RELEASE nested")
 
     @contextmanager
     def maintenance(self) -> Iterator[Connection]:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 import sqlean
 
-from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.connect import Connection, savepoint
 from signet_desktop.storage.dialect import is_postgres
 
 
@@ -66,11 +66,5 @@ def recoverable(conn: Connection) -> Iterator[None]:
     if not is_postgres(conn):
         yield
         return
-    conn.execute("SAVEPOINT recoverable")
-    try:
+    with savepoint(conn, "recoverable"):
         yield
-    except BaseException:
-        conn.execute("ROLLBACK TO SAVEPOINT recoverable")
-        conn.execute("RELEASE SAVEPOINT recoverable")
-        raise
-    conn.execute("RELEASE SAVEPOINT recoverable")

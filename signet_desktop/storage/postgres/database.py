@@ -37,7 +37,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 from typing import Any
 
 from signet_desktop.domain.vector_search import VecStatus
-from signet_desktop.storage.connect import Connection, Params
+from signet_desktop.storage.connect import Connection, Params, savepoint
 from signet_desktop.storage.errors import DATABASE_ERRORS, DatabaseError, DatabaseUnavailable
 from signet_desktop.storage.guard import write_transaction_mark
 from signet_desktop.storage.migrate import load_migrations
@@ -130,7 +130,7 @@ class PgDatabase:
         self._check_open()
         outer: PgConnection | None = getattr(self._local, "conn", None)
         if outer is not None:
-            with _savepoint(outer):
+            with savepoint(outer, can_undo=lambda: not outer.broken):
                 yield outer
             return
         with self._writer_turn():
@@ -328,19 +328,6 @@ def _refuse_transaction(sql: str) -> None:
             "a PostgreSQL reader runs each statement on its own connection; "
             "a transaction belongs in write()"
         )
-
-
-@contextmanager
-def _savepoint(conn: PgConnection) -> Iterator[None]:
-    conn.execute("SAVEPOINT nested")
-    try:
-        yield
-    except BaseException:
-        if not conn.broken:
-            conn.execute("ROLLBACK TO SAVEPOINT nested")
-            conn.execute("RELEASE SAVEPOINT nested")
-        raise
-    conn.execute("RELEASE SAVEPOINT nested")
 
 
 def _rollback_quietly(conn: PgConnection) -> None:
