@@ -9,9 +9,11 @@ stop event, so a running job finishes (a long one that checks `check_stop()` bet
 an ingest, goes back to pending and resumes later) and a leased, unstarted one goes back to
 pending. Stopping tells every instance at once (`request_stop`, with the first stop request)
 and then waits out a short budget (`stop`). A
-worker that raises is reported `crashed`; the daemon keeps serving. Every state change is
-published as a `worker.state` event (the status board turns them into /api/status's
-`workers` block).
+worker that raises is reported `crashed`; the daemon keeps serving. One that raises
+`Unavailable` (the database server is down or restarting) is started again after
+`UNAVAILABLE_RETRY_S`, its state `running` with the reason as its error until then. Every
+state change is published as a `worker.state` event (the status board turns them into
+/api/status's `workers` block).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Protocol
 
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.events import EventSink, WorkerStateChanged
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.service.workers import (
@@ -35,6 +38,8 @@ from signet_desktop.service.workers import (
 )
 
 log = logging.getLogger(__name__)
+
+UNAVAILABLE_RETRY_S = 2.0  # a worker stopped by an unreachable database starts again after this
 
 HostFactory = Callable[[Sequence[WorkerDeclaration], EventSink], WorkerHost]
 
@@ -67,8 +72,10 @@ def _aggregate(instances: Sequence[_Instance]) -> tuple[WorkerState, str | None]
     states = {i.state for i in instances}
     if "crashed" in states:
         return "crashed", next((i.error for i in instances if i.state == "crashed"), None)
-    if "running" in states:
-        return "running", None
+    if "running" in states:  # an error here: waiting to start again (the database is down)
+        return "running", next(
+            (i.error for i in instances if i.state == "running" and i.error), None
+        )
     if states == {"paused"}:
         return "paused", None
     if "stopped" in states:
@@ -187,6 +194,19 @@ class HostedWorkers:
                 self._set_locked(name, instance, "running")
             try:
                 instance.worker.run_forever(instance.run_stop)
+            except Unavailable as exc:  # the database is down for now: start again later
+                if self._closing:
+                    break
+                log.warning(
+                    "worker %s: %s; starting it again in %g s",
+                    name,
+                    exc.message,
+                    UNAVAILABLE_RETRY_S,
+                )
+                with self._cond:
+                    self._set_locked(name, instance, "running", exc.message)
+                instance.run_stop.wait(UNAVAILABLE_RETRY_S)
+                continue
             except Exception as exc:  # a crashed worker is reported; the daemon keeps serving
                 if self._closing:  # past its stop budget: the database may be closed already
                     log.info("worker %s abandoned at shutdown (%s)", name, exc)

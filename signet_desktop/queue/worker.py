@@ -42,6 +42,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.events import (
     DiscardEvents,
     EventSink,
@@ -275,7 +276,10 @@ class QueueWorker:
                 if stop.is_set():  # stopping: the database may be closed already
                     log.info("worker %s: step abandoned at shutdown (%s)", self.name, exc)
                     return
-                log.exception("worker %s: step failed", self.name)
+                if isinstance(exc, Unavailable):  # the database is down: said once a step
+                    log.warning("worker %s: step failed: %s", self.name, exc.message)
+                else:
+                    log.exception("worker %s: step failed", self.name)
                 outcome = Outcome("idle", error=UNEXPECTED, did_work=False)
                 self.last_outcome, self.last_error = outcome, UNEXPECTED
             delay = self._next_delay(outcome)

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 import sqlean
 
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.storage.connect import Connection, savepoint
 from signet_desktop.storage.dialect import is_postgres
 
@@ -39,8 +40,18 @@ class UniqueViolation(IntegrityError):
     """A unique index or primary key already holds that value."""
 
 
-class DatabaseUnavailable(DatabaseError):
-    """The server cannot be reached (down, restarting, connection lost, no free connection)."""
+class DatabaseUnavailable(DatabaseError, Unavailable):
+    """The server cannot be reached (down, restarting, connection lost, no free connection).
+
+    Also the domain's `Unavailable`, so every surface answers it as one (HTTP: a 503
+    `database_unavailable`) without knowing the backend; retrying later may succeed.
+    """
+
+    code = "database_unavailable"
+
+    def __init__(self, message: str, sqlstate: str | None = None) -> None:
+        reason = message.strip().splitlines()[0] if message.strip() else "no answer"
+        super().__init__(f"database unavailable, retry shortly ({reason})", sqlstate)
 
 
 INTEGRITY_ERRORS: tuple[type[Exception], ...] = (sqlean.IntegrityError, IntegrityError)

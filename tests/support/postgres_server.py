@@ -85,7 +85,8 @@ class RunningPostgres:
 
 def resume_postgres(halted: RunningPostgres) -> RunningPostgres:
     """Start a halted server again on its port and cluster (a server restart, as clients see
-    it); stop the returned one, not `halted`."""
+    it); stop the returned one, not `halted`. Call it from a thread that outlives the server: the
+    server is killed when the thread that started it ends (PR_SET_PDEATHSIG)."""
     if halted.process.poll() is None:
         raise RuntimeError("the server is still running; halt() it first")
     with (halted.root / "postgres.log").open("ab") as log:

@@ -40,6 +40,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.memory import Memory
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.embedding.vectors import PendingVector
@@ -286,7 +287,10 @@ class VectorBatcher:
             if self._closed:  # the database may be gone already: expected, not a bug
                 log.info("a vector batch abandoned at shutdown (%s); left to the tracker", exc)
                 return None
-            log.exception("embedding a batch of remembered memories failed")
+            if isinstance(exc, Unavailable):  # the database is down: the tracker catches up
+                log.warning("embedding a batch of remembered memories failed: %s", exc.message)
+            else:
+                log.exception("embedding a batch of remembered memories failed")
         return 0
 
 

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.service.safety.service import RECORD_BATCH, ContentSafetyService
 from signet_desktop.service.workers import WorkerDeclaration
 
@@ -63,8 +64,11 @@ class ContentSafetyWorker:
         while not stop.is_set():
             try:
                 busy = self.run_once()
-            except Exception:  # a failed step is retried after a pause
-                log.exception("content-safety step failed")
+            except Exception as exc:  # a failed step is retried after a pause
+                if isinstance(exc, Unavailable):  # the database is down: no traceback to show
+                    log.warning("content-safety step failed: %s", exc.message)
+                else:
+                    log.exception("content-safety step failed")
                 busy = False
                 stop.wait(IDLE_WAIT_S * 10)
             if not busy:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from signet_desktop.daemon import workers as hosted
 from signet_desktop.daemon.workers import WorkerThreads
+from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.events import Event, WorkerStateChanged
 from signet_desktop.queue import jobs
 from signet_desktop.queue.worker import QueueWorker, WorkerSettings
@@ -48,6 +50,20 @@ class CountingWorker:
 class CrashingWorker(CountingWorker):
     def run_forever(self, stop: threading.Event) -> None:
         raise RuntimeError("bad step")
+
+
+class DownThenUpWorker(CountingWorker):
+    """Raises `Unavailable` (the database server is down) on its first `fails` starts."""
+
+    def __init__(self, fails: int) -> None:
+        super().__init__()
+        self.fails = fails
+
+    def run_forever(self, stop: threading.Event) -> None:
+        if self.fails:
+            self.fails -= 1
+            raise Unavailable("database unavailable, retry shortly (connection refused)")
+        super().run_forever(stop)
 
 
 class StuckWorker(CountingWorker):
@@ -97,6 +113,28 @@ def test_workers_run_until_stopped_and_report_state() -> None:
     assert workers["crash"] == {"state": "crashed", "error": "RuntimeError: bad step"}
     states = [(e.worker, e.state) for e in seen if isinstance(e, WorkerStateChanged)]
     assert [s for w, s in states if w == "count"] == ["pending", "running", "stopped"]
+
+
+def test_a_worker_stopped_by_an_unreachable_database_starts_again_not_crashed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hosted, "UNAVAILABLE_RETRY_S", 0.05)
+    worker = DownThenUpWorker(fails=2)
+    bus = EventBus()
+    board = StatusBoard(bus)
+    board.follow(bus.connect)
+    seen: list[Event] = []
+    bus.connect(seen.append)
+    host = WorkerThreads([declare("down", worker)], bus)
+    host.start()
+    assert worker.started.wait(10), "the worker was not started again"
+    wait_for(lambda: worker.steps >= 1)
+    assert host.snapshot()["down"].state == "running"
+    assert board.snapshot()["workers"]["down"] == {"state": "running", "error": None}
+    assert host.stop(10)
+    reasons = [e.error for e in seen if isinstance(e, WorkerStateChanged) and e.error]
+    assert reasons and "database unavailable" in reasons[0]  # said while it waited
+    assert all(e.state != "crashed" for e in seen if isinstance(e, WorkerStateChanged))
 
 
 def test_pause_and_resume_one_worker_or_all() -> None:
