@@ -1,10 +1,11 @@
 """What /openapi.json says each route can answer besides 200: the error statuses, one body model.
 
 Every route may be refused by the request gate (400 bad header or body encoding, 401 token,
-403 Host/Origin, 413 size) or fail unexpectedly (500); routes with parameters or a body add
-422. The extras (404, 409, 429, 503) are listed per operation id here, and a property test
-(`tests/integration/http/test_http_fuzz.py`) fails when a route answers a status its
-operation does not declare.
+403 Host/Origin, 413 size), find its PostgreSQL store unreachable (503 database_unavailable)
+or fail unexpectedly (500); routes with parameters or a body add 422. The extras (404, 409,
+429, and 503 for a subsystem other than the database) are listed per operation id here,
+and a property test (`tests/integration/http/test_http_fuzz.py`) fails when a route answers
+a status its operation does not declare.
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ DESCRIPTIONS = {
     429: "rate_limited: auth.rateLimits (team and hybrid modes) refused it; see Retry-After",
     422: "invalid_request: the body or query string does not match the schema (`fields`)",
     500: "internal_error, with requestId",
-    503: "unavailable: a needed subsystem is down (embedder_unavailable, vec_unavailable, "
+    503: "unavailable: a needed subsystem is down (database_unavailable: a PostgreSQL store "
+    "that cannot be reached, on any route; embedder_unavailable, vec_unavailable, "
     "projection_failed)",
 }
-COMMON_ERRORS = (400, 401, 403, 413, 422, 500)
+COMMON_ERRORS = (400, 401, 403, 413, 422, 500, 503)
+NO_DATABASE = frozenset({"health", "health_live", "features"})  # answered without the store
 # Statuses only some operations answer, by operation id (404 is added to every operation
 # with a path parameter).
 EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
@@ -55,7 +58,6 @@ EXTRA_ERRORS: Mapping[str, tuple[int, ...]] = {
     "repair_resync_vec": (404, 429, 503),
     "repair_embedding_gaps": (503,),
     "repair_re_embed": (429, 503),
-    "health_ready": (503,),
     "connector_create": (409,),
     "connector_remove": (409,),
     "connector_sync": (409,),
@@ -133,14 +135,20 @@ def _declare(operation_id: str, path: str, operation: dict[str, Any]) -> None:
     if "{" in path:
         extras.add(404)
     for status in sorted(extras):
-        content = _READY_503 if operation_id == "health_ready" else _ERROR_REF
         responses.setdefault(
             str(status),
             {
                 "description": DESCRIPTIONS[status],
-                "content": {"application/json": {"schema": content}},
+                "content": {"application/json": {"schema": _ERROR_REF}},
             },
         )
+    if operation_id in NO_DATABASE:
+        responses.pop("503", None)
+    if operation_id == "health_ready":  # its 503 is a readiness body, not an ErrorBody
+        responses["503"] = {
+            "description": "not ready: shutting down, or the database does not answer",
+            "content": {"application/json": {"schema": _READY_503}},
+        }
     if path.startswith(TOKEN_FREE_PREFIX):
         responses.pop("401", None)
     if not operation.get("parameters") and "requestBody" not in operation:
