@@ -22,6 +22,7 @@ from signet_desktop.api.mcp.stdin_guard import MAX_DEPTH, MAX_MESSAGE_BYTES
 from tests.e2e.launcher import clean_env
 
 ANSWER_TIMEOUT_S = 20.0
+STARTUP_TIMEOUT_S = 180.0
 
 
 class RawClient:
@@ -47,8 +48,8 @@ class RawClient:
     def send(self, message: dict[str, Any]) -> None:
         self.send_line(json.dumps(message).encode())
 
-    def answer(self) -> dict[str, Any]:
-        assert self.selector.select(ANSWER_TIMEOUT_S), "no answer: the client would hang"
+    def answer(self, timeout_s: float = ANSWER_TIMEOUT_S) -> dict[str, Any]:
+        assert self.selector.select(timeout_s), "no answer: the client would hang"
         assert self.proc.stdout is not None
         return dict(json.loads(self.proc.stdout.readline()))
 
@@ -56,6 +57,12 @@ class RawClient:
         params = {"name": tool, "arguments": arguments}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
         return self.answer()
+
+    def kill(self) -> None:
+        """End a client whose start failed, leaving no process or pipe behind."""
+        self.selector.close()
+        self.proc.kill()
+        self.proc.communicate()
 
     def close(self) -> str:
         """Close stdin (the server then exits 0) and return its stderr."""
@@ -82,7 +89,11 @@ def raw(daemon: Daemon) -> Iterator[RawClient]:
             },
         }
     )
-    assert client.answer()["id"] == 0
+    try:  # the first answer waits for the process to start: >20 s at load 30 on 2 cores
+        assert client.answer(STARTUP_TIMEOUT_S)["id"] == 0
+    except BaseException:
+        client.kill()
+        raise
     client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     yield client
     assert "Traceback" not in client.close()

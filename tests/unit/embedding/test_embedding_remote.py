@@ -265,11 +265,13 @@ def test_llamacpp_without_embeddings_flag_is_not_retried(fake_server: FakeEmbedS
 
 @ALL
 def test_slow_server_times_out_as_unavailable(make: Factory, fake_server: FakeEmbedServer) -> None:
-    fake_server.script.extend(Reply(delay_s=1.0, body={}) for _ in range(2))
+    slow_s = 4.0
+    fake_server.script.extend(Reply(delay_s=slow_s, body={}) for _ in range(2))
     started = time.monotonic()
     with pytest.raises(EmbeddingUnavailable, match="timed out"):
         make(fake_server.url, timeout_s=0.2, retries=1).embed(["a"])
-    assert time.monotonic() - started < 1.5
+    # Both attempts gave up at 0.2 s: together less than one slow reply (1.7 s at load 30).
+    assert time.monotonic() - started < slow_s
     assert len(fake_server.requests) == 2
 
 
