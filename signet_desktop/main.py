@@ -32,9 +32,10 @@ DESCRIPTION = """\
 Signet Desktop: a local-first memory service for AI coding agents.
 
 Starts the memory daemon (HTTP on 127.0.0.1:3850, Signet-compatible routes) over the
-workspace's SQLite database. Without --headless it also shows a tray icon and a small window;
-with --headless it runs without any GUI (servers, CI, machines without a display). The
-workspace and its database are created on first run."""
+workspace's SQLite database (or the PostgreSQL one its agent.yaml names in storage.url,
+docs/TEAM.md). Without --headless it also shows a tray icon and a small window; with
+--headless it runs without any GUI (servers, CI, machines without a display). The workspace
+and its database are created on first run."""
 
 EPILOG = f"""\
 examples:
