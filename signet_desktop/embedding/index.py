@@ -99,6 +99,8 @@ class VectorIndex:
         conn = self._db.reader()
         exists = vec_table_exists(conn, generation)
         canonical = vectors.canonical_count(conn, generation)
+        if is_postgres(conn):
+            return self._resync_hnsw(generation, exists, canonical, full=full, dry_run=dry_run)
         if exists and not full:
             missing, orphans, mirrored = vectors.resync_plan(conn, generation)
         else:
@@ -124,6 +126,28 @@ class VectorIndex:
             with self._db.write() as wconn:
                 vectors.copy_to_mirror(wconn, generation, batch)
         log.info("resynced vec mirror of generation %s: %s", generation.id, report)
+        return report
+
+    def _resync_hnsw(
+        self, generation: Generation, exists: bool, canonical: int, *, full: bool, dry_run: bool
+    ) -> ResyncReport:
+        """PostgreSQL: the generation's HNSW index covers every canonical row as the server
+        keeps it, so there is nothing to add or remove; a missing index, or `full`, is built
+        again from the rows (one statement)."""
+        rebuild = full or not exists
+        report = ResyncReport(
+            generation_id=generation.id,
+            canonical=canonical,
+            mirrored_before=canonical if exists else 0,
+            added=canonical if rebuild else 0,
+            removed=0,
+            rebuilt=rebuild,
+            dry_run=dry_run,
+        )
+        if rebuild and not dry_run:
+            with self._db.write() as wconn:
+                vectors.rebuild_mirror_table(wconn, generation)
+            log.info("rebuilt the HNSW index of generation %s: %s", generation.id, report)
         return report
 
     def _all_ids(self, generation: Generation) -> list[int]:

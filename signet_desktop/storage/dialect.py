@@ -63,3 +63,10 @@ def postgres_twin(sql: str) -> str:
     """`json_array_twin` plus SQLite's `+column` planner hints dropped: the PostgreSQL twin
     of a statement that differs only in those (`STATEMENT_PG = postgres_twin(STATEMENT)`)."""
     return _PLANNER_HINT.sub("", json_array_twin(sql))
+
+
+def insertion_tie(conn: Connection) -> str:
+    """The column that breaks a tie on a timestamp by insertion: SQLite's `rowid`; on
+    PostgreSQL, which has none, `ctid` (the row's place in the heap: insertion order for a
+    row never updated since, and a stable tie-break for one that was)."""
+    return "ctid" if is_postgres(conn) else "rowid"

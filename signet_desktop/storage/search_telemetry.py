@@ -12,6 +12,7 @@ from typing import Any
 
 from signet_desktop.domain.telemetry import SearchRecord, SearchResultEntry
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import insertion_tie
 from signet_desktop.storage.rows import from_row, rows_changed
 
 INSERT_RECORD = """
@@ -104,5 +105,6 @@ def list_records(
     if query is not None:
         sql += " AND lower(trim(query)) = :query"
         params["query"] = " ".join(query.split()).lower()
-    sql += " ORDER BY created_at DESC, rowid DESC LIMIT :limit"  # same ms: the later insert
+    tie = insertion_tie(conn)  # same ms: the later insert first
+    sql += f" ORDER BY created_at DESC, {tie} DESC LIMIT :limit"
     return [_record(row) for row in conn.execute(sql, params)]

@@ -25,6 +25,7 @@ from signet_desktop.domain.sources import (
     SourceTotals,
 )
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import insertion_tie
 from signet_desktop.storage.rows import TableRows, from_row, rows_changed, texts
 
 MAX_PURGED_JSON = 4096
@@ -89,7 +90,7 @@ def live_source_at(conn: Connection, agent_id: str, kind: str, root_path: str) -
 def list_sources(conn: Connection, agent_id: str, *, include_removed: bool = False) -> list[Source]:
     return SOURCES.all(
         conn,
-        "agent_id = :a AND (:all OR removed_at IS NULL) ORDER BY created_at, id",
+        "agent_id = :a AND (:all = 1 OR removed_at IS NULL) ORDER BY created_at, id",
         {"a": agent_id, "all": int(include_removed)},
     )
 
@@ -152,7 +153,8 @@ def running_run(conn: Connection, agent_id: str, source_id: str) -> ImportRun | 
 def list_runs(conn: Connection, agent_id: str, source_id: str, limit: int = 20) -> list[ImportRun]:
     return RUNS.all(
         conn,
-        "agent_id = :a AND source_id = :src ORDER BY started_at DESC, rowid DESC LIMIT :n",
+        f"agent_id = :a AND source_id = :src ORDER BY started_at DESC, {insertion_tie(conn)} "
+        "DESC LIMIT :n",
         {"a": agent_id, "src": source_id, "n": limit},
     )
 

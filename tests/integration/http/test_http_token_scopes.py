@@ -30,6 +30,7 @@ from signet_desktop.api.http.settings import settings_from_auth
 from signet_desktop.api.mcp.tools import TOOLS
 from signet_desktop.config.sections import AuthConfig
 from signet_desktop.service.facade import SignetService
+from signet_desktop.storage.dialect import is_postgres
 
 pytestmark = pytest.mark.anyio
 
@@ -59,6 +60,17 @@ def _scoped_tables(service: SignetService) -> list[str]:
     """Every table with an agent_id column (found once per service: migrations made them)."""
     if id(service) not in _TABLES:
         conn = database_of(service).reader()
+        if is_postgres(conn):
+            _TABLES[id(service)] = [
+                str(row[0])
+                for row in conn.execute(
+                    "SELECT c.table_name FROM information_schema.columns c "
+                    "JOIN information_schema.tables t USING (table_schema, table_name) "
+                    "WHERE c.table_schema = current_schema() AND c.column_name = 'agent_id' "
+                    "AND t.table_type = 'BASE TABLE' ORDER BY 1"
+                )
+            ]
+            return _TABLES[id(service)]
         names = [
             str(row[0])
             for row in conn.execute(
@@ -107,13 +119,15 @@ class Snapshots:
 
     The digests are taken again only when the database changed: SQLite's `data_version`, read
     on this thread's reader, moves whenever another connection commits (every write of the
-    app goes through the writer), so an unchanged value means unchanged rows. Most probes are
-    refused and write nothing; this took the matrix from 23 s to ~17 s of CPU."""
+    app goes through the writer), so an unchanged value means unchanged rows; on PostgreSQL
+    the server's WAL insert position, which every commit moves (so do other databases' on the
+    same server: a retake too many, never one too few). Most probes are refused and write
+    nothing; this took the matrix from 23 s to ~17 s of CPU."""
 
     def __init__(self, service: SignetService) -> None:
         self._service = service
         self._last: Snapshot | None = None
-        self._version: int | None = None
+        self._version: str | None = None
 
     def before(self) -> Snapshot:
         if self._last is None:
@@ -127,8 +141,11 @@ class Snapshots:
         assert self._last is not None
         return self._last
 
-    def _data_version(self) -> int:
-        return int(database_of(self._service).reader().execute("PRAGMA data_version").fetchone()[0])
+    def _data_version(self) -> str:
+        conn = database_of(self._service).reader()
+        if is_postgres(conn):
+            return str(conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0])
+        return str(conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _take(self) -> None:
         self._version = self._data_version()  # read first: a commit meanwhile forces a retake
@@ -356,7 +373,7 @@ async def test_tokens_work_where_their_scope_allows(service: SignetService) -> N
         row = (
             database_of(service)
             .reader()
-            .execute("SELECT agent_id FROM memories WHERE id = ?", (stored.json()["id"],))
+            .execute("SELECT agent_id FROM memories WHERE id = :id", {"id": stored.json()["id"]})
             .fetchone()
         )
         assert row[0] == A  # acted for its bound agent, not `default`

@@ -6,9 +6,9 @@ why: `test_status_merges_service_facts_and_the_status_board` (/api/status reads 
 counts, ported on the pg-queue branch; `test_pg_core_routes.py` checks the database facts),
 `test_recall_returns_ranked_hits_with_channel_evidence` (it expects SQLite's
 `vectorIndex: exact-in-memory`; PostgreSQL answers `hnsw-pgvector`, checked in
-`test_pg_core_routes.py`). Not here yet: test_http_token_scopes.py and
-test_http_signet_compat.py (their write witness reads SQLite's PRAGMA data_version, and
-/api/status waits for the queue).
+`test_pg_core_routes.py`). The token-scope matrix has a module of its own
+(`test_pg_token_scopes.py`). Not here yet: test_http_signet_compat.py (its write witness
+reads SQLite's PRAGMA data_version).
 """
 
 from __future__ import annotations
