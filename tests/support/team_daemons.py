@@ -29,16 +29,28 @@ RELAY_THREADS = ("pg-notify-send", "pg-notify-listen")
 T = TypeVar("T")
 
 
-def agent_yaml(storage_url: str) -> str:
-    storage = f"storage:\n  url: '{storage_url}'\n"
-    return storage + "memory:\n  pipelineV2:\n    worker:\n      pollMs: 200\n"
+def agent_yaml(storage_url: str, hints_llm: str | None = None) -> str:
+    """agent.yaml on `storage_url`; with `hints_llm` (an OpenAI-compatible base URL, a
+    tests/support/fake_llm.py server) prospective hints on, their LLM there."""
+    text = f"storage:\n  url: '{storage_url}'\n"
+    text += "memory:\n  pipelineV2:\n    worker:\n      pollMs: 200\n"
+    if hints_llm is not None:
+        text += "    hints:\n      enabled: true\n"
+        text += (
+            "inference:\n  targets:\n    fake:\n      executor: openai-compatible\n"
+            f"      endpoint: {hints_llm}\n      models: {{m: {{}}}}\n"
+            "  workloads:\n    memoryExtraction: {target: fake, model: m}\n"
+        )
+    return text
 
 
-def new_runtime(root: Path, name: str, storage_url: str) -> DaemonRuntime:
+def new_runtime(
+    root: Path, name: str, storage_url: str, hints_llm: str | None = None
+) -> DaemonRuntime:
     """A daemon over workspace `root/name` (not opened yet)."""
     workspace = root / name
     workspace.mkdir()
-    workspace.joinpath("agent.yaml").write_text(agent_yaml(storage_url))
+    workspace.joinpath("agent.yaml").write_text(agent_yaml(storage_url, hints_llm))
     return DaemonRuntime(
         RuntimeOptions(
             app_factory=http_app,
@@ -114,6 +126,17 @@ def relay_threads() -> list[str]:
 def daemon_log(runtime: DaemonRuntime) -> str:
     assert runtime.paths is not None
     return (runtime.paths.logs_dir / "daemon.log").read_text()
+
+
+# Document connectors are not ported to PostgreSQL yet (the preview warning says documents are
+# untested there): their watch pass fails every 30 s. Any other ERROR line is a failure.
+KNOWN_PG_ERRORS = ("connector watch pass failed",)
+
+
+def error_lines(runtime: DaemonRuntime) -> list[str]:
+    """The daemon log's ERROR lines, less the known PostgreSQL gaps."""
+    lines = [line for line in daemon_log(runtime).splitlines() if " ERROR " in line]
+    return [line for line in lines if not any(known in line for known in KNOWN_PG_ERRORS)]
 
 
 @contextmanager
