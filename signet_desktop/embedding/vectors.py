@@ -158,7 +158,8 @@ def store_vectors(
     conn: Connection, generation: Generation, writes: Iterable[VectorWrite], *, mirror: bool
 ) -> list[int]:
     """Write canonical rows (and mirror rows when `mirror`), replacing a source's previous
-    vector in the generation; call inside a write transaction. Returns the new ids.
+    vector in the generation; call inside a write transaction. Returns the new ids (on
+    PostgreSQL in source order, the order the rows are locked in).
 
     On PostgreSQL the generation's HNSW index follows the canonical rows by itself: there is
     no mirror to write, whatever `mirror` says."""
@@ -167,6 +168,8 @@ def store_vectors(
     postgres = is_postgres(conn)
     insert = INSERT_EMBEDDING_PG if postgres else INSERT_EMBEDDING
     mirror = mirror and not postgres
+    if postgres:  # one lock order for every daemon's batch: two overlapping ones deadlocked
+        writes = sorted(writes, key=lambda write: (write.source_type, write.source_id))
     for write in writes:
         if len(write.vector) != generation.dimensions * 4:
             raise EmbeddingDimensionMismatch(
