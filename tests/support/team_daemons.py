@@ -135,7 +135,12 @@ KNOWN_PG_ERRORS = ("connector watch pass failed",)
 
 def error_lines(runtime: DaemonRuntime) -> list[str]:
     """The daemon log's ERROR lines, less the known PostgreSQL gaps."""
-    lines = [line for line in daemon_log(runtime).splitlines() if " ERROR " in line]
+    return errors_in(daemon_log(runtime))
+
+
+def errors_in(log_text: str) -> list[str]:
+    """A daemon log's ERROR lines, less the known PostgreSQL gaps."""
+    lines = [line for line in log_text.splitlines() if " ERROR " in line]
     return [line for line in lines if not any(known in line for known in KNOWN_PG_ERRORS)]
 
 
