@@ -14,8 +14,7 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 # Said once at start on PostgreSQL: what is proven there, and what is not yet (ARCHITECTURE §19).
 POSTGRES_PREVIEW = (
     "PostgreSQL store (preview): memories, recall, hooks and transcripts are tested on it; "
-    "documents, imports, the ontology and Dreaming are not yet, and a second daemon on the "
-    "same database does not yet see this one's events"
+    "documents, imports, the ontology and Dreaming are not yet"
 )
 
 StorageBackend = Literal["sqlite", "postgresql"]

@@ -61,6 +61,7 @@ from signet_desktop.storage.migrate import MigrationError
 
 if TYPE_CHECKING:
     from signet_desktop.daemon.server import QuietServer
+    from signet_desktop.storage.postgres.notify import EventRelay
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,8 @@ BACKGROUND_JOIN_SECONDS = 0.2
 WORKER_STOP_SECONDS = 0.8
 BACKGROUND_DELAY_SECONDS = 0.5
 SETTLE_TRIM_SECONDS = 10.0  # after the warm-ups: start-up's freed heap goes back to the OS
+RELAY_STOP_SECONDS = 1.0  # per relay thread; the listener notices a stop within 0.5 s
+RELAY_STATUS_KEY = "eventRelay"
 
 Mode = Literal["headless", "desktop"]
 
@@ -161,6 +164,8 @@ class DaemonRuntime:
         self._stop_requested = False
         self._tasks: StartupTasks | None = None
         self._workers: WorkerHost | None = None
+        self._relay: EventRelay | None = None
+        self._disconnect_relay: Callable[[], None] = lambda: None
         self._background_start: asyncio.TimerHandle | None = None
         self._settle: asyncio.TimerHandle | None = None
         self._early_tasks: list[tuple[str, Callable[[], object]]] = []
@@ -198,6 +203,7 @@ class DaemonRuntime:
             log.warning("agent.yaml: %s", warning)
         self._bind(address)
         self.service = self._build_service(paths, env)
+        self._start_relay(self.service)
         self._tasks = StartupTasks(self.service.status_board)
         for name, fn in self._early_tasks:
             self._tasks.add(name, fn)
@@ -316,6 +322,33 @@ class DaemonRuntime:
         except ValueError as exc:  # a setting the models accept but the wiring cannot use
             log.debug("build_service refused the configuration", exc_info=True)
             raise StartupError(f"configuration error: {exc}", EXIT_USAGE) from None
+
+    def _start_relay(self, service: SignetService) -> None:
+        """On PostgreSQL, relay this daemon's events to the others sharing the database and
+        theirs to this daemon's subscribers (SSE): storage/postgres/notify.py."""
+        assert self.loaded is not None
+        storage = self.loaded.config.storage
+        if storage.backend != "postgresql":
+            return
+        # Imported here: the SQLite path never loads the PostgreSQL driver.
+        from signet_desktop.storage.postgres.notify import EventRelay
+
+        name = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+        relay = EventRelay(storage.url, service.events, daemon_id=name)
+        self._relay = relay
+        self._disconnect_relay = service.events.connect(relay.publish)
+        relay.start()
+        service.status_board.provide(RELAY_STATUS_KEY, relay.facts)
+        log.info("relaying events through PostgreSQL as daemon %s", name)
+
+    def _stop_relay(self) -> None:
+        """After the workers (their last events still go out), before the database closes."""
+        relay, self._relay = self._relay, None
+        if relay is None:
+            return
+        self._disconnect_relay()
+        if not relay.stop(RELAY_STOP_SECONDS):
+            log.warning("the event relay did not stop within %.1f s", RELAY_STOP_SECONDS)
 
     def _host_workers(self, service: SignetService) -> None:
         """Host the declared workers (started once the server is up) and queue their warm-ups."""
@@ -464,6 +497,7 @@ class DaemonRuntime:
                 self.service.pipeline.detach()
         if self._tasks is not None and not self._tasks.join(BACKGROUND_JOIN_SECONDS):
             log.warning("start-up tasks still running at shutdown; not waiting for them")
+        self._stop_relay()
         if self._socket is not None:
             self._socket.close()
             self._socket = None

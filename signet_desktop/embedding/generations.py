@@ -37,6 +37,12 @@ VALUES (:provider, :model, :dimensions, :placeholder, :status, :now,
 RETURNING id
 """
 
+# PostgreSQL: daemons starting at once on one database register the same generation; this
+# transaction-level advisory lock (held until the registering transaction ends) makes the
+# second find the first's row instead of failing on the unique (model, dimensions).
+REGISTER_LOCK = 0x2D5B_91C4_0E6F_7A14
+TAKE_REGISTER_LOCK = "SELECT pg_advisory_xact_lock(:key)"
+
 SET_VEC_TABLE = "UPDATE embedding_generations SET vec_table = :vec_table WHERE id = :id"
 
 REOPEN_GENERATION = """
@@ -172,8 +178,11 @@ def register_generation(
     """Find or create the generation for (model, dimensions); call inside a write transaction.
 
     New: active when no generation is active yet, else building. A retired generation chosen
-    again is reopened as building (its old vectors count towards coverage).
+    again is reopened as building (its old vectors count towards coverage). On PostgreSQL
+    the registration of every daemon sharing the database is serialised (`REGISTER_LOCK`).
     """
+    if is_postgres(conn):
+        conn.execute(TAKE_REGISTER_LOCK, {"key": REGISTER_LOCK})
     existing = find_generation(conn, model, dimensions)
     if existing is not None:
         if existing.status == "retired":

@@ -52,7 +52,17 @@ RETURNING id
 """
 
 # PostgreSQL: the same row, its float32 blob given as pgvector's text form (`pg_vector_text`).
-INSERT_EMBEDDING_PG = INSERT_EMBEDDING.replace(":vector,", "CAST(:vector AS vector),")
+# Daemons sharing the database may embed one memory at once (one's batcher, another's scan):
+# both delete nothing, and the second insert would break the unique source key; it replaces
+# the first's row instead (the same content, so the same vector but for the model's noise).
+INSERT_EMBEDDING_PG = INSERT_EMBEDDING.replace(":vector,", "CAST(:vector AS vector),").replace(
+    "RETURNING id",
+    """ON CONFLICT (generation_id, source_type, source_id) DO UPDATE
+SET agent_id = EXCLUDED.agent_id, content_hash = EXCLUDED.content_hash, model = EXCLUDED.model,
+    dimensions = EXCLUDED.dimensions, vector = EXCLUDED.vector, chunk_text = EXCLUDED.chunk_text,
+    created_at = EXCLUDED.created_at
+RETURNING id""",
+)
 
 MIRROR_DELETE = "DELETE FROM {table} WHERE rowid = :id"
 MIRROR_INSERT = "INSERT INTO {table} (rowid, agent_id, embedding) VALUES (:id, :agent_id, :vector)"
@@ -148,7 +158,8 @@ def store_vectors(
     conn: Connection, generation: Generation, writes: Iterable[VectorWrite], *, mirror: bool
 ) -> list[int]:
     """Write canonical rows (and mirror rows when `mirror`), replacing a source's previous
-    vector in the generation; call inside a write transaction. Returns the new ids.
+    vector in the generation; call inside a write transaction. Returns the new ids (on
+    PostgreSQL in source order, the order the rows are locked in).
 
     On PostgreSQL the generation's HNSW index follows the canonical rows by itself: there is
     no mirror to write, whatever `mirror` says."""
@@ -157,6 +168,8 @@ def store_vectors(
     postgres = is_postgres(conn)
     insert = INSERT_EMBEDDING_PG if postgres else INSERT_EMBEDDING
     mirror = mirror and not postgres
+    if postgres:  # one lock order for every daemon's batch: two overlapping ones deadlocked
+        writes = sorted(writes, key=lambda write: (write.source_type, write.source_id))
     for write in writes:
         if len(write.vector) != generation.dimensions * 4:
             raise EmbeddingDimensionMismatch(

@@ -57,6 +57,14 @@ VALUES (:id, :agent_id, :job_type, 'pending', :memory_id, :document_id, :payload
         :max_attempts, :run_after, :now, :now)
 """
 
+# PostgreSQL: daemons sharing the queue may enqueue for the same memory at once (one noticed
+# the write, another's backfill scan found it); under READ COMMITTED both would see no open
+# job and insert. A transaction-level advisory lock per job type, taken before the check and
+# held until the enqueuing transaction ends, makes the second see the first's job. One key
+# per type, not per memory: a batch enqueue then cannot deadlock with another.
+DEDUPE_LOCK_PG = "SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"
+DEDUPE_LOCK_PREFIX = "signet.memory_jobs.dedupe:"
+
 OPEN_JOB_FOR_MEMORY = f"""
 SELECT {JOB_COLUMNS} FROM memory_jobs
 WHERE job_type = :job_type AND memory_id = :memory_id AND status IN ('pending', 'leased')
@@ -257,6 +265,15 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def lock_dedupe(conn: Connection, job_type: str) -> None:
+    """On PostgreSQL, serialise deduplicating enqueues of `job_type` across daemons until the
+    caller's write transaction ends (`DEDUPE_LOCK_PG`); on SQLite the write lock does it.
+    Take it before any check the enqueue depends on; taking it again is free."""
+    _require_write(conn)
+    if is_postgres(conn):
+        conn.execute(DEDUPE_LOCK_PG, {"key": DEDUPE_LOCK_PREFIX + job_type})
+
+
 def enqueue(
     conn: Connection,
     job_type: str,
@@ -277,6 +294,7 @@ def enqueue(
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     if dedupe_memory and memory_id is not None:
+        lock_dedupe(conn, job_type)
         row = conn.execute(
             OPEN_JOB_FOR_MEMORY, {"job_type": job_type, "memory_id": memory_id}
         ).fetchone()

@@ -3,7 +3,8 @@
 Workers and start-up tasks do not write here directly: they publish events
 (`worker.state`) and the board, subscribed with `follow(bus)`, turns them into facts. The
 runtime sets its own static facts (`runtime`, `config`) with `set`. Every change is announced
-as `status.changed` so the inspector refreshes without polling.
+as `status.changed` so the inspector refreshes without polling. A fact that changes too often
+to announce (the event relay's counters) is `provide`d instead: read when a snapshot is taken.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class StatusBoard:
 
     def __init__(self, events: EventSink | None = None) -> None:
         self._facts: dict[str, Any] = {}
+        self._live: dict[str, Callable[[], Any]] = {}
         self._lock = threading.Lock()
         self._events: EventSink = events or DiscardEvents()
 
@@ -36,9 +38,18 @@ class StatusBoard:
             self._facts[key] = value
         self._events.publish(StatusChanged(key=key))
 
+    def provide(self, key: str, read: Callable[[], Any]) -> None:
+        """Report `read()` under `key` in every snapshot (cheap and non-blocking; announced
+        once, here, not on each change)."""
+        with self._lock:
+            self._live[key] = read
+        self._events.publish(StatusChanged(key=key))
+
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return dict(self._facts)
+            facts, live = dict(self._facts), dict(self._live)
+        facts.update((key, read()) for key, read in live.items())
+        return facts
 
     def follow(self, connect: Callable[[Callable[[Event], None]], Callable[[], None]]) -> None:
         """Subscribe to the bus (`bus.connect`) and keep worker facts current from its events."""

@@ -128,6 +128,15 @@ ORDER BY m.seq
 """
 
 
+EVER_QUEUED = "SELECT 1 FROM memory_jobs WHERE memory_id = :memory_id AND job_type = :job_type"
+
+
+def ever_queued(conn: Connection, *, job_type: str, memory_id: str) -> bool:
+    """Whether the memory has had a hint job, of any state (another daemon's included)."""
+    row = conn.execute(EVER_QUEUED, {"memory_id": memory_id, "job_type": job_type})
+    return row.fetchone() is not None
+
+
 @dataclass(frozen=True, slots=True)
 class HintScan:
     """One window of the backfill scan: (agent id, memory id) pairs, where to go on, done."""

@@ -208,13 +208,20 @@ class HintService:
 
     # -- enqueueing -----------------------------------------------------------------------
 
-    def enqueue(self, targets: Sequence[tuple[str, str]]) -> int:
-        """Queue a job per (agent id, memory id) without an open one; returns jobs created."""
+    def enqueue(self, targets: Sequence[tuple[str, str]], *, first: bool = False) -> int:
+        """Queue a job per (agent id, memory id) without an open one; returns jobs created.
+        `first` (new memories, the scan's finds): only for memories that never had a hint job
+        of any state, checked under the dedupe lock — daemons sharing a PostgreSQL queue
+        notice, scan and enqueue concurrently, and another may have run the memory's job
+        already. An edited memory (its hints dropped) is queued again."""
         created = 0
         if not targets:
             return 0
         with self._db.write() as conn:
+            jobs.lock_dedupe(conn, JOB_TYPE)
             for agent_id, memory_id in targets:
+                if first and hint_rows.ever_queued(conn, job_type=JOB_TYPE, memory_id=memory_id):
+                    continue
                 _, new = jobs.enqueue(
                     conn,
                     JOB_TYPE,

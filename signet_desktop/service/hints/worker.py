@@ -72,7 +72,7 @@ class HintsWorker:
         self._recheck_s = recheck_s
         self._scan_window = scan_window
         self._lock = threading.Lock()
-        self._noticed: dict[tuple[str, str], None] = {}
+        self._noticed: dict[tuple[str, str], bool] = {}  # (agent, memory): edited
         self._wake = threading.Event()
         self._scan_seq = 0
         self._scan_done = False
@@ -98,9 +98,9 @@ class HintsWorker:
         if isinstance(event, MemoryCreated):
             if event.memory_type == CHUNK_MEMORY_TYPE:
                 return
-            memory_id = event.memory_id
+            memory_id, edited = event.memory_id, False
         elif isinstance(event, MemoryUpdated) and "content" in event.changed:
-            memory_id = event.memory_id  # an edited chunk: the job's eligibility skips it
+            memory_id, edited = event.memory_id, True  # an edited chunk: eligibility skips it
         else:
             return
         if event.agent_id is None or not self.service.config.enabled:
@@ -108,8 +108,9 @@ class HintsWorker:
         if self._checked and self._reason is not None:
             return  # idle (no LLM): the next start's backfill scan finds it
         with self._lock:
+            key = (event.agent_id, memory_id)
             if len(self._noticed) < MAX_NOTICED:
-                self._noticed[(event.agent_id, memory_id)] = None
+                self._noticed[key] = self._noticed.get(key, False) or edited
             # else: the backfill scan would find it; the next process start does
         self._wake.set()
 
@@ -183,13 +184,16 @@ class HintsWorker:
     def _idle(self) -> IdleStep:
         """Enqueue what the bus noticed, then one window of the backfill scan."""
         with self._lock:
-            noticed = list(self._noticed)
+            noticed = dict(self._noticed)
             self._noticed.clear()
-        created = self.service.enqueue(noticed)
+        created = self.service.enqueue([key for key, edited in noticed.items() if edited])
+        created += self.service.enqueue(
+            [key for key, edited in noticed.items() if not edited], first=True
+        )
         if not self._scan_done:
             scan = self.service.scan(self._scan_seq, self._scan_window)
             self._scan_seq, self._scan_done = scan.next_seq, scan.done
-            created += self.service.enqueue(list(scan.found))
+            created += self.service.enqueue(list(scan.found), first=True)
             if not scan.done:
                 return IdleStep(did_work=True)  # more windows to look at: no poll pause
         return IdleStep(did_work=created > 0)

@@ -216,6 +216,8 @@ class EventRelay:
                 while not self._stop.is_set():
                     for note in conn.raw.notifies(timeout=POLL_S):
                         self._receive(note.payload, classes)
+                        if self._stop.is_set():
+                            break
             except Exception as exc:  # lost or refused: reconnect after a backoff
                 if self._stop.is_set():
                     break
@@ -257,17 +259,35 @@ class EventRelay:
         for thread in self._threads:
             thread.start()
 
-    def stop(self, timeout: float = 2.0) -> None:
-        """Stop both threads: events queued so far are still sent, newer ones are not."""
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Stop both threads: events queued so far are still sent, newer ones are not.
+        Returns whether both ended within `timeout` each."""
         self._stop.set()
         with suppress(queue.Full):
             self._outbox.put(None, timeout=timeout)
         for thread in self._threads:
             thread.join(timeout)
+        return not any(thread.is_alive() for thread in self._threads)
+
+    def facts(self) -> dict[str, Any]:
+        """What /api/status shows of the relay (`eventRelay`): listening, and its counters."""
+        with self._lock:
+            counts = dataclasses.asdict(self.stats)
+        return {
+            "daemonId": self.daemon_id,
+            "channel": self.channel,
+            "listening": self.listening.is_set(),
+            **{_camel(name): value for name, value in counts.items()},
+        }
 
     def _count(self, name: str) -> None:
         with self._lock:
             setattr(self.stats, name, getattr(self.stats, name) + 1)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def _close(conn: PgConnection | None) -> None:

@@ -125,6 +125,23 @@ def test_an_edited_memory_is_asked_again_for_its_new_text(db: Database, fake_llm
     assert "Porto" in fake_llm.requests[-1].body["messages"][1]["content"]
 
 
+def test_a_new_memory_whose_job_another_daemon_ran_is_not_queued_again(
+    db: Database, fake_llm: FakeLLM
+) -> None:
+    """Daemons on one PostgreSQL queue: another daemon (here, a second worker) may run the job
+    of a memory this one noticed before this one's idle step enqueues it."""
+    h = harness(db, wire(fake_llm))
+    other = harness(db, wire(fake_llm))  # its backfill scan finds the memory first
+    fake_llm.script(reply(ANSWER))
+    memory = h.remember(FACT)
+    assert other.worker.run_once()  # scan: the job is queued there
+    assert other.worker.run_once()  # and run: completed, one LLM call
+    h.worker.run_once()  # the noticed memory: it had a job already, none is added
+    rows = db.reader().execute("SELECT status FROM memory_jobs WHERE memory_id = ?", (memory,))
+    assert [r[0] for r in rows.fetchall()] == ["completed"]
+    assert len(fake_llm.requests) == 1
+
+
 def test_junk_json_writes_nothing_and_the_job_retries_then_dies(
     db: Database, fake_llm: FakeLLM
 ) -> None:
