@@ -38,12 +38,20 @@ SELECT {COLUMNS} FROM connectors
 WHERE status IN ('idle', 'error') AND json_extract(config_json, '$.watch') = 1
 ORDER BY created_at, id
 """
+WATCHED_PG = f"""
+SELECT {COLUMNS} FROM connectors
+WHERE status IN ('idle', 'error') AND config_json -> 'watch' = 'true'::jsonb
+ORDER BY created_at, id
+"""
 LIVE_ON_ROOT = """
 SELECT id FROM connectors
 WHERE agent_id = :agent_id AND provider = :provider AND status <> 'disabled'
   AND json_extract(config_json, '$.path') = :path
 LIMIT 1
 """
+LIVE_ON_ROOT_PG = LIVE_ON_ROOT.replace(
+    "json_extract(config_json, '$.path')", "config_json ->> 'path'"
+)
 SET_STATUS = """
 UPDATE connectors SET status = :status, last_error = :error, updated_at = :now,
     last_sync_at = CASE WHEN :synced = 1 THEN :now ELSE last_sync_at END
@@ -120,13 +128,15 @@ def list_connectors(conn: Connection, agent_id: str, *, include_disabled: bool) 
 
 def watched_connectors(conn: Connection) -> list[Connector]:
     """Every agent's live connectors with `watch: true` that are not syncing now."""
-    return [_connector(r) for r in conn.execute(WATCHED).fetchall()]
+    sql = WATCHED_PG if is_postgres(conn) else WATCHED
+    return [_connector(r) for r in conn.execute(sql).fetchall()]
 
 
 def live_on_root(conn: Connection, agent_id: str, provider: str, path: str) -> str | None:
     """The id of the agent's live connector of this provider over `path`, if any."""
     row = conn.execute(
-        LIVE_ON_ROOT, {"agent_id": agent_id, "provider": provider, "path": path}
+        LIVE_ON_ROOT_PG if is_postgres(conn) else LIVE_ON_ROOT,
+        {"agent_id": agent_id, "provider": provider, "path": path},
     ).fetchone()
     return str(row[0]) if row else None
 

@@ -14,6 +14,7 @@ from typing import Any
 from signet_desktop.domain.documents import Document, DocumentChunk, JobState
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import insertion_tie
 from signet_desktop.storage.rows import from_row
 
 DOCUMENT_COLUMNS = (
@@ -90,8 +91,9 @@ WHERE id = :id AND agent_id = :agent_id AND status <> 'deleted'
 """
 
 LINK_CHUNK = """
-INSERT OR IGNORE INTO document_memories (document_id, memory_id, chunk_index)
+INSERT INTO document_memories (document_id, memory_id, chunk_index)
 VALUES (:document_id, :memory_id, :chunk_index)
+ON CONFLICT DO NOTHING
 """
 
 LINKED_CHUNKS = """
@@ -128,7 +130,7 @@ CONNECTOR_OF_AGENT = "SELECT 1 FROM connectors WHERE id = :id AND agent_id = :ag
 LATEST_JOB = """
 SELECT id, status, attempts, max_attempts, run_after, error FROM memory_jobs
 WHERE document_id = :id
-ORDER BY created_at DESC, rowid DESC LIMIT 1
+ORDER BY created_at DESC, {tie} DESC LIMIT 1
 """
 
 
@@ -223,7 +225,7 @@ def list_documents(
 
 def latest_job(conn: Connection, document_id: str) -> JobState | None:
     """The document's newest ingest job (a read of the queue's table)."""
-    row = conn.execute(LATEST_JOB, {"id": document_id}).fetchone()
+    row = conn.execute(LATEST_JOB.format(tie=insertion_tie(conn)), {"id": document_id}).fetchone()
     if row is None:
         return None
     return JobState(

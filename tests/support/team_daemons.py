@@ -128,20 +128,14 @@ def daemon_log(runtime: DaemonRuntime) -> str:
     return (runtime.paths.logs_dir / "daemon.log").read_text()
 
 
-# Document connectors are not ported to PostgreSQL yet (the preview warning says documents are
-# untested there): their watch pass fails every 30 s. Any other ERROR line is a failure.
-KNOWN_PG_ERRORS = ("connector watch pass failed",)
-
-
 def error_lines(runtime: DaemonRuntime) -> list[str]:
-    """The daemon log's ERROR lines, less the known PostgreSQL gaps."""
+    """The daemon log's ERROR lines (there must be none)."""
     return errors_in(daemon_log(runtime))
 
 
 def errors_in(log_text: str) -> list[str]:
-    """A daemon log's ERROR lines, less the known PostgreSQL gaps."""
-    lines = [line for line in log_text.splitlines() if " ERROR " in line]
-    return [line for line in lines if not any(known in line for known in KNOWN_PG_ERRORS)]
+    """A daemon log's ERROR lines (there must be none)."""
+    return [line for line in log_text.splitlines() if " ERROR " in line]
 
 
 @contextmanager

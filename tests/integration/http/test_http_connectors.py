@@ -135,3 +135,24 @@ async def test_maintenance_runs_on_request_and_shows_in_status(
     status = (await client.get("/api/status")).json()
     assert status["maintenance"]["lastRun"]["id"] == alias.json()["id"]
     assert rows(service, "maintenance_runs") == 2
+
+
+async def test_a_watched_folder_is_synced_by_the_watch_pass(
+    client: httpx.AsyncClient, folder: Path, service: SignetService
+) -> None:
+    """The connectors worker's pass (`sync_watched`) finds the watched folder and syncs it;
+    one without `watch` is left to its own syncs."""
+    watched = await client.post(
+        "/api/connectors", json={"path": str(folder), "watch": True, "sync": False}
+    )
+    assert watched.status_code == 201, watched.text
+    still = folder.parent / "still"
+    still.mkdir()
+    (still / "three.md").write_text("A note nobody watches.", encoding="utf-8")
+    unwatched = await client.post("/api/connectors", json={"path": str(still), "sync": False})
+    assert unwatched.status_code == 201, unwatched.text
+    assert service.connectors.sync_watched() == 1
+    health = (await client.get(f"/api/connectors/{watched.json()['id']}/health")).json()
+    assert health["healthy"] and health["files"] == 2, health
+    idle = (await client.get(f"/api/connectors/{unwatched.json()['id']}/health")).json()
+    assert idle["files"] == 0, idle

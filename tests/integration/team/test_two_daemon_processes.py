@@ -3,8 +3,8 @@
 Launched at the same moment, each with its own workspace and the same `storage.url` (no
 embedder: lexical recall), they migrate the database once between them, both serve with a
 listening event relay, a memory remembered on A is recalled on B and reaches B's
-/api/events stream, and both stop on SIGTERM with exit 0 and no ERROR in their logs (but the
-known one of document connectors). The queue half of the story runs in-process
+/api/events stream, and both stop on SIGTERM with exit 0 and no ERROR in their logs. The
+queue half of the story runs in-process
 (test_two_daemons_one_database.py), where each daemon's leases can be told apart.
 """
 
