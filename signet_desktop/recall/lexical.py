@@ -31,7 +31,7 @@ from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.sanitize import match_expression, query_tokens
-from signet_desktop.recall.term_counts import TermCounts, count_documents
+from signet_desktop.recall.term_counts import TermCounts, corpus_totals, count_documents
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
 
@@ -77,22 +77,47 @@ LIMIT :k
 """
 
 
-# PostgreSQL: the generated tsvector (GIN) finds and orders the matches (ts_rank, normalised
-# to rank / (rank + 1)); the query is parsed with the column's own configuration
-# (Porter-stemmed, migrations/postgres/0006). `held` lists which query terms (1-based) each
-# match holds, for the score: the IDF of the held terms over the query's ceiling, which is
-# what FTS5's |bm25| / ceiling comes to for a memory holding each term once at the average
-# length. Not BM25 itself (no term frequency or length normalisation): that, and measuring
-# the parity, is still to come.
-TS_RANK_NORMALISATION = 32
+# PostgreSQL: FTS5's bm25() computed in the statement. The generated tsvector (GIN, parsed
+# with the column's own Porter configuration, migrations/postgres/0006) finds the rows holding
+# any admitted term; per row, each term's frequency is the positions of its lexeme (the
+# tsvector kept to the query's lexemes first: setweight + ts_filter, both in C) and the row's
+# length in tokens is what ts_rank's normalisation 2 divides by (rank / (rank / length), exact
+# for any length a float4 holds: cnt_length counts every position). A term PostgreSQL parses
+# into several lexemes counts its least frequent one. `idfs` are FTS5's IDF of each term over
+# the corpus totals (`term_counts.corpus_totals`); `bm25` is negated as FTS5 returns it.
+K1 = 1.2  # FTS5's bm25() defaults
+B = 0.75
 TS_CONFIG = "signet_porter"
-TS_RANKED = f"""
-SELECT m.id AS id, ts_rank(m.content_tsv, query, {TS_RANK_NORMALISATION}) AS rank,
-       ARRAY(SELECT q.i FROM unnest(CAST(:tokens AS text[])) WITH ORDINALITY AS q(token, i)
-             WHERE m.content_tsv @@ phraseto_tsquery('{TS_CONFIG}', q.token)) AS held
-FROM memories m, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
-WHERE m.content_tsv @@ query AND {{filters}}
-ORDER BY rank DESC, m.seq DESC
+TS_BM25 = f"""
+WITH terms AS MATERIALIZED (
+    SELECT t.i, t.idf, l.lexeme
+    FROM unnest(CAST(:tokens AS text[]), CAST(:idfs AS float8[]))
+            WITH ORDINALITY AS t(token, idf, i),
+        unnest(tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(t.token)))) AS l(lexeme)
+), lexemes AS MATERIALIZED (SELECT array_agg(lexeme) AS held FROM terms)
+SELECT m.id AS id, -s.bm25 AS bm25
+FROM memories m, lexemes, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
+CROSS JOIN LATERAL (
+    SELECT COALESCE(
+        round(ts_rank(m.content_tsv, query, 0)::float8
+              / NULLIF(ts_rank(m.content_tsv, query, 2), 0)),
+        :avgdl) AS dl
+) d
+CROSS JOIN LATERAL (
+    SELECT COALESCE(SUM(
+        f.idf * f.tf * {K1 + 1} / (f.tf + {K1} * ({1 - B} + {B} * d.dl / :avgdl))), 0) AS bm25
+    FROM (
+        SELECT MIN(t.idf) AS idf, MIN(COALESCE(cardinality(u.positions), 0)) AS tf
+        FROM terms t
+        LEFT JOIN unnest(ts_filter(
+            setweight(m.content_tsv, 'A', lexemes.held), CAST(ARRAY['a'] AS "char"[])
+        )) AS u ON u.lexeme = t.lexeme
+        GROUP BY t.i
+    ) f
+    WHERE f.tf > 0
+) s
+WHERE m.content_tsv @@ query AND m.seq >= :min_seq AND {{filters}}
+ORDER BY s.bm25 DESC, m.seq
 LIMIT :k
 """
 
@@ -218,23 +243,24 @@ def ts_search(
     k: int,
     term_counts: TermCounts | None = None,
 ) -> list[LexicalHit]:
-    """PostgreSQL's lexical search: every query token OR-combined, the best k by ts_rank, each
-    scored by the IDF of the query terms it holds over the query's ceiling (`TS_RANKED`),
-    best score first."""
-    tokens = query_tokens(text)
-    if not tokens:
+    """PostgreSQL's lexical search: the terms planned as on SQLite (`plan_terms`), the best k
+    by FTS5's BM25 computed in the statement (`TS_BM25`), scored against the same ceiling."""
+    plan = plan_terms(conn, query_tokens(text), term_counts)
+    if not plan.matched:
         return []
+    rows, tokens = term_counts.totals(conn) if term_counts else corpus_totals(conn)
     where, params = filter_sql(agent_id, filters, postgres=True)
-    query = " or ".join(f'"{token}"' for token in tokens)  # tokens are word characters
-    params = {**params, "query": query, "tokens": tokens, "k": k}
-    rows = conn.execute(TS_RANKED.format(filters=where), params).fetchall()
-    if not rows:
-        return []
-    scored = held_scores(conn, rows, tokens, term_counts)
-    return [
-        LexicalHit(str(r["id"]), ChannelEvidence(score=score, rank=i + 1, raw=float(r["rank"])))
-        for i, (score, r) in enumerate(scored)
-    ]
+    params = {
+        **params,
+        "query": " or ".join(f'"{token}"' for token in plan.matched),  # word characters
+        "tokens": list(plan.matched),
+        "idfs": [idf(plan.counts[t], max(rows, plan.counts[t])) for t in plan.matched],
+        "avgdl": tokens / rows if rows and tokens else 1.0,
+        "min_seq": plan.min_seq,
+        "k": k,
+    }
+    found = conn.execute(TS_BM25.format(filters=where), params).fetchall()
+    return _calibrate(list(found), query_ceiling(plan.counts, rows))
 
 
 def held_scores(

@@ -8,6 +8,11 @@ repeat, so remembering them for `max_age_s` takes most of the planning cost off 
 
 Only counts of at least `min_cached` are remembered: a small count is cheap to take again,
 and a remembered 0 would hide a just-remembered memory holding a new word.
+
+PostgreSQL has no FTS5 averages record: BM25's row count and token total (`corpus_totals`)
+are counted over `memories`, exactly up to EXACT_TOTAL_ROWS rows, from a sample of about
+TOTAL_SAMPLE_ROWS rows beyond, and remembered like a count once the table holds
+`min_cached` rows.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from signet_desktop.storage.dialect import is_postgres
 DEFAULT_MAX_AGE_S = 30.0
 DEFAULT_MAX_ENTRIES = 4096
 DEFAULT_MIN_CACHED = 1000
+EXACT_TOTAL_ROWS = 20_000
+TOTAL_SAMPLE_ROWS = 5_000
 
 CAPPED_DOC_COUNT = """
 SELECT COUNT(*) FROM (
@@ -57,6 +64,27 @@ SELECT COUNT(*) FROM (
 }
 
 
+# A row's token count: every position of every lexeme (to_tsvector numbers each word, the
+# config drops none), as FTS5 counts a row's tokens.
+ROW_TOKENS = "(SELECT SUM(cardinality(u.positions)) FROM unnest(content_tsv) AS u)"
+MEMORY_ROWS_PG = "SELECT COUNT(*) FROM memories"
+MEMORY_TOKENS_PG = f"SELECT COALESCE(SUM({ROW_TOKENS}), 0) FROM memories"
+MEMORY_TOKENS_SAMPLED_PG = (
+    f"SELECT COALESCE(AVG({ROW_TOKENS}), 0) FROM memories TABLESAMPLE SYSTEM (:percent)"
+)
+
+
+def corpus_totals(conn: Connection) -> tuple[int, int]:
+    """PostgreSQL: (rows, tokens) of `memories`, what FTS5's averages record holds; the
+    tokens counted exactly up to EXACT_TOTAL_ROWS rows, estimated from a sample beyond."""
+    rows = int(conn.execute(MEMORY_ROWS_PG).fetchone()[0])
+    if rows <= EXACT_TOTAL_ROWS:
+        return rows, int(conn.execute(MEMORY_TOKENS_PG).fetchone()[0])
+    percent = min(100.0, 100.0 * TOTAL_SAMPLE_ROWS / rows)
+    average = float(conn.execute(MEMORY_TOKENS_SAMPLED_PG, {"percent": percent}).fetchone()[0])
+    return rows, round(average * rows)
+
+
 def count_documents(conn: Connection, term: str, cap: int, table: str = "memories_fts") -> int:
     """How many documents of `table` hold `term`, counting no further than `cap`."""
     statements = CAPPED_DOC_COUNTS_PG if is_postgres(conn) else CAPPED_DOC_COUNTS
@@ -83,7 +111,20 @@ class TermCounts:
         self._min_cached = max(1, min_cached)
         self._clock = clock
         self._entries: dict[tuple[str, int], tuple[int, float]] = {}
+        self._totals: tuple[tuple[int, int], float] | None = None
         self._lock = threading.Lock()
+
+    def totals(self, conn: Connection) -> tuple[int, int]:
+        """`corpus_totals`, remembered for `max_age_s` once the table holds `min_cached` rows."""
+        now = self._clock()
+        with self._lock:
+            cached = self._totals
+        if cached is not None and now - cached[1] < self._max_age_s:
+            return cached[0]
+        value = corpus_totals(conn)
+        with self._lock:
+            self._totals = (value, now) if value[0] >= self._min_cached else None
+        return value
 
     def count(self, conn: Connection, term: str, cap: int) -> int:
         """The cached count when fresh, else a new count (remembered)."""
