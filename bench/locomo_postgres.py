@@ -8,10 +8,12 @@ every category 1-4 question with evidence recalled with limit 10 and min_score 0
 the conversation's last day), run once per backend with the same code: a fresh workspace per
 conversation on SQLite, a fresh database per conversation on PostgreSQL (the embedded server
 the tests use, tests/support/postgres_server.py, or the server of `--storage-url`, where the
-bench creates and drops its own databases). Rows: the lexical channel alone; with `--hybrid`
-also flat hybrid and graph-aware hybrid with the default stages, embedded by the native
-all-MiniLM-L6-v2 (`--cache` keeps the turns' vectors across runs). Recall@k and MRR as
-`bench/locomo.py` counts them, and each row's difference (PostgreSQL - SQLite).
+bench creates and drops its own databases). Rows: the lexical channel alone; with
+`--hybrid` also the vector channel alone, fusion only and flat hybrid (lexical + semantic +
+context), embedded by the native all-MiniLM-L6-v2 (`--cache` keeps the turns' vectors across
+runs, saved after each backend). Graph-aware hybrid is not run: the traversal channel fails
+on PostgreSQL (a json_each statement). Recall@k and MRR as `bench/locomo.py` counts them,
+and each row's difference (PostgreSQL - SQLite).
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ from locomo import (
     BENCH_CONFIG,
     DEFAULT_DATA,
     FLAT_HYBRID,
-    GRAPH_HYBRID,
     QueryCache,
     Scores,
     Variant,
@@ -61,7 +62,8 @@ from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.storage.postgres.connect import connect_postgres
 
 LEXICAL = "lexical"
-HYBRID_ROWS = (FLAT_HYBRID, GRAPH_HYBRID)
+# Graph-aware hybrid is left out: the traversal channel does not run on PostgreSQL yet.
+HYBRID_ROWS = ("vector", "fusion only", FLAT_HYBRID)
 Store = Callable[[int], Iterator[str]]  # conversation index -> a storage.url, then cleaned up
 
 
@@ -166,13 +168,18 @@ def main() -> int:
     started = time.perf_counter()
     if args.only != "postgresql":
         results["SQLite"] = evaluate(samples, sqlite_store, embedder, args.hybrid)
+        _save(embedder, args.cache)
     if args.only != "sqlite":
         results["PostgreSQL"] = _on_postgres(args.storage_url, samples, embedder, args.hybrid)
-    if args.cache and args.hybrid:
-        embedder._inner.save()
+        _save(embedder, args.cache)
     print(f"\nLoCoMo dev, {len(samples)} conversations, {time.perf_counter() - started:.0f} s\n")
     print_table(results)
     return 0
+
+
+def _save(embedder: Any, cache: Path | None) -> None:
+    if cache and embedder is not None:
+        embedder._inner.save()  # the CachedEmbedder under the QueryCache
 
 
 def _on_postgres(

@@ -31,7 +31,12 @@ from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.sanitize import match_expression, query_tokens
-from signet_desktop.recall.term_counts import TermCounts, corpus_totals, count_documents
+from signet_desktop.recall.term_counts import (
+    TermCounts,
+    corpus_totals,
+    count_documents,
+    count_many,
+)
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
 
@@ -143,10 +148,10 @@ class TermPlan:
 def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = None) -> TermPlan:
     """Admit terms rarest first within the postings budget (document counts are capped)."""
     cap = POSTINGS_BUDGET + 1
-    counts = {
-        token: cache.count(conn, token, cap) if cache else count_documents(conn, token, cap)
-        for token in tokens
-    }
+    if cache is not None:
+        counts = cache.counts(conn, tokens, cap)
+    else:
+        counts = dict(zip(tokens, count_many(conn, tokens, cap), strict=True))
     present = sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t])
     matched, min_seq = admit_rarest(conn, present, counts, POSTINGS_BUDGET, NEWEST_MEMORY_SEQ)
     dropped = tuple(t for t in present if t not in matched)

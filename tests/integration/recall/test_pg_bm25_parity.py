@@ -19,7 +19,7 @@ from support.backends import Backend, open_backend
 
 from signet_desktop.domain.memory import NewMemory
 from signet_desktop.domain.recall import RecallFilters
-from signet_desktop.recall import lexical
+from signet_desktop.recall import lexical, term_counts
 from signet_desktop.recall.lexical import LexicalHit, lexical_search
 from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.storage import memories
@@ -127,3 +127,25 @@ def test_filters_scope_and_cached_totals_keep_the_parity(both: tuple[Backend, Ba
     lite = lexical_search(sqlite.conn, "coffee tea", A, ana)
     assert [h.memory_id for h in lite] == ["m11", "m05"]
     assert_alike(lite, lexical_search(postgres.conn, "coffee tea", A, ana), "who")
+
+
+def test_remembered_totals_follow_a_new_memory(both: tuple[Backend, Backend]) -> None:
+    sqlite, postgres = both
+    counts = TermCounts()  # the engine's: totals of a small table kept until it changes
+    first = lexical_search(postgres.conn, "coffee", A, RecallFilters(), 10, counts)
+    for backend in (sqlite, postgres):
+        with backend.write() as conn:
+            new = NewMemory(agent_id=A, content="coffee, coffee, coffee!")
+            memories.insert_memory(conn, "m13", new, actor="t", embedding_model=None)
+    lite = lexical_search(sqlite.conn, "coffee", A, RecallFilters())
+    assert lite[0].memory_id == "m13" and len(lite) == len(first) + 1
+    assert_alike(lite, lexical_search(postgres.conn, "coffee", A, RecallFilters(), 10, counts), "")
+
+
+def test_sampled_totals_of_a_large_table_stay_close(
+    both: tuple[Backend, Backend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, postgres = both
+    exact = term_counts.corpus_totals(postgres.conn)
+    monkeypatch.setattr(term_counts, "EXACT_TOTAL_ROWS", 5)  # sample (100% of a small table)
+    assert term_counts.corpus_totals(postgres.conn) == exact
