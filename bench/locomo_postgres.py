@@ -89,12 +89,16 @@ def postgres_store(server_url: Callable[[str], str]) -> Callable[[int], Any]:
     return store
 
 
+Result = tuple[dict[str, Scores], dict[str, list[float]], dict[tuple[str, int, str], list[str]]]
+
+
 def evaluate(
     samples: list[dict[str, Any]], store: Callable[[int], Any], embedder: Any, hybrid: bool
-) -> tuple[dict[str, Scores], dict[str, list[float]]]:
-    """Every sample on one backend: scores and latencies per row."""
+) -> Result:
+    """Every sample on one backend: scores, latencies and each question's ranking per row."""
     scores: dict[str, Scores] = defaultdict(Scores)
     latency: dict[str, list[float]] = defaultdict(list)
+    rankings: dict[tuple[str, int, str], list[str]] = {}
     for index, sample in enumerate(samples):
         with store(index) as url, tempfile.TemporaryDirectory() as tmp:
             config = SignetConfig.model_validate({**BENCH_CONFIG, "storage": {"url": url}})
@@ -104,7 +108,7 @@ def evaluate(
                 rows = _rows(variants(*registered(service)), hybrid)
                 seed_entities(service, conversation_entities(sample["conversation"]))
                 dia_of = ingest(service, sample)
-                for question in questions(sample):
+                for number, question in enumerate(questions(sample)):
                     if hybrid:
                         embedder.embed([question.text])
                     for variant in rows:
@@ -113,9 +117,10 @@ def evaluate(
                         )
                         scores[variant.name].add(ranked, question.evidence)
                         latency[variant.name].append(ms)
+                        rankings[(sample["sample_id"], number, variant.name)] = ranked
             finally:
                 service.close()
-    return scores, latency
+    return scores, latency, rankings
 
 
 def _rows(all_variants: list[Variant], hybrid: bool) -> list[Variant]:
@@ -123,13 +128,13 @@ def _rows(all_variants: list[Variant], hybrid: bool) -> list[Variant]:
     return [v for v in all_variants if v.name in wanted]
 
 
-def print_table(results: dict[str, tuple[dict[str, Scores], dict[str, list[float]]]]) -> None:
+def print_table(results: dict[str, Result]) -> None:
     print("| row | backend | n | hit@10 | recall@5 | recall@10 | MRR | p50 ms | p95 ms |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     backends = list(results)
     for name in results[backends[0]][0]:
         for backend in backends:
-            scores, latency = results[backend]
+            scores, latency, _ = results[backend]
             r, lat = scores[name].row(), latency[name]
             print(
                 f"| {name} | {backend} | {scores[name].count} | {r['hit@10']:.3f} "
@@ -153,6 +158,9 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, help="a file keeping the turns' vectors")
     parser.add_argument("--storage-url", help="a PostgreSQL server (default: an embedded one)")
     parser.add_argument("--only", choices=("sqlite", "postgresql"), help="one backend only")
+    parser.add_argument(
+        "--tokens", action="store_true", help="also compare the two tokenisations (locomo_tokens)"
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"skipped: {args.data} not found (LoCoMo data is not shipped with the project)")
@@ -174,6 +182,17 @@ def main() -> int:
         _save(embedder, args.cache)
     print(f"\nLoCoMo dev, {len(samples)} conversations, {time.perf_counter() - started:.0f} s\n")
     print_table(results)
+    if len(results) == 2:
+        lite, pg = (r[2] for r in results.values())
+        print("\nquestions whose top 10 is the same list on both backends:\n")
+        for name in results["SQLite"][0]:
+            keys = [key for key in lite if key[2] == name]
+            same = sum(lite[key] == pg[key] for key in keys)
+            print(f"- {name}: {same} of {len(keys)}")
+    if args.tokens:
+        from locomo_tokens import print_tokenisation
+
+        print_tokenisation(samples)
     return 0
 
 

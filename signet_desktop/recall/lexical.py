@@ -88,17 +88,16 @@ LIMIT :k
 # tsvector kept to the query's lexemes first: setweight + ts_filter, both in C) and the row's
 # length in tokens is what ts_rank's normalisation 2 divides by (rank / (rank / length), exact
 # for any length a float4 holds: cnt_length counts every position). A term PostgreSQL parses
-# into several lexemes counts its least frequent one. `idfs` are FTS5's IDF of each term over
-# the corpus totals (`term_counts.corpus_totals`); `bm25` is negated as FTS5 returns it.
+# into several lexemes (FTS5 keeps a letter-and-digit run whole) counts by the first of them.
+# `idfs` are FTS5's IDF of each term over the corpus totals (`term_counts.corpus_totals`);
+# `bm25` is negated as FTS5 returns it.
 K1 = 1.2  # FTS5's bm25() defaults
 B = 0.75
 TS_CONFIG = "signet_porter"
 TS_BM25 = f"""
 WITH terms AS MATERIALIZED (
-    SELECT t.i, t.idf, l.lexeme
-    FROM unnest(CAST(:tokens AS text[]), CAST(:idfs AS float8[]))
-            WITH ORDINALITY AS t(token, idf, i),
-        unnest(tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(t.token)))) AS l(lexeme)
+    SELECT t.idf, (tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(t.token))))[1] AS lexeme
+    FROM unnest(CAST(:tokens AS text[]), CAST(:idfs AS float8[])) AS t(token, idf)
 ), lexemes AS MATERIALIZED (SELECT array_agg(lexeme) AS held FROM terms)
 SELECT m.id AS id, -s.bm25 AS bm25
 FROM memories m, lexemes, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
@@ -110,16 +109,12 @@ CROSS JOIN LATERAL (
 ) d
 CROSS JOIN LATERAL (
     SELECT COALESCE(SUM(
-        f.idf * f.tf * {K1 + 1} / (f.tf + {K1} * ({1 - B} + {B} * d.dl / :avgdl))), 0) AS bm25
-    FROM (
-        SELECT MIN(t.idf) AS idf, MIN(COALESCE(cardinality(u.positions), 0)) AS tf
-        FROM terms t
-        LEFT JOIN unnest(ts_filter(
-            setweight(m.content_tsv, 'A', lexemes.held), CAST(ARRAY['a'] AS "char"[])
-        )) AS u ON u.lexeme = t.lexeme
-        GROUP BY t.i
-    ) f
-    WHERE f.tf > 0
+        t.idf * cardinality(u.positions) * {K1 + 1}
+        / (cardinality(u.positions) + {K1} * ({1 - B} + {B} * d.dl / :avgdl))), 0) AS bm25
+    FROM unnest(ts_filter(
+        setweight(m.content_tsv, 'A', lexemes.held), CAST(ARRAY['a'] AS "char"[])
+    )) AS u
+    JOIN terms t ON t.lexeme = u.lexeme
 ) s
 WHERE m.content_tsv @@ query AND m.seq >= :min_seq AND {{filters}}
 ORDER BY s.bm25 DESC, m.seq

@@ -53,6 +53,7 @@ QUERIES = (
     "replication slot",
     "what did the cat do",
     "release train deployment",
+    "deployed deployments",  # two query terms, one stem: both count, as two FTS5 phrases
     "nothing matches zebra",
 )
 
