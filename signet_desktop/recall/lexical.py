@@ -16,7 +16,9 @@ Cost is bounded by a postings budget: query terms are admitted rarest first unti
 document counts would pass POSTINGS_BUDGET; the most common remaining terms (lowest IDF) are
 neither matched nor scored. When even the rarest term is that common, the search covers the
 newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
-`LexicalChannel` runs it as the engine's `lexical` channel, on the caller's thread.
+`LexicalChannel` runs it as the engine's `lexical` channel, on the caller's thread. On
+PostgreSQL (`ts_search`) the same plan, formula and calibration run over the GIN-indexed
+tsvector, BM25 computed in the statement (`TS_BM25`).
 """
 
 from __future__ import annotations
@@ -98,7 +100,9 @@ TS_BM25 = f"""
 WITH terms AS MATERIALIZED (
     SELECT t.idf, (tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(t.token))))[1] AS lexeme
     FROM unnest(CAST(:tokens AS text[]), CAST(:idfs AS float8[])) AS t(token, idf)
-), lexemes AS MATERIALIZED (SELECT array_agg(lexeme) AS held FROM terms)
+), lexemes AS MATERIALIZED (
+    SELECT array_agg(lexeme) FILTER (WHERE lexeme IS NOT NULL) AS held FROM terms
+)
 SELECT m.id AS id, -s.bm25 AS bm25
 FROM memories m, lexemes, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
 CROSS JOIN LATERAL (

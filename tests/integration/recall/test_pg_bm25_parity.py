@@ -54,6 +54,7 @@ QUERIES = (
     "what did the cat do",
     "release train deployment",
     "deployed deployments",  # two query terms, one stem: both count, as two FTS5 phrases
+    "coffee ½ ²",  # tokens PostgreSQL may parse into no lexeme: counted absent on both
     "nothing matches zebra",
 )
 
