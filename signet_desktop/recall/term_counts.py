@@ -72,7 +72,7 @@ ROW_TOKENS = "(SELECT SUM(cardinality(u.positions)) FROM unnest(content_tsv) AS 
 MEMORY_ROWS_PG = "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM memories"
 MEMORY_TOKENS_PG = f"SELECT COALESCE(SUM({ROW_TOKENS}), 0) FROM memories"
 MEMORY_TOKENS_SAMPLED_PG = (
-    f"SELECT COALESCE(AVG({ROW_TOKENS}), 0) FROM memories TABLESAMPLE SYSTEM (:percent)"
+    f"SELECT COUNT(*), COALESCE(AVG({ROW_TOKENS}), 0) FROM memories TABLESAMPLE SYSTEM (:percent)"
 )
 
 
@@ -84,13 +84,15 @@ def memory_rows(conn: Connection) -> tuple[int, int]:
 
 def corpus_totals(conn: Connection, rows: int | None = None) -> tuple[int, int]:
     """PostgreSQL: (rows, tokens) of `memories`, what FTS5's averages record holds; the
-    tokens counted exactly up to EXACT_TOTAL_ROWS rows, estimated from a sample beyond."""
+    tokens counted exactly up to EXACT_TOTAL_ROWS rows, estimated from a sample beyond (or
+    counted when the sample of pages came back empty)."""
     rows = memory_rows(conn)[0] if rows is None else rows
-    if rows <= EXACT_TOTAL_ROWS:
-        return rows, int(conn.execute(MEMORY_TOKENS_PG).fetchone()[0])
-    percent = min(100.0, 100.0 * TOTAL_SAMPLE_ROWS / rows)
-    average = float(conn.execute(MEMORY_TOKENS_SAMPLED_PG, {"percent": percent}).fetchone()[0])
-    return rows, round(average * rows)
+    if rows > EXACT_TOTAL_ROWS:
+        percent = min(100.0, 100.0 * TOTAL_SAMPLE_ROWS / rows)
+        sampled, average = conn.execute(MEMORY_TOKENS_SAMPLED_PG, {"percent": percent}).fetchone()
+        if int(sampled):
+            return rows, round(float(average) * rows)
+    return rows, int(conn.execute(MEMORY_TOKENS_PG).fetchone()[0])
 
 
 # PostgreSQL: several terms' capped counts in one statement.
