@@ -10,7 +10,8 @@ embedding/vectors.py, recall/lexical.py, recall/vector.py: nearest):
 - remember/s: a dedupe lookup and an insert in one transaction per memory (the first 2,000)
 - bulk/s: the rest, 500 per transaction; vectors/s: canonical vectors (+ vec0 mirror on
   SQLite; the HNSW index on PostgreSQL), 500 per transaction
-- lexical p50/p95: `lexical_search` (FTS5 BM25 / ts_rank over the GIN-indexed tsvector)
+- lexical p50/p95: `lexical_search` (FTS5 BM25 / the same BM25 computed over the GIN-indexed
+  tsvector), with a `TermCounts` as the engine's lexical channel keeps one
 - vector p50/p95: `nearest` (vec0's exact KNN / pgvector's HNSW), k = 10, and its recall@10
   against exact cosines in numpy; vectors synthetic (clusters, queries near stored vectors) or,
   with --ann-corpus, real all-MiniLM-L6-v2 vectors of real text (bench/ann_corpus.py)
@@ -46,6 +47,7 @@ from signet_desktop.embedding.generations import (
 from signet_desktop.embedding.vectors import VectorWrite, store_vectors, vector_blob
 from signet_desktop.recall.knn import nearest
 from signet_desktop.recall.lexical import lexical_search
+from signet_desktop.recall.term_counts import TermCounts
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection, connect
 from signet_desktop.storage.migrate import apply_migrations
@@ -179,8 +181,10 @@ def run(
     if name == "postgresql":
         conn.execute("ANALYZE")
     lexical_qs = queries(query_count)
+    counts = TermCounts()
     lexical_ms = latencies(
-        lambda i: lexical_search(conn, lexical_qs[i], AGENT, RecallFilters(), k=K), query_count
+        lambda i: lexical_search(conn, lexical_qs[i], AGENT, RecallFilters(), K, counts),
+        query_count,
     )
     found: list[list[tuple[str, float]]] = []
     vector_ms = latencies(

@@ -16,7 +16,9 @@ Cost is bounded by a postings budget: query terms are admitted rarest first unti
 document counts would pass POSTINGS_BUDGET; the most common remaining terms (lowest IDF) are
 neither matched nor scored. When even the rarest term is that common, the search covers the
 newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
-`LexicalChannel` runs it as the engine's `lexical` channel, on the caller's thread.
+`LexicalChannel` runs it as the engine's `lexical` channel, on the caller's thread. On
+PostgreSQL (`ts_search`) the same plan, formula and calibration run over the GIN-indexed
+tsvector, BM25 computed in the statement (`TS_BM25`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from signet_desktop.domain.recall import ChannelEvidence, RecallFilters
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.recall.sanitize import match_expression, query_tokens
-from signet_desktop.recall.term_counts import TermCounts, count_documents
+from signet_desktop.recall.term_counts import (
+    TermCounts,
+    corpus_totals,
+    count_documents,
+    count_many,
+)
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
 
@@ -77,22 +84,44 @@ LIMIT :k
 """
 
 
-# PostgreSQL: the generated tsvector (GIN) finds and orders the matches (ts_rank, normalised
-# to rank / (rank + 1)); the query is parsed with the column's own configuration
-# (Porter-stemmed, migrations/postgres/0006). `held` lists which query terms (1-based) each
-# match holds, for the score: the IDF of the held terms over the query's ceiling, which is
-# what FTS5's |bm25| / ceiling comes to for a memory holding each term once at the average
-# length. Not BM25 itself (no term frequency or length normalisation): that, and measuring
-# the parity, is still to come.
-TS_RANK_NORMALISATION = 32
+# PostgreSQL: FTS5's bm25() computed in the statement. The generated tsvector (GIN, parsed
+# with the column's own Porter configuration, migrations/postgres/0006) finds the rows holding
+# any admitted term; per row, each term's frequency is the positions of its lexeme (the
+# tsvector kept to the query's lexemes first: setweight + ts_filter, both in C) and the row's
+# length in tokens is what ts_rank's normalisation 2 divides by (rank / (rank / length), exact
+# for any length a float4 holds: cnt_length counts every position). A term PostgreSQL parses
+# into several lexemes (FTS5 keeps a letter-and-digit run whole) counts by the first of them.
+# `idfs` are FTS5's IDF of each term over the corpus totals (`term_counts.corpus_totals`);
+# `bm25` is negated as FTS5 returns it.
+K1 = 1.2  # FTS5's bm25() defaults
+B = 0.75
 TS_CONFIG = "signet_porter"
-TS_RANKED = f"""
-SELECT m.id AS id, ts_rank(m.content_tsv, query, {TS_RANK_NORMALISATION}) AS rank,
-       ARRAY(SELECT q.i FROM unnest(CAST(:tokens AS text[])) WITH ORDINALITY AS q(token, i)
-             WHERE m.content_tsv @@ phraseto_tsquery('{TS_CONFIG}', q.token)) AS held
-FROM memories m, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
-WHERE m.content_tsv @@ query AND {{filters}}
-ORDER BY rank DESC, m.seq DESC
+TS_BM25 = f"""
+WITH terms AS MATERIALIZED (
+    SELECT t.idf, (tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(t.token))))[1] AS lexeme
+    FROM unnest(CAST(:tokens AS text[]), CAST(:idfs AS float8[])) AS t(token, idf)
+), lexemes AS MATERIALIZED (
+    SELECT array_agg(lexeme) FILTER (WHERE lexeme IS NOT NULL) AS held FROM terms
+)
+SELECT m.id AS id, -s.bm25 AS bm25
+FROM memories m, lexemes, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
+CROSS JOIN LATERAL (
+    SELECT COALESCE(
+        round(ts_rank(m.content_tsv, query, 0)::float8
+              / NULLIF(ts_rank(m.content_tsv, query, 2), 0)),
+        :avgdl) AS dl
+) d
+CROSS JOIN LATERAL (
+    SELECT COALESCE(SUM(
+        t.idf * cardinality(u.positions) * {K1 + 1}
+        / (cardinality(u.positions) + {K1} * ({1 - B} + {B} * d.dl / :avgdl))), 0) AS bm25
+    FROM unnest(ts_filter(
+        setweight(m.content_tsv, 'A', lexemes.held), CAST(ARRAY['a'] AS "char"[])
+    )) AS u
+    JOIN terms t ON t.lexeme = u.lexeme
+) s
+WHERE m.content_tsv @@ query AND m.seq >= :min_seq AND {{filters}}
+ORDER BY s.bm25 DESC, m.seq
 LIMIT :k
 """
 
@@ -118,10 +147,10 @@ class TermPlan:
 def plan_terms(conn: Connection, tokens: list[str], cache: TermCounts | None = None) -> TermPlan:
     """Admit terms rarest first within the postings budget (document counts are capped)."""
     cap = POSTINGS_BUDGET + 1
-    counts = {
-        token: cache.count(conn, token, cap) if cache else count_documents(conn, token, cap)
-        for token in tokens
-    }
+    if cache is not None:
+        counts = cache.counts(conn, tokens, cap)
+    else:
+        counts = dict(zip(tokens, count_many(conn, tokens, cap), strict=True))
     present = sorted((t for t in tokens if counts[t] > 0), key=lambda t: counts[t])
     matched, min_seq = admit_rarest(conn, present, counts, POSTINGS_BUDGET, NEWEST_MEMORY_SEQ)
     dropped = tuple(t for t in present if t not in matched)
@@ -218,23 +247,24 @@ def ts_search(
     k: int,
     term_counts: TermCounts | None = None,
 ) -> list[LexicalHit]:
-    """PostgreSQL's lexical search: every query token OR-combined, the best k by ts_rank, each
-    scored by the IDF of the query terms it holds over the query's ceiling (`TS_RANKED`),
-    best score first."""
-    tokens = query_tokens(text)
-    if not tokens:
+    """PostgreSQL's lexical search: the terms planned as on SQLite (`plan_terms`), the best k
+    by FTS5's BM25 computed in the statement (`TS_BM25`), scored against the same ceiling."""
+    plan = plan_terms(conn, query_tokens(text), term_counts)
+    if not plan.matched:
         return []
+    rows, tokens = term_counts.totals(conn) if term_counts else corpus_totals(conn)
     where, params = filter_sql(agent_id, filters, postgres=True)
-    query = " or ".join(f'"{token}"' for token in tokens)  # tokens are word characters
-    params = {**params, "query": query, "tokens": tokens, "k": k}
-    rows = conn.execute(TS_RANKED.format(filters=where), params).fetchall()
-    if not rows:
-        return []
-    scored = held_scores(conn, rows, tokens, term_counts)
-    return [
-        LexicalHit(str(r["id"]), ChannelEvidence(score=score, rank=i + 1, raw=float(r["rank"])))
-        for i, (score, r) in enumerate(scored)
-    ]
+    params = {
+        **params,
+        "query": " or ".join(f'"{token}"' for token in plan.matched),  # word characters
+        "tokens": list(plan.matched),
+        "idfs": [idf(plan.counts[t], max(rows, plan.counts[t])) for t in plan.matched],
+        "avgdl": tokens / rows if rows and tokens else 1.0,
+        "min_seq": plan.min_seq,
+        "k": k,
+    }
+    found = conn.execute(TS_BM25.format(filters=where), params).fetchall()
+    return _calibrate(list(found), query_ceiling(plan.counts, rows))
 
 
 def held_scores(

@@ -8,13 +8,20 @@ repeat, so remembering them for `max_age_s` takes most of the planning cost off 
 
 Only counts of at least `min_cached` are remembered: a small count is cheap to take again,
 and a remembered 0 would hide a just-remembered memory holding a new word.
+
+On PostgreSQL the uncached terms of a query are counted in one statement (`count_many`).
+It has no FTS5 averages record: BM25's row count and token total (`corpus_totals`) are
+counted over `memories`, exactly up to EXACT_TOTAL_ROWS rows, from a sample of about
+TOTAL_SAMPLE_ROWS rows beyond. `TermCounts.totals` remembers them for `max_age_s` once the
+table holds `min_cached` rows; below, until its row count or newest row changes (a content
+edit that keeps both is seen when the totals expire).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from signet_desktop.recall.sanitize import match_expression
 from signet_desktop.storage.connect import Connection
@@ -23,6 +30,8 @@ from signet_desktop.storage.dialect import is_postgres
 DEFAULT_MAX_AGE_S = 30.0
 DEFAULT_MAX_ENTRIES = 4096
 DEFAULT_MIN_CACHED = 1000
+EXACT_TOTAL_ROWS = 5_000
+TOTAL_SAMPLE_ROWS = 5_000
 
 CAPPED_DOC_COUNT = """
 SELECT COUNT(*) FROM (
@@ -57,6 +66,69 @@ SELECT COUNT(*) FROM (
 }
 
 
+# A row's token count: every position of every lexeme (to_tsvector numbers each word, the
+# config drops none), as FTS5 counts a row's tokens.
+ROW_TOKENS = "(SELECT SUM(cardinality(u.positions)) FROM unnest(content_tsv) AS u)"
+MEMORY_ROWS_PG = "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM memories"
+MEMORY_TOKENS_PG = f"SELECT COALESCE(SUM({ROW_TOKENS}), 0) FROM memories"
+MEMORY_TOKENS_SAMPLED_PG = (
+    f"SELECT COUNT(*), COALESCE(AVG({ROW_TOKENS}), 0) FROM memories TABLESAMPLE SYSTEM (:percent)"
+)
+
+
+def memory_rows(conn: Connection) -> tuple[int, int]:
+    """PostgreSQL: the rows of `memories` and its newest seq."""
+    row = conn.execute(MEMORY_ROWS_PG).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def corpus_totals(conn: Connection, rows: int | None = None) -> tuple[int, int]:
+    """PostgreSQL: (rows, tokens) of `memories`, what FTS5's averages record holds; the
+    tokens counted exactly up to EXACT_TOTAL_ROWS rows, estimated from a sample beyond (or
+    counted when the sample of pages came back empty)."""
+    rows = memory_rows(conn)[0] if rows is None else rows
+    if rows > EXACT_TOTAL_ROWS:
+        percent = min(100.0, 100.0 * TOTAL_SAMPLE_ROWS / rows)
+        sampled, average = conn.execute(MEMORY_TOKENS_SAMPLED_PG, {"percent": percent}).fetchone()
+        if int(sampled):
+            return rows, round(float(average) * rows)
+    return rows, int(conn.execute(MEMORY_TOKENS_PG).fetchone()[0])
+
+
+# PostgreSQL: several terms' capped counts in one statement.
+CAPPED_DOC_COUNTS_MANY_PG = {
+    "memories_fts": """
+SELECT (SELECT COUNT(*) FROM (
+    SELECT 1 FROM memories
+    WHERE content_tsv @@ websearch_to_tsquery('signet_porter', t.term) LIMIT :cap
+) AS capped) AS documents
+FROM unnest(CAST(:terms AS text[])) WITH ORDINALITY AS t(term, i)
+ORDER BY t.i
+""",
+    "transcript_turns_fts": """
+SELECT (SELECT COUNT(*) FROM (
+    SELECT 1 FROM transcript_turns
+    WHERE text_tsv @@ websearch_to_tsquery('signet_porter', t.term) LIMIT :cap
+) AS capped) AS documents
+FROM unnest(CAST(:terms AS text[])) WITH ORDINALITY AS t(term, i)
+ORDER BY t.i
+""",
+}
+
+
+def count_many(
+    conn: Connection, terms: Sequence[str], cap: int, table: str = "memories_fts"
+) -> list[int]:
+    """`count_documents` of each term, in one statement on PostgreSQL."""
+    if not terms:
+        return []
+    if not is_postgres(conn):
+        return [count_documents(conn, term, cap, table) for term in terms]
+    expressions = [match_expression([term]) or "" for term in terms]
+    params = {"terms": expressions, "cap": cap}
+    return [int(r[0]) for r in conn.execute(CAPPED_DOC_COUNTS_MANY_PG[table], params).fetchall()]
+
+
 def count_documents(conn: Connection, term: str, cap: int, table: str = "memories_fts") -> int:
     """How many documents of `table` hold `term`, counting no further than `cap`."""
     statements = CAPPED_DOC_COUNTS_PG if is_postgres(conn) else CAPPED_DOC_COUNTS
@@ -83,7 +155,43 @@ class TermCounts:
         self._min_cached = max(1, min_cached)
         self._clock = clock
         self._entries: dict[tuple[str, int], tuple[int, float]] = {}
+        self._totals: tuple[tuple[int, int], tuple[int, int], float] | None = None
         self._lock = threading.Lock()
+
+    def totals(self, conn: Connection) -> tuple[int, int]:
+        """`corpus_totals` of `memories`, remembered (see the module's docstring)."""
+        now = self._clock()
+        with self._lock:
+            cached = self._totals
+        fresh = cached is not None and now - cached[2] < self._max_age_s
+        if cached is not None and fresh and cached[0][0] >= self._min_cached:
+            return cached[0]
+        shape = memory_rows(conn)  # (rows, newest seq): a write since changes it
+        if cached is not None and fresh and cached[1] == shape:
+            return cached[0]
+        value = corpus_totals(conn, shape[0])
+        with self._lock:
+            self._totals = (value, shape, now)
+        return value
+
+    def counts(self, conn: Connection, terms: Sequence[str], cap: int) -> dict[str, int]:
+        """`count` of each term, the uncached ones counted together (`count_many`)."""
+        now = self._clock()
+        found: dict[str, int] = {}
+        with self._lock:
+            for term in terms:
+                cached = self._entries.get((term, cap))
+                if cached is not None and now - cached[1] < self._max_age_s:
+                    found[term] = cached[0]
+        missing = [term for term in dict.fromkeys(terms) if term not in found]
+        for term, value in zip(missing, count_many(conn, missing, cap, self._table), strict=True):
+            found[term] = value
+            if value >= self._min_cached:
+                with self._lock:
+                    if len(self._entries) >= self._max_entries:
+                        self._evict(now)
+                    self._entries[(term, cap)] = (value, now)
+        return found
 
     def count(self, conn: Connection, term: str, cap: int) -> int:
         """The cached count when fresh, else a new count (remembered)."""
