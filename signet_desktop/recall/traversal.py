@@ -45,6 +45,7 @@ from signet_desktop.domain.traversal import (
     TraversalSummary,
 )
 from signet_desktop.embedding.generations import Generation
+from signet_desktop.embedding.vectors import stored_vector
 from signet_desktop.graph.mentions import candidates
 from signet_desktop.graph.traversal import Reached, TraversalBounds, Walk, walk
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
@@ -54,6 +55,7 @@ from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.vector import SemanticChannel, calibrated
 from signet_desktop.storage import graph_reads as reads
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres, postgres_twin
 
 MAX_FOCAL_ENTITIES = 8
 COSINE_SHARE = 0.7
@@ -73,6 +75,9 @@ VECTORS = """
 SELECT id, vector FROM embeddings
 WHERE id IN (SELECT value FROM json_each(:ids)) AND agent_id = :agent_id
 """
+# PostgreSQL: the ids as a JSON array's text elements, cast back to the key's type.
+CANDIDATES_PG = postgres_twin(CANDIDATES)
+VECTORS_PG = postgres_twin(VECTORS).replace("SELECT value FROM", "SELECT value::bigint FROM")
 
 Row = tuple[str, float, int | None]  # memory id, importance, its embedding's id (if any)
 
@@ -279,14 +284,16 @@ class TraversalChannel:
         current vector (not the vector: `_cosines` reads it from memory when it can)."""
         if not ids:
             return []
-        where, params = filter_sql(request.agent_id, request.filters)
+        postgres = is_postgres(conn)
+        where, params = filter_sql(request.agent_id, request.filters, postgres=postgres)
         params = {
             **params,
             "ids": json.dumps(ids),
             "generation_id": generation.id if generation is not None else -1,
         }
         seen: dict[str, Row] = {}
-        for row in conn.execute(CANDIDATES.format(filters=where), params):
+        sql = CANDIDATES_PG if postgres else CANDIDATES
+        for row in conn.execute(sql.format(filters=where), params):
             embedding_id = row["embedding_id"]
             seen.setdefault(
                 row["id"],
@@ -317,8 +324,9 @@ class TraversalChannel:
         missing = [embedding_id for embedding_id in wanted if embedding_id not in cosines]
         if missing:
             params = {"ids": json.dumps(missing), "agent_id": found.request.agent_id}
-            for row in found.conn.execute(VECTORS, params):
-                vector = np.frombuffer(bytes(row["vector"]), dtype=np.float32)
+            sql = VECTORS_PG if is_postgres(found.conn) else VECTORS
+            for row in found.conn.execute(sql, params):
+                vector = stored_vector(row["vector"])
                 if len(vector) == len(query):
                     cosines[int(row["id"])] = float(vector @ query)
         return cosines

@@ -94,8 +94,8 @@ def depends(
 
 def mention(conn: Connection, agent_id: str, memory_id: str, entity_id: str) -> None:
     conn.execute(
-        "INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, agent_id,"
-        " created_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO memory_entity_mentions (memory_id, entity_id, agent_id,"
+        " created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
         (memory_id, entity_id, agent_id, NOW),
     )
 

@@ -33,6 +33,7 @@ from psycopg.rows import RowMaker
 from psycopg.types.string import TextLoader
 
 from signet_desktop.storage.connect import Params
+from signet_desktop.storage.dialect import json_array_twin
 from signet_desktop.storage.errors import (
     DatabaseError,
     DatabaseUnavailable,
@@ -63,7 +64,14 @@ _TOKEN = re.compile(
 def translate(sql: str, positional: bool = False) -> str:
     """`:name` parameters as psycopg's `%(name)s`, or (`positional`) each `?` as `%s`; a
     literal `%` doubled. A `?` in a statement with named parameters is left alone: there it
-    is jsonb's key-exists operator."""
+    is jsonb's key-exists operator.
+
+    SQLite's `json_each(<array>)` is rendered as its jsonb twin (`storage/dialect.py:
+    json_array_twin`, elements as text): PostgreSQL has a `json_each` of its own, for objects,
+    which would otherwise turn a missed twin into "operator does not exist: text = json". An
+    owner still writes a twin by hand where the elements are compared as numbers."""
+    if "json_each(" in sql:
+        sql = json_array_twin(sql)
 
     def swap(match: re.Match[str]) -> str:
         text = match.group(0)
