@@ -36,9 +36,10 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -94,6 +95,19 @@ def check_stop() -> None:
     """
     if stopping():
         raise JobInterrupted
+
+
+@contextmanager
+def stopped_by(stop: threading.Event) -> Iterator[None]:
+    """Run the block as a queue worker runs a job: on this thread `run_interruptibly`,
+    `stopping` and `check_stop` answer `stop` (for a thread of its own that is not a queue
+    worker, such as the remember path's vector batcher)."""
+    previous = getattr(_current, "stop", None)
+    _current.stop = stop
+    try:
+        yield
+    finally:
+        _current.stop = previous
 
 
 def run_interruptibly(call: Callable[[], T]) -> T:

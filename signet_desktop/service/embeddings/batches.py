@@ -44,6 +44,7 @@ from signet_desktop.domain.errors import Unavailable
 from signet_desktop.domain.memory import Memory
 from signet_desktop.embedding.priority import lower_current_thread
 from signet_desktop.embedding.vectors import PendingVector
+from signet_desktop.queue.worker import JobInterrupted, stopped_by
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ DEFAULT_MAX_QUEUED = 20_000
 # (committed memories without a vector) is embedded by the tracker's scan after the restart.
 DEFAULT_DRAIN_S = 0.1
 DEFAULT_JOIN_S = 0.2
+STOP_JOIN_S = 0.5  # then, for a batch told to stop to leave its embedder call
 # The catch-up thread (module docstring): when it starts, how much of a core it may use, and
 # its batch size (the native embedder's batch size is 32: one bucket, the caller's thread).
 DEFAULT_CATCH_UP_AFTER_S = 3.0
@@ -112,6 +114,7 @@ class VectorBatcher:
         if not 0.0 < catch_up_duty <= 1.0:
             raise ValueError("catch_up_duty must be within (0, 1]")
         self._store = store
+        self._stop = threading.Event()  # set by close(): see `queue/worker.py: stopped_by`
         self.max_items = max_items
         self.max_chars = max_chars
         self._max_queued = max_queued
@@ -200,8 +203,9 @@ class VectorBatcher:
         """Finish what is queued (up to `drain_s`), then stop; the rest waits for the scan.
 
         The batches already in flight are waited for (up to `join_s`) so that their writes
-        land before the caller closes the database; one still running after that is abandoned
-        quietly (its memories are committed and the scan embeds them after the restart).
+        land before the caller closes the database; one still running after that is told to
+        stop: it leaves its embedder call without writing (`stopped_by`) and its memories,
+        committed already, are embedded by the scan after the restart.
         """
         if self._thread is not None:
             self.drain(drain_s)
@@ -214,11 +218,18 @@ class VectorBatcher:
         if left:
             log.info("%d pending vectors left to the embedding tracker at shutdown", left)
         deadline = time.monotonic() + join_s
-        for thread in (self._thread, *self._catch_up):
-            if thread is not None and thread is not threading.current_thread():
-                thread.join(max(0.0, deadline - time.monotonic()))
-                if thread.is_alive():
-                    log.info("a vector batch still embedding at shutdown is left to the tracker")
+        threads = [
+            t
+            for t in (self._thread, *self._catch_up)
+            if t is not None and t is not threading.current_thread()
+        ]
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in threads):
+            log.info("a vector batch still embedding at shutdown is left to the tracker")
+            self._stop.set()  # it leaves the embedder call without writing
+            for thread in threads:
+                thread.join(STOP_JOIN_S)
 
     def _start_threads(self) -> None:
         self._thread = threading.Thread(target=self._run, name="remember-vectors", daemon=True)
@@ -282,7 +293,11 @@ class VectorBatcher:
     def _run_guarded(self, max_items: int | None = None, part: int | None = None) -> int | None:
         """One batch: 1 stored, 0 failed (logged), None when the batcher closed under it."""
         try:
-            return int(self.run_once(max_items, part))
+            with stopped_by(self._stop):
+                return int(self.run_once(max_items, part))
+        except JobInterrupted:  # closed while the embedder ran: nothing of it is written
+            log.info("a vector batch abandoned at shutdown; left to the tracker")
+            return None
         except Exception as exc:  # vectors are derived: the scan retries what is left out
             if self._closed:  # the database may be gone already: expected, not a bug
                 log.info("a vector batch abandoned at shutdown (%s); left to the tracker", exc)

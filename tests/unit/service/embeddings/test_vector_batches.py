@@ -294,3 +294,34 @@ def test_a_batch_abandoned_at_shutdown_is_logged_quietly_not_as_a_crash(
         assert not batcher._thread.is_alive()
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
     assert any("abandoned at shutdown" in r.getMessage() for r in caplog.records)
+
+
+def test_a_batch_still_embedding_after_the_join_leaves_without_writing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Past its join budget, close() tells the batch to stop: it leaves the embedder call
+    (run_interruptibly) and never reaches its write, so nothing meets a closed database."""
+    import threading
+
+    from signet_desktop.queue.worker import run_interruptibly
+
+    started, release, stored = threading.Event(), threading.Event(), []
+
+    def store_with_a_slow_embedder(batch):  # type: ignore[no-untyped-def]
+        started.set()
+        run_interruptibly(lambda: release.wait(30))  # the provider call
+        stored.append([p.memory_id for p in batch])  # the write
+
+    batcher = VectorBatcher(store_with_a_slow_embedder)
+    batcher.submit([item("a")])
+    assert started.wait(5)
+    with caplog.at_level("INFO"):
+        batcher.close(drain_s=0.01, join_s=0.05)
+        assert batcher._thread is not None
+        batcher._thread.join(60)  # a niced thread: slow to get the CPU on a loaded machine
+        assert not batcher._thread.is_alive()
+    release.set()
+    assert stored == []
+    messages = [r.getMessage() for r in caplog.records]
+    assert "a vector batch abandoned at shutdown; left to the tracker" in messages
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
