@@ -19,14 +19,11 @@ from typing import Any
 
 import httpx
 import pytest
+from support.postgres_server import RunningPostgres, resume_postgres, start_postgres
+from support.team_daemons import new_runtime
 
-from signet_desktop.daemon.runtime import DaemonRuntime, RuntimeOptions
-from signet_desktop.embedding.hashing import HashEmbedder
-from signet_desktop.main import http_app
-from signet_desktop.service.container import BuildOptions
 from signet_desktop.storage.postgres.connect import connect_postgres
 from signet_desktop.storage.postgres.migrate import apply_postgres_migrations
-from tests.support.postgres_server import RunningPostgres, resume_postgres, start_postgres
 
 pytestmark = pytest.mark.postgres
 
@@ -54,19 +51,7 @@ def test_a_postgresql_restart_gives_clear_503s_and_loses_no_acknowledged_write(
         apply_postgres_migrations(conn)
     finally:
         conn.close()
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    workspace.joinpath("agent.yaml").write_text(f"storage:\n  url: {url}\n")
-    runtime = DaemonRuntime(
-        RuntimeOptions(
-            app_factory=http_app,
-            workspace=str(workspace),
-            port=0,
-            env={},
-            log_to_stderr=False,
-            build=BuildOptions(embedder=HashEmbedder(64)),
-        )
-    )
+    runtime = new_runtime(tmp_path, "ws", url)  # its own workspace; the store on `url`
     runtime.open()
     acknowledged: list[str] = []
     refused: list[tuple[int, dict[str, Any]]] = []
