@@ -27,9 +27,10 @@ def is_postgres(conn: Connection) -> bool:
 
 
 # `json_each(<JSON array>)` [alias]: the array's elements as rows (`value`, and `key` = the
-# position). Only arrays: an owner iterating a JSON object writes its PostgreSQL twin by hand.
+# position). Only arrays, and only the one-argument form: an owner iterating a JSON object or
+# a path inside a document (`json_each(x, '$.key')`) writes its PostgreSQL twin by hand.
 _JSON_EACH = re.compile(
-    r"json_each\(([^()]+)\)(?:\s+(?:AS\s+)?(?!(?:WHERE|ON|JOIN|LEFT|CROSS|INNER|AND|OR|ORDER|GROUP|LIMIT|UNION)\b)(\w+))?",
+    r"json_each\(([^(),]+)\)(?:\s+(?:AS\s+)?(?!(?:WHERE|ON|JOIN|LEFT|CROSS|INNER|AND|OR|ORDER|GROUP|LIMIT|UNION)\b)(\w+))?",
     re.IGNORECASE,
 )
 

@@ -12,6 +12,7 @@ from collections import Counter
 
 from signet_desktop.domain.sources import RunAccount
 from signet_desktop.storage.connect import Connection
+from signet_desktop.storage.dialect import is_postgres
 
 IN_PROGRESS = "in progress"  # a pending file's reason when its session was live (a prefix)
 
@@ -44,6 +45,22 @@ WHERE r.agent_id = :a AND r.last_run_id = :run AND r.outcome = 'imported'
     AND json_extract(t.source_meta_json, '$.parentSessionId') IS NOT NULL
 """
 
+# PostgreSQL: the keptOut object's pairs and the parent's key read as jsonb.
+KEPT_OUT_OF_RUN_PG = """
+SELECT kept.key AS reason, SUM(CAST(kept.value AS bigint)) AS n
+FROM source_import_records AS r
+JOIN session_transcripts AS t
+    ON t.agent_id = r.agent_id AND t.source_id = r.source_id
+    AND t.source_record_id = r.source_record_id,
+    jsonb_each_text(t.source_meta_json -> 'keptOut') AS kept(key, value)
+WHERE r.agent_id = :a AND r.last_run_id = :run AND r.outcome = 'imported'
+GROUP BY kept.key
+"""
+SUBAGENTS_OF_RUN_PG = SUBAGENTS_OF_RUN.replace(
+    "json_extract(t.source_meta_json, '$.parentSessionId')",
+    "t.source_meta_json ->> 'parentSessionId'",
+)
+
 
 def run_account(conn: Connection, agent_id: str, run_id: str) -> RunAccount:
     """The account of one run (files and sessions it last touched)."""
@@ -60,6 +77,9 @@ def run_account(conn: Connection, agent_id: str, run_id: str) -> RunAccount:
     records: Counter[str] = Counter()
     for row in conn.execute(RECORDS_OF_RUN, params):
         records[f"{row['outcome']}: {row['last_error'] or 'no reason'}"] += int(row["n"])
-    kept = {str(r["reason"]): int(r["n"]) for r in conn.execute(KEPT_OUT_OF_RUN, params)}
-    subagents = int(conn.execute(SUBAGENTS_OF_RUN, params).fetchone()[0])
+    postgres = is_postgres(conn)
+    kept_sql = KEPT_OUT_OF_RUN_PG if postgres else KEPT_OUT_OF_RUN
+    kept = {str(r["reason"]): int(r["n"]) for r in conn.execute(kept_sql, params)}
+    subagents_sql = SUBAGENTS_OF_RUN_PG if postgres else SUBAGENTS_OF_RUN
+    subagents = int(conn.execute(subagents_sql, params).fetchone()[0])
     return RunAccount(dict(files), dict(file_reasons), dict(records), subagents, kept)

@@ -313,7 +313,7 @@ def save_imported_transcript(
             created_at, updated_at, completed_at, content_hash, turn_count, source_id,
             source_record_id, source_meta_json)
         VALUES (:k, :a, :content, :h, :p, COALESCE(:created, :now), :now,
-            CASE WHEN :complete THEN :now END, :hash, :turns, :src, :rec, :meta)
+            CASE WHEN :complete = 1 THEN :now END, :hash, :turns, :src, :rec, :meta)
         ON CONFLICT (agent_id, session_key) DO UPDATE SET
             content = excluded.content,
             updated_at = excluded.updated_at,
@@ -364,9 +364,14 @@ def source_session_keys(conn: Connection, agent_id: str, source_id: str) -> list
 
 def source_skipped_lines(conn: Connection, agent_id: str, source_id: str) -> int:
     """Unreadable lines in the files a source's sessions came from (their meta says)."""
+    skipped = (
+        "CAST(source_meta_json ->> 'skippedLines' AS bigint)"
+        if is_postgres(conn)
+        else "json_extract(source_meta_json, '$.skippedLines')"
+    )
     return scalar_int(
         conn,
-        "SELECT COALESCE(SUM(json_extract(source_meta_json, '$.skippedLines')), 0) "
+        f"SELECT COALESCE(SUM({skipped}), 0) "
         "FROM session_transcripts WHERE agent_id = :a AND source_id = :src",
         {"a": agent_id, "src": source_id},
     )
