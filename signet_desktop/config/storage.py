@@ -13,9 +13,9 @@ SQLITE_URL = "sqlite:"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 # Said once at start on PostgreSQL: what is proven there, and what is not yet (ARCHITECTURE §19).
 POSTGRES_PREVIEW = (
-    "PostgreSQL store (preview): memories, recall, hooks, transcripts, tokens and folder "
-    "sources are tested on it; document ingest, imports, the ontology and Dreaming are not "
-    "yet (docs/TEAM.md)"
+    "PostgreSQL store (preview): memories, recall, hooks, transcripts, tokens, documents, "
+    "folder sources and imports are tested on it; the ontology and Dreaming are not yet "
+    "(docs/TEAM.md)"
 )
 
 StorageBackend = Literal["sqlite", "postgresql"]
