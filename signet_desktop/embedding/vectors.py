@@ -64,6 +64,10 @@ SET agent_id = EXCLUDED.agent_id, content_hash = EXCLUDED.content_hash, model = 
 RETURNING id""",
 )
 
+# PostgreSQL: a transaction-level advisory lock per (generation, agent) around vector writes.
+VECTOR_WRITE_LOCK_PG = "SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"
+VECTOR_WRITE_LOCK_PREFIX = "signet.embeddings.write:"
+
 MIRROR_DELETE = "DELETE FROM {table} WHERE rowid = :id"
 MIRROR_INSERT = "INSERT INTO {table} (rowid, agent_id, embedding) VALUES (:id, :agent_id, :vector)"
 BITS_DELETE = "DELETE FROM {table} WHERE id = :id"
@@ -170,6 +174,14 @@ def store_vectors(
     mirror = mirror and not postgres
     if postgres:  # one lock order for every daemon's batch: two overlapping ones deadlocked
         writes = sorted(writes, key=lambda write: (write.source_type, write.source_id))
+        for agent_id in sorted({write.agent_id for write in writes}):
+            # Each row's counter trigger updates its agent's memory_vector_counts row: one
+            # daemon held that row and waited on a vector the other had just inserted, which
+            # waited on the row. One writer of an agent's vectors at a time (until commit).
+            conn.execute(
+                VECTOR_WRITE_LOCK_PG,
+                {"key": f"{VECTOR_WRITE_LOCK_PREFIX}{generation.id}:{agent_id}"},
+            )
     for write in writes:
         if len(write.vector) != generation.dimensions * 4:
             raise EmbeddingDimensionMismatch(
