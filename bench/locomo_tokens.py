@@ -35,6 +35,7 @@ from signet_desktop.recall.sanitize import query_tokens
 from signet_desktop.recall.term_counts import count_documents
 from signet_desktop.storage import memories
 from signet_desktop.storage.connect import Connection, connect
+from signet_desktop.storage.fts_records import leading_varint
 from signet_desktop.storage.migrate import apply_migrations
 from signet_desktop.storage.postgres.connect import connect_postgres
 from signet_desktop.storage.postgres.migrate import apply_postgres_migrations
@@ -47,18 +48,6 @@ PG_LENGTHS = (
 )
 FTS_VOCAB = "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'memories_fts', 'row')"
 PG_VOCAB = "SELECT word, ndoc FROM ts_stat('SELECT content_tsv FROM memories')"
-
-
-def varint(blob: bytes) -> int:
-    """The first SQLite varint of `blob` (FTS5's docsize record: one per column)."""
-    value = 0
-    for i, byte in enumerate(blob[:9]):
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            break
-    return value
 
 
 def fill(conn: Connection, begin: str, texts: list[str]) -> None:
@@ -98,7 +87,9 @@ def print_tokenisation(samples: list[dict[str, Any]]) -> None:
     texts = [turn_content(t, False) for s in samples for _, _, t in turns(s["conversation"])]
     asked = [q.text for s in samples for q in questions(s)]
     with both(texts) as (lite, pg):
-        lengths = {int(r[0]): varint(bytes(r[1])) for r in lite.execute(FTS_LENGTHS).fetchall()}
+        lengths = {
+            int(r[0]): leading_varint(bytes(r[1])) for r in lite.execute(FTS_LENGTHS).fetchall()
+        }
         pg_lengths = {int(r[0]): int(r[1] or 0) for r in pg.execute(PG_LENGTHS).fetchall()}
         lite.execute(FTS_VOCAB)
         vocab = {str(r[0]): int(r[1]) for r in lite.execute("SELECT term, doc FROM vocab")}

@@ -41,6 +41,7 @@ from signet_desktop.recall.term_counts import (
 )
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.fts_records import leading_varint
 
 LEXICAL_TOP_K = 50
 OVERFETCH = 4  # the fast path ranks k * OVERFETCH index rows before scope and filters
@@ -192,14 +193,7 @@ def fts_rows(conn: Connection, averages: str = FTS_AVERAGES) -> int:
     row = conn.execute(averages).fetchone()
     if row is None or not row[0]:
         return 0
-    value = 0
-    for i, byte in enumerate(bytes(row[0])[:9]):  # an SQLite varint: 7 bits a byte, 9th whole
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            break
-    return value
+    return leading_varint(bytes(row[0]))
 
 
 def idf(documents: int, rows: int) -> float:

@@ -14,6 +14,7 @@ from typing import Any
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.fts_records import leading_varint
 from signet_desktop.storage.rows import scalar_int
 
 HINT_MAX_CHARS = 200  # a hint longer than this is cut (at a word boundary when there is one)
@@ -270,16 +271,4 @@ def hint_rows(conn: Connection) -> int:
     if is_postgres(conn):
         return scalar_int(conn, "SELECT COUNT(*) FROM memory_hints")
     row = conn.execute("SELECT block FROM memory_hints_fts_data WHERE id = 1").fetchone()
-    return 0 if row is None or not row[0] else _varint(bytes(row[0]))
-
-
-def _varint(block: bytes) -> int:
-    """The leading SQLite varint of an FTS5 averages record (its row count)."""
-    value = 0
-    for i, byte in enumerate(block[:9]):
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            break
-    return value
+    return 0 if row is None or not row[0] else leading_varint(bytes(row[0]))
