@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from support.db import database_of
 
@@ -59,3 +61,18 @@ def postgres_service(root: Path, url: str, config: SignetConfig | None = None) -
     config = (config or SignetConfig()).model_copy(update={"storage": StorageConfig(url=url)})
     options = BuildOptions(embedder=HashEmbedder(64), inline_vectors=True)
     return build_service(WorkspacePaths.for_root(root), config, options)
+
+
+def postgres_service_fixture(
+    config: SignetConfig | None = None,
+) -> Callable[[Path, str], Iterator[SignetService]]:
+    """The `service` fixture of a module that reruns an HTTP contract module on PostgreSQL:
+    `service = postgres_service_fixture(CONFIG)` in it."""
+
+    @pytest.fixture
+    def service(tmp_path: Path, pg_url: str) -> Iterator[SignetService]:
+        svc = postgres_service(tmp_path, pg_url, config)
+        yield svc
+        svc.close()
+
+    return service

@@ -3,21 +3,12 @@ over a fresh PostgreSQL database (`storage.url`, the same config and `build_serv
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import test_http_hooks as on_sqlite
-from http_helpers import postgres_service
+from http_helpers import postgres_service_fixture
 from test_http_hooks import *  # noqa: F403
-
-from signet_desktop.service.facade import SignetService
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
 
-@pytest.fixture
-def service(tmp_path: Path, pg_url: str) -> Iterator[SignetService]:
-    svc = postgres_service(tmp_path, pg_url, on_sqlite.CONFIG)
-    yield svc
-    svc.close()
+service = postgres_service_fixture(on_sqlite.CONFIG)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_helpers import postgres_service
+from http_helpers import postgres_service, postgres_service_fixture
 from test_http_agent_isolation import *  # noqa: F403
 from test_http_bad_input import *  # noqa: F403
 from test_http_feedback_expand import *  # noqa: F403
@@ -31,7 +31,6 @@ from test_http_transcript_recall import *  # noqa: F403
 from test_knowledge_routes import *  # noqa: F403
 
 from signet_desktop.config.models import SignetConfig
-from signet_desktop.service.facade import SignetService
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
@@ -39,11 +38,7 @@ del test_status_merges_service_facts_and_the_status_board  # noqa: F821
 del test_recall_returns_ranked_hits_with_channel_evidence  # noqa: F821
 
 
-@pytest.fixture
-def service(tmp_path: Path, pg_url: str) -> Iterator[SignetService]:
-    svc = postgres_service(tmp_path, pg_url)
-    yield svc
-    svc.close()
+service = postgres_service_fixture()
 
 
 @pytest.fixture

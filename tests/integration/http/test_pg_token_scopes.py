@@ -5,20 +5,11 @@ the same oracle must hold on both backends."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from http_helpers import postgres_service
+from http_helpers import postgres_service_fixture
 from test_http_token_scopes import *  # noqa: F403
-
-from signet_desktop.service.facade import SignetService
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
 
-@pytest.fixture
-def service(tmp_path: Path, pg_url: str) -> Iterator[SignetService]:
-    svc = postgres_service(tmp_path, pg_url)
-    yield svc
-    svc.close()
+service = postgres_service_fixture()
