@@ -202,7 +202,8 @@ def _naming_entity(conn: Connection, agent_id: str, created: GraphMutation) -> l
     rows = conn.execute(
         "SELECT * FROM graph_mutations WHERE agent_id = :a AND seq > :seq"
         " AND (pass_id IS NULL OR pass_id <> :p) AND target_id <> :id"
-        " AND (after_json LIKE :needle OR before_json LIKE :needle) ORDER BY seq LIMIT 5",
+        " AND (CAST(after_json AS TEXT) LIKE :needle OR CAST(before_json AS TEXT) LIKE :needle)"
+        " ORDER BY seq LIMIT 5",  # jsonb on PostgreSQL: its text names the id in quotes too
         {
             "a": agent_id,
             "seq": created.seq,

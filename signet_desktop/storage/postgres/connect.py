@@ -55,6 +55,7 @@ _TOKEN = re.compile(
       | :([A-Za-z_]\w*)       # a named parameter
       | (\?)                  # a positional parameter (sqlite3's qmark style)
       | %                     # psycopg's placeholder character, doubled when literal
+      | \b((?i:instr))\(      # SQLite's instr(), PostgreSQL's strpos()
     """,
     re.VERBOSE,
 )
@@ -64,7 +65,8 @@ _TOKEN = re.compile(
 def translate(sql: str, positional: bool = False) -> str:
     """`:name` parameters as psycopg's `%(name)s`, or (`positional`) each `?` as `%s`; a
     literal `%` doubled. A `?` in a statement with named parameters is left alone: there it
-    is jsonb's key-exists operator.
+    is jsonb's key-exists operator. SQLite's `instr(haystack, needle)` becomes `strpos`, its
+    PostgreSQL twin (the same 1-based position, 0 when absent).
 
     SQLite's `json_each(<array>)` is rendered as its jsonb twin (`storage/dialect.py:
     json_array_twin`, elements as text): PostgreSQL has a `json_each` of its own, for objects,
@@ -79,6 +81,8 @@ def translate(sql: str, positional: bool = False) -> str:
             return f"%({match.group(1)})s"
         if match.group(2) is not None:
             return "%s" if positional else text
+        if match.group(3) is not None:
+            return "strpos("
         return text.replace("%", "%%")  # psycopg reads `%` inside literals and comments too
 
     return _TOKEN.sub(swap, sql)

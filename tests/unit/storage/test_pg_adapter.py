@@ -39,6 +39,13 @@ def test_literals_names_comments_and_casts_are_left_alone(sql: str, expected: st
     assert translate(sql) == expected
 
 
+def test_sqlite_instr_becomes_strpos_outside_literals() -> None:
+    sql = "SELECT 'instr(x)' WHERE instr(lower(a), :t) > 0 AND myinstr(a) AND INSTR(b, 'c')"
+    assert translate(sql) == (
+        "SELECT 'instr(x)' WHERE strpos(lower(a), %(t)s) > 0 AND myinstr(a) AND strpos(b, 'c')"
+    )
+
+
 def test_a_row_reads_by_position_and_by_name() -> None:
     row = PgRow(("m1", 0.5), {"id": 0, "importance": 1})
     assert (row[0], row["id"], row["importance"], row[-1]) == ("m1", "m1", 0.5, 0.5)
