@@ -50,8 +50,8 @@ index (HNSW on PostgreSQL, the vec0 mirror on SQLite). At the end every table's 
 content hash are compared on both sides and printed; a mismatch exits 1 and names the table.
 
 To serve the copy, set storage.url to the same postgresql:// URL in agent.yaml. PostgreSQL is a
-preview: memories, recall, hooks and transcripts are tested on it; documents, imports, the
-ontology and Dreaming are not yet.
+preview: memories, recall, hooks, transcripts, documents, imports, the ontology and Dreaming
+are tested on it; docs/TEAM.md lists what is not done yet.
 
 exit status: 0 copied and verified, 1 refused or a table differs, 2 bad arguments"""
 

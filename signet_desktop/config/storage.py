@@ -14,9 +14,10 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 # Said once at start on PostgreSQL: what is proven there, and what is not yet (ARCHITECTURE §19).
 POSTGRES_PREVIEW = (
     "PostgreSQL store (preview): memories, recall, hooks, transcripts, tokens, documents, "
-    "folder sources and imports are tested on it; the ontology and Dreaming are not yet "
-    "(docs/TEAM.md)"
+    "sources, imports, the ontology and Dreaming are tested on it, one daemon or several; "
+    "docs/TEAM.md lists what is not done yet"
 )
+
 
 StorageBackend = Literal["sqlite", "postgresql"]
 
