@@ -3,10 +3,14 @@
 Enqueueing. A bus handler notes each `memory.created` (after its commit; document chunks are
 left out by type) in a bounded in-memory set and wakes the worker, whose idle step enqueues
 them in one short transaction (deduped per memory), so a remember pays nothing for hints.
-The same idle step scans the store once per process start, `SCAN_WINDOW` rows of seq at a
-time, for live memories with neither hints nor a hint job of any state, and enqueues those:
-a crash between a remember's commit and its enqueue loses nothing, and memories written while
-hints were off or the LLM was missing get their hints once it is on. Memories shorter than
+The same idle step scans the store at process start, `SCAN_WINDOW` rows of seq at a time,
+for live memories with neither hints nor a hint job of any state, and enqueues those: a crash
+between a remember's commit and its enqueue loses nothing, and memories written while hints
+were off or the LLM was missing get their hints once it is on. Every `RESCAN_S` it scans again
+from two windows before where it ended (rows committed out of seq order included): memories
+another daemon acknowledged on a shared PostgreSQL database and died before enqueueing (the
+bus relays its events to subscriptions, not to this handler), or more than `MAX_NOTICED` at
+once, are queued without waiting for a restart. Memories shorter than
 `hints.minContentChars` and document chunks (their text is indexed as itself) are skipped.
 
 Idle. With `hints.enabled: false` or no LLM for workload `memory_extraction`, the worker takes
@@ -41,6 +45,7 @@ log = logging.getLogger(__name__)
 
 NAME = "hints"
 SCAN_WINDOW = 2000  # memories (by seq) one backfill step looks at
+RESCAN_S = 300.0  # a finished backfill scan starts again this long after
 MAX_NOTICED = 10_000  # noticed but not yet enqueued; beyond this the backfill scan catches up
 RECHECK_S = 60.0
 WAKE_POLL_S = 0.25
@@ -66,11 +71,14 @@ class HintsWorker:
         status: StatusNote | None = None,
         recheck_s: float = RECHECK_S,
         scan_window: int = SCAN_WINDOW,
+        rescan_s: float = RESCAN_S,
     ) -> None:
         self.service = service
         self._status = status
         self._recheck_s = recheck_s
         self._scan_window = scan_window
+        self._rescan_s = rescan_s
+        self._rescan_at = 0.0
         self._lock = threading.Lock()
         self._noticed: dict[tuple[str, str], bool] = {}  # (agent, memory): edited
         self._wake = threading.Event()
@@ -111,7 +119,7 @@ class HintsWorker:
             key = (event.agent_id, memory_id)
             if len(self._noticed) < MAX_NOTICED:
                 self._noticed[key] = self._noticed.get(key, False) or edited
-            # else: the backfill scan would find it; the next process start does
+            # else: the next backfill scan finds it (within RESCAN_S)
         self._wake.set()
 
     # -- readiness ------------------------------------------------------------------------
@@ -190,12 +198,16 @@ class HintsWorker:
         created += self.service.enqueue(
             [key for key, edited in noticed.items() if not edited], first=True
         )
+        if self._scan_done and time.monotonic() >= self._rescan_at:
+            self._scan_seq = max(0, self._scan_seq - 2 * self._scan_window)
+            self._scan_done = False
         if not self._scan_done:
             scan = self.service.scan(self._scan_seq, self._scan_window)
             self._scan_seq, self._scan_done = scan.next_seq, scan.done
             created += self.service.enqueue(list(scan.found), first=True)
             if not scan.done:
                 return IdleStep(did_work=True)  # more windows to look at: no poll pause
+            self._rescan_at = time.monotonic() + self._rescan_s
         return IdleStep(did_work=created > 0)
 
 

@@ -79,13 +79,19 @@ def harness(
     config: HintsConfig | None = None,
     *,
     max_attempts: int = 3,
+    rescan_s: float = 3600.0,
 ) -> Harness:
     bus = EventBus()
     memories = MemoryService(db, events=bus)
     service = HintService(db, config or enabled(), provider, max_attempts=max_attempts)
     notes: list[tuple[str, str | None]] = []
     worker = HintsWorker(
-        db, service, settings=FAST, events=bus, status=lambda n, d: notes.append((n, d))
+        db,
+        service,
+        settings=FAST,
+        events=bus,
+        status=lambda n, d: notes.append((n, d)),
+        rescan_s=rescan_s,
     )
     bus.connect(worker.notice)
     return Harness(db, memories, service, worker, notes)
@@ -246,6 +252,23 @@ def test_the_backfill_scan_finds_memories_written_before_the_worker(
     rows = db.reader().execute("SELECT memory_id FROM memory_jobs WHERE job_type = ?", (JOB_TYPE,))
     assert [r[0] for r in rows] == [long_id]
     assert not h.worker.run_once()  # scan done; a hinted memory is not asked again
+
+
+def test_the_scan_runs_again_for_memories_no_event_announced(
+    db: Database, fake_llm: FakeLLM
+) -> None:
+    """Another daemon on a shared PostgreSQL database acknowledged a memory and died before
+    enqueueing its job: this worker hears no event for it; its next scan finds it."""
+    h = harness(db, wire(fake_llm))
+    later = harness(db, wire(fake_llm), rescan_s=0.0)
+    assert not h.worker.run_once() and not later.worker.run_once()  # both scans: nothing yet
+    other_daemon = MemoryService(db)  # no bus: neither worker hears of it
+    memory = other_daemon.remember(RememberRequest(content=FACT), Actor()).memory.id
+    assert not h.worker.run_once()  # the first scan is done and the next one is not due
+    fake_llm.script(reply(ANSWER))
+    assert later.worker.run_once()  # due at once: the scan again, and the job queued
+    assert later.worker.run_once()
+    assert len(h.hints(memory)) == 2
 
 
 def test_agent_scope_hints_belong_to_the_memorys_agent(db: Database, fake_llm: FakeLLM) -> None:
