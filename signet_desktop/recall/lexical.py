@@ -24,7 +24,7 @@ tsvector, BM25 computed in the statement (`TS_BM25`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +49,7 @@ POSTINGS_BUDGET = 10_000
 SATURATED_WINDOW = 20_000
 NEWEST_MEMORY_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM memories"
 MIN_IDF = 1e-6  # FTS5's floor for a term in more than half of the rows
+FIRST_PASS_POSTINGS = 1_000  # PostgreSQL: the rarest terms' rows scored first (`bm25_top_k`)
 
 # FTS5's averages record (id 1 of the %_data table): varints, the row count first.
 FTS_AVERAGES = "SELECT block FROM memories_fts_data WHERE id = 1"
@@ -170,13 +171,7 @@ def admit_rarest(
     The rarest term is always admitted; when even it is counted past `budget` the floor keeps
     the newest SATURATED_WINDOW rows (`newest_seq`: the statement reading the highest seq).
     """
-    matched: list[str] = []
-    total = 0
-    for token in present:
-        if matched and total + counts[token] > budget:
-            break
-        matched.append(token)
-        total += counts[token]
+    matched = rarest_prefix(present, counts, budget)
     min_seq = 0
     if matched and counts[matched[0]] >= budget + 1:
         newest = conn.execute(newest_seq).fetchone()[0]
@@ -242,23 +237,86 @@ def ts_search(
     term_counts: TermCounts | None = None,
 ) -> list[LexicalHit]:
     """PostgreSQL's lexical search: the terms planned as on SQLite (`plan_terms`), the best k
-    by FTS5's BM25 computed in the statement (`TS_BM25`), scored against the same ceiling."""
+    by FTS5's BM25 computed in the statement (`TS_BM25`, through `bm25_top_k`), scored
+    against the same ceiling."""
     plan = plan_terms(conn, query_tokens(text), term_counts)
     if not plan.matched:
         return []
     rows, tokens = term_counts.totals(conn) if term_counts else corpus_totals(conn)
     where, params = filter_sql(agent_id, filters, postgres=True)
+    idfs = {t: idf(plan.counts[t], max(rows, plan.counts[t])) for t in plan.matched}
     params = {
         **params,
-        "query": " or ".join(f'"{token}"' for token in plan.matched),  # word characters
         "tokens": list(plan.matched),
-        "idfs": [idf(plan.counts[t], max(rows, plan.counts[t])) for t in plan.matched],
+        "idfs": [idfs[t] for t in plan.matched],
         "avgdl": tokens / rows if rows and tokens else 1.0,
         "min_seq": plan.min_seq,
         "k": k,
     }
-    found = conn.execute(TS_BM25.format(filters=where), params).fetchall()
-    return _calibrate(list(found), query_ceiling(plan.counts, rows))
+    statement = TS_BM25.format(filters=where)
+
+    def search(terms: Sequence[str]) -> list[Any]:
+        query = " or ".join(f'"{token}"' for token in terms)  # word characters
+        return list(conn.execute(statement, {**params, "query": query}).fetchall())
+
+    found = bm25_top_k(search, plan.matched, plan.counts, idfs, k)
+    return _calibrate(found, query_ceiling(plan.counts, rows))
+
+
+def bm25_top_k(
+    search: Callable[[Sequence[str]], list[Any]],
+    matched: Sequence[str],
+    counts: Mapping[str, int],
+    idfs: Mapping[str, float],
+    k: int,
+) -> list[Any]:
+    """The best k rows by BM25 over every `matched` term (rarest first), exactly, matching
+    fewer rows where it can (MaxScore pruning). `search(terms)` returns the best k rows among
+    those holding any of `terms`, scored by every matched term.
+
+    The rows of the rarest terms (FIRST_PASS_POSTINGS) are scored first; their k-th score is
+    a floor the answer cannot go below. A term adds less than (k1 + 1) * idf to any row, so a
+    row holding only the most common terms whose bounds sum to no more than that floor cannot
+    enter the best k: those terms match nothing in the second search, which is skipped when
+    the first already covered every term left. A token PostgreSQL may parse into several
+    lexemes (non-ASCII, `one_lexeme`) can add its first lexeme's score to a row its phrase
+    did not match, so its bound always counts.
+    """
+    first = rarest_prefix(matched, counts, FIRST_PASS_POSTINGS)
+    if len(first) == len(matched):
+        return search(matched)
+    rows = search(first)
+    floor = abs(float(rows[-1]["bm25"])) * (1 - 1e-9) if len(rows) >= k else 0.0
+    bound = sum((K1 + 1) * idfs[t] for t in matched if not one_lexeme(t))
+    skipped: set[str] = set()
+    for term in reversed(matched):  # the most common first
+        extra = (K1 + 1) * idfs[term] if one_lexeme(term) else 0.0
+        if bound + extra > floor:
+            break
+        bound += extra
+        skipped.add(term)
+    needed = [t for t in matched if t not in skipped]
+    return rows if set(needed) <= set(first) else search(needed)
+
+
+def rarest_prefix(matched: Sequence[str], counts: Mapping[str, int], postings: int) -> list[str]:
+    """The first (rarest) `matched` terms whose document counts sum to at most `postings`,
+    at least one."""
+    prefix: list[str] = []
+    total = 0
+    for term in matched:
+        if prefix and total + counts[term] > postings:
+            break
+        prefix.append(term)
+        total += counts[term]
+    return prefix
+
+
+def one_lexeme(token: str) -> bool:
+    """Whether PostgreSQL's parser surely reads `token` as one word (an ASCII letter-and-digit
+    run: asciiword, numword or uint), so its first lexeme counts only where its phrase
+    matches."""
+    return token.isascii() and token.isalnum()
 
 
 def held_scores(
