@@ -1,4 +1,5 @@
-"""`backend`: the same storage contract test body on SQLite and on PostgreSQL."""
+"""`backend`: the same storage contract test body on SQLite and on PostgreSQL; `daemons`: two
+handles on one PostgreSQL database, as two daemons have."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 import pytest
 from support.backends import Backend, open_backend
 
+from signet_desktop.storage.postgres.database import PgDatabase
+
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
@@ -16,3 +19,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     opened = open_backend(request.param, tmp_path / "memories.db", url)
     yield opened
     opened.conn.close()
+
+
+@pytest.fixture
+def daemons(pg_url: str) -> Iterator[tuple[PgDatabase, PgDatabase]]:
+    """Two handles on one migrated PostgreSQL database: daemon A and daemon B."""
+    a, b = PgDatabase(pg_url), PgDatabase(pg_url)
+    yield a, b
+    a.close()
+    b.close()

@@ -6,7 +6,6 @@ index once the first commits. Two `PgDatabase` handles are two daemons."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,14 +14,6 @@ from signet_desktop.storage.graph_rows import log_mutation
 from signet_desktop.storage.postgres.database import PgDatabase
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def daemons(pg_url: str) -> Iterator[tuple[PgDatabase, PgDatabase]]:
-    a, b = PgDatabase(pg_url), PgDatabase(pg_url)
-    yield a, b
-    a.close()
-    b.close()
 
 
 def test_overlapping_transactions_take_the_next_seq_in_commit_order(

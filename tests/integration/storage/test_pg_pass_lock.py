@@ -6,7 +6,6 @@ daemons."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,14 +22,6 @@ from signet_desktop.storage.postgres.database import PgDatabase
 pytestmark = pytest.mark.postgres
 
 CONFIG = DreamingConfig(enabled=True)
-
-
-@pytest.fixture
-def daemons(pg_url: str) -> Iterator[tuple[PgDatabase, PgDatabase]]:
-    a, b = PgDatabase(pg_url), PgDatabase(pg_url)
-    yield a, b
-    a.close()
-    b.close()
 
 
 def runner(db: PgDatabase) -> PassRunner:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -26,15 +25,6 @@ pytestmark = pytest.mark.postgres
 
 JOB = "test_job"
 FAST = WorkerSettings(poll_s=0.01, max_backoff_s=0.05, retry_in_s=lambda attempts: 0.0)
-
-
-@pytest.fixture
-def daemons(pg_url: str) -> Iterator[tuple[PgDatabase, PgDatabase]]:
-    """Two handles on one migrated database: daemon A and daemon B."""
-    a, b = PgDatabase(pg_url), PgDatabase(pg_url)
-    yield a, b
-    a.close()
-    b.close()
 
 
 def test_two_daemons_racing_lease_every_job_exactly_once(
