@@ -30,7 +30,9 @@ def test_daemon_serves_the_api_over_a_socket(tmp_path: Path) -> None:
         serving = asyncio.create_task(runtime.serve())
         await asyncio.wait_for(ready.wait(), 10)
         seen: dict[str, Any] = {}
-        async with httpx.AsyncClient(base_url=runtime.url, timeout=10) as client:
+        # The first recall loads the native model: ~2 s of CPU, which took longer than 10 s
+        # with 8 test workers on 2 cores at load 15. A bound against a hang, not a speed check.
+        async with httpx.AsyncClient(base_url=runtime.url, timeout=120) as client:
             seen["health"] = (await client.get("/health")).json()
             created = await client.post(
                 "/api/memory/remember", json={"content": "Served over a real socket."}
