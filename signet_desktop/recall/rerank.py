@@ -261,7 +261,7 @@ class PassageReranker:
         self, conn: Connection, request: ChannelRequest, passage_ids: Sequence[str], deadline: float
     ) -> _Coverage | None:
         """Each query term's IDF and which terms each passage memory holds (None: out of time)."""
-        total_rows = fts_rows(conn)
+        total_rows = fts_rows(conn, term_counts=self._term_counts)
         weights: dict[str, float] = {}
         terms = [t for t in query_tokens(request.keyword_text) if t not in QUESTION_SCAFFOLD]
         for term in dict.fromkeys(terms):
