@@ -57,6 +57,7 @@ from signet_desktop.recall.vector import SemanticChannel
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.storage.database import open_database
+from signet_desktop.storage.handle import DatabaseHandle
 from signet_desktop.storage.memories import insert_memory
 
 BATCH = 2000
@@ -98,6 +99,14 @@ def corpus_vectors(
 def fill(root: Path, texts: list[str], matrix: npt.NDArray[np.float32], model: str) -> None:
     """Memories, FTS rows, canonical vectors and vec0 rows, in large write transactions."""
     db = open_database(root / "memory" / "memories.db")
+    fill_database(db, texts, matrix, model)
+    db.close()
+
+
+def fill_database(
+    db: DatabaseHandle, texts: list[str], matrix: npt.NDArray[np.float32], model: str
+) -> None:
+    """`fill` into an open database of either backend (bench/pg_recall_latency.py)."""
     index = VectorIndex(db)
     generation = index.ensure_generation(provider="native", model=model, dimensions=384)
     for start in range(0, len(texts), BATCH):
@@ -128,7 +137,6 @@ def fill(root: Path, texts: list[str], matrix: npt.NDArray[np.float32], model: s
                 for mid, _, vec in rows
             ]
             index.store(conn, generation, writes)
-    db.close()
 
 
 def time_recall(
