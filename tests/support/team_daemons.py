@@ -15,12 +15,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from signet_desktop.daemon.runtime import DaemonRuntime, RuntimeOptions
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.main import http_app
 from signet_desktop.service.container import BuildOptions
+from signet_desktop.storage.postgres.connect import connect_postgres
 
 START_TIMEOUT_S = 60.0  # bounds against a hang under load 10-20, not speed checks
 STOP_TIMEOUT_S = 60.0
@@ -146,3 +147,24 @@ def closing(runtimes: list[DaemonRuntime]) -> Iterator[list[DaemonRuntime]]:
     finally:
         for runtime in runtimes:
             runtime.close()
+
+
+def until(read: Callable[[], Any], done: Callable[[Any], bool], timeout: float) -> Any:
+    """`read()` again every 50 ms until `done` says its value will do; that value. Failing
+    after `timeout` seconds (a bound against a hang, not a speed check)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if done(value):
+            return value
+        assert time.monotonic() < deadline, f"not done after {timeout} s: {value!r}"
+        time.sleep(0.05)
+
+
+def query_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of one statement on a connection of its own to the database at `url`."""
+    conn = connect_postgres(url)
+    try:
+        return [tuple(row) for row in conn.execute(sql).fetchall()]
+    finally:
+        conn.close()

@@ -28,7 +28,6 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,10 +35,9 @@ from typing import Any
 
 import httpx
 import pytest
-from support.team_daemons import errors_in
+from support.team_daemons import errors_in, query_rows, until
 
 from signet_desktop.service.hints.service import JOB_TYPE as HINT_JOB
-from signet_desktop.storage.postgres.connect import connect_postgres
 from tests.e2e.launcher import DaemonProcess, Launcher, args_for
 from tests.support.fake_llm import FakeLLM, reply, slow
 
@@ -66,24 +64,6 @@ def agent_yaml(storage_url: str, llm_url: str) -> str:
         f"      endpoint: {llm_url}\n      models: {{m: {{}}}}\n"
         "  workloads:\n    memoryExtraction: {target: fake, model: m}\n"
     )
-
-
-def until(read: Callable[[], Any], done: Callable[[Any], bool], timeout: float = DEADLINE_S) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = read()
-        if done(value):
-            return value
-        assert time.monotonic() < deadline, f"not done after {timeout} s: {value!r}"
-        time.sleep(0.05)
-
-
-def rows(url: str, sql: str) -> list[tuple[Any, ...]]:
-    conn = connect_postgres(url)
-    try:
-        return [tuple(row) for row in conn.execute(sql).fetchall()]
-    finally:
-        conn.close()
 
 
 @dataclass
@@ -133,7 +113,7 @@ def moment(text: str) -> datetime:
 def hint_jobs(url: str) -> list[tuple[Any, ...]]:
     """(memory id, content, job id, status, attempts, leased at) per memory; job columns are
     None for a memory without a hint job."""
-    return rows(
+    return query_rows(
         url,
         "SELECT m.id, m.content, j.id, j.status, j.attempts, j.leased_at FROM memories m "
         f"LEFT JOIN memory_jobs j ON j.memory_id = m.id AND j.job_type = '{HINT_JOB}' "
@@ -148,6 +128,7 @@ def start(launcher: Launcher, workspace: Path) -> tuple[DaemonProcess, str]:
         until(
             lambda: client.get("/api/status").json()["eventRelay"],
             lambda relay: relay["listening"],
+            DEADLINE_S,
         )
     return daemon, url
 
@@ -182,14 +163,16 @@ def scenario(tmp_path: Path, pg_url: str, llm_a: FakeLLM, llm_b: FakeLLM, llm_a2
             thread.start()
 
         # Under load on both; then kill A the moment its LLM is asked (a job mid-run on A).
-        until(lambda: min(len(w.acked) for w in writers), lambda n: n >= ACKED_BEFORE_KILL)
+        until(
+            lambda: min(len(w.acked) for w in writers), lambda n: n >= ACKED_BEFORE_KILL, DEADLINE_S
+        )
         asked = len(llm_a.requests)
-        until(lambda: len(llm_a.requests), lambda n: n > asked)
+        until(lambda: len(llm_a.requests), lambda n: n > asked, DEADLINE_S)
         daemon_a.proc.send_signal(signal.SIGKILL)
         killed_at = time.monotonic()
         assert daemon_a.wait() == -signal.SIGKILL
         calls_a = list(llm_a.requests)  # A is gone: these are all it ever asked
-        held = rows(
+        held = query_rows(
             pg_url,
             "SELECT j.id, j.lease_expires_at, m.content FROM memory_jobs j "
             "JOIN memories m ON m.id = j.memory_id "
@@ -203,6 +186,7 @@ def scenario(tmp_path: Path, pg_url: str, llm_a: FakeLLM, llm_b: FakeLLM, llm_a2
                 [len(w.failed) for w in on_a],
             ),
             lambda seen: seen[0] >= ACKED_ON_B_AFTER_KILL and min(seen[1]) >= 1,
+            DEADLINE_S,
         )
         stop.set()
         for thread in threads:
@@ -253,7 +237,7 @@ def scenario(tmp_path: Path, pg_url: str, llm_a: FakeLLM, llm_b: FakeLLM, llm_a2
     )
 
     # 0 acknowledged writes lost: each in `memories` exactly once.
-    stored = Counter(content for (content,) in rows(pg_url, "SELECT content FROM memories"))
+    stored = Counter(content for (content,) in query_rows(pg_url, "SELECT content FROM memories"))
     acked = [content for writer in writers for content, _ in writer.acked]
     assert len(acked) == len(set(acked))
     assert [c for c in acked if stored[c] != 1] == [], {c: stored[c] for c in acked}
@@ -271,5 +255,7 @@ def scenario(tmp_path: Path, pg_url: str, llm_a: FakeLLM, llm_b: FakeLLM, llm_a2
     # Every run was one LLM call: calls per memory equal its job's attempts.
     calls = Counter(prompt_of(r) for r in [*calls_a, *llm_b.requests, *llm_a2.requests])
     assert calls == Counter(attempts), calls - Counter(attempts) or Counter(attempts) - calls
-    hinted = dict(rows(pg_url, "SELECT memory_id, COUNT(*) FROM memory_hints GROUP BY memory_id"))
+    hinted = dict(
+        query_rows(pg_url, "SELECT memory_id, COUNT(*) FROM memory_hints GROUP BY memory_id")
+    )
     assert {m: hinted.get(m) for m in per_memory if hinted.get(m) != 2} == {}

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from support.team_daemons import errors_in
+from support.team_daemons import errors_in, until
 
 from signet_desktop.storage.postgres.connect import connect_postgres
 from signet_desktop.storage.postgres.migrate import load_postgres_migrations
@@ -28,16 +26,6 @@ from tests.e2e.launcher import Launcher, args_for
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(600)]
 
 DEADLINE_S = 60.0  # a bound against a hang at load 10-20, not a speed check
-
-
-def until(read: Callable[[], Any], done: Callable[[Any], bool]) -> Any:
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
-        value = read()
-        if done(value):
-            return value
-        assert time.monotonic() < deadline, f"not done after {DEADLINE_S} s: {value!r}"
-        time.sleep(0.05)
 
 
 def follow_events(url: str, into: list[dict[str, Any]], ready: threading.Event) -> None:
@@ -77,6 +65,7 @@ def test_two_daemon_processes_share_one_database(tmp_path: Path, pg_empty_url: s
                 until(
                     lambda c=client: c.get("/api/status").json()["eventRelay"],
                     lambda relay: relay["listening"],
+                    DEADLINE_S,
                 )
             threading.Thread(
                 target=follow_events, args=(url_b, streamed, ready), daemon=True
@@ -90,8 +79,9 @@ def test_two_daemon_processes_share_one_database(tmp_path: Path, pg_empty_url: s
             until(
                 lambda: on_b.post("/api/memory/recall", json={"query": "pager rota sre"}).json(),
                 lambda body: any(hit["id"] == memory_id for hit in body["results"]),
+                DEADLINE_S,
             )
-            until(lambda: [e for e in streamed if e.get("memoryId") == memory_id], bool)
+            until(lambda: [e for e in streamed if e.get("memoryId") == memory_id], bool, DEADLINE_S)
             relay_b = on_b.get("/api/status").json()["eventRelay"]
         codes = [daemon.signal() for daemon in daemons]
     finally:

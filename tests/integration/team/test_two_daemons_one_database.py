@@ -28,6 +28,7 @@ from support.team_daemons import (
     new_runtime,
     open_together,
     poll,
+    query_rows,
     relay_threads,
     serving,
 )
@@ -35,7 +36,6 @@ from support.team_daemons import (
 from signet_desktop.daemon.runtime import DaemonRuntime
 from signet_desktop.domain.events import JobLeased
 from signet_desktop.service.hints.service import JOB_TYPE as HINT_JOB
-from signet_desktop.storage.postgres.connect import connect_postgres
 from signet_desktop.storage.postgres.migrate import load_postgres_migrations
 from tests.support.fake_llm import FakeLLM, reply, slow
 
@@ -58,14 +58,6 @@ HINT_JOBS = (
 
 
 JOB_MEMORIES = f"SELECT id, memory_id FROM memory_jobs WHERE job_type = '{HINT_JOB}'"
-
-
-def count_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
-    conn = connect_postgres(url)
-    try:
-        return [tuple(row) for row in conn.execute(sql).fetchall()]
-    finally:
-        conn.close()
 
 
 def test_two_daemons_share_one_database(
@@ -159,7 +151,7 @@ def test_two_daemons_share_one_database(
             )
 
         async def job_rows() -> list[tuple[Any, ...]]:
-            return await asyncio.to_thread(count_rows, pg_empty_url, HINT_JOBS)
+            return await asyncio.to_thread(query_rows, pg_empty_url, HINT_JOBS)
 
         found["jobs"], _ = await poll(job_rows, done, DEADLINE_S, step=0.2)
 
@@ -179,8 +171,8 @@ def test_two_daemons_share_one_database(
 
     # (a) one migration run: each file applied and audited once.
     files = len(load_postgres_migrations())
-    applied = count_rows(pg_empty_url, "SELECT COUNT(*) FROM schema_migrations")
-    audited = count_rows(
+    applied = query_rows(pg_empty_url, "SELECT COUNT(*) FROM schema_migrations")
+    audited = query_rows(
         pg_empty_url, "SELECT version, COUNT(*) FROM schema_migrations_audit GROUP BY version"
     )
     assert applied == [(files,)]
@@ -194,7 +186,7 @@ def test_two_daemons_share_one_database(
     assert found["relay_b"]["received"] >= 1
 
     # (d) one hint job per memory, each leased once, by one daemon; one LLM call each.
-    doubled = count_rows(
+    doubled = query_rows(
         pg_empty_url,
         "SELECT memory_id, array_agg(id), array_agg(created_at) FROM memory_jobs "
         f"WHERE job_type = '{HINT_JOB}' GROUP BY memory_id HAVING COUNT(*) > 1",
@@ -204,7 +196,7 @@ def test_two_daemons_share_one_database(
     every_lease = leased["a"] + leased["b"]
     assert len(every_lease) == len(set(every_lease)) == len(found["memories"]), leased
     memory_of = dict(
-        count_rows(
+        query_rows(
             pg_empty_url, f"SELECT id, memory_id FROM memory_jobs WHERE job_type = '{HINT_JOB}'"
         )
     )
