@@ -31,7 +31,7 @@ from signet_desktop.embedding.provider import (
     validate_vectors,
 )
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.dialect import is_postgres, postgres_twin
+from signet_desktop.storage.dialect import is_postgres, lock_until_commit, postgres_twin
 
 SOURCE_MEMORY = "memory"
 RESYNC_BATCH = 1000
@@ -65,7 +65,6 @@ RETURNING id""",
 )
 
 # PostgreSQL: a transaction-level advisory lock per (generation, agent) around vector writes.
-VECTOR_WRITE_LOCK_PG = "SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"
 VECTOR_WRITE_LOCK_PREFIX = "signet.embeddings.write:"
 
 MIRROR_DELETE = "DELETE FROM {table} WHERE rowid = :id"
@@ -178,10 +177,7 @@ def store_vectors(
             # Each row's counter trigger updates its agent's memory_vector_counts row: one
             # daemon held that row and waited on a vector the other had just inserted, which
             # waited on the row. One writer of an agent's vectors at a time (until commit).
-            conn.execute(
-                VECTOR_WRITE_LOCK_PG,
-                {"key": f"{VECTOR_WRITE_LOCK_PREFIX}{generation.id}:{agent_id}"},
-            )
+            lock_until_commit(conn, f"{VECTOR_WRITE_LOCK_PREFIX}{generation.id}:{agent_id}")
     for write in writes:
         if len(write.vector) != generation.dimensions * 4:
             raise EmbeddingDimensionMismatch(

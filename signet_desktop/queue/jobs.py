@@ -28,7 +28,7 @@ from typing import Any
 
 from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.dialect import is_postgres, lock_until_commit
 from signet_desktop.storage.guard import in_write_transaction
 
 DEFAULT_LEASE_MS = 300_000
@@ -62,7 +62,6 @@ VALUES (:id, :agent_id, :job_type, 'pending', :memory_id, :document_id, :payload
 # job and insert. A transaction-level advisory lock per job type, taken before the check and
 # held until the enqueuing transaction ends, makes the second see the first's job. One key
 # per type, not per memory: a batch enqueue then cannot deadlock with another.
-DEDUPE_LOCK_PG = "SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"
 DEDUPE_LOCK_PREFIX = "signet.memory_jobs.dedupe:"
 
 OPEN_JOB_FOR_MEMORY = f"""
@@ -267,11 +266,10 @@ def _iso(moment: datetime) -> str:
 
 def lock_dedupe(conn: Connection, job_type: str) -> None:
     """On PostgreSQL, serialise deduplicating enqueues of `job_type` across daemons until the
-    caller's write transaction ends (`DEDUPE_LOCK_PG`); on SQLite the write lock does it.
+    caller's write transaction ends (`lock_until_commit`); on SQLite the write lock does it.
     Take it before any check the enqueue depends on; taking it again is free."""
     _require_write(conn)
-    if is_postgres(conn):
-        conn.execute(DEDUPE_LOCK_PG, {"key": DEDUPE_LOCK_PREFIX + job_type})
+    lock_until_commit(conn, DEDUPE_LOCK_PREFIX + job_type)
 
 
 def enqueue(

@@ -26,6 +26,18 @@ def is_postgres(conn: Connection) -> bool:
     return getattr(conn, "dialect", None) == "postgresql"
 
 
+# PostgreSQL: a transaction-level advisory lock on a name (hashed to the lock's bigint key).
+XACT_LOCK_PG = "SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"
+
+
+def lock_until_commit(conn: Connection, name: str) -> None:
+    """On PostgreSQL, wait for the advisory lock called `name` and hold it until the caller's
+    transaction ends (daemons sharing the database write at once); SQLite's one writer needs
+    none. Taking it again in the same transaction is free."""
+    if is_postgres(conn):
+        conn.execute(XACT_LOCK_PG, {"key": name})
+
+
 # `json_each(<JSON array>)` [alias]: the array's elements as rows (`value`, and `key` = the
 # position). Only arrays, and only the one-argument form: an owner iterating a JSON object or
 # a path inside a document (`json_each(x, '$.key')`) writes its PostgreSQL twin by hand.

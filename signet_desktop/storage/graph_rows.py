@@ -21,13 +21,13 @@ from signet_desktop.domain.memory import utc_now
 from signet_desktop.storage import knowledge_reads as reads
 from signet_desktop.storage import mentions
 from signet_desktop.storage.connect import Connection
-from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.dialect import lock_until_commit
 from signet_desktop.storage.errors import INTEGRITY_ERRORS
 
 Row = dict[str, Any]
 # PostgreSQL: one transaction at a time numbers graph mutations (`log_mutation`), so two
 # daemons never take the same MAX(seq)+1 and seq order is commit order, as on SQLite.
-SEQ_LOCK_PG = "SELECT pg_advisory_xact_lock(hashtextextended('graph_mutations.seq', 0))"
+SEQ_LOCK = "graph_mutations.seq"
 
 GRAPH_TABLES = (
     "entities",
@@ -120,10 +120,9 @@ def log_mutation(
     reverts: str | None = None,
 ) -> GraphMutation:
     """Append one mutation row (global `seq`: MAX+1, safe under SQLite's one writer; on
-    PostgreSQL, where daemons write at once, under `SEQ_LOCK_PG` until the commit)."""
+    PostgreSQL, where daemons write at once, under the `SEQ_LOCK` lock until the commit)."""
     mutation_id, now = new_id(), utc_now()
-    if is_postgres(conn):
-        conn.execute(SEQ_LOCK_PG)
+    lock_until_commit(conn, SEQ_LOCK)
     values = {
         "id": mutation_id,
         "agent_id": prov.agent_id,

@@ -1,5 +1,5 @@
 """Two daemons logging graph mutations at once on PostgreSQL: `graph_mutations.seq` stays
-global, unique and in commit order (storage/graph_rows.py: log_mutation takes SEQ_LOCK_PG).
+global, unique and in commit order (storage/graph_rows.py: log_mutation takes the SEQ_LOCK lock).
 Without the lock both transactions read the same MAX(seq) and the second fails on the unique
 index once the first commits. Two `PgDatabase` handles are two daemons."""
 
