@@ -32,6 +32,7 @@ from signet_desktop.embedding.provider import (
 )
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres, lock_until_commit, postgres_twin
+from signet_desktop.storage.postgres.vector_text import pg_vector_text
 
 SOURCE_MEMORY = "memory"
 RESYNC_BATCH = 1000
@@ -207,18 +208,27 @@ def store_vectors(
     return ids
 
 
-def pg_vector_text(blob: bytes) -> str:
-    """A float32 blob in pgvector's text form, `[x1,x2,...]` (each the shortest float32
-    repr, which pgvector parses back to the same float32)."""
-    values = np.frombuffer(blob, dtype=np.float32)
-    return "[" + ",".join(str(v) for v in values) + "]"
+def sent_vector_twin(sql: str, column: str = "e.vector") -> str:
+    """The PostgreSQL twin of a statement reading the vector `column` as pgvector's binary
+    form (`vector_send`), which `stored_vector(..., sent=True)` decodes in ~1 µs: the text form
+    took ~80 µs to parse per 384-d vector, ~6 ms of a reranked recall's 60 passage vectors."""
+    twin = postgres_twin(sql)
+    if f"{column} AS vector" not in twin:
+        raise ValueError(f"the statement does not read {column} AS vector")
+    return twin.replace(f"{column} AS vector", f"vector_send({column}) AS vector")
 
 
-def stored_vector(value: bytes | str | memoryview) -> npt.NDArray[np.float32]:
-    """A canonical vector as read back: SQLite's float32 blob, or pgvector's `[x1,...]` text
-    (the adapter reads types it does not know as text)."""
+def stored_vector(
+    value: bytes | str | memoryview, *, sent: bool = False
+) -> npt.NDArray[np.float32]:
+    """A canonical vector as read back: SQLite's float32 blob; pgvector's binary form when
+    `sent` (a statement from `sent_vector_twin`: a 2-byte dimension count, 2 unused bytes,
+    then big-endian float32s); or pgvector's `[x1,...]` text (the adapter reads types it
+    does not know as text)."""
     if isinstance(value, str):
         return np.array(value.strip("[]").split(","), dtype=np.float32)
+    if sent:
+        return np.frombuffer(bytes(value), dtype=">f4", offset=4).astype(np.float32)
     return np.frombuffer(bytes(value), dtype=np.float32)
 
 

@@ -12,10 +12,10 @@ import numpy.typing as npt
 
 from signet_desktop.domain.recall import RecallFilters
 from signet_desktop.embedding.generations import Generation, checked_table
-from signet_desktop.embedding.vectors import pg_vector_text
 from signet_desktop.recall.filters import filter_sql
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
+from signet_desktop.storage.postgres.vector_text import pg_vector_text
 
 SEMANTIC_TOP_K = 50
 KNN_MAX_K = 4096  # sqlite-vec's ceiling for `k`

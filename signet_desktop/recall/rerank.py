@@ -73,7 +73,7 @@ from signet_desktop.config.pipeline import RerankerConfig
 from signet_desktop.embedding.generations import Generation
 from signet_desktop.embedding.priority import request_pool
 from signet_desktop.embedding.provider import EmbeddingError
-from signet_desktop.embedding.vectors import stored_vector
+from signet_desktop.embedding.vectors import sent_vector_twin, stored_vector
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.fusion import FusedHit
 from signet_desktop.recall.lexical import POSTINGS_BUDGET, fts_rows, idf
@@ -120,7 +120,7 @@ WHERE e.source_type = 'memory' AND e.source_id IN (SELECT value FROM json_each(:
   AND +m.agent_id = :agent_id AND +m.is_deleted = 0 AND e.content_hash = m.content_hash
 """
 PASSAGE_ROWS_PG = postgres_twin(PASSAGE_ROWS)
-PASSAGE_VECTORS_PG = postgres_twin(PASSAGE_VECTORS)
+PASSAGE_VECTORS_PG = sent_vector_twin(PASSAGE_VECTORS)
 
 
 class QueryVectors(Protocol):
@@ -301,8 +301,9 @@ class PassageReranker:
         query = np.ascontiguousarray(query, dtype=np.float32)
         if query.shape != (generation.dimensions,) or not np.all(np.isfinite(query)):
             return _Vectors(None, {}, "the embedder returned an unusable query vector")
+        postgres = is_postgres(conn)
         rows = conn.execute(
-            PASSAGE_VECTORS_PG if is_postgres(conn) else PASSAGE_VECTORS,
+            PASSAGE_VECTORS_PG if postgres else PASSAGE_VECTORS,
             {
                 "ids": json.dumps(list(passage_ids)),
                 "generation_id": generation.id,
@@ -311,7 +312,7 @@ class PassageReranker:
         ).fetchall()
         stored = {}
         for row in rows:
-            vector = stored_vector(row["vector"])
+            vector = stored_vector(row["vector"], sent=postgres)
             if vector.shape == query.shape:
                 stored[str(row["id"])] = vector
         return _Vectors(query, stored, None)

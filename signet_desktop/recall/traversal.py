@@ -45,7 +45,7 @@ from signet_desktop.domain.traversal import (
     TraversalSummary,
 )
 from signet_desktop.embedding.generations import Generation
-from signet_desktop.embedding.vectors import stored_vector
+from signet_desktop.embedding.vectors import sent_vector_twin, stored_vector
 from signet_desktop.graph.mentions import candidates
 from signet_desktop.graph.traversal import Reached, TraversalBounds, Walk, walk
 from signet_desktop.recall.channels import ChannelOutcome, ChannelRequest, Finish, StageClock
@@ -72,12 +72,14 @@ WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {filters}
 """
 
 VECTORS = """
-SELECT id, vector FROM embeddings
+SELECT id, vector AS vector FROM embeddings
 WHERE id IN (SELECT value FROM json_each(:ids)) AND agent_id = :agent_id
 """
 # PostgreSQL: the ids as a JSON array's text elements, cast back to the key's type.
 CANDIDATES_PG = postgres_twin(CANDIDATES)
-VECTORS_PG = postgres_twin(VECTORS).replace("SELECT value FROM", "SELECT value::bigint FROM")
+VECTORS_PG = sent_vector_twin(VECTORS, "vector").replace(
+    "SELECT value FROM", "SELECT value::bigint FROM"
+)
 
 Row = tuple[str, float, int | None]  # memory id, importance, its embedding's id (if any)
 
@@ -324,9 +326,9 @@ class TraversalChannel:
         missing = [embedding_id for embedding_id in wanted if embedding_id not in cosines]
         if missing:
             params = {"ids": json.dumps(missing), "agent_id": found.request.agent_id}
-            sql = VECTORS_PG if is_postgres(found.conn) else VECTORS
-            for row in found.conn.execute(sql, params):
-                vector = stored_vector(row["vector"])
+            postgres = is_postgres(found.conn)
+            for row in found.conn.execute(VECTORS_PG if postgres else VECTORS, params):
+                vector = stored_vector(row["vector"], sent=postgres)
                 if len(vector) == len(query):
                     cosines[int(row["id"])] = float(vector @ query)
         return cosines

@@ -2,8 +2,8 @@
 
 The PostgreSQL schema says what a column is (`jsonb`, `vector`, integer, double precision,
 text); SQLite stores JSON as text and vectors as float32 little-endian blobs. A value goes to
-PostgreSQL as text for jsonb and pgvector (`[x1,x2,...]`, each the shortest float32 repr, as
-`embedding/vectors.py: pg_vector_text` writes it) and comes back as SQLite's text and blob.
+PostgreSQL as text for jsonb and pgvector (`[x1,x2,...]`, as the daemon writes it:
+`storage/postgres/vector_text.py`) and comes back as SQLite's text and blob.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from enum import Enum
 from typing import Any
 
 import numpy as np
+
+from signet_desktop.storage.postgres.vector_text import pg_vector_text
 
 
 class Kind(Enum):
@@ -48,12 +50,6 @@ def kind_of(udt_name: str) -> Kind:
         raise ValueError(f"no conversion for PostgreSQL column type {udt_name!r}") from None
 
 
-def blob_to_pgvector(blob: bytes) -> str:
-    """A float32 little-endian blob as pgvector text (shortest float32 repr per value)."""
-    values = np.frombuffer(bytes(blob), dtype="<f4")
-    return "[" + ",".join(str(v) for v in values) + "]"
-
-
 def pgvector_to_blob(text: str) -> bytes:
     """pgvector text back to the float32 little-endian blob it was made from."""
     inner = text.strip().removeprefix("[").removesuffix("]")
@@ -66,7 +62,7 @@ def to_postgres(kind: Kind, value: Any) -> Any:
     if value is None:
         return None
     if kind is Kind.VECTOR:
-        return blob_to_pgvector(value)
+        return pg_vector_text(value)
     if kind is Kind.REAL:
         return float(value)
     return value
