@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from signet_desktop.domain.recall import RecallFilters, StageTiming
@@ -62,6 +62,10 @@ class ChannelRequest:
     filters: RecallFilters
     k: int
     as_of: str | None = None  # when the question is asked (RecallQuery.as_of; None: now)
+    # The capped document count of each keyword term, as the lexical channel's plan took them
+    # for this recall (filled by it), so a stage weighing the same terms (the rerank's IDF)
+    # reads them rather than counting again: on PostgreSQL a count visits up to 10,001 rows.
+    term_counts: dict[str, int] = field(default_factory=dict, compare=False)
 
 
 Fill = Callable[[Sequence[str], "StageClock"], "ChannelOutcome"]

@@ -213,15 +213,19 @@ def lexical_search(
     filters: RecallFilters,
     k: int = LEXICAL_TOP_K,
     term_counts: TermCounts | None = None,
+    counted: dict[str, int] | None = None,
 ) -> list[LexicalHit]:
     """Top-k memories by BM25, scored against the query's ceiling into (0, 1].
 
-    `term_counts` remembers the planning counts between calls (the engine keeps one). On
-    PostgreSQL: `ts_search`.
+    `term_counts` remembers the planning counts between calls (the engine keeps one);
+    `counted`, when given, receives the counts this plan took (`ChannelRequest.term_counts`).
+    On PostgreSQL: `ts_search`.
     """
     if is_postgres(conn):
-        return ts_search(conn, text, agent_id, filters, k, term_counts)
+        return ts_search(conn, text, agent_id, filters, k, term_counts, counted)
     plan = plan_terms(conn, query_tokens(text), term_counts)
+    if counted is not None:
+        counted.update(plan.counts)
     match = match_expression(plan.matched)
     if match is None:
         return []
@@ -240,11 +244,14 @@ def ts_search(
     filters: RecallFilters,
     k: int,
     term_counts: TermCounts | None = None,
+    counted: dict[str, int] | None = None,
 ) -> list[LexicalHit]:
     """PostgreSQL's lexical search: the terms planned as on SQLite (`plan_terms`), the best k
     by FTS5's BM25 computed in the statement (`TS_BM25`, through `bm25_top_k`), scored
     against the same ceiling."""
     plan = plan_terms(conn, query_tokens(text), term_counts)
+    if counted is not None:
+        counted.update(plan.counts)
     if not plan.matched:
         return []
     rows, tokens = term_counts.totals(conn) if term_counts else corpus_totals(conn)
@@ -405,6 +412,7 @@ class LexicalChannel:
                     request.filters,
                     k=request.k,
                     term_counts=self._term_counts,
+                    counted=request.term_counts,
                 )
             return ChannelOutcome(hits)
 

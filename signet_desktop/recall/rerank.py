@@ -42,9 +42,10 @@ that kept its rank keeps its score and records nothing.
 
 Bounded: one query embedding (the semantic channel's, when its embedder keeps recent query
 vectors; else one on the stage's own thread, waited for at most the budget), one session-order
-read per step of `width`, one read of the passages' texts and one of the memories' and their
-neighbours' vectors, and one capped FTS document count per query term
-(its IDF); the deadline is checked before each term. When the budget (`timeout_ms`) runs out
+read for every step of `width`, one read of the passages' texts and one of the memories' and
+their neighbours' vectors, and the capped FTS document counts (IDF) of the query terms the
+lexical channel did not count for this recall (`ChannelRequest.term_counts`), taken together;
+the deadline is checked before them. When the budget (`timeout_ms`) runs out
 there, the top N keep their scores and order and each carries an adjustment of factor 1 that
 says so. An unconfigured, failing or slow embedder (waited for until the deadline) costs only
 the vector signal, which the reason says. It reads only, never inside a write transaction,
@@ -264,10 +265,14 @@ class PassageReranker:
         total_rows = fts_rows(conn, term_counts=self._term_counts)
         weights: dict[str, float] = {}
         terms = [t for t in query_tokens(request.keyword_text) if t not in QUESTION_SCAFFOLD]
+        # The lexical channel's plan counted these terms moments ago; count only the rest.
+        known = request.term_counts
+        unknown = [term for term in dict.fromkeys(terms) if term not in known]
+        if self._clock() > deadline:
+            return None
+        counts = {**self._term_counts.counts(conn, unknown, POSTINGS_BUDGET + 1), **known}
         for term in dict.fromkeys(terms):
-            if self._clock() > deadline:
-                return None
-            documents = self._term_counts.count(conn, term, POSTINGS_BUDGET + 1)
+            documents = counts[term]
             weight = idf(documents, max(total_rows, documents))
             weights[_stem(term)] = max(weight, weights.get(_stem(term), 0.0))
         rows = conn.execute(

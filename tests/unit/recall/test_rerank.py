@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.fakes import SwitchableEmbedder
@@ -18,6 +19,7 @@ from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import ChannelEvidence, RecallFilters, RecallQuery
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.embedding.index import VectorIndex
+from signet_desktop.recall import term_counts
 from signet_desktop.recall.channels import ChannelRequest, StageClock
 from signet_desktop.recall.engine import RecallEngine
 from signet_desktop.recall.fusion import FusedHit
@@ -341,3 +343,29 @@ def test_a_memory_holds_a_term_when_a_word_of_it_folds_to_the_terms_stem() -> No
     held = _stems_held(f"{filler} the Billing API's key rotation", stems)
     assert held == {_stem("billing"), _stem("keys")}  # 'key' and 'keys' fold together
     assert _stems_held("nothing here", stems) == set()
+
+
+def test_a_recall_counts_each_term_once_for_the_plan_and_the_rerank(
+    db: Database, semantic: SemanticChannel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rerank's IDF reads the counts the lexical plan took (`ChannelRequest.term_counts`);
+    on PostgreSQL each count visits up to 10,001 rows."""
+    asked: list[str] = []
+    real = term_counts.count_documents
+
+    def recording(conn: Any, term: str, cap: int, table: str = "memories_fts") -> int:
+        asked.append(term)
+        return real(conn, term, cap, table)
+
+    monkeypatch.setattr(term_counts, "count_documents", recording)
+    engine = RecallEngine(db, semantic=semantic, stages=(PassageReranker(semantic),))
+    result = engine.recall(RecallQuery(query="pottery kiln glaze"))
+    assert result.hits and STAGE_NAME in [t.name for t in result.timings]
+    assert sorted(asked) == ["glaze", "kiln", "pottery"]
+    asked.clear()
+    stage = PassageReranker(semantic)  # alone, it counts what no plan counted
+    ids = ids_by_content(db)
+    stage.apply(
+        db.reader(), request("pottery kiln"), [fused(ids[SESSIONS["s1"][1]], 0.5, 1)], StageClock()
+    )
+    assert sorted(asked) == ["kiln", "pottery"]
