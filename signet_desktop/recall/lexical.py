@@ -38,6 +38,7 @@ from signet_desktop.recall.term_counts import (
     corpus_totals,
     count_documents,
     count_many,
+    one_lexeme,
 )
 from signet_desktop.storage.connect import Connection
 from signet_desktop.storage.dialect import is_postgres
@@ -322,13 +323,6 @@ def rarest_prefix(matched: Sequence[str], counts: Mapping[str, int], postings: i
         prefix.append(term)
         total += counts[term]
     return prefix
-
-
-def one_lexeme(token: str) -> bool:
-    """Whether PostgreSQL's parser surely reads `token` as one word (an ASCII letter-and-digit
-    run: asciiword, numword or uint), so its first lexeme counts only where its phrase
-    matches."""
-    return token.isascii() and token.isalnum()
 
 
 def held_scores(
