@@ -163,6 +163,9 @@ class _Embedded:
     vector: npt.NDArray[np.float32] | None
     duration_ms: float
     error: str | None
+    # PostgreSQL: the search already ran on the pool thread (`_embed_and_search`), its time
+    found: SemanticOutcome | None = None
+    search_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +270,12 @@ class SemanticChannel:
             return lambda clock: outcome
         # The embedding runs on a pool thread, so the caller's thread is checked here.
         assert_provider_call_allowed("recall query embedding")
-        pending = pool.submit(self._embed, request.text)
+        if is_postgres(conn):
+            # Its reader takes each statement on a pooled connection of its own, so the
+            # vector search follows the embedding on the pool thread while BM25 runs here.
+            pending = pool.submit(self._embed_and_search, conn, target, request)
+        else:
+            pending = pool.submit(self._embed, request.text)
 
         def finish(clock: StageClock) -> ChannelOutcome:
             outcome, query = self._finish(conn, target, request, pending, clock)
@@ -320,6 +328,19 @@ class SemanticChannel:
             log.warning("query embedding failed: %s", exc)
             return _Embedded(None, (time.perf_counter() - started) * 1000, str(exc))
 
+    def _embed_and_search(
+        self, conn: Connection, target: Generation, request: ChannelRequest
+    ) -> _Embedded:
+        embedded = self._embed(request.text)
+        if embedded.vector is None:
+            return embedded
+        started = time.perf_counter()
+        found = self.search(
+            conn, target, embedded.vector, request.agent_id, request.filters, k=request.k
+        )
+        ms = (time.perf_counter() - started) * 1000
+        return _Embedded(embedded.vector, embedded.duration_ms, None, found, ms)
+
     def _finish(
         self,
         conn: Connection,
@@ -342,6 +363,9 @@ class SemanticChannel:
         if embedded.vector is None:
             note = f"the embedder failed ({embedded.error}); results are lexical only"
             return unavailable(note), None
+        if embedded.found is not None:
+            clock.add(self.name, embedded.search_ms)
+            return embedded.found, embedded.vector
         with clock.stage(self.name):
             found = self.search(
                 conn, target, embedded.vector, request.agent_id, request.filters, k=request.k
