@@ -7,9 +7,12 @@ The same corpus, vectors and queries as bench/recall_latency.py (zipf sentences 
 blends of those — speed, not relevance), written in bulk (setup, not timed) into each backend:
 the workspace's SQLite file, and a database on the embedded PostgreSQL 18 + pgvector the tests
 use (tests/support/postgres_server.py: loopback, fsync off; the HNSW index is built once after
-the vectors are in, then ANALYZE). Every timing is one `SignetService.recall.search` call,
-limit 10, query embedding included: lexical, vector, fusion only and hybrid (the default).
-Issue 31 asks hybrid p95 <= 50 ms at 100k on PostgreSQL.
+the vectors are in, then ANALYZE), with `shared_buffers` raised from the tests' 32 MB to
+SHARED_BUFFERS, as docs/TEAM.md asks of a server: at 32 MB the 100k table (99 MB) and its
+indexes are read from the OS cache page by page on every search. Every timing is one
+`SignetService.recall.search` call, limit 10, query embedding (float32 graph) included:
+lexical, vector, fusion only and hybrid (the default). Issue 31 asks hybrid p95 <= 50 ms at
+100k on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from signet_desktop.storage.postgres.connect import connect_postgres
 from signet_desktop.storage.store import open_store
 
 BACKENDS = ("sqlite", "postgresql")
+SHARED_BUFFERS = "1GB"  # the whole 100k database fits (~600 MB: embeddings + HNSW 415 of it)
 
 
 def fill_postgres(url: str, texts: list[str], matrix: Any, model: str) -> None:
@@ -125,7 +129,7 @@ def main() -> None:
     args = parser.parse_args()
     embedder = NativeMiniLM()
     embedder.load()
-    server = start_postgres()
+    server = start_postgres({"shared_buffers": SHARED_BUFFERS})
     try:
         rows = [run(int(s), args.queries, embedder, server) for s in args.sizes.split(",")]
     finally:
@@ -143,7 +147,7 @@ def main() -> None:
                 + " | ".join(f"{c:.1f}" for c in cells)
                 + f" | {r[backend + '_fill_s']:.0f} |"
             )
-    print("\ntarget (issue 31): PostgreSQL hybrid p95 <= 50 ms at 100k")
+    print(f"\nPostgreSQL shared_buffers {SHARED_BUFFERS}; issue 31: hybrid p95 <= 50 ms at 100k")
 
 
 if __name__ == "__main__":
