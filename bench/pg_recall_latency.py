@@ -1,6 +1,7 @@
 """Recall latency through the facade on PostgreSQL beside SQLite, at 10k and 100k memories.
 
 Run: uv run python bench/pg_recall_latency.py [--sizes 10000,100000] [--queries 200]
+     [--precision float32|int8]
 
 The same corpus, vectors and queries as bench/recall_latency.py (zipf sentences in sessions of
 40 with three `who` values; the first 5,000 embedded with the native all-MiniLM-L6-v2, the rest
@@ -10,9 +11,9 @@ use (tests/support/postgres_server.py: loopback, fsync off; the HNSW index is bu
 the vectors are in, then ANALYZE), with `shared_buffers` raised from the tests' 32 MB to
 SHARED_BUFFERS, as docs/TEAM.md asks of a server: at 32 MB the 100k table (99 MB) and its
 indexes are read from the OS cache page by page on every search. Every timing is one
-`SignetService.recall.search` call, limit 10, query embedding (float32 graph) included:
-lexical, vector, fusion only and hybrid (the default). Issue 31 asks hybrid p95 <= 50 ms at
-100k on PostgreSQL.
+`SignetService.recall.search` call, limit 10, query embedding included (`--precision`:
+the graph, float32 unless told; the daemon's default is int8): lexical, vector, fusion only
+and hybrid (the default). Issue 31 asks hybrid p95 <= 50 ms at 100k on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from signet_desktop.config.models import SignetConfig, StorageConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.recall import RecallQuery
 from signet_desktop.embedding.generations import create_vec_table, drop_vec_table
+from signet_desktop.embedding.graphs import PRECISIONS
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.native import NativeMiniLM
 from signet_desktop.service.container import BuildOptions, build_service
@@ -126,15 +128,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--precision",
+        default="float32",
+        choices=sorted(PRECISIONS),
+        help="the native graph for the corpus and the queries (default float32, as in the "
+        "rows before; the daemon's default is int8)",
+    )
     args = parser.parse_args()
-    embedder = NativeMiniLM()
+    embedder = NativeMiniLM(graph=PRECISIONS[args.precision])
     embedder.load()
     server = start_postgres({"shared_buffers": SHARED_BUFFERS})
     try:
         rows = [run(int(s), args.queries, embedder, server) for s in args.sizes.split(",")]
     finally:
         server.stop()
-    print(f"\nzipf corpus; {args.queries} queries; limit {LIMIT}; ms per recall call")
+    print(
+        f"\nzipf corpus; {args.precision} graph; {args.queries} queries; limit {LIMIT}; ms per call"
+    )
     print("\n| memories | backend | lexical p50 | p95 | vector p50 | p95 "
           "| fusion only p50 | p95 | hybrid p50 | p95 | bulk fill s |")  # fmt: skip
     print("| ---: | --- |" + " ---: |" * 9)
