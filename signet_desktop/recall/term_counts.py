@@ -237,20 +237,9 @@ class TermCounts:
         return found
 
     def count(self, conn: Connection, term: str, cap: int) -> int:
-        """The cached count when fresh, else a new count (remembered)."""
-        key, now = (term, cap), self._clock()
-        with self._lock:
-            cached = self._entries.get(key)
-        if cached is not None and now - cached[1] < self._max_age_s:
-            return cached[0]
-        value = count_documents(conn, term, cap, self._table)
-        if value < self._min_cached:
-            return value
-        with self._lock:
-            if len(self._entries) >= self._max_entries:
-                self._evict(now)
-            self._entries[key] = (value, now)
-        return value
+        """One term's `counts`: the cached count when fresh, else the statistics' estimate
+        (PostgreSQL, common terms) or a new count (remembered)."""
+        return self.counts(conn, [term], cap)[term]
 
     def _estimates(self, conn: Connection, terms: Sequence[str], cap: int) -> dict[str, int]:
         """PostgreSQL: the statistics' estimate of each term common enough to stand on one
