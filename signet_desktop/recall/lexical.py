@@ -18,7 +18,7 @@ neither matched nor scored. When even the rarest term is that common, the search
 newest SATURATED_WINDOW memories only. Small corpora never reach either limit.
 `LexicalChannel` runs it as the engine's `lexical` channel, on the caller's thread. On
 PostgreSQL (`ts_search`) the same plan, formula and calibration run over the GIN-indexed
-tsvector, BM25 computed in the statement (`TS_BM25`).
+tsvector, BM25 computed in the statement (`ts_bm25_statement`).
 """
 
 from __future__ import annotations
@@ -89,44 +89,41 @@ LIMIT :k
 
 # PostgreSQL: FTS5's bm25() computed in the statement. The generated tsvector (GIN, parsed
 # with the column's own Porter configuration, migrations/postgres/0006) finds the rows holding
-# any admitted term; per row, each term's frequency is the positions of its lexeme (the
-# tsvector kept to the query's lexemes first: setweight + ts_filter, both in C) and the row's
-# length in tokens is what ts_rank's normalisation 2 divides by (rank / (rank / length), exact
-# for any length a float4 holds: cnt_length counts every position). A term PostgreSQL parses
-# into several lexemes (FTS5 keeps a letter-and-digit run whole) counts by the first of them.
-# `idfs` are FTS5's IDF of each term over the corpus totals (`term_counts.corpus_totals`);
+# any admitted term; each row's term frequencies and length in tokens are read from its
+# generated `content_terms` (lexeme -> positions) and `content_tokens` (migrations/postgres/
+# 0018): one key lookup per term, where unnesting the row's tsvector cost about as much again
+# as finding the row. The sum is written out term by term (`ts_bm25_statement`), each term's
+# lexeme parsed in the statement from its token as the column was (a constant the planner
+# folds once); a term PostgreSQL parses into several lexemes (FTS5 keeps a letter-and-digit
+# run whole) counts by the first of them, and a term the row lacks adds nothing (NULL).
+# `:idf<i>` are FTS5's IDF of each term over the corpus totals (`term_counts.corpus_totals`);
 # `bm25` is negated as FTS5 returns it.
 K1 = 1.2  # FTS5's bm25() defaults
 B = 0.75
 TS_CONFIG = "signet_porter"
-TS_BM25 = f"""
-WITH terms AS MATERIALIZED (
-    SELECT t.idf, (tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(t.token))))[1] AS lexeme
-    FROM unnest(CAST(:tokens AS text[]), CAST(:idfs AS float8[])) AS t(token, idf)
-), lexemes AS MATERIALIZED (
-    SELECT array_agg(lexeme) FILTER (WHERE lexeme IS NOT NULL) AS held FROM terms
+TS_BM25_TERM = (
+    f"COALESCE(CAST(:idf{{i}} AS float8) * {K1 + 1} / (1.0 + {K1} * ({1 - B} + {B} "
+    "* CAST(m.content_tokens AS float8) / :avgdl) / CAST(m.content_terms ->> "
+    f"(tsvector_to_array(to_tsvector('{TS_CONFIG}', fts_words(CAST(:token{{i}} AS text)))))[1] "
+    "AS float8)), 0)"
 )
-SELECT m.id AS id, -s.bm25 AS bm25
-FROM memories m, lexemes, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
-CROSS JOIN LATERAL (
-    SELECT COALESCE(
-        round(ts_rank(m.content_tsv, query, 0)::float8
-              / NULLIF(ts_rank(m.content_tsv, query, 2), 0)),
-        :avgdl) AS dl
-) d
-CROSS JOIN LATERAL (
-    SELECT COALESCE(SUM(
-        t.idf * cardinality(u.positions) * {K1 + 1}
-        / (cardinality(u.positions) + {K1} * ({1 - B} + {B} * d.dl / :avgdl))), 0) AS bm25
-    FROM unnest(ts_filter(
-        setweight(m.content_tsv, 'A', lexemes.held), CAST(ARRAY['a'] AS "char"[])
-    )) AS u
-    JOIN terms t ON t.lexeme = u.lexeme
-) s
+TS_BM25 = f"""
+SELECT m.id AS id, -({{score}}) AS bm25
+FROM memories m, websearch_to_tsquery('{TS_CONFIG}', :query) AS query
 WHERE m.content_tsv @@ query AND m.seq >= :min_seq AND {{filters}}
-ORDER BY s.bm25 DESC, m.seq
+ORDER BY bm25, m.seq
 LIMIT :k
 """
+
+
+def ts_bm25_statement(terms: int, filters: str) -> str:
+    """`TS_BM25` summing `terms` matched terms (`:token0`, `:idf0`, ...), under `filters`.
+
+    Each term adds idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)), written as
+    idf * (k1 + 1) / (1 + k1 * (1 - b + b * dl / avgdl) / tf) so that tf is read once.
+    """
+    score = " + ".join(TS_BM25_TERM.format(i=i) for i in range(terms))
+    return TS_BM25.format(score=score, filters=filters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +245,7 @@ def ts_search(
     counted: dict[str, int] | None = None,
 ) -> list[LexicalHit]:
     """PostgreSQL's lexical search: the terms planned as on SQLite (`plan_terms`), the best k
-    by FTS5's BM25 computed in the statement (`TS_BM25`, through `bm25_top_k`), scored
+    by FTS5's BM25 computed in the statement (`ts_bm25_statement`, through `bm25_top_k`), scored
     against the same ceiling."""
     plan = plan_terms(conn, query_tokens(text), term_counts)
     if counted is not None:
@@ -260,13 +257,13 @@ def ts_search(
     idfs = {t: idf(plan.counts[t], max(rows, plan.counts[t])) for t in plan.matched}
     params = {
         **params,
-        "tokens": list(plan.matched),
-        "idfs": [idfs[t] for t in plan.matched],
+        **{f"token{i}": t for i, t in enumerate(plan.matched)},
+        **{f"idf{i}": idfs[t] for i, t in enumerate(plan.matched)},
         "avgdl": tokens / rows if rows and tokens else 1.0,
         "min_seq": plan.min_seq,
         "k": k,
     }
-    statement = TS_BM25.format(filters=where)
+    statement = ts_bm25_statement(len(plan.matched), where)
 
     def search(terms: Sequence[str]) -> list[Any]:
         query = " or ".join(f'"{token}"' for token in terms)  # word characters

@@ -75,8 +75,9 @@ SELECT COUNT(*) FROM (
 
 
 # A row's token count: every position of every lexeme (to_tsvector numbers each word, the
-# config drops none), as FTS5 counts a row's tokens.
-ROW_TOKENS = "(SELECT SUM(cardinality(u.positions)) FROM unnest(content_tsv) AS u)"
+# config drops none), as FTS5 counts a row's tokens; generated with the row
+# (migrations/postgres/0018).
+ROW_TOKENS = "content_tokens"
 MEMORY_ROWS_PG = "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM memories"
 MEMORY_TOKENS_PG = f"SELECT COALESCE(SUM({ROW_TOKENS}), 0) FROM memories"
 MEMORY_TOKENS_SAMPLED_PG = (

@@ -151,3 +151,39 @@ def test_sampled_totals_of_a_large_table_stay_close(
     exact = term_counts.corpus_totals(postgres.conn)
     monkeypatch.setattr(term_counts, "EXACT_TOTAL_ROWS", 5)  # sample (100% of a small table)
     assert term_counts.corpus_totals(postgres.conn) == exact
+
+
+def test_an_edited_memory_is_scored_by_its_new_text(both: tuple[Backend, Backend]) -> None:
+    """The term frequencies and length PostgreSQL's BM25 reads (generated columns, 0018)
+    follow a content edit as FTS5's index does."""
+    sqlite, postgres = both
+    text = "coffee coffee coffee and the standby cluster"
+    for backend in (sqlite, postgres):
+        with backend.write() as conn:
+            memory = memories.get_memory(conn, A, "m04")
+            assert memory is not None
+            memories.update_memory_fields(conn, memory, {"content": text}, actor="t")
+    for query in ("coffee", "the cat", "standby cluster coffee"):
+        lite = lexical_search(sqlite.conn, query, A, RecallFilters())
+        assert_alike(lite, lexical_search(postgres.conn, query, A, RecallFilters()), query)
+    row = postgres.conn.execute(
+        "SELECT content_terms ->> 'coffe' AS coffee, content_terms ->> 'cat' AS cat, "
+        "content_tokens FROM memories WHERE id = 'm04'"
+    ).fetchone()
+    assert (row["coffee"], row["cat"], row["content_tokens"]) == ("3", None, 7)
+
+
+def test_the_stored_counts_are_the_tsvector_positions(both: tuple[Backend, Backend]) -> None:
+    _, postgres = both
+    with postgres.write() as conn:  # past the 256 positions a tsvector keeps of a word
+        new = NewMemory(agent_id=A, content="coffee " * 300 + "Ünïcode straße ½")
+        memories.insert_memory(conn, "m13", new, actor="t", embedding_model=None)
+    mismatched = postgres.conn.execute(
+        "SELECT id FROM memories m WHERE content_tokens <> ("
+        "  SELECT COALESCE(SUM(cardinality(u.positions)), 0) FROM unnest(m.content_tsv) AS u)"
+        " OR content_terms <> ("
+        "  SELECT COALESCE(jsonb_object_agg(u.lexeme, cardinality(u.positions)), '{}')"
+        "  FROM unnest(m.content_tsv) AS u)"
+    ).fetchall()
+    assert mismatched == []
+    assert postgres.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == len(CORPUS) + 1

@@ -1,7 +1,8 @@
 """After every migration, PostgreSQL's schema is SQLite's: the same tables with the same
 columns, the same indexes by name (unique where SQLite's are), the same triggers except the
-FTS5 sync triggers (a generated tsvector column replaces each FTS5 table), the migrations
-numbered in step; applying them again does nothing, and an edited file is refused."""
+FTS5 sync triggers (a generated tsvector column replaces each FTS5 table, and two more hold
+what FTS5's BM25 reads from its index), the migrations numbered in step; applying them
+again does nothing, and an edited file is refused."""
 
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ FTS_COLUMNS = {
     "transcript_turns": "text_tsv",
 }
 FTS_TABLES = {f"{table}_fts" for table in FTS_COLUMNS}
+# What FTS5 keeps inside its index that PostgreSQL's BM25 reads from generated columns (0018):
+# each row's term frequencies and length.
+BM25_COLUMNS = {"memories": {"content_terms", "content_tokens"}}
 FTS_SHADOWS = ("_data", "_idx", "_content", "_docsize", "_config")
 
 
@@ -81,6 +85,7 @@ def test_every_sqlite_table_is_on_postgres_with_the_same_columns(
     assert set(pg) == set(lite)
     for table, columns in lite.items():
         extra = {FTS_COLUMNS[table]} if table in FTS_COLUMNS else set()
+        extra |= BM25_COLUMNS.get(table, set())
         assert set(pg[table]) == set(columns) | extra, table
         for column, not_null in columns.items():
             # SQLite lets a TEXT PRIMARY KEY hold NULL; PostgreSQL never does: only SQLite's

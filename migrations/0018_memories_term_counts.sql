@@ -1,0 +1,7 @@
+-- 0018: each memory's term frequencies and length stored beside its full text, for BM25.
+--
+-- PostgreSQL only (migrations/postgres/0018_memories_term_counts.sql): there the lexical
+-- channel computes FTS5's BM25 in SQL and reads each matching row's term frequencies and
+-- token count from two generated columns. FTS5 keeps both in its own index (the %_docsize
+-- table and the position lists), so SQLite has nothing to add; this file keeps the two
+-- backends' migrations numbered in step: it changes nothing.
