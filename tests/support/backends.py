@@ -8,8 +8,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 import sqlean
 
+from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.storage import StorageConfig
 from signet_desktop.storage import errors
 from signet_desktop.storage.connect import Connection, connect
 from signet_desktop.storage.migrate import Migration, apply_migrations, load_migrations
@@ -64,3 +67,13 @@ def runner(name: str) -> tuple[Callable[[], list[Migration]], Callable[..., list
     if name == "sqlite":
         return load_migrations, apply_migrations
     return load_postgres_migrations, apply_postgres_migrations
+
+
+def backend_config(request: pytest.FixtureRequest) -> SignetConfig:
+    """The default config for a fixture parametrised "sqlite" / "postgres": on "postgres",
+    `storage.url` names a fresh database of the tests' server (the `pg_url` fixture)."""
+    config = SignetConfig()
+    if request.param == "postgres":
+        url = request.getfixturevalue("pg_url")
+        config = config.model_copy(update={"storage": StorageConfig(url=url)})
+    return config

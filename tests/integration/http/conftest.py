@@ -9,11 +9,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from http_helpers import make_client
+from support.backends import backend_config
 
 from signet_desktop.api.http.app import create_app
 from signet_desktop.api.http.settings import HttpSettings
 from signet_desktop.config.models import SignetConfig
-from signet_desktop.config.storage import StorageConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.embedding.hashing import HashEmbedder
 from signet_desktop.service.container import BuildOptions, build_service
@@ -54,10 +54,7 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 def backend_service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SignetService]:
     """The real service as `service` builds it, over SQLite or over a fresh PostgreSQL
     database (`storage.url`, the same `build_service`): one test body per backend."""
-    config = SignetConfig()
-    if request.param == "postgres":
-        url = request.getfixturevalue("pg_url")
-        config = config.model_copy(update={"storage": StorageConfig(url=url)})
+    config = backend_config(request)
     options = BuildOptions(embedder=HashEmbedder(64), inline_vectors=True)
     svc = build_service(WorkspacePaths.for_root(tmp_path), config, options)
     yield svc

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.backends import backend_config
 from support.fakes import ScriptedEmbedder
 
-from signet_desktop.config.models import SignetConfig
-from signet_desktop.config.storage import StorageConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
@@ -32,10 +31,7 @@ NOTES = (
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SignetService, str]]:
-    config = SignetConfig()
-    if request.param == "postgres":
-        url = request.getfixturevalue("pg_url")
-        config = config.model_copy(update={"storage": StorageConfig(url=url)})
+    config = backend_config(request)
     options = BuildOptions(embedder=ScriptedEmbedder(64), inline_vectors=True)
     svc = build_service(WorkspacePaths.for_root(tmp_path), config, options)
     for note in NOTES:
