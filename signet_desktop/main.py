@@ -27,6 +27,7 @@ from signet_desktop.daemon.runtime import (
     run_headless,
 )
 from signet_desktop.domain.address import DEFAULT_HOST, DEFAULT_PORT
+from signet_desktop.embedding.heap import limit_malloc_arenas
 
 DESCRIPTION = """\
 Signet Desktop: a local-first memory service for AI coding agents.
@@ -190,6 +191,7 @@ def _run_desktop(options: RuntimeOptions) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the daemon headless or under the Qt shell."""
+    limit_malloc_arenas()  # before any thread starts: one arena, not one per thread
     args = build_parser().parse_args(argv)
     options = options_from(args)
     code = run_headless(options) if args.headless else _run_desktop(options)

@@ -51,7 +51,7 @@ from signet_desktop.daemon.signals import (
 from signet_desktop.daemon.startup import StartupTasks
 from signet_desktop.daemon.workers import HostFactory, WorkerThreads
 from signet_desktop.dreaming.tool_sessions import DREAM_MCP_PATH
-from signet_desktop.embedding.heap import release_free_heap
+from signet_desktop.embedding.heap import HeapKeeper, release_free_heap
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.workers import WorkerHost
@@ -78,6 +78,7 @@ BACKGROUND_JOIN_SECONDS = 0.2
 WORKER_STOP_SECONDS = 0.8
 BACKGROUND_DELAY_SECONDS = 0.5
 SETTLE_TRIM_SECONDS = 10.0  # after the warm-ups: start-up's freed heap goes back to the OS
+HEAP_CHECK_SECONDS = 20.0  # then: a burst's freed heap goes back too (`HeapKeeper`)
 RELAY_STOP_SECONDS = 1.0  # per relay thread; the listener notices a stop within 0.5 s
 RELAY_STATUS_KEY = "eventRelay"
 
@@ -168,6 +169,7 @@ class DaemonRuntime:
         self._disconnect_relay: Callable[[], None] = lambda: None
         self._background_start: asyncio.TimerHandle | None = None
         self._settle: asyncio.TimerHandle | None = None
+        self._heap: HeapKeeper | None = None  # set once start-up's heap is trimmed
         self._early_tasks: list[tuple[str, Callable[[], object]]] = []
         self._on_ready: list[Callable[[], None]] = []
         self._on_stop: list[Callable[[], None]] = []
@@ -460,7 +462,21 @@ class DaemonRuntime:
         # Collected here, on the loop's thread: under Qt a cycle holding a widget must not be
         # freed on another thread. Only the trim (a walk of the heap) runs off it.
         gc.collect()
-        threading.Thread(target=release_free_heap, name="heap-trim", daemon=True).start()
+        threading.Thread(target=self._first_trim, name="heap-trim", daemon=True).start()
+        self._settle = asyncio.get_running_loop().call_later(HEAP_CHECK_SECONDS, self._keep_heap)
+
+    def _first_trim(self) -> None:
+        release_free_heap()
+        self._heap = HeapKeeper()  # its baseline: the settled process
+
+    def _keep_heap(self) -> None:
+        """Every `HEAP_CHECK_SECONDS`: the heap a burst of work freed goes back (off the loop)."""
+        if self._stop_requested or self._closed:
+            return
+        keeper = self._heap
+        if keeper is not None:
+            threading.Thread(target=keeper.check, name="heap-keep", daemon=True).start()
+        self._settle = asyncio.get_running_loop().call_later(HEAP_CHECK_SECONDS, self._keep_heap)
 
     def paths_root(self) -> str:
         return "" if self.paths is None else str(self.paths.root)

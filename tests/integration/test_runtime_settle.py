@@ -1,4 +1,5 @@
-"""Once the start-up tasks are done, the runtime hands start-up's freed heap back to the OS."""
+"""Once the start-up tasks are done, the runtime hands start-up's freed heap back to the OS,
+then checks every `HEAP_CHECK_SECONDS` for heap a burst of work left behind."""
 
 from __future__ import annotations
 
@@ -52,6 +53,45 @@ def test_heap_is_trimmed_once_the_warm_ups_are_done(
     finally:
         runtime.close()
     assert warm_done_first == [True]
+
+
+def test_after_the_settle_the_heap_is_checked_again_and_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks = threading.Semaphore(0)
+
+    class CountingKeeper:
+        def check(self) -> bool:
+            checks.release()
+            return False
+
+    monkeypatch.setattr(runtime_module, "release_free_heap", lambda: None)
+    monkeypatch.setattr(runtime_module, "HeapKeeper", CountingKeeper)
+    monkeypatch.setattr(runtime_module, "SETTLE_TRIM_SECONDS", 0.05)
+    monkeypatch.setattr(runtime_module, "HEAP_CHECK_SECONDS", 0.05)
+    monkeypatch.setattr(runtime_module, "BACKGROUND_DELAY_SECONDS", 0.0)
+    runtime = DaemonRuntime(
+        RuntimeOptions(
+            app_factory=lambda context: _null_app,
+            workspace=str(tmp_path / "ws"),
+            port=0,
+            env={},
+            log_to_stderr=False,
+        )
+    )
+    runtime.open()
+
+    async def scenario() -> int:
+        serving = asyncio.create_task(runtime.serve())
+        for _ in range(3):
+            assert await asyncio.to_thread(checks.acquire, True, 10)
+        runtime.request_stop()
+        return await asyncio.wait_for(serving, 15)
+
+    try:
+        assert asyncio.run(scenario()) == 0
+    finally:
+        runtime.close()
 
 
 async def _null_app(scope: dict[str, object], receive: object, send: object) -> None:
