@@ -1,13 +1,14 @@
 """Recall latency at 10k and 100k memories: lexical, vector and hybrid, query embedding included.
 
 Run: uv run python bench/recall_latency.py [--sizes 10000,100000] [--queries 200]
-     [--corpus zipf|templated] [--pool 5000]
+     [--corpus zipf|templated] [--pool 5000] [--precision int8|float32]
 
 Every timing is a full `SignetService.recall` call through the facade (validation, query
 embedding with the native all-MiniLM-L6-v2 on a worker thread, BM25, vec0 KNN, fusion,
-context signals, hydration), limit 10. "hybrid, previous build" runs the same engine with the
-semantic channel as it was before the in-memory matrix (vec0 exact KNN up to 20,000 vectors,
-the binary prefilter above), on the same database in the same run. The corpus is written in
+context signals, hydration), limit 10. The graph is the daemon's default (int8); earlier
+sections' rows used float32 (`--precision float32`). "hybrid, previous build" runs the same
+engine with the semantic channel as it was before the in-memory matrix (vec0 exact KNN up to
+20,000 vectors, the binary prefilter above), on the same database in the same run. The corpus is written in
 bulk through `db.write()` (setup, not timed), in sessions of 40 memories with three `who`
 values.
 
@@ -44,10 +45,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from corpus import queries, sentences, zipf_queries, zipf_sentences
 
-from signet_desktop.config.models import SignetConfig
+from signet_desktop.config.models import EmbeddingConfig, SignetConfig
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import NewMemory
 from signet_desktop.domain.recall import RecallQuery, RecallResult
+from signet_desktop.embedding.graphs import PRECISIONS
 from signet_desktop.embedding.index import VectorIndex
 from signet_desktop.embedding.native import NativeMiniLM
 from signet_desktop.embedding.vectors import VectorWrite
@@ -330,13 +332,22 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--corpus", default="zipf", choices=("zipf", "templated"))
     parser.add_argument("--pool", type=int, default=5000)
+    parser.add_argument(
+        "--precision",
+        default=EmbeddingConfig().precision,
+        choices=sorted(PRECISIONS),
+        help="the native graph for the corpus and the queries (default: the daemon's)",
+    )
     args = parser.parse_args()
-    embedder = NativeMiniLM()
+    embedder = NativeMiniLM(graph=PRECISIONS[args.precision])
     embedder.load()
     rows = [
         run(int(s), args.corpus, args.pool, args.queries, embedder) for s in args.sizes.split(",")
     ]
-    print(f"\ncorpus {args.corpus}; {args.queries} queries; limit {LIMIT}; ms per recall call")
+    print(
+        f"\ncorpus {args.corpus}; {args.precision} graph; {args.queries} queries; limit {LIMIT}; "
+        "ms per recall call"
+    )
     print("\n| memories | lexical p50 | p95 | vector p50 | p95 | fusion only p50 | p95 "
           "| hybrid p50 | p95 | hybrid, previous build p50 | p95 "
           "| hybrid, no sqlite-vec (recent-window) p50 | p95 |")  # fmt: skip

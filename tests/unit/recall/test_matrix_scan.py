@@ -1,4 +1,4 @@
-"""The in-memory matrix's exact top-k, scanned in one piece or in two halves at once."""
+"""The in-memory matrix's exact top-k, scanned in float32 alone or screened by its int8 codes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 
 from signet_desktop.recall import matrix
 from signet_desktop.recall.matrix import MatrixView
+from signet_desktop.recall.screen import code_rows
 
 
 def unit_rows(rows: int, dims: int = 16, seed: int = 3) -> np.ndarray:
@@ -19,14 +20,18 @@ def brute_force(view: MatrixView, query: np.ndarray, count: int) -> list[int]:
     return [int(view.ids[i]) for i in np.lexsort((np.arange(len(sims)), -sims))[:count]]
 
 
-@pytest.mark.parametrize("split_min_rows", [1, 10**9])  # always split, never split
+def coded_view(ids: np.ndarray, vectors: np.ndarray) -> MatrixView:
+    return MatrixView(ids, vectors, code_rows(vectors))
+
+
+@pytest.mark.parametrize("screen_min_rows", [1, 10**9])  # always screened, never
 @pytest.mark.parametrize("count", [1, 10, 50, 5000])
-def test_top_is_the_exact_best_first_whether_split_or_not(
-    monkeypatch: pytest.MonkeyPatch, split_min_rows: int, count: int
+def test_top_is_the_exact_best_first_whether_screened_or_not(
+    monkeypatch: pytest.MonkeyPatch, screen_min_rows: int, count: int
 ) -> None:
-    monkeypatch.setattr(matrix, "SPLIT_MIN_ROWS", split_min_rows)
+    monkeypatch.setattr(matrix, "SCREEN_MIN_ROWS", screen_min_rows)
     vectors = unit_rows(3001)
-    view = MatrixView(np.arange(100, 3101, dtype=np.int64), vectors)
+    view = coded_view(np.arange(100, 3101, dtype=np.int64), vectors)
     query = unit_rows(1, seed=8)[0]
     top = view.top(query, count)
     assert [embedding_id for embedding_id, _ in top] == brute_force(view, query, count)
@@ -36,14 +41,36 @@ def test_top_is_the_exact_best_first_whether_split_or_not(
     assert cosines[0] == pytest.approx(float((vectors @ query).max()), abs=1e-6)
 
 
-def test_equal_cosines_come_in_row_order_across_the_halves(
+def test_equal_cosines_come_in_row_order_when_screened(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(matrix, "SPLIT_MIN_ROWS", 1)
+    monkeypatch.setattr(matrix, "SCREEN_MIN_ROWS", 1)
     row = unit_rows(1)[0]
-    vectors = np.stack([unit_rows(1, seed=5)[0]] * 3 + [row] * 4)  # the ties straddle the halves
-    view = MatrixView(np.array([7, 6, 5, 4, 3, 2, 1], dtype=np.int64), vectors)
-    assert [embedding_id for embedding_id, _ in view.top(row, 4)] == [4, 3, 2, 1]
+    others = unit_rows(60, seed=5)
+    vectors = np.concatenate([others[:30], np.stack([row] * 6), others[30:]])
+    ids = np.arange(len(vectors), 0, -1, dtype=np.int64)  # the ties at rows 30-35: ids 36-31
+    view = coded_view(ids, vectors)
+    assert [embedding_id for embedding_id, _ in view.top(row, 4)] == [36, 35, 34, 33]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_crowded_near_ties_never_change_the_screened_top(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Real-looking crowding: blends of a few directions, so many cosines sit within the
+    int8 error of the threshold; the screen must still return the float32 scan's ranking."""
+    monkeypatch.setattr(matrix, "SCREEN_MIN_ROWS", 1)
+    rng = np.random.default_rng(seed)
+    base = unit_rows(8, dims=384, seed=seed)
+    mix = rng.dirichlet(np.full(8, 0.3), size=6000).astype(np.float32)
+    vectors = mix @ base + rng.normal(0, 0.01, (6000, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    view = coded_view(np.arange(6000, dtype=np.int64), vectors)
+    query = vectors[int(rng.integers(6000))] + rng.normal(0, 0.02, 384).astype(np.float32)
+    query /= np.linalg.norm(query)
+    for count in (10, 60):
+        top = view.top(query, count)
+        assert [embedding_id for embedding_id, _ in top] == brute_force(view, query, count)
 
 
 def test_an_empty_view_or_no_count_finds_nothing() -> None:
@@ -54,7 +81,7 @@ def test_an_empty_view_or_no_count_finds_nothing() -> None:
 
 def test_cosines_are_those_of_the_held_rows_only() -> None:
     vectors = unit_rows(5)
-    view = MatrixView(np.array([3, 8, 9, 20, 41], dtype=np.int64), vectors)
+    view = coded_view(np.array([3, 8, 9, 20, 41], dtype=np.int64), vectors)
     query = unit_rows(1, seed=8)[0]
     found = view.cosines([41, 2, 9, 10, 99, 3], query)
     assert set(found) == {41, 9, 3}  # 2, 10 and 99 are not in the view
