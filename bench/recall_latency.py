@@ -8,9 +8,9 @@ embedding with the native all-MiniLM-L6-v2 on a worker thread, BM25, vec0 KNN, f
 context signals, hydration), limit 10. The graph is the daemon's default (int8); earlier
 sections' rows used float32 (`--precision float32`). "hybrid, previous build" runs the same
 engine with the semantic channel as it was before the in-memory matrix (vec0 exact KNN up to
-20,000 vectors, the binary prefilter above), on the same database in the same run. The corpus is written in
-bulk through `db.write()` (setup, not timed), in sessions of 40 memories with three `who`
-values.
+20,000 vectors, the binary prefilter above), on the same database in the same run. The
+corpus is written in bulk through `db.write()` (setup, not timed), in sessions of 40 memories
+with three `who` values.
 
 Vectors, honestly: the first `--pool` sentences are embedded with the real model; every other
 row gets a blend of two random pool vectors (weights 0.5-0.8) plus N(0, 0.01) noise,

@@ -166,6 +166,47 @@ class _Embedded:
     # PostgreSQL: the search already ran on the pool thread (`_embed_and_search`), its time
     found: SemanticOutcome | None = None
     search_ms: float = 0.0
+    # SQLite's in-memory matrix: its scan already ran there (`_embed_and_scan`), its time
+    scanned: _Scanned | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Scanned:
+    """The matrix scan done beside BM25: the view it read, its best rows, its time."""
+
+    view: MatrixView
+    scored: list[tuple[int, float]]
+    scan_ms: float
+
+
+def _first_count(k: int) -> int:
+    """How many of the matrix's best rows the first round joins to live memories."""
+    return max(2 * k, k + 20)
+
+
+def _matrix_rows(
+    conn: Connection,
+    view: MatrixView,
+    query: npt.NDArray[np.float32],
+    where: str,
+    params: dict[str, object],
+    k: int,
+    scored: list[tuple[int, float]],
+) -> list[tuple[str, float]]:
+    """The best `k` live memories within the filters from the view's best rows `scored`;
+    filters, deleted and superseded rows thin them, so it widens (4x, rescanning) until `k`
+    survive or the view is exhausted."""
+    sql = MATRIX_CANDIDATES.format(filters=where)
+    count = len(scored)
+    while True:
+        ids = [embedding_id for embedding_id, _ in scored]
+        rows = conn.execute(sql, {**params, "ids": json.dumps(ids)}).fetchall()
+        if len(rows) >= k or count >= len(view):
+            live = {int(r["embedding_id"]): str(r["id"]) for r in rows}
+            ranked = [(live[eid], sim) for eid, sim in scored if eid in live]
+            return ranked[:k]
+        count *= 4
+        scored = view.top(query, count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +315,10 @@ class SemanticChannel:
             # Its reader takes each statement on a pooled connection of its own, so the
             # vector search follows the embedding on the pool thread while BM25 runs here.
             pending = pool.submit(self._embed_and_search, conn, target, request)
+        elif (matrix := self._matrix_view(conn, target, request.agent_id)) is not None:
+            # The matrix is refreshed here (SQLite's connection stays on this thread); its
+            # scan needs no connection, so it follows the embedding there, beside BM25.
+            pending = pool.submit(self._embed_and_scan, request.text, matrix, request.k)
         else:
             pending = pool.submit(self._embed, request.text)
 
@@ -341,6 +386,26 @@ class SemanticChannel:
         ms = (time.perf_counter() - started) * 1000
         return _Embedded(embedded.vector, embedded.duration_ms, None, found, ms)
 
+    def _matrix_view(
+        self, conn: Connection, target: Generation, agent_id: str
+    ) -> MatrixView | None:
+        """The partition's refreshed matrix when `search` would scan it, else None."""
+        if not self._vec or self._matrices is None:
+            return None
+        size = self._partition_size(conn, target, agent_id)
+        if size > self._exact_max_rows:
+            return None
+        return self._matrices.current(conn, target, agent_id, size)
+
+    def _embed_and_scan(self, text: str, view: MatrixView, k: int) -> _Embedded:
+        embedded = self._embed(text)
+        if embedded.vector is None:
+            return embedded
+        started = time.perf_counter()
+        scored = view.top(embedded.vector, _first_count(k))
+        scanned = _Scanned(view, scored, (time.perf_counter() - started) * 1000)
+        return _Embedded(embedded.vector, embedded.duration_ms, None, scanned=scanned)
+
     def _finish(
         self,
         conn: Connection,
@@ -366,6 +431,12 @@ class SemanticChannel:
         if embedded.found is not None:
             clock.add(self.name, embedded.search_ms)
             return embedded.found, embedded.vector
+        if embedded.scanned is not None:
+            started = time.perf_counter()
+            found = self._scanned_outcome(conn, target, request, embedded.vector, embedded.scanned)
+            ms = (time.perf_counter() - started) * 1000
+            clock.add(self.name, embedded.scanned.scan_ms + ms)
+            return found, embedded.vector
         with clock.stage(self.name):
             found = self.search(
                 conn, target, embedded.vector, request.agent_id, request.filters, k=request.k
@@ -449,18 +520,21 @@ class SemanticChannel:
     ) -> list[tuple[str, float]]:
         assert self._matrices is not None
         view = self._matrices.current(conn, generation, str(params["agent_id"]), size)
-        sql = MATRIX_CANDIDATES.format(filters=where)
-        count = max(2 * k, k + 20)
-        while True:
-            scored = view.top(query, count)
-            ids = [embedding_id for embedding_id, _ in scored]
-            rows = conn.execute(sql, {**params, "ids": json.dumps(ids)}).fetchall()
-            # Filters, deleted and superseded rows thin the candidates: widen until k survive.
-            if len(rows) >= k or count >= len(view):
-                live = {int(r["embedding_id"]): str(r["id"]) for r in rows}
-                ranked = [(live[eid], sim) for eid, sim in scored if eid in live]
-                return ranked[:k]
-            count *= 4
+        return _matrix_rows(conn, view, query, where, params, k, view.top(query, _first_count(k)))
+
+    def _scanned_outcome(
+        self,
+        conn: Connection,
+        target: Generation,
+        request: ChannelRequest,
+        query: npt.NDArray[np.float32],
+        scanned: _Scanned,
+    ) -> SemanticOutcome:
+        """`search`'s matrix branch from the scan already done on the pool thread."""
+        where, params = filter_sql(request.agent_id, request.filters)
+        params = {**params, "agent_id": request.agent_id}
+        ranked = _matrix_rows(conn, scanned.view, query, where, params, request.k, scanned.scored)
+        return self._counted(conn, target, ranked, request.agent_id, "matrix")
 
     def _exact(
         self,

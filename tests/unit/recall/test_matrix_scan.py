@@ -90,3 +90,14 @@ def test_cosines_are_those_of_the_held_rows_only() -> None:
     assert view.cosines([], query) == {}
     empty = MatrixView(np.zeros(0, dtype=np.int64), np.zeros((0, 16), dtype=np.float32))
     assert empty.cosines([3], query) == {}
+
+
+def test_a_matrix_of_one_repeated_row_screens_to_the_first_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every screened cosine equal: the sampled cut lets every row through, so the screen
+    falls back to a full partition, and the ties still come in row order."""
+    monkeypatch.setattr(matrix, "SCREEN_MIN_ROWS", 1)
+    row = unit_rows(1, dims=384)[0]
+    view = coded_view(np.arange(5000, dtype=np.int64) + 7, np.stack([row] * 5000))
+    assert [embedding_id for embedding_id, _ in view.top(row, 10)] == list(range(7, 17))

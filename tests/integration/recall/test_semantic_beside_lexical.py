@@ -1,7 +1,8 @@
-"""On PostgreSQL the semantic channel's vector search follows the query embedding on the pool
-thread, beside BM25 on the caller's (its reader takes each statement on a pooled connection):
-the same hits and timings, the search off the caller's thread. SQLite keeps it on the caller's
-(one connection per thread)."""
+"""The semantic channel's search follows the query embedding on the pool thread, beside BM25 on
+the caller's: on PostgreSQL the whole vector search (its reader takes each statement on a
+pooled connection); on SQLite the in-memory matrix's scan, which needs no connection (the
+matrix is refreshed and the candidates joined on the caller's thread, whose connection it is).
+The same hits and timings either way."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from support.fakes import ScriptedEmbedder
 from signet_desktop.config.workspace import WorkspacePaths
 from signet_desktop.domain.memory import Actor
 from signet_desktop.domain.recall import RecallQuery
-from signet_desktop.recall import vector
+from signet_desktop.recall import matrix, vector
 from signet_desktop.service.container import BuildOptions, build_service
 from signet_desktop.service.facade import SignetService
 from signet_desktop.service.memories.service import RememberRequest
@@ -40,22 +41,24 @@ def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Si
     svc.close()
 
 
-def test_the_vector_search_runs_beside_bm25_on_postgresql_only(
+def test_the_vector_search_runs_beside_bm25(
     service: tuple[SignetService, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     svc, backend = service
     threads: list[threading.Thread] = []
-    search = vector.SemanticChannel.search
+    owner: Any = vector.SemanticChannel if backend == "postgres" else matrix.MatrixView
+    name = "search" if backend == "postgres" else "top"
+    searching = getattr(owner, name)
 
-    def recording(self: vector.SemanticChannel, *args: Any, **kwargs: Any) -> Any:
+    def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread())
-        return search(self, *args, **kwargs)
+        return searching(self, *args, **kwargs)
 
-    monkeypatch.setattr(vector.SemanticChannel, "search", recording)
+    monkeypatch.setattr(owner, name, recording)
     result = svc.recall.search(RecallQuery(query="billing on Postgres"))
     assert result.method == "hybrid"
     assert result.hits[0].memory.content == NOTES[0]
     assert "semantic" in result.hits[0].channels
     assert {"embed_query", "semantic", "lexical"} <= {t.name for t in result.timings}
     assert len(threads) == 1
-    assert (threads[0] is not threading.current_thread()) == (backend == "postgres")
+    assert threads[0] is not threading.current_thread()
