@@ -191,7 +191,7 @@ def _run_desktop(options: RuntimeOptions) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the daemon headless or under the Qt shell."""
-    limit_malloc_arenas()  # before any thread starts: two arenas, not one per thread
+    limit_malloc_arenas()  # before any thread starts: one arena, not one per thread
     args = build_parser().parse_args(argv)
     options = options_from(args)
     code = run_headless(options) if args.headless else _run_desktop(options)

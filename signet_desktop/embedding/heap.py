@@ -1,4 +1,4 @@
-"""The process heap on glibc: two malloc arenas, and freed pages handed back (no-ops elsewhere).
+"""The process heap on glibc: one malloc arena, and freed pages handed back (no-ops elsewhere).
 
 Loading the model frees ~200 MB of temporaries, and start-up (the HTTP app, the first worker
 passes, the window's first reads) frees ~40 MB more, in pieces glibc otherwise keeps mapped:
@@ -7,10 +7,10 @@ an idle daemon would look, and be, that much larger.
 glibc also gives each new thread its own arena (up to 8 per core) and keeps each arena's freed
 pages: after 3,000 turns remembered by 8 clients the daemon held ~650 MB of anonymous memory,
 ~450 MB of it free heap spread over the request, vector and embedder threads' arenas (a
-trim gives back only a third of it). So the daemon keeps `DEFAULT_ARENAS`: with one,
-remembers/s read ~10% below glibc's default in most runs (within this machine's noise, the
-cause not pinned down); with two, 3,000 turns leave ~200 MB after a trim
-(docs/BENCHMARKS.md, "Memory after an ingest"). A burst still leaves ~80 MB of freed heap
+trim gives back only a third of it). So the daemon keeps `DEFAULT_ARENAS` (one): 3,000 turns
+then leave ~180 MB after a trim, and a 100k workspace ~386 MB (two arenas: ~200 and ~417).
+The GIL already serialises most allocations; remembers/s read 0-10% below glibc's default
+from run to run, within this machine's noise (docs/BENCHMARKS.md, "Memory after an ingest"). A burst still leaves ~80 MB of freed heap
 resident; `HeapKeeper` trims it once the process has grown and malloc holds enough free
 memory to be worth it.
 """
@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 M_ARENA_MAX = -8  # glibc <malloc.h>
 ARENA_ENV = "MALLOC_ARENA_MAX"
-DEFAULT_ARENAS = 2
+DEFAULT_ARENAS = 1
 TRIM_AFTER_BYTES = 32 * 1024 * 1024  # growth, and free heap, that make a trim worth it
 
 
