@@ -10,9 +10,9 @@ pages: after 3,000 turns remembered by 8 clients the daemon held ~650 MB of anon
 trim gives back only a third of it). So the daemon keeps `DEFAULT_ARENAS` (one): 3,000 turns
 then leave ~180 MB after a trim, and a 100k workspace ~386 MB (two arenas: ~200 and ~417).
 The GIL already serialises most allocations; remembers/s read 0-10% below glibc's default
-from run to run, within this machine's noise (docs/BENCHMARKS.md, "Memory after an ingest"). A burst still leaves ~80 MB of freed heap
-resident; `HeapKeeper` trims it once the process has grown and malloc holds enough free
-memory to be worth it.
+from run to run, within this machine's noise (docs/BENCHMARKS.md, "Memory after an
+ingest"). A burst still leaves ~80 MB of freed heap resident; `HeapKeeper` trims it once the
+process has grown and malloc holds enough free memory to be worth it.
 """
 
 from __future__ import annotations
