@@ -27,15 +27,7 @@ def test_heap_is_trimmed_once_the_warm_ups_are_done(
     monkeypatch.setattr(runtime_module, "release_free_heap", trim)
     monkeypatch.setattr(runtime_module, "SETTLE_TRIM_SECONDS", 0.05)
     monkeypatch.setattr(runtime_module, "BACKGROUND_DELAY_SECONDS", 0.0)
-    runtime = DaemonRuntime(
-        RuntimeOptions(
-            app_factory=lambda context: _null_app,
-            workspace=str(tmp_path / "ws"),
-            port=0,
-            env={},
-            log_to_stderr=False,
-        )
-    )
+    runtime = _runtime(tmp_path)
     runtime.add_background_task("slow-warm-up", lambda: release.wait(10))
     runtime.open()
 
@@ -70,15 +62,7 @@ def test_after_the_settle_the_heap_is_checked_again_and_again(
     monkeypatch.setattr(runtime_module, "SETTLE_TRIM_SECONDS", 0.05)
     monkeypatch.setattr(runtime_module, "HEAP_CHECK_SECONDS", 0.05)
     monkeypatch.setattr(runtime_module, "BACKGROUND_DELAY_SECONDS", 0.0)
-    runtime = DaemonRuntime(
-        RuntimeOptions(
-            app_factory=lambda context: _null_app,
-            workspace=str(tmp_path / "ws"),
-            port=0,
-            env={},
-            log_to_stderr=False,
-        )
-    )
+    runtime = _runtime(tmp_path)
     runtime.open()
 
     async def scenario() -> int:
@@ -92,6 +76,19 @@ def test_after_the_settle_the_heap_is_checked_again_and_again(
         assert asyncio.run(scenario()) == 0
     finally:
         runtime.close()
+
+
+def _runtime(tmp_path: Path) -> DaemonRuntime:
+    """A runtime over a fresh workspace serving an app that does nothing."""
+    return DaemonRuntime(
+        RuntimeOptions(
+            app_factory=lambda context: _null_app,
+            workspace=str(tmp_path / "ws"),
+            port=0,
+            env={},
+            log_to_stderr=False,
+        )
+    )
 
 
 async def _null_app(scope: dict[str, object], receive: object, send: object) -> None:
