@@ -101,3 +101,29 @@ def test_a_matrix_of_one_repeated_row_screens_to_the_first_rows(
     row = unit_rows(1, dims=384)[0]
     view = coded_view(np.arange(5000, dtype=np.int64) + 7, np.stack([row] * 5000))
     assert [embedding_id for embedding_id, _ in view.top(row, 10)] == list(range(7, 17))
+
+
+def test_a_buffer_grown_by_appends_keeps_its_codes_in_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Appends across several growths (each copies the codes) and a snapshot taken halfway:
+    every view's codes are those of its own rows, and the screened top is the exact one."""
+    monkeypatch.setattr(matrix, "SCREEN_MIN_ROWS", 1)
+    vectors = unit_rows(5000, dims=32, seed=11)
+    buffer = matrix.VectorBuffer(32)
+    halfway = None
+    for start in range(0, 5000, 700):  # 1024 -> 1536 -> 2304 -> 3456 -> 5184 rows of room
+        block = vectors[start : start + 700]
+        buffer.append(list(range(start + 1, start + 1 + len(block))), [r.tobytes() for r in block])
+        if start == 2100:
+            halfway = buffer.view()
+    assert halfway is not None and len(halfway) == 2800
+    query = unit_rows(1, dims=32, seed=12)[0]
+    for view in (halfway, buffer.view()):
+        assert view.coded is not None
+        expected = code_rows(view.vectors)
+        assert np.array_equal(view.coded.codes, expected.codes)
+        assert np.array_equal(view.coded.scales, expected.scales)
+        assert np.array_equal(view.coded.errors, expected.errors)
+        top = view.top(query, 25)
+        assert [embedding_id for embedding_id, _ in top] == brute_force(view, query, 25)
