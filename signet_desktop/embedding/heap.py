@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import logging
 import os
 import threading
@@ -43,13 +44,25 @@ class _MallInfo2(ctypes.Structure):
     ]  # fmt: skip
 
 
-def _libc_function(name: str) -> Callable[..., int] | None:
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library, looked up once (`find_library` runs `ldconfig` in a subprocess)."""
     library = ctypes.util.find_library("c")
     if library is None:
         return None
     try:
-        function: Callable[..., int] = getattr(ctypes.CDLL(library), name)
-    except (OSError, AttributeError):  # not glibc
+        return ctypes.CDLL(library)
+    except OSError:
+        return None
+
+
+def _libc_function(name: str) -> Callable[..., int] | None:
+    libc = _libc()
+    if libc is None:
+        return None
+    try:
+        function: Callable[..., int] = getattr(libc, name)
+    except AttributeError:  # not glibc
         return None
     return function
 
