@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -31,19 +32,13 @@ def test_heap_is_trimmed_once_the_warm_ups_are_done(
     runtime.add_background_task("slow-warm-up", lambda: release.wait(10))
     runtime.open()
 
-    async def scenario() -> int:
-        serving = asyncio.create_task(runtime.serve())
+    async def scenario() -> None:
         await asyncio.sleep(0.5)  # ten settle periods while the warm-up still runs
         assert not trimmed.is_set()
         release.set()
         await asyncio.to_thread(trimmed.wait, 10)
-        runtime.request_stop()
-        return await asyncio.wait_for(serving, 15)
 
-    try:
-        assert asyncio.run(scenario()) == 0
-    finally:
-        runtime.close()
+    assert _serve_during(runtime, scenario) == 0
     assert warm_done_first == [True]
 
 
@@ -65,17 +60,11 @@ def test_after_the_settle_the_heap_is_checked_again_and_again(
     runtime = _runtime(tmp_path)
     runtime.open()
 
-    async def scenario() -> int:
-        serving = asyncio.create_task(runtime.serve())
+    async def scenario() -> None:
         for _ in range(3):
             assert await asyncio.to_thread(checks.acquire, True, 10)
-        runtime.request_stop()
-        return await asyncio.wait_for(serving, 15)
 
-    try:
-        assert asyncio.run(scenario()) == 0
-    finally:
-        runtime.close()
+    assert _serve_during(runtime, scenario) == 0
 
 
 def _runtime(tmp_path: Path) -> DaemonRuntime:
@@ -89,6 +78,21 @@ def _runtime(tmp_path: Path) -> DaemonRuntime:
             log_to_stderr=False,
         )
     )
+
+
+def _serve_during(runtime: DaemonRuntime, scenario: Callable[[], Awaitable[None]]) -> int:
+    """Serve while `scenario` runs, then stop; the exit code. The runtime is closed after."""
+
+    async def serving() -> int:
+        served = asyncio.create_task(runtime.serve())
+        await scenario()
+        runtime.request_stop()
+        return await asyncio.wait_for(served, 15)
+
+    try:
+        return asyncio.run(serving())
+    finally:
+        runtime.close()
 
 
 async def _null_app(scope: dict[str, object], receive: object, send: object) -> None:
